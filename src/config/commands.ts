@@ -1,0 +1,8 @@
+import type { Subcommand } from './option-spec.js';
+
+/** One-line summaries of the subcommands, shared by help and docs. */
+export const COMMAND_SUMMARIES: Readonly<Record<Subcommand, string>> = {
+  frontend: 'OpenAI-compatible HTTP frontend that discovers workers and routes requests to them',
+  mocker: 'Simulated vLLM-like engine that registers itself as a worker',
+  serve: 'Frontend plus embedded mocker engines in one process (in-memory discovery, in-process planes)',
+};

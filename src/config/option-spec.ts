@@ -1,0 +1,149 @@
+/**
+ * The shape of one row of the option table. Every option is pure data: the parser, the help
+ * text, the docs and the "not built yet" checks are all derived from these rows.
+ */
+
+export type Subcommand = 'frontend' | 'mocker' | 'serve';
+
+export const SUBCOMMANDS: readonly Subcommand[] = ['frontend', 'mocker', 'serve'];
+
+/** Which standalone subcommand an option belongs to; `serve` runs both and accepts all of them. */
+export type Scope = 'frontend' | 'mocker' | 'both';
+
+/** Where a resolved value came from. */
+export type ValueSource = 'cli' | 'env' | 'default';
+
+export const GROUPS = [
+  'HTTP & Networking',
+  'HTTP Endpoint Paths',
+  'Router',
+  'AIC Prefill Load Model',
+  'Fault Tolerance',
+  'Model Discovery',
+  'Infrastructure',
+  'KServe gRPC',
+  'Monitoring & Logging',
+  'Tokenizer',
+  'Experimental',
+  'Mocker Engine',
+  'Deprecated',
+] as const;
+
+export type Group = (typeof GROUPS)[number];
+
+interface BaseSpec<V> {
+  /** camelCase field of `Config`: the flag in camelCase, or for env-only options the env var without `DYN_`. */
+  readonly key: string;
+  /** Long flag without the leading dashes; absent for environment-only options. */
+  readonly flag?: string;
+  /** Single-letter alias without the dash. */
+  readonly short?: string;
+  readonly env: string;
+  /** True when upstream has no such env var and dynamo-ts made one up (marked in help and docs). */
+  readonly envIsLocal?: boolean;
+  readonly group: Group;
+  readonly scope: Scope;
+  readonly help: string;
+  /**
+   * False while the feature is not implemented: then only the default value is accepted and any
+   * other value fails startup naming the option. Enum options also mark each choice (see EnumSpec).
+   */
+  readonly built: boolean;
+  /** Appended to the "not available yet" message, e.g. a suggestion of what to use instead. */
+  readonly notBuiltHint?: string;
+  /** Set on deprecated options: they are parsed and validated, then ignored with this warning. */
+  readonly deprecated?: string;
+  readonly default?: V;
+  /** Per-subcommand defaults that override `default` (e.g. `serve` runs everything in-process). */
+  readonly commandDefaults?: Partial<Record<Subcommand, V>>;
+  /** Placeholder shown in help, e.g. `<host>`; derived from the type when absent. */
+  readonly metavar?: string;
+}
+
+export interface NumberSpec extends BaseSpec<number> {
+  readonly type: 'int' | 'float';
+  readonly min?: number;
+  /** Makes `min` exclusive ("greater than"). */
+  readonly minExclusive?: boolean;
+  readonly max?: number;
+}
+
+export interface BoolSpec extends BaseSpec<boolean> {
+  readonly type: 'bool';
+  readonly default: boolean;
+}
+
+export interface StringSpec extends BaseSpec<string> {
+  /** `path` values are file-system paths; `mustExist` paths are checked at parse time. */
+  readonly type: 'string' | 'path';
+  readonly mustExist?: boolean;
+  /** A value constraint beyond non-emptiness, with the phrase used in the error message. */
+  readonly pattern?: { readonly regex: RegExp; readonly describe: string };
+}
+
+export interface EnumSpec extends BaseSpec<string> {
+  readonly type: 'enum';
+  /** Allowed values in display order, each mapped to whether it is built. */
+  readonly choices: Readonly<Record<string, boolean>>;
+}
+
+export interface ListSpec extends BaseSpec<readonly string[]> {
+  /** Repeatable flag; from env the items are separated by whitespace or commas. */
+  readonly type: 'list';
+  readonly default: readonly string[];
+}
+
+export type OptionSpec = NumberSpec | BoolSpec | StringSpec | EnumSpec | ListSpec;
+
+export type OptionValue = number | boolean | string | readonly string[] | undefined;
+
+/** The value type an option contributes to `Config`. */
+export type ValueOf<S> = S extends { readonly type: 'bool' }
+  ? boolean
+  : S extends { readonly type: 'int' | 'float' }
+    ? number | MissingDefault<S>
+    : S extends { readonly type: 'string' | 'path' }
+      ? string | MissingDefault<S>
+      : S extends { readonly type: 'enum'; readonly choices: infer C }
+        ? (keyof C & string) | MissingDefault<S>
+        : S extends { readonly type: 'list' }
+          ? readonly string[]
+          : never;
+
+type MissingDefault<S> = S extends { readonly default: unknown } ? never : undefined;
+
+/** Options that end up in `Config` (deprecated ones are validated, warned about and dropped). */
+export type LiveOption<S> = S extends { readonly deprecated: string } ? never : S;
+
+export function appliesTo(spec: OptionSpec, command: Subcommand): boolean {
+  return command === 'serve' || spec.scope === 'both' || spec.scope === command;
+}
+
+export function defaultFor(spec: OptionSpec, command: Subcommand): OptionValue {
+  const perCommand = spec.commandDefaults?.[command];
+  return perCommand !== undefined ? perCommand : spec.default;
+}
+
+/** How the option is written on the command line (or its env var, when it has no flag). */
+export function displayName(spec: OptionSpec): string {
+  return spec.flag !== undefined ? `--${spec.flag}` : spec.env;
+}
+
+/** Placeholder for the option's value in help and docs. */
+export function metavarOf(spec: OptionSpec): string {
+  if (spec.metavar !== undefined) return spec.metavar;
+  switch (spec.type) {
+    case 'int':
+      return '<int>';
+    case 'float':
+      return '<number>';
+    case 'enum':
+      return `<${Object.keys(spec.choices).join('|')}>`;
+    case 'path':
+      return '<path>';
+    case 'bool':
+      return '<bool>';
+    default:
+      return '<value>';
+  }
+}

@@ -1,0 +1,93 @@
+import type { OptionSpec } from '../option-spec.js';
+
+export const frontendFeatureOptions = [
+  {
+    key: 'metricsPrefix', flag: 'metrics-prefix', env: 'DYN_METRICS_PREFIX', type: 'string',
+    pattern: { regex: /^[a-zA-Z_:][a-zA-Z0-9_:]*$/, describe: 'a Prometheus metric name prefix ([a-zA-Z_:][a-zA-Z0-9_:]*)' },
+    metavar: '<prefix>', group: 'Monitoring & Logging', scope: 'frontend', built: true, default: 'dynamo_frontend',
+    help: 'Prefix of the frontend Prometheus metrics',
+  },
+  {
+    key: 'dumpConfigTo', flag: 'dump-config-to', env: 'DYN_DUMP_CONFIG_TO', type: 'path',
+    group: 'Monitoring & Logging', scope: 'both', built: true,
+    help: 'Write the resolved configuration as JSON to this file at startup',
+  },
+  {
+    key: 'log', env: 'DYN_LOG', type: 'string', metavar: '<level>',
+    group: 'Monitoring & Logging', scope: 'both', built: true, default: 'info',
+    help: 'Log level or filter (e.g. debug, or info,router=debug)',
+  },
+  {
+    key: 'tokenizer', flag: 'tokenizer', env: 'DYN_TOKENIZER', type: 'enum',
+    choices: { default: true, fastokens: false, basetenkenizer: false },
+    group: 'Tokenizer', scope: 'frontend', built: true, default: 'default',
+    help: "Tokenizer backend: default (Hugging Face 'tokenizers'), fastokens or basetenkenizer",
+  },
+  {
+    key: 'tokenizerFallback', flag: 'tokenizer-fallback', env: 'DYN_TOKENIZER_FALLBACK', type: 'bool',
+    group: 'Tokenizer', scope: 'frontend', built: false, default: true,
+    help: 'Fall back to the default tokenizer when the chosen backend fails',
+  },
+  {
+    key: 'trustRemoteCode', flag: 'trust-remote-code', env: 'DYN_TRUST_REMOTE_CODE', type: 'bool',
+    group: 'Tokenizer', scope: 'frontend', built: false, default: false,
+    help: 'Allow custom tokenizer code shipped with the model',
+  },
+  {
+    key: 'enableAnthropicApi', flag: 'enable-anthropic-api', env: 'DYN_ENABLE_ANTHROPIC_API', type: 'bool',
+    group: 'Experimental', scope: 'frontend', built: false, default: false,
+    help: 'Serve /v1/messages (Anthropic Messages API)',
+  },
+  {
+    key: 'stripAnthropicPreamble', flag: 'strip-anthropic-preamble', env: 'DYN_STRIP_ANTHROPIC_PREAMBLE', type: 'bool',
+    group: 'Experimental', scope: 'frontend', built: false, default: false,
+    help: "Remove Claude Code's billing header block from the system prompt",
+  },
+  {
+    key: 'enableStreamingToolDispatch', flag: 'enable-streaming-tool-dispatch', env: 'DYN_ENABLE_STREAMING_TOOL_DISPATCH', type: 'bool',
+    group: 'Experimental', scope: 'frontend', built: false, default: false,
+    help: 'Emit an `event: tool_call_dispatch` SSE event per completed tool call',
+  },
+  {
+    key: 'enableStreamingReasoningDispatch', flag: 'enable-streaming-reasoning-dispatch', env: 'DYN_ENABLE_STREAMING_REASONING_DISPATCH', type: 'bool',
+    group: 'Experimental', scope: 'frontend', built: false, default: false,
+    help: 'Emit an `event: reasoning_dispatch` SSE event when reasoning ends',
+  },
+  {
+    key: 'reasoningFieldName', flag: 'reasoning-field-name', env: 'DYN_REASONING_FIELD_NAME', type: 'enum',
+    choices: { reasoning_content: true, reasoning: false },
+    group: 'Experimental', scope: 'frontend', built: true, default: 'reasoning_content',
+    help: 'Name of the reasoning field in chat deltas and messages',
+  },
+  {
+    key: 'excludeToolsWhenToolChoiceNone', flag: 'exclude-tools-when-tool-choice-none', env: 'DYN_EXCLUDE_TOOLS_WHEN_TOOL_CHOICE_NONE', type: 'bool',
+    group: 'Experimental', scope: 'frontend', built: false, default: true,
+    help: 'Leave tools out of the chat template when tool_choice is none',
+  },
+  {
+    key: 'dynChatProcessor', flag: 'dyn-chat-processor', env: 'DYN_CHAT_PROCESSOR', type: 'enum',
+    choices: { dynamo: true, vllm: false, sglang: false },
+    group: 'Experimental', scope: 'frontend', built: true, default: 'dynamo',
+    help: 'Chat pre/post-processing: dynamo (built in), vllm or sglang',
+  },
+  {
+    key: 'dynDebugPerf', flag: 'dyn-debug-perf', env: 'DYN_DEBUG_PERF', type: 'bool',
+    group: 'Experimental', scope: 'frontend', built: false, default: false,
+    help: 'Log per-function preprocessing timings (vllm/sglang processors)',
+  },
+  {
+    key: 'dynPreprocessWorkers', flag: 'dyn-preprocess-workers', env: 'DYN_PREPROCESS_WORKERS', type: 'int', min: 0,
+    group: 'Experimental', scope: 'frontend', built: false, default: 0,
+    help: 'Worker processes for CPU-bound preprocessing; 0 uses the main event loop (vllm/sglang processors)',
+  },
+  {
+    key: 'interactive', flag: 'interactive', short: 'i', env: 'DYN_INTERACTIVE', type: 'bool',
+    group: 'Experimental', scope: 'frontend', built: false, default: false,
+    help: 'Interactive text chat in the terminal instead of the HTTP server',
+  },
+  {
+    key: 'frontendRouteExtension', flag: 'frontend-route-extension', env: 'DYN_FRONTEND_ROUTE_EXTENSIONS', type: 'list',
+    metavar: '<module:function>', group: 'Experimental', scope: 'frontend', built: false, default: [],
+    help: 'Extra HTTP routes from an extension entry point (repeatable)',
+  },
+] as const satisfies readonly OptionSpec[];

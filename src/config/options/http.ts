@@ -1,0 +1,126 @@
+import type { OptionSpec } from '../option-spec.js';
+
+const URL_PATH = { regex: /^\/\S*$/, describe: "a URL path starting with '/'" } as const;
+
+export const httpOptions = [
+  {
+    key: 'httpHost', flag: 'http-host', env: 'DYN_HTTP_HOST', type: 'string', metavar: '<host>',
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: '0.0.0.0',
+    help: 'HTTP listen address',
+  },
+  {
+    key: 'httpPort', flag: 'http-port', env: 'DYN_HTTP_PORT', type: 'int', min: 1, max: 65535, metavar: '<port>',
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: 8000,
+    help: 'HTTP listen port',
+  },
+  {
+    key: 'tlsCertPath', flag: 'tls-cert-path', env: 'DYN_TLS_CERT_PATH', type: 'path',
+    group: 'HTTP & Networking', scope: 'frontend', built: false,
+    help: 'TLS certificate (PEM) for HTTPS; must be given together with --tls-key-path',
+  },
+  {
+    key: 'tlsKeyPath', flag: 'tls-key-path', env: 'DYN_TLS_KEY_PATH', type: 'path',
+    group: 'HTTP & Networking', scope: 'frontend', built: false,
+    help: 'TLS private key (PEM) for HTTPS; must be given together with --tls-cert-path',
+  },
+  {
+    key: 'tlsClientCaCertPath', flag: 'tls-client-ca-cert-path', env: 'DYN_TLS_CLIENT_CA_CERT_PATH', type: 'path',
+    group: 'HTTP & Networking', scope: 'frontend', built: false,
+    help: 'CA bundle for verifying client certificates (mTLS); requires --tls-cert-path and --tls-key-path',
+  },
+  {
+    key: 'httpBodyLimitMb', env: 'DYN_HTTP_BODY_LIMIT_MB', type: 'int', min: 1,
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: 45,
+    help: 'Maximum request body size in MB; larger bodies get 413',
+  },
+  {
+    key: 'httpGracefulShutdownTimeoutSecs', env: 'DYN_HTTP_GRACEFUL_SHUTDOWN_TIMEOUT_SECS', type: 'int', min: 0,
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: 5,
+    help: 'Seconds to wait for in-flight requests to finish on SIGTERM/SIGINT before closing',
+  },
+  {
+    key: 'httpOverloadStatusCode', env: 'DYN_HTTP_OVERLOAD_STATUS_CODE', type: 'int', min: 100, max: 599,
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: 529,
+    help: 'HTTP status returned when a request is rejected because all workers are overloaded',
+  },
+  {
+    key: 'httpSseKeepAliveIntervalMs', env: 'DYN_HTTP_SSE_KEEP_ALIVE_INTERVAL_MS', type: 'int', min: 1,
+    group: 'HTTP & Networking', scope: 'frontend', built: false,
+    help: 'Send an SSE keep-alive comment at this interval while streaming (off when unset)',
+  },
+  {
+    key: 'httpPreCommitErrorPeekMs', env: 'DYN_HTTP_PRE_COMMIT_ERROR_PEEK_MS', type: 'int', min: 1,
+    group: 'HTTP & Networking', scope: 'frontend', built: false,
+    help: 'Wait up to this long for the first stream event so an early error becomes a plain HTTP error (off when unset)',
+  },
+  {
+    key: 'httpBackendStreamTimeoutSecs', env: 'DYN_HTTP_BACKEND_STREAM_TIMEOUT_SECS', type: 'int', min: 1,
+    group: 'HTTP & Networking', scope: 'frontend', built: false,
+    help: 'Kill a response stream that stays silent this long (off when unset)',
+  },
+  {
+    key: 'enableForceIncludeUsage', env: 'DYN_ENABLE_FORCE_INCLUDE_USAGE', type: 'bool',
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: false,
+    help: 'Always send the final usage chunk on streams, as if stream_options.include_usage were true',
+  },
+  {
+    key: 'ignoreOpenaiFeUnsupportedFields', env: 'DYN_IGNORE_OPENAI_FE_UNSUPPORTED_FIELDS', type: 'bool',
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: false,
+    help: 'Accept unsupported OpenAI request fields silently instead of answering 400',
+  },
+  {
+    key: 'contextWindow', env: 'DYN_CONTEXT_WINDOW', type: 'int', min: 1,
+    group: 'HTTP & Networking', scope: 'frontend', built: true,
+    help: "context_window reported by /v1/models (defaults to the model card's context length)",
+  },
+  {
+    key: 'maxOutputTokens', env: 'DYN_MAX_OUTPUT_TOKENS', type: 'int', min: 1,
+    group: 'HTTP & Networking', scope: 'frontend', built: true,
+    help: 'Upper limit for max_tokens (1048576 when unset); also reported by /v1/models',
+  },
+  {
+    key: 'disableFrontendNvext', env: 'DYN_DISABLE_FRONTEND_NVEXT', type: 'bool',
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: false,
+    help: 'Ignore the nvext request extension entirely',
+  },
+  {
+    key: 'disableFrontendAdminApi', env: 'DYN_DISABLE_FRONTEND_ADMIN_API', type: 'bool',
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: false,
+    help: 'Do not register the /busy_threshold admin routes (they answer 404)',
+  },
+  {
+    key: 'rejectMediaInputs', env: 'DYN_REJECT_MEDIA_INPUTS', type: 'list', metavar: '<image,video,audio>',
+    group: 'HTTP & Networking', scope: 'frontend', built: false, default: [],
+    help: 'Media kinds (image, video, audio) rejected with 400 in chat messages',
+  },
+  {
+    key: 'frontendFdLimitTarget', env: 'DYN_FRONTEND_FD_LIMIT_TARGET', type: 'int', min: 1,
+    group: 'HTTP & Networking', scope: 'frontend', built: false, default: 8192,
+    help: 'Raise the open-file limit to this many descriptors at startup',
+  },
+  {
+    key: 'enableRl', env: 'DYN_ENABLE_RL', type: 'bool',
+    group: 'HTTP & Networking', scope: 'frontend', built: false, default: false,
+    help: 'Start the reinforcement-learning side port (see DYN_RL_PORT)',
+  },
+  {
+    key: 'rlPort', env: 'DYN_RL_PORT', type: 'int', min: 1, max: 65535,
+    group: 'HTTP & Networking', scope: 'frontend', built: false, default: 8001,
+    help: 'Port of the reinforcement-learning side server',
+  },
+  ...([
+    ['httpSvcChatPath', 'DYN_HTTP_SVC_CHAT_PATH', '/v1/chat/completions', 'chat completions'],
+    ['httpSvcCmpPath', 'DYN_HTTP_SVC_CMP_PATH', '/v1/completions', 'completions'],
+    ['httpSvcEmbPath', 'DYN_HTTP_SVC_EMB_PATH', '/v1/embeddings', 'embeddings'],
+    ['httpSvcResponsesPath', 'DYN_HTTP_SVC_RESPONSES_PATH', '/v1/responses', 'Responses API'],
+    ['httpSvcModelsPath', 'DYN_HTTP_SVC_MODELS_PATH', '/v1/models', 'model list'],
+    ['httpSvcAnthropicPath', 'DYN_HTTP_SVC_ANTHROPIC_PATH', '/v1/messages', 'Anthropic Messages API'],
+    ['httpSvcHealthPath', 'DYN_HTTP_SVC_HEALTH_PATH', '/health', 'health check'],
+    ['httpSvcLivePath', 'DYN_HTTP_SVC_LIVE_PATH', '/live', 'liveness check'],
+    ['httpSvcMetricsPath', 'DYN_HTTP_SVC_METRICS_PATH', '/metrics', 'Prometheus metrics'],
+  ] as const).map(([key, env, path, what]) => ({
+    key, env, type: 'string', pattern: URL_PATH, metavar: '<path>',
+    group: 'HTTP Endpoint Paths', scope: 'frontend', built: true, default: path,
+    help: `Path of the ${what} endpoint`,
+  }) as const),
+] as const satisfies readonly OptionSpec[];

@@ -1,0 +1,95 @@
+import type { OptionSpec } from '../option-spec.js';
+
+/** Upstream's mocker has no env vars; every DYN_MOCKER_* variable is a dynamo-ts addition (envIsLocal). */
+export const mockerOptions = [
+  {
+    key: 'endpoint', flag: 'endpoint', env: 'DYN_MOCKER_ENDPOINT', envIsLocal: true, type: 'string',
+    pattern: { regex: /^dyn:\/\/[^.\s]+\.[^.\s]+\.[^.\s]+$/, describe: 'of the form dyn://namespace.component.endpoint' },
+    metavar: '<dyn://ns.component.endpoint>', group: 'Mocker Engine', scope: 'mocker', built: true,
+    help: 'Endpoint the engine registers (default: dyn://<namespace or dynamo>.backend.generate)',
+  },
+  {
+    key: 'numGpuBlocksOverride', flag: 'num-gpu-blocks-override', env: 'DYN_MOCKER_NUM_GPU_BLOCKS_OVERRIDE', envIsLocal: true,
+    type: 'int', min: 1, group: 'Mocker Engine', scope: 'mocker', built: true, default: 16384,
+    help: 'Number of KV cache blocks of each simulated engine',
+  },
+  {
+    key: 'blockSize', flag: 'block-size', env: 'DYN_MOCKER_BLOCK_SIZE', envIsLocal: true,
+    type: 'int', min: 1, group: 'Mocker Engine', scope: 'mocker', built: true, default: 64,
+    help: 'Tokens per KV cache block',
+  },
+  {
+    key: 'maxNumSeqs', flag: 'max-num-seqs', env: 'DYN_MOCKER_MAX_NUM_SEQS', envIsLocal: true,
+    type: 'int', min: 1, group: 'Mocker Engine', scope: 'mocker', built: true, default: 256,
+    help: 'Maximum sequences scheduled per iteration',
+  },
+  {
+    key: 'maxNumBatchedTokens', flag: 'max-num-batched-tokens', env: 'DYN_MOCKER_MAX_NUM_BATCHED_TOKENS', envIsLocal: true,
+    type: 'int', min: 1, group: 'Mocker Engine', scope: 'mocker', built: true, default: 8192,
+    help: 'Maximum tokens batched per iteration',
+  },
+  {
+    key: 'enablePrefixCaching', flag: 'enable-prefix-caching', env: 'DYN_MOCKER_ENABLE_PREFIX_CACHING', envIsLocal: true,
+    type: 'bool', group: 'Mocker Engine', scope: 'mocker', built: true, default: true,
+    help: 'Reuse cached prefix blocks (and publish KV events)',
+  },
+  {
+    key: 'enableChunkedPrefill', flag: 'enable-chunked-prefill', env: 'DYN_MOCKER_ENABLE_CHUNKED_PREFILL', envIsLocal: true,
+    type: 'bool', group: 'Mocker Engine', scope: 'mocker', built: true, default: true,
+    help: 'Split long prompts across iterations',
+  },
+  {
+    key: 'watermark', flag: 'watermark', env: 'DYN_MOCKER_WATERMARK', envIsLocal: true,
+    type: 'float', min: 0, max: 1, group: 'Mocker Engine', scope: 'mocker', built: true, default: 0.01,
+    help: 'Fraction of KV blocks kept free when admitting requests',
+  },
+  {
+    key: 'speedupRatio', flag: 'speedup-ratio', env: 'DYN_MOCKER_SPEEDUP_RATIO', envIsLocal: true,
+    type: 'float', min: 0, minExclusive: true, group: 'Mocker Engine', scope: 'mocker', built: true, default: 1,
+    help: 'Run the simulated timing this many times faster',
+  },
+  {
+    key: 'decodeSpeedupRatio', flag: 'decode-speedup-ratio', env: 'DYN_MOCKER_DECODE_SPEEDUP_RATIO', envIsLocal: true,
+    type: 'float', min: 0, minExclusive: true, group: 'Mocker Engine', scope: 'mocker', built: true, default: 1,
+    help: 'Extra speedup of decode steps only (e.g. to model speculative decoding)',
+  },
+  {
+    key: 'dataParallelSize', flag: 'data-parallel-size', env: 'DYN_MOCKER_DATA_PARALLEL_SIZE', envIsLocal: true,
+    type: 'int', min: 1, group: 'Mocker Engine', scope: 'mocker', built: false, default: 1,
+    notBuiltHint: 'data-parallel ranks are not simulated yet; use --num-workers for several engines',
+    help: 'Data-parallel ranks per engine',
+  },
+  {
+    key: 'numWorkers', flag: 'num-workers', env: 'DYN_MOCKER_NUM_WORKERS', envIsLocal: true,
+    type: 'int', min: 1, group: 'Mocker Engine', scope: 'mocker', built: true, default: 1,
+    help: 'Number of independent engines (workers) run in this process',
+  },
+  {
+    key: 'startupTime', flag: 'startup-time', env: 'DYN_MOCKER_STARTUP_TIME', envIsLocal: true,
+    type: 'float', min: 0, metavar: '<seconds>', group: 'Mocker Engine', scope: 'mocker', built: true,
+    help: 'Simulated engine startup delay in seconds (none when unset)',
+  },
+  {
+    key: 'workerType', flag: 'worker-type', env: 'DYN_MOCKER_WORKER_TYPE', envIsLocal: true, type: 'enum',
+    choices: { aggregated: true, prefill: false, decode: false },
+    notBuiltHint: 'disaggregated serving is not available yet in this build',
+    group: 'Mocker Engine', scope: 'mocker', built: true, default: 'aggregated',
+    help: 'Role of the engine in (dis)aggregated serving',
+  },
+  {
+    key: 'engineType', flag: 'engine-type', env: 'DYN_MOCKER_ENGINE_TYPE', envIsLocal: true, type: 'enum',
+    choices: { vllm: true, sglang: false, trtllm: false },
+    group: 'Mocker Engine', scope: 'mocker', built: true, default: 'vllm',
+    help: 'Which engine scheduler is simulated',
+  },
+  {
+    key: 'plannerProfileData', flag: 'planner-profile-data', env: 'DYN_MOCKER_PLANNER_PROFILE_DATA', envIsLocal: true,
+    type: 'path', group: 'Mocker Engine', scope: 'mocker', built: false,
+    help: 'NPZ profile for interpolated prefill/decode timing instead of the polynomial model',
+  },
+  {
+    key: 'extraEngineArgs', flag: 'extra-engine-args', env: 'DYN_MOCKER_EXTRA_ENGINE_ARGS', envIsLocal: true,
+    type: 'path', group: 'Mocker Engine', scope: 'mocker', built: false,
+    help: 'JSON file of engine arguments that overrides the flags above',
+  },
+] as const satisfies readonly OptionSpec[];

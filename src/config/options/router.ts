@@ -1,0 +1,194 @@
+import type { OptionSpec } from '../option-spec.js';
+
+const KV_ONLY = 'KV routing is not available yet in this build';
+
+export const routerOptions = [
+  {
+    key: 'routerMode', flag: 'router-mode', env: 'DYN_ROUTER_MODE', type: 'enum',
+    choices: {
+      'round-robin': true, random: true, kv: false, direct: true,
+      'least-loaded': false, 'device-aware-weighted': false, 'power-of-two': false,
+    },
+    group: 'Router', scope: 'frontend', built: true, default: 'round-robin',
+    help: 'How a worker is picked for each request',
+  },
+  {
+    key: 'loadAware', flag: 'load-aware', env: 'DYN_ROUTER_LOAD_AWARE', type: 'bool',
+    group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: false,
+    help: 'Preset for KV load-aware routing without cache-reuse signals; implies --router-mode kv',
+  },
+  {
+    key: 'routerKvOverlapScoreCredit', flag: 'router-kv-overlap-score-credit', env: 'DYN_ROUTER_KV_OVERLAP_SCORE_CREDIT',
+    type: 'float', min: 0, max: 1, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 1,
+    help: 'Credit multiplier for device-local prefix overlap',
+  },
+  {
+    key: 'routerKvOverlapScoreCreditDecay', flag: 'router-kv-overlap-score-credit-decay', env: 'DYN_ROUTER_KV_OVERLAP_SCORE_CREDIT_DECAY',
+    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 0,
+    help: 'Decay of the overlap credit with prefix depth',
+  },
+  {
+    key: 'routerPrefillLoadScale', flag: 'router-prefill-load-scale', env: 'DYN_ROUTER_PREFILL_LOAD_SCALE',
+    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 1,
+    help: 'Scale of the prompt-side prefill load before decode blocks are added',
+  },
+  {
+    key: 'routerDecodeActiveRequestWeight', flag: 'router-decode-active-request-weight', env: 'DYN_ROUTER_DECODE_ACTIVE_REQUEST_WEIGHT',
+    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 0,
+    help: 'Weight of active decode requests in the worker cost',
+  },
+  {
+    key: 'routerHostCacheHitWeight', flag: 'router-host-cache-hit-weight', env: 'DYN_ROUTER_HOST_CACHE_HIT_WEIGHT',
+    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 0.75,
+    help: 'Credit for prefix blocks cached in host memory',
+  },
+  {
+    key: 'routerDiskCacheHitWeight', flag: 'router-disk-cache-hit-weight', env: 'DYN_ROUTER_DISK_CACHE_HIT_WEIGHT',
+    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 0.25,
+    help: 'Credit for prefix blocks cached on disk',
+  },
+  {
+    key: 'routerTemperature', flag: 'router-temperature', env: 'DYN_ROUTER_TEMPERATURE',
+    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 0,
+    help: 'Softmax temperature for sampling among workers; 0 picks the best deterministically',
+  },
+  {
+    key: 'routerKvEvents', flag: 'router-kv-events', env: 'DYN_ROUTER_USE_KV_EVENTS', type: 'bool',
+    group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: true,
+    help: 'Use KV cache events from workers; disable for prediction-based (approximate) routing',
+  },
+  {
+    key: 'routerTtlSecs', flag: 'router-ttl-secs', env: 'DYN_ROUTER_TTL_SECS',
+    type: 'float', min: 0, minExclusive: true, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 120,
+    help: 'Lifetime of predicted blocks when KV events are disabled',
+  },
+  {
+    key: 'routerApproximateCachePolicy', flag: 'router-approximate-cache-policy', env: 'DYN_ROUTER_APPROXIMATE_CACHE_POLICY',
+    type: 'enum', choices: { ttl: true, lru: false },
+    group: 'Router', scope: 'frontend', built: true, notBuiltHint: KV_ONLY, default: 'ttl',
+    help: 'Eviction policy of the predicted cache when KV events are disabled',
+  },
+  {
+    key: 'routerReplicaSync', flag: 'router-replica-sync', env: 'DYN_ROUTER_REPLICA_SYNC', type: 'bool',
+    group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: false,
+    help: 'Share router state between several frontend replicas',
+  },
+  {
+    key: 'routerSnapshotThreshold', flag: 'router-snapshot-threshold', env: 'DYN_ROUTER_SNAPSHOT_THRESHOLD',
+    type: 'int', min: 1, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 1000000,
+    help: 'Number of messages before the router state is snapshotted',
+  },
+  {
+    key: 'routerResetStates', flag: 'router-reset-states', env: 'DYN_ROUTER_RESET_STATES', type: 'bool',
+    group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: false,
+    help: 'Reset router state on startup (affects existing replicas)',
+  },
+  {
+    key: 'routerTrackActiveBlocks', flag: 'router-track-active-blocks', env: 'DYN_ROUTER_TRACK_ACTIVE_BLOCKS', type: 'bool',
+    group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: true,
+    help: 'Count blocks held by in-flight requests as worker load',
+  },
+  {
+    key: 'routerAssumeKvReuse', flag: 'router-assume-kv-reuse', env: 'DYN_ROUTER_ASSUME_KV_REUSE', type: 'bool',
+    group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: true,
+    help: 'Assume cached prefixes are reused when tracking active blocks',
+  },
+  {
+    key: 'routerTrackOutputBlocks', flag: 'router-track-output-blocks', env: 'DYN_ROUTER_TRACK_OUTPUT_BLOCKS', type: 'bool',
+    group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: false,
+    help: 'Also count output blocks, with fractional decay, during generation',
+  },
+  {
+    key: 'routerTrackPrefillTokens', flag: 'router-track-prefill-tokens', env: 'DYN_ROUTER_TRACK_PREFILL_TOKENS', type: 'bool',
+    group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: true,
+    help: 'Count prompt-side prefill tokens as worker load',
+  },
+  {
+    key: 'routerPrefillLoadModel', flag: 'router-prefill-load-model', env: 'DYN_ROUTER_PREFILL_LOAD_MODEL',
+    type: 'enum', choices: { none: true, aic: false },
+    group: 'Router', scope: 'frontend', built: true, default: 'none',
+    help: 'Prompt-side load model: none (static) or aic (decay of the oldest prefill using an AIC prediction)',
+  },
+  {
+    key: 'routerEventThreads', flag: 'router-event-threads', env: 'DYN_ROUTER_EVENT_THREADS',
+    type: 'int', min: 1, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 4,
+    help: 'KV indexer threads; more than 1 selects the concurrent radix tree',
+  },
+  {
+    key: 'routerQueueThreshold', flag: 'router-queue-threshold', env: 'DYN_ROUTER_QUEUE_THRESHOLD',
+    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY,
+    help: 'Queue requests once load exceeds this fraction of prefill capacity (no queue when unset)',
+  },
+  {
+    key: 'routerQueuePolicy', flag: 'router-queue-policy', env: 'DYN_ROUTER_QUEUE_POLICY',
+    type: 'enum', choices: { fcfs: true, wspt: false, lcfs: false },
+    group: 'Router', scope: 'frontend', built: true, default: 'fcfs',
+    help: 'Order of the router queue: fcfs (tail TTFT), wspt (average TTFT) or lcfs (comparison only)',
+  },
+  {
+    key: 'routerMinInitialWorkers', flag: 'router-min-initial-workers', env: 'DYN_ROUTER_MIN_INITIAL_WORKERS',
+    type: 'int', min: 0, group: 'Router', scope: 'frontend', built: false, default: 0,
+    help: 'Wait for this many workers before startup continues',
+  },
+  {
+    key: 'routerSessionAffinityTtlSecs', flag: 'router-session-affinity-ttl-secs', env: 'DYN_ROUTER_SESSION_AFFINITY_TTL_SECS',
+    type: 'int', min: 1, max: 31536000, group: 'Router', scope: 'frontend', built: false,
+    help: 'Keep a session on the same worker for this long (off when unset)',
+  },
+  {
+    key: 'routerSessionAffinityMode', flag: 'router-session-affinity-mode', env: 'DYN_ROUTER_SESSION_AFFINITY_MODE',
+    type: 'enum', choices: { hard: true, soft: false },
+    group: 'Router', scope: 'frontend', built: true, default: 'hard',
+    help: 'hard pins a session to its worker; soft prefers it',
+  },
+  {
+    key: 'decodeFallback', flag: 'decode-fallback', env: 'DYN_DECODE_FALLBACK', type: 'bool',
+    group: 'Router', scope: 'frontend', built: false, default: false,
+    help: 'Serve aggregated when no prefill workers are available (disaggregated serving)',
+  },
+  {
+    key: 'serveIndexer', flag: 'serve-indexer', env: 'DYN_SERVE_INDEXER', type: 'bool',
+    group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: false,
+    help: 'Serve the local KV indexer to other routers (needs --router-mode kv)',
+  },
+  {
+    key: 'aicBackend', flag: 'aic-backend', env: 'DYN_AIC_BACKEND', type: 'string',
+    group: 'AIC Prefill Load Model', scope: 'frontend', built: false,
+    help: 'Backend family modelled by AIC, e.g. vllm or sglang',
+  },
+  {
+    key: 'aicSystem', flag: 'aic-system', env: 'DYN_AIC_SYSTEM', type: 'string',
+    group: 'AIC Prefill Load Model', scope: 'frontend', built: false,
+    help: 'AIC hardware/system identifier, e.g. h200_sxm',
+  },
+  {
+    key: 'aicModelPath', flag: 'aic-model-path', env: 'DYN_AIC_MODEL_PATH', type: 'string',
+    group: 'AIC Prefill Load Model', scope: 'frontend', built: false,
+    help: 'Model path or identifier used for the AIC performance lookup',
+  },
+  {
+    key: 'aicBackendVersion', flag: 'aic-backend-version', env: 'DYN_AIC_BACKEND_VERSION', type: 'string',
+    group: 'AIC Prefill Load Model', scope: 'frontend', built: false,
+    help: 'Pinned AIC database version (backend default when unset)',
+  },
+  {
+    key: 'aicTpSize', flag: 'aic-tp-size', env: 'DYN_AIC_TP_SIZE', type: 'int', min: 1,
+    group: 'AIC Prefill Load Model', scope: 'frontend', built: false, default: 1,
+    help: 'Tensor-parallel size modelled by AIC',
+  },
+  {
+    key: 'aicMoeTpSize', flag: 'aic-moe-tp-size', env: 'DYN_AIC_MOE_TP_SIZE', type: 'int', min: 1,
+    group: 'AIC Prefill Load Model', scope: 'frontend', built: false,
+    help: 'MoE tensor-parallel size',
+  },
+  {
+    key: 'aicMoeEpSize', flag: 'aic-moe-ep-size', env: 'DYN_AIC_MOE_EP_SIZE', type: 'int', min: 1,
+    group: 'AIC Prefill Load Model', scope: 'frontend', built: false,
+    help: 'MoE expert-parallel size',
+  },
+  {
+    key: 'aicAttentionDpSize', flag: 'aic-attention-dp-size', env: 'DYN_AIC_ATTENTION_DP_SIZE', type: 'int', min: 1,
+    group: 'AIC Prefill Load Model', scope: 'frontend', built: false,
+    help: 'Attention data-parallel size',
+  },
+] as const satisfies readonly OptionSpec[];

@@ -1,0 +1,131 @@
+import type { OptionSpec } from '../option-spec.js';
+
+const U32_MAX = 4294967295;
+const TRY_SERVE = "run 'dynamo-ts serve' for the frontend and the mocker in one process (in-memory discovery, in-process planes)";
+const BUSY_NOT_BUILT = 'busy detection is not available yet in this build';
+
+export const runtimeOptions = [
+  {
+    key: 'migrationLimit', flag: 'migration-limit', env: 'DYN_MIGRATION_LIMIT', type: 'int', min: 0, max: U32_MAX,
+    group: 'Fault Tolerance', scope: 'both', built: false, notBuiltHint: 'request migration is not available yet in this build', default: 0,
+    help: 'Maximum migrations of a request to another worker after a worker failure; 0 disables migration',
+  },
+  {
+    key: 'migrationMaxSeqLen', flag: 'migration-max-seq-len', env: 'DYN_MIGRATION_MAX_SEQ_LEN', type: 'int', min: 1, max: U32_MAX,
+    group: 'Fault Tolerance', scope: 'frontend', built: false,
+    help: 'Stop tracking a request for migration once prompt + generated tokens exceed this',
+  },
+  {
+    key: 'activeDecodeBlocksThreshold', flag: 'active-decode-blocks-threshold', env: 'DYN_ACTIVE_DECODE_BLOCKS_THRESHOLD',
+    type: 'float', min: 0, max: 1, group: 'Fault Tolerance', scope: 'frontend', built: false, notBuiltHint: BUSY_NOT_BUILT,
+    help: 'A worker is busy when its KV block usage exceeds this fraction (off when unset)',
+  },
+  {
+    key: 'activePrefillTokensThreshold', flag: 'active-prefill-tokens-threshold', env: 'DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD',
+    type: 'int', min: 0, group: 'Fault Tolerance', scope: 'frontend', built: false, notBuiltHint: BUSY_NOT_BUILT,
+    help: 'A worker is busy when its active prefill tokens exceed this count (off when unset)',
+  },
+  {
+    key: 'activePrefillTokensThresholdFrac', flag: 'active-prefill-tokens-threshold-frac', env: 'DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD_FRAC',
+    type: 'float', min: 0, group: 'Fault Tolerance', scope: 'frontend', built: false, notBuiltHint: BUSY_NOT_BUILT,
+    help: 'A worker is busy when active prefill tokens exceed this multiple of max_num_batched_tokens; ORed with the absolute threshold (off when unset)',
+  },
+  {
+    key: 'namespace', flag: 'namespace', env: 'DYN_NAMESPACE', type: 'string', metavar: '<name>',
+    group: 'Model Discovery', scope: 'both', built: true,
+    help: "Namespace scope: the frontend only serves models from this exact namespace (all when unset or 'dynamo'); the mocker registers in it ('dynamo' when unset)",
+  },
+  {
+    key: 'namespacePrefix', flag: 'namespace-prefix', env: 'DYN_NAMESPACE_PREFIX', type: 'string', metavar: '<prefix>',
+    group: 'Model Discovery', scope: 'frontend', built: false,
+    help: "Namespace prefix scope: matches P, P-* (wins over --namespace)",
+  },
+  {
+    key: 'namespacePrefixStrict', env: 'DYN_NAMESPACE_PREFIX_STRICT', type: 'bool',
+    group: 'Model Discovery', scope: 'frontend', built: false, default: false,
+    help: 'Restrict prefix matching to P, P-legacy and P-<8 lowercase hex>',
+  },
+  {
+    key: 'modelName', flag: 'model-name', env: 'DYN_MODEL_NAME', type: 'string', metavar: '<name>',
+    group: 'Model Discovery', scope: 'both', built: true,
+    help: 'Served model name (default: the name derived from the model path)',
+  },
+  {
+    key: 'modelPath', flag: 'model-path', env: 'DYN_MODEL_PATH', type: 'path', mustExist: true,
+    group: 'Model Discovery', scope: 'both', built: true,
+    help: 'Local model directory (tokenizer and config); the bundled Qwen3 tokenizer is used when unset',
+  },
+  {
+    key: 'kvCacheBlockSize', flag: 'kv-cache-block-size', env: 'DYN_KV_CACHE_BLOCK_SIZE', type: 'int', min: 1,
+    group: 'Model Discovery', scope: 'both', built: true,
+    help: "KV cache block size override (frontend: instead of the workers' model card; mocker: wins over --block-size)",
+  },
+  {
+    key: 'discoveryBackend', flag: 'discovery-backend', env: 'DYN_DISCOVERY_BACKEND', type: 'enum',
+    choices: { etcd: false, kubernetes: false, file: false, mem: true },
+    group: 'Infrastructure', scope: 'both', built: true, default: 'etcd', commandDefaults: { serve: 'mem' },
+    notBuiltHint: TRY_SERVE,
+    help: 'Service discovery backend; mem is in-process only',
+  },
+  {
+    key: 'requestPlane', flag: 'request-plane', env: 'DYN_REQUEST_PLANE', type: 'enum',
+    choices: { tcp: false, nats: false, http: false, inproc: true },
+    group: 'Infrastructure', scope: 'both', built: true, default: 'tcp', commandDefaults: { serve: 'inproc' },
+    notBuiltHint: TRY_SERVE,
+    help: 'How requests reach workers; inproc (dynamo-ts only) calls engines in the same process',
+  },
+  {
+    key: 'responsePlane', flag: 'response-plane', env: 'DYN_RESPONSE_PLANE', type: 'enum',
+    choices: { tcp: false, quic: false, inproc: true },
+    group: 'Infrastructure', scope: 'both', built: true, default: 'tcp', commandDefaults: { serve: 'inproc' },
+    notBuiltHint: TRY_SERVE,
+    help: 'How responses stream back from workers (must match the workers); inproc is dynamo-ts only',
+  },
+  {
+    key: 'eventPlane', flag: 'event-plane', env: 'DYN_EVENT_PLANE', type: 'enum',
+    choices: { nats: false, zmq: false, inproc: true },
+    group: 'Infrastructure', scope: 'both', built: true, commandDefaults: { serve: 'inproc' },
+    notBuiltHint: TRY_SERVE,
+    help: 'How KV events and load metrics are published; unset means zmq (upstream default); inproc is dynamo-ts only',
+  },
+  {
+    key: 'tcpTlsCertPath', flag: 'tcp-tls-cert-path', env: 'DYN_TCP_TLS_CERT_PATH', type: 'path',
+    group: 'Infrastructure', scope: 'both', built: false, help: 'TLS certificate of the TCP request-plane server',
+  },
+  {
+    key: 'tcpTlsKeyPath', flag: 'tcp-tls-key-path', env: 'DYN_TCP_TLS_KEY_PATH', type: 'path',
+    group: 'Infrastructure', scope: 'both', built: false, help: 'TLS key of the TCP request-plane server',
+  },
+  {
+    key: 'tcpTlsCaCertPath', flag: 'tcp-tls-ca-cert-path', env: 'DYN_TCP_TLS_CA_CERT_PATH', type: 'path',
+    group: 'Infrastructure', scope: 'both', built: false, help: 'CA used to verify TCP request-plane servers',
+  },
+  {
+    key: 'tcpTlsClientCertPath', flag: 'tcp-tls-client-cert-path', env: 'DYN_TCP_TLS_CLIENT_CERT_PATH', type: 'path',
+    group: 'Infrastructure', scope: 'both', built: false, help: 'Client certificate for the TCP request plane',
+  },
+  {
+    key: 'tcpTlsClientKeyPath', flag: 'tcp-tls-client-key-path', env: 'DYN_TCP_TLS_CLIENT_KEY_PATH', type: 'path',
+    group: 'Infrastructure', scope: 'both', built: false, help: 'Client key for the TCP request plane',
+  },
+  {
+    key: 'tcpTlsClientCaCertPath', flag: 'tcp-tls-client-ca-cert-path', env: 'DYN_TCP_TLS_CLIENT_CA_CERT_PATH', type: 'path',
+    group: 'Infrastructure', scope: 'both', built: false, help: 'CA used by the TCP request-plane server to verify clients',
+  },
+  {
+    key: 'natsTlsCaCertPath', flag: 'nats-tls-ca-cert-path', env: 'NATS_TLS_CA_CERT_PATH', type: 'path',
+    group: 'Infrastructure', scope: 'both', built: false, help: 'CA used to verify the NATS server',
+  },
+  {
+    key: 'natsTlsInsecure', flag: 'nats-tls-insecure', env: 'NATS_TLS_INSECURE', type: 'bool',
+    group: 'Infrastructure', scope: 'both', built: false, default: false, help: 'Skip NATS server certificate verification',
+  },
+  {
+    key: 'natsTlsClientCertPath', flag: 'nats-tls-client-cert-path', env: 'NATS_TLS_CLIENT_CERT_PATH', type: 'path',
+    group: 'Infrastructure', scope: 'both', built: false, help: 'Client certificate for NATS',
+  },
+  {
+    key: 'natsTlsClientKeyPath', flag: 'nats-tls-client-key-path', env: 'NATS_TLS_CLIENT_KEY_PATH', type: 'path',
+    group: 'Infrastructure', scope: 'both', built: false, help: 'Client key for NATS',
+  },
+] as const satisfies readonly OptionSpec[];

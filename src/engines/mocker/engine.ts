@@ -1,0 +1,169 @@
+// The mocker as an EngineClient: owns the scheduler loop and paces it in (sped-up) simulated time.
+import type {
+  EngineClient,
+  GenerateContext,
+  KvCacheEventData,
+  LLMEngineOutput,
+  PreprocessedRequest,
+} from '../../protocols/index.js';
+import { UnavailableError } from '../../protocols/index.js';
+import { resolveMockerOptions, type MockerEngineOptions, type MockerOptions } from './options.js';
+import { Scheduler } from './scheduler.js';
+import { createSequence, type Sequence } from './sequence.js';
+import type { MockVocabulary } from './vocabulary.js';
+
+export interface MockerStats {
+  dpRank: number;
+  /** Requests waiting, prefilling or decoding. */
+  activeRequests: number;
+  numRequestsWaiting: number;
+  numRequestsRunning: number;
+  kvActiveBlocks: number;
+  kvTotalBlocks: number;
+  /** Active blocks / total blocks, 0..1. */
+  gpuCacheUsagePerc: number;
+  /** Mean prefix-cache hit fraction of the last 1000 admissions, 0..1. */
+  gpuPrefixCacheHitRate: number;
+  /** Running requests sent back to the queue for lack of KV blocks, since start. */
+  numPreemptions: number;
+}
+
+/** Falling further behind simulated time than this re-anchors the clock instead of bursting to catch up. */
+const MAX_LAG_MS = 50;
+
+export class MockerEngine implements EngineClient {
+  readonly options: Readonly<MockerOptions>;
+  private readonly vocab: MockVocabulary;
+  private readonly scheduler: Scheduler;
+  private nextEventId = 0;
+  private loopRunning = false;
+  private closed = false;
+  private clockStart = 0;
+  private simulatedMs = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private timerDone: (() => void) | null = null;
+
+  constructor(options: MockerEngineOptions) {
+    this.options = Object.freeze(resolveMockerOptions(options));
+    this.vocab = options.vocab;
+    const sink = options.onKvEvent;
+    const dpRank = this.options.dpRank;
+    const emit =
+      sink && this.options.enablePrefixCaching
+        ? (data: KvCacheEventData) => sink({ event_id: this.nextEventId++, data, dp_rank: dpRank })
+        : null;
+    this.scheduler = new Scheduler(this.options, emit);
+  }
+
+  get activeRequestCount(): number {
+    return this.scheduler.numWaiting + this.scheduler.numRunning;
+  }
+
+  stats(): MockerStats {
+    const kv = this.scheduler.kv;
+    return {
+      dpRank: this.options.dpRank,
+      activeRequests: this.activeRequestCount,
+      numRequestsWaiting: this.scheduler.numWaiting,
+      numRequestsRunning: this.scheduler.numRunning,
+      kvActiveBlocks: kv.numActiveBlocks,
+      kvTotalBlocks: kv.capacity,
+      gpuCacheUsagePerc: kv.numActiveBlocks / kv.capacity,
+      gpuPrefixCacheHitRate: this.scheduler.prefixHitRate,
+      numPreemptions: this.scheduler.numPreemptions,
+    };
+  }
+
+  /**
+   * Streams one output per generated token; the last carries finish_reason and completion_usage.
+   * Aborting ctx.signal, or leaving the loop early, frees the request and ends the stream without a
+   * final output. Invalid requests throw a ValidationError on the first next().
+   */
+  async *generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncGenerator<LLMEngineOutput> {
+    if (this.closed) throw new UnavailableError('mocker engine is closed');
+    const seq = createSequence(request, ctx.requestId, this.options, this.vocab);
+    const { signal } = ctx;
+    if (signal.aborted) return;
+    const onAbort = (): void => this.cancel(seq);
+    signal.addEventListener('abort', onAbort, { once: true });
+    this.scheduler.enqueue(seq);
+    this.wake();
+    try {
+      for (;;) {
+        let out: LLMEngineOutput | undefined;
+        while ((out = seq.channel.shift()) !== undefined) yield out;
+        if (seq.channel.isClosed) return;
+        await seq.channel.wait();
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.cancel(seq);
+    }
+  }
+
+  /** Stops the loop and ends every open stream; later generate() calls fail. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.timerDone?.();
+    for (const seq of this.scheduler.sequences()) this.cancel(seq);
+  }
+
+  private cancel(seq: Sequence): void {
+    if (seq.finished) return;
+    this.scheduler.remove(seq);
+    seq.channel.close();
+  }
+
+  private wake(): void {
+    if (this.loopRunning || this.closed) return;
+    this.loopRunning = true;
+    this.clockStart = performance.now();
+    this.simulatedMs = 0;
+    void this.runLoop();
+  }
+
+  private async runLoop(): Promise<void> {
+    try {
+      while (!this.closed && this.scheduler.hasWork) {
+        const plan = this.scheduler.schedule();
+        await this.pace(plan.durationMs / this.options.speedupRatio);
+        if (this.closed) break;
+        this.scheduler.complete(plan);
+      }
+    } catch (err) {
+      for (const seq of this.scheduler.sequences()) {
+        this.scheduler.remove(seq);
+        seq.channel.fail(err);
+      }
+    } finally {
+      this.loopRunning = false;
+    }
+  }
+
+  /**
+   * Waits until wall time catches up with simulated time. Steps shorter than a timer tick accumulate
+   * and run back to back, yielding with setImmediate so I/O keeps flowing.
+   */
+  private pace(stepMs: number): Promise<void> {
+    this.simulatedMs += stepMs;
+    const now = performance.now();
+    let ahead = this.clockStart + this.simulatedMs - now;
+    if (ahead < -MAX_LAG_MS) {
+      this.clockStart = now;
+      this.simulatedMs = 0;
+      ahead = 0;
+    }
+    if (ahead < 1) return new Promise((resolve) => setImmediate(resolve));
+    return new Promise((resolve) => {
+      this.timerDone = resolve;
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        this.timerDone = null;
+        resolve();
+      }, ahead);
+    });
+  }
+}

@@ -1,0 +1,19 @@
+export { MockerEngine, type MockerStats } from './engine.js';
+export {
+  DEFAULT_MOCKER_OPTIONS,
+  resolveMockerOptions,
+  validateMockerOptions,
+  type MockerOptions,
+  type MockerEngineOptions,
+} from './options.js';
+export {
+  buildMockVocabulary,
+  isCompleteUtf8,
+  type MockVocabulary,
+  type VocabularySource,
+  type UnitGroup,
+  type UnitCategory,
+} from './vocabulary.js';
+export { KvBlockManager, type BlockId, type KvEventSink } from './kv-manager.js';
+export { prefillTimeMs, decodeTimeMs } from './timing.js';
+export { DEFAULT_SAMPLING_SEED } from './token-stream.js';

@@ -1,0 +1,139 @@
+// Simulated paged KV cache (reference/router.md §8.4): ref-counted active blocks, an LRU pool of
+// cached inactive blocks, and the Stored/Removed events a real engine would publish.
+import type { KvCacheEventData, KvCacheStoredBlock } from '../../protocols/index.js';
+
+/**
+ * A bigint is a full block named by its sequence hash (shareable, cached after release, announced in
+ * events). A number is a block private to one request: the partial block being filled, or any block
+ * when prefix caching is off; it is dropped on release and never announced.
+ */
+export type BlockId = bigint | number;
+
+export type KvEventSink = (data: KvCacheEventData) => void;
+
+export class KvBlockManager {
+  private readonly active = new Map<BlockId, number>();
+  /** Insertion order is recency: the first key is the least recently released block. */
+  private readonly inactive = new Map<bigint, true>();
+
+  constructor(
+    readonly capacity: number,
+    private readonly emit: KvEventSink | null = null,
+  ) {}
+
+  get numActiveBlocks(): number {
+    return this.active.size;
+  }
+
+  get numInactiveBlocks(): number {
+    return this.inactive.size;
+  }
+
+  /** Reference count of an active block, 0 if it is not active. */
+  refCount(block: BlockId): number {
+    return this.active.get(block) ?? 0;
+  }
+
+  /** Inactive (cached, evictable) blocks, least recently released first. */
+  inactiveBlocks(): bigint[] {
+    return [...this.inactive.keys()];
+  }
+
+  /** Present in the cache, active or not: a prefix-cache hit. */
+  isCached(block: BlockId): boolean {
+    return this.active.has(block) || (typeof block === 'bigint' && this.inactive.has(block));
+  }
+
+  /** How many of `blocks` are in neither pool. */
+  probeNewBlocks(blocks: readonly BlockId[]): number {
+    let n = 0;
+    for (const b of blocks) if (!this.isCached(b)) n++;
+    return n;
+  }
+
+  /**
+   * Takes a reference on every block, reviving cached ones and inserting new ones (evicting LRU
+   * inactive blocks when full). All-or-nothing: returns false, changing nothing, if afterwards more
+   * than `maxActive` blocks would be active. `localHashes` are the tokens hashes of the bigint blocks,
+   * in order; `parent` is the block preceding blocks[0] in its sequence.
+   */
+  use(
+    blocks: readonly BlockId[],
+    localHashes: readonly bigint[],
+    parent: bigint | null = null,
+    maxActive: number = this.capacity,
+  ): boolean {
+    let activated = 0;
+    for (const b of blocks) if (!this.active.has(b)) activated++;
+    if (this.active.size + activated > Math.min(maxActive, this.capacity)) return false;
+
+    // Revive first so that evictions below never pick a block this call is about to use.
+    for (const b of blocks) {
+      if (typeof b === 'bigint' && this.inactive.delete(b)) this.active.set(b, 0);
+    }
+    let stored: KvCacheStoredBlock[] | null = null;
+    let storedParent = parent;
+    let full = 0;
+    for (const b of blocks) {
+      const isFull = typeof b === 'bigint';
+      const ref = this.active.get(b);
+      if (ref !== undefined) {
+        this.active.set(b, ref + 1);
+        if (isFull && stored === null) storedParent = b;
+      } else {
+        if (this.active.size + this.inactive.size >= this.capacity) this.evictOne();
+        this.active.set(b, 1);
+        if (isFull) (stored ??= []).push({ block_hash: b, tokens_hash: localHashes[full]!, mm_extra_info: null });
+      }
+      if (isFull) full++;
+    }
+    if (stored && this.emit) this.emit({ stored: { parent_hash: storedParent, blocks: stored } });
+    return true;
+  }
+
+  /** Drops one reference each; a full block at zero stays cached as inactive, a private one is freed. */
+  deref(blocks: readonly BlockId[]): void {
+    for (const b of blocks) {
+      const ref = this.active.get(b);
+      if (ref === undefined) continue;
+      if (ref > 1) {
+        this.active.set(b, ref - 1);
+        continue;
+      }
+      this.active.delete(b);
+      if (typeof b === 'bigint') this.inactive.set(b, true);
+    }
+  }
+
+  /** Removes blocks from the cache outright, announcing the full ones. */
+  destroy(blocks: readonly BlockId[]): void {
+    const removed: bigint[] = [];
+    for (const b of blocks) {
+      if (this.active.delete(b) && typeof b === 'bigint') removed.push(b);
+    }
+    if (removed.length > 0 && this.emit) this.emit({ removed: { block_hashes: removed } });
+  }
+
+  /** A private partial block filled up: it becomes (or merges into) the full block `seqHash`. */
+  promote(partial: number, seqHash: bigint, parent: bigint | null, localHash: bigint): void {
+    if (!this.active.delete(partial)) throw new Error(`promote: block ${partial} is not active`);
+    const ref = this.active.get(seqHash);
+    if (ref !== undefined) {
+      this.active.set(seqHash, ref + 1);
+    } else if (this.inactive.delete(seqHash)) {
+      this.active.set(seqHash, 1);
+    } else {
+      this.active.set(seqHash, 1);
+      this.emit?.({
+        stored: { parent_hash: parent, blocks: [{ block_hash: seqHash, tokens_hash: localHash, mm_extra_info: null }] },
+      });
+    }
+  }
+
+  private evictOne(): void {
+    const victim = this.inactive.keys().next();
+    if (victim.done) return;
+    this.inactive.delete(victim.value);
+    this.emit?.({ removed: { block_hashes: [victim.value] } });
+  }
+}

@@ -1,0 +1,255 @@
+// vLLM-v1-style continuous batching over simulated KV blocks (reference/router.md §8.2). Pure state:
+// the engine calls schedule(), waits the step time, then complete(). No timers here.
+import type { LLMEngineOutput } from '../../protocols/index.js';
+import { KvBlockManager, type BlockId, type KvEventSink } from './kv-manager.js';
+import type { MockerOptions } from './options.js';
+import type { Sequence } from './sequence.js';
+import { decodeTimeMs, prefillTimeMs } from './timing.js';
+
+export interface ScheduledWork {
+  seq: Sequence;
+  /** Tokens computed for this sequence in the step: a prefill chunk, or 1 when decoding. */
+  tokens: number;
+}
+
+export interface StepPlan {
+  work: ScheduledWork[];
+  /** Simulated duration before the speedup ratio is applied. */
+  durationMs: number;
+}
+
+const HIT_RATE_WINDOW = 1000;
+const NO_HASHES: readonly bigint[] = [];
+
+export class Scheduler {
+  readonly kv: KvBlockManager;
+  private waiting: Sequence[] = [];
+  /** Admission order; the last one is the first to be preempted. */
+  private running: Sequence[] = [];
+  private nextPrivateBlock = 0;
+  private readonly admissionLimit: number;
+  private readonly hitRates = new Float64Array(HIT_RATE_WINDOW);
+  private hitRateCount = 0;
+  private preemptions = 0;
+
+  constructor(
+    private readonly opts: MockerOptions,
+    emit: KvEventSink | null,
+  ) {
+    this.kv = new KvBlockManager(opts.numGpuBlocks, emit);
+    this.admissionLimit = Math.floor((1 - opts.watermark) * opts.numGpuBlocks);
+  }
+
+  get numWaiting(): number {
+    return this.waiting.length;
+  }
+
+  get numRunning(): number {
+    return this.running.length;
+  }
+
+  /** Preemptions since start. */
+  get numPreemptions(): number {
+    return this.preemptions;
+  }
+
+  get hasWork(): boolean {
+    return this.waiting.length > 0 || this.running.length > 0;
+  }
+
+  /** Mean prefix-cache hit rate over the last 1000 admissions (0 before any). */
+  get prefixHitRate(): number {
+    const n = Math.min(this.hitRateCount, HIT_RATE_WINDOW);
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += this.hitRates[i]!;
+    return n === 0 ? 0 : sum / n;
+  }
+
+  enqueue(seq: Sequence): void {
+    this.waiting.push(seq);
+  }
+
+  /** Every sequence not yet finished. */
+  sequences(): Sequence[] {
+    return [...this.running, ...this.waiting];
+  }
+
+  /** Takes a sequence out wherever it is and releases its blocks; its channel is left to the caller. */
+  remove(seq: Sequence): void {
+    if (seq.finished) return;
+    seq.finished = true;
+    this.release(seq);
+    const r = this.running.indexOf(seq);
+    if (r >= 0) this.running.splice(r, 1);
+    else {
+      const w = this.waiting.indexOf(seq);
+      if (w >= 0) this.waiting.splice(w, 1);
+    }
+  }
+
+  schedule(): StepPlan {
+    const { blockSize, maxNumBatchedTokens, maxNumSeqs, enableChunkedPrefill } = this.opts;
+    let budget = maxNumBatchedTokens;
+    const work: ScheduledWork[] = [];
+    let preempted = false;
+
+    for (let i = 0; i < this.running.length && budget > 0; i++) {
+      const seq = this.running[i]!;
+      const n = Math.min(seq.tokens.length - seq.numComputed, budget);
+      let ok = this.allocate(seq, seq.numComputed + n, this.kv.capacity);
+      while (!ok) {
+        const victim = this.running[this.running.length - 1]!;
+        if (victim === seq && this.running.length === 1) {
+          // Alone and still out of blocks: the sequence outgrew the whole cache.
+          this.finish(seq, seq.finalOutput('length'));
+          break;
+        }
+        this.preempt(victim);
+        preempted = true;
+        if (victim === seq) break;
+        ok = this.allocate(seq, seq.numComputed + n, this.kv.capacity);
+      }
+      if (ok) {
+        work.push({ seq, tokens: n });
+        budget -= n;
+      }
+    }
+
+    // Like vLLM, admit nothing in a step that had to preempt.
+    while (!preempted && this.waiting.length > 0 && this.running.length < maxNumSeqs && budget > 0) {
+      const seq = this.waiting[0]!;
+      const total = seq.tokens.length;
+      let computed = 0;
+      if (this.opts.enablePrefixCaching) {
+        seq.ensureHashes(Math.floor(total / blockSize), blockSize);
+        let hit = 0;
+        while (hit < seq.seqHashes.length && this.kv.isCached(seq.seqHashes[hit]!)) hit++;
+        // At least one token must run through the model to sample from.
+        computed = Math.min(hit * blockSize, total - 1);
+      }
+      const remaining = total - computed;
+      if (!enableChunkedPrefill && remaining > budget) break;
+      const n = Math.min(remaining, budget);
+      seq.numComputed = computed;
+      if (!this.allocate(seq, computed + n, this.admissionLimit)) {
+        seq.numComputed = 0;
+        break;
+      }
+      this.waiting.shift();
+      this.running.push(seq);
+      if (!seq.admitted) {
+        seq.admitted = true;
+        seq.cachedTokens = computed;
+      }
+      this.hitRates[this.hitRateCount++ % HIT_RATE_WINDOW] = computed / total;
+      work.push({ seq, tokens: n });
+      budget -= n;
+    }
+
+    if (work.length === 0 && this.running.length === 0 && this.waiting.length > 0) {
+      // With the whole cache and batch free the head still does not fit: it never will.
+      const seq = this.waiting[0]!;
+      this.finish(seq, seq.finalOutput('length'));
+    }
+    return { work, durationMs: this.stepTime(work) };
+  }
+
+  /** Applies a step: advances KV progress, samples tokens, finishes sequences. */
+  complete(plan: StepPlan): void {
+    let anyFinished = false;
+    for (const { seq, tokens } of plan.work) {
+      if (seq.finished) continue;
+      seq.numComputed += tokens;
+      if (seq.numComputed < seq.tokens.length) continue;
+      const out = seq.sampleNext();
+      if (out.finish_reason) {
+        seq.finished = true;
+        this.release(seq);
+        anyFinished = true;
+      }
+      seq.channel.push(out);
+      if (seq.finished) seq.channel.close();
+    }
+    if (anyFinished) this.running = this.running.filter((s) => !s.finished);
+  }
+
+  private stepTime(work: readonly ScheduledWork[]): number {
+    let prefillTokens = 0;
+    let decoding = false;
+    for (const { seq, tokens } of work) {
+      if (tokens === 1 && seq.numComputed >= seq.promptLength) decoding = true;
+      else prefillTokens += tokens;
+    }
+    const decode = decoding ? decodeTimeMs(this.kv.numActiveBlocks / this.kv.capacity) / this.opts.decodeSpeedupRatio : 0;
+    return prefillTimeMs(prefillTokens) + decode;
+  }
+
+  /**
+   * Grows the blocks a sequence holds to cover its first `m` tokens: the partial block is promoted
+   * once full, then new full blocks and a new partial tail are taken. False (nothing taken) if more
+   * than `maxActive` blocks would then be active.
+   */
+  private allocate(seq: Sequence, m: number, maxActive: number): boolean {
+    const B = this.opts.blockSize;
+    if (!this.opts.enablePrefixCaching) {
+      const need = Math.ceil(m / B) - seq.blocks.length;
+      if (need <= 0) return true;
+      const ids: number[] = [];
+      for (let i = 0; i < need; i++) ids.push(this.nextPrivateBlock++);
+      if (!this.kv.use(ids, NO_HASHES, null, maxActive)) return false;
+      seq.blocks.push(...ids);
+      return true;
+    }
+
+    const fullBlocks = Math.floor(m / B);
+    const wantPartial = m % B !== 0;
+    seq.ensureHashes(fullBlocks, B);
+    let fullHeld = seq.blocks.length - (seq.hasPartial ? 1 : 0);
+    const promote = seq.hasPartial && fullBlocks > fullHeld;
+    const firstNew = fullHeld + (promote ? 1 : 0);
+    const ids: BlockId[] = seq.seqHashes.slice(firstNew, fullBlocks);
+    const needPartial = wantPartial && (promote || !seq.hasPartial);
+    if (needPartial) ids.push(this.nextPrivateBlock++);
+    if (ids.length === 0 && !promote) return true;
+
+    let activated = 0;
+    for (const b of ids) if (this.kv.refCount(b) === 0) activated++;
+    if (this.kv.numActiveBlocks + activated > maxActive) return false;
+
+    // The promoted block is announced before the blocks chained after it.
+    if (promote) {
+      const partial = seq.blocks[fullHeld] as number;
+      const hash = seq.seqHashes[fullHeld]!;
+      this.kv.promote(partial, hash, fullHeld > 0 ? seq.seqHashes[fullHeld - 1]! : null, seq.localHashes[fullHeld]!);
+      seq.blocks[fullHeld] = hash;
+      fullHeld++;
+    }
+    if (ids.length > 0) {
+      const parent = fullHeld > 0 ? seq.seqHashes[fullHeld - 1]! : null;
+      this.kv.use(ids, seq.localHashes.slice(firstNew, fullBlocks), parent, maxActive);
+      seq.blocks.push(...ids);
+    }
+    seq.hasPartial = needPartial || (seq.hasPartial && !promote);
+    return true;
+  }
+
+  /** Evicts a running sequence back to the front of the queue; its cached blocks stay reusable. */
+  private preempt(seq: Sequence): void {
+    this.preemptions++;
+    this.running.splice(this.running.indexOf(seq), 1);
+    this.release(seq);
+    seq.resetProgress();
+    this.waiting.unshift(seq);
+  }
+
+  private release(seq: Sequence): void {
+    this.kv.deref(seq.blocks);
+    seq.resetProgress();
+  }
+
+  private finish(seq: Sequence, out: LLMEngineOutput): void {
+    this.remove(seq);
+    seq.channel.push(out);
+    seq.channel.close();
+  }
+}

@@ -1,0 +1,161 @@
+// One request inside the mocker: its tokens, KV progress, blocks held, stop rules and output channel.
+import type { CompletionUsage, LLMEngineOutput, PreprocessedRequest } from '../../protocols/index.js';
+import { ValidationError } from '../../protocols/index.js';
+import { computeLocalBlockHashes, computeSaltSeed, chainSequenceHash } from '../../router/kv/index.js';
+import type { BlockId } from './kv-manager.js';
+import type { MockerOptions } from './options.js';
+import { OutputChannel } from './output-channel.js';
+import { TokenStream, promptSeedHash } from './token-stream.js';
+import type { MockVocabulary } from './vocabulary.js';
+
+export interface StopRules {
+  maxTokens: number;
+  minTokens: number;
+  /** Generated-token count at which the natural EOS is emitted; Infinity when it never is. */
+  naturalLength: number;
+  eosId: number | null;
+  eosIds: ReadonlySet<number>;
+  stopIds: ReadonlySet<number>;
+  ignoreEos: boolean;
+}
+
+export class Sequence {
+  /** Prompt followed by every generated token. */
+  readonly tokens: number[];
+  readonly promptLength: number;
+  /** Tokens whose KV is computed; the rest still need a forward pass. */
+  numComputed = 0;
+  readonly localHashes: bigint[] = [];
+  readonly seqHashes: bigint[] = [];
+  /** Blocks held, in sequence order; the last one is private and partial when hasPartial. */
+  blocks: BlockId[] = [];
+  hasPartial = false;
+  admitted = false;
+  /** Prefix-cache hit at first admission, reported as cached_tokens. */
+  cachedTokens = 0;
+  finished = false;
+  readonly channel = new OutputChannel();
+
+  constructor(
+    readonly requestId: string,
+    prompt: readonly number[],
+    private readonly saltSeed: bigint,
+    private readonly stream: TokenStream,
+    private readonly rules: StopRules,
+  ) {
+    this.tokens = prompt.slice();
+    this.promptLength = prompt.length;
+  }
+
+  get generatedCount(): number {
+    return this.tokens.length - this.promptLength;
+  }
+
+  /** Makes sure at least the first `numBlocks` full blocks are hashed (hashes every full block so far). */
+  ensureHashes(numBlocks: number, blockSize: number): void {
+    if (numBlocks <= this.localHashes.length) return;
+    for (const local of computeLocalBlockHashes(this.tokens, blockSize, this.saltSeed, this.localHashes.length)) {
+      const prev = this.seqHashes[this.seqHashes.length - 1];
+      this.localHashes.push(local);
+      this.seqHashes.push(prev === undefined ? local : chainSequenceHash(prev, local));
+    }
+  }
+
+  /** Samples the next token, appends it, and builds its output (final fields included when it ends). */
+  sampleNext(): LLMEngineOutput {
+    const r = this.rules;
+    const g = this.generatedCount + 1;
+    const token =
+      g >= r.naturalLength && !this.stream.midUnit ? r.eosId! : this.stream.nextToken(r.maxTokens - g + 1);
+    this.tokens.push(token);
+    const out: LLMEngineOutput = { token_ids: [token], index: 0 };
+    const mayStop = g > r.minTokens;
+    if (mayStop && r.stopIds.has(token)) {
+      out.finish_reason = 'stop';
+      out.stop_reason = token;
+    } else if (mayStop && !r.ignoreEos && r.eosIds.has(token)) {
+      out.finish_reason = 'eos';
+    } else if (g >= r.maxTokens) {
+      out.finish_reason = 'length';
+    }
+    if (out.finish_reason) out.completion_usage = this.usage();
+    return out;
+  }
+
+  /** A final output with no new token, for requests the engine has to end itself. */
+  finalOutput(reason: 'length'): LLMEngineOutput {
+    return { token_ids: [], index: 0, finish_reason: reason, completion_usage: this.usage() };
+  }
+
+  /** Forget KV progress after preemption; generated tokens stay and are recomputed with the prompt. */
+  resetProgress(): void {
+    this.blocks = [];
+    this.hasPartial = false;
+    this.numComputed = 0;
+  }
+
+  private usage(): CompletionUsage {
+    const completion = this.generatedCount;
+    return {
+      prompt_tokens: this.promptLength,
+      completion_tokens: completion,
+      total_tokens: this.promptLength + completion,
+      prompt_tokens_details: { cached_tokens: this.cachedTokens },
+    };
+  }
+}
+
+function idSet(...lists: (readonly number[] | null | undefined)[]): Set<number> {
+  const set = new Set<number>();
+  for (const list of lists) for (const id of list ?? []) set.add(id);
+  return set;
+}
+
+/** Validates a request against the engine's limits and builds its sequence. Throws ValidationError. */
+export function createSequence(
+  request: PreprocessedRequest,
+  requestId: string,
+  opts: MockerOptions,
+  vocab: MockVocabulary,
+): Sequence {
+  const prompt = request.token_ids;
+  if (!Array.isArray(prompt) || prompt.length === 0) throw new ValidationError('prompt must contain at least one token');
+  const admissible = Math.floor((1 - opts.watermark) * opts.numGpuBlocks);
+  if (Math.ceil((prompt.length + 1) / opts.blockSize) > admissible) {
+    throw new ValidationError(
+      `prompt of ${prompt.length} tokens exceeds the KV cache (${admissible} blocks of ${opts.blockSize} tokens)`,
+    );
+  }
+  if (!opts.enableChunkedPrefill && prompt.length > opts.maxNumBatchedTokens) {
+    throw new ValidationError(
+      `prompt of ${prompt.length} tokens exceeds max_num_batched_tokens (${opts.maxNumBatchedTokens}) without chunked prefill`,
+    );
+  }
+
+  const stop = request.stop_conditions ?? {};
+  const minTokens = stop.min_tokens ?? 0;
+  const maxTokens = stop.max_tokens ?? Math.max(opts.defaultMaxTokens, minTokens);
+  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) throw new ValidationError('max_tokens must be an integer >= 1');
+  if (!Number.isSafeInteger(minTokens) || minTokens < 0 || minTokens > maxTokens) {
+    throw new ValidationError('min_tokens must be an integer between 0 and max_tokens');
+  }
+
+  const ignoreEos = stop.ignore_eos === true;
+  const eosIds = idSet(request.eos_token_ids, stop.stop_token_ids_hidden);
+  const eosId = eosIds.size > 0 ? eosIds.values().next().value! : null;
+  const stream = new TokenStream(vocab, promptSeedHash(request.sampling_options?.seed, prompt));
+  // Drawn first so the natural length does not depend on later options.
+  const drawn = stream.nextInRange(opts.naturalLengthMin, opts.naturalLengthMax);
+  const naturalLength = ignoreEos || eosId === null ? Infinity : Math.max(drawn, minTokens + 1);
+
+  const saltSeed = computeSaltSeed({ loraName: request.routing?.lora_name });
+  return new Sequence(requestId, prompt, saltSeed, stream, {
+    maxTokens,
+    minTokens,
+    naturalLength,
+    eosId,
+    eosIds,
+    stopIds: idSet(stop.stop_token_ids),
+    ignoreEos,
+  });
+}

@@ -1,0 +1,85 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { ModelManager } from '../../models/index.js';
+import { registerAdminRoutes } from './admin-routes.js';
+import { registerOpenAiRoutes } from './openai-routes.js';
+import { createHttpServer } from './server.js';
+import { HttpServiceState } from './service-state.js';
+
+export interface HttpPaths {
+  chat: string;
+  completions: string;
+  models: string;
+  health: string;
+  live: string;
+}
+
+export const DEFAULT_HTTP_PATHS: HttpPaths = {
+  chat: '/v1/chat/completions',
+  completions: '/v1/completions',
+  models: '/v1/models',
+  health: '/health',
+  live: '/live',
+};
+
+export interface HttpServiceOptions {
+  host: string;
+  port: number;
+  bodyLimitMb: number;
+  overloadStatus: number;
+  gracefulShutdownSecs: number;
+  forceIncludeUsage: boolean;
+  contextWindow?: number;
+  maxOutputTokens?: number;
+  paths: HttpPaths;
+  logger: Logger;
+}
+
+/** The OpenAI-compatible HTTP service: routes, lifecycle and graceful shutdown. */
+export class HttpService {
+  readonly state: HttpServiceState;
+  readonly app: FastifyInstance;
+
+  constructor(
+    private readonly opts: HttpServiceOptions,
+    models: ModelManager,
+  ) {
+    this.state = new HttpServiceState(opts.overloadStatus);
+    this.app = createHttpServer({ bodyLimitMb: opts.bodyLimitMb, overloadStatus: opts.overloadStatus, logger: opts.logger }, this.state);
+    registerOpenAiRoutes(this.app, this.state, models, {
+      chatPath: opts.paths.chat,
+      completionsPath: opts.paths.completions,
+      forceIncludeUsage: opts.forceIncludeUsage,
+    });
+    registerAdminRoutes(this.app, this.state, models, {
+      modelsPath: opts.paths.models,
+      healthPath: opts.paths.health,
+      livePath: opts.paths.live,
+      contextWindow: opts.contextWindow,
+      maxOutputTokens: opts.maxOutputTokens,
+    });
+  }
+
+  /** Start listening; resolves to the bound port (useful with port 0). */
+  async listen(): Promise<number> {
+    await this.app.listen({ host: this.opts.host, port: this.opts.port });
+    const addr = this.app.server.address();
+    return typeof addr === 'object' && addr ? addr.port : this.opts.port;
+  }
+
+  /**
+   * Drain, then stop: new requests get 503 and `/health` turns 503 while in-flight requests
+   * finish (up to the graceful timeout); then `/live` turns 503 and the listener closes.
+   */
+  async shutdown(): Promise<void> {
+    if (this.state.phase !== 'serving') return;
+    this.state.phase = 'draining';
+    const deadline = Date.now() + this.opts.gracefulShutdownSecs * 1000;
+    while (this.state.inflight > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    this.state.phase = 'stopping';
+    this.app.server.closeAllConnections?.();
+    await this.app.close();
+  }
+}

@@ -1,0 +1,101 @@
+import type { CompletionUsage } from '../../protocols/index.js';
+
+// Chunks are assembled from pre-serialized pieces: per token only the text goes through
+// JSON.stringify, everything else is fixed for the request.
+
+export type ApiKind = 'chat' | 'completions';
+
+export interface ChoiceDelta {
+  index: number;
+  text: string;
+  /** First chunk of a choice (chat adds `role`). */
+  first: boolean;
+  finishReason: string | null;
+  stopReason: string | number | null;
+}
+
+export class ChunkSerializer {
+  private readonly head: string;
+
+  constructor(
+    readonly kind: ApiKind,
+    readonly id: string,
+    readonly created: number,
+    readonly model: string,
+  ) {
+    const object = kind === 'chat' ? 'chat.completion.chunk' : 'text_completion';
+    const fingerprint = kind === 'chat' ? ',"system_fingerprint":null' : '';
+    this.head = `{"id":${JSON.stringify(id)},"object":"${object}","created":${created},"model":${JSON.stringify(model)}${fingerprint},"choices":[`;
+  }
+
+  /** One chunk holding one choice's delta. */
+  choice(d: ChoiceDelta): string {
+    return `${this.head}${this.choiceBody(d)}],"usage":null}`;
+  }
+
+  /** The usage-only chunk sent after the last finish when include_usage is on. */
+  usage(usage: CompletionUsage): string {
+    return `${this.head}],"usage":${JSON.stringify(usage)}}`;
+  }
+
+  private choiceBody(d: ChoiceDelta): string {
+    const finish = d.finishReason === null ? 'null' : `"${d.finishReason}"`;
+    const stopReason = d.stopReason === null ? '' : `,"stop_reason":${JSON.stringify(d.stopReason)}`;
+    if (this.kind === 'completions') {
+      return `{"index":${d.index},"text":${JSON.stringify(d.text)},"logprobs":null,"finish_reason":${finish}${stopReason}}`;
+    }
+    let delta = d.first ? '"role":"assistant"' : '';
+    if (d.text.length > 0) delta += `${delta ? ',' : ''}"content":${JSON.stringify(d.text)}`;
+    return `{"index":${d.index},"delta":{${delta}},"finish_reason":${finish},"logprobs":null${stopReason}}`;
+  }
+}
+
+export interface FoldedChoice {
+  index: number;
+  text: string;
+  finishReason: string | null;
+  stopReason: string | number | null;
+}
+
+/** The unary response: the stream folded into one object. */
+export function foldedResponse(
+  kind: ApiKind,
+  id: string,
+  created: number,
+  model: string,
+  choices: FoldedChoice[],
+  usage: CompletionUsage,
+): Record<string, unknown> {
+  const sorted = [...choices].sort((a, b) => a.index - b.index);
+  if (kind === 'completions') {
+    return {
+      id,
+      object: 'text_completion',
+      created,
+      model,
+      choices: sorted.map((c) => ({
+        index: c.index,
+        text: c.text,
+        logprobs: null,
+        finish_reason: c.finishReason,
+        ...(c.stopReason !== null ? { stop_reason: c.stopReason } : {}),
+      })),
+      usage,
+    };
+  }
+  return {
+    id,
+    object: 'chat.completion',
+    created,
+    model,
+    system_fingerprint: null,
+    choices: sorted.map((c) => ({
+      index: c.index,
+      message: { role: 'assistant', content: c.text.length > 0 ? c.text : null },
+      finish_reason: c.finishReason,
+      logprobs: null,
+      ...(c.stopReason !== null ? { stop_reason: c.stopReason } : {}),
+    })),
+    usage,
+  };
+}

@@ -1,0 +1,117 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { DynamoError, GrpcStatus, NotFoundError, ValidationError } from '../../protocols/index.js';
+import { httpErrorReply } from './error-envelope.js';
+import { parseJsonBody } from './json-body.js';
+import type { HttpServiceState } from './service-state.js';
+
+export interface HttpServerOptions {
+  bodyLimitMb: number;
+  overloadStatus: number;
+  logger: Logger;
+}
+
+/** Raised by the body parser; mapped like every other error. */
+class UnsupportedMediaTypeError extends DynamoError {
+  constructor() {
+    super('unsupported_media_type', 'Expected request with Content-Type application/json', 415, GrpcStatus.INVALID_ARGUMENT);
+  }
+}
+
+class MethodNotAllowedError extends DynamoError {
+  constructor(method: string, url: string) {
+    super('validation', `Method ${method} not allowed on ${url}; use POST`, 405, GrpcStatus.UNIMPLEMENTED);
+  }
+}
+
+class PayloadTooLargeError extends DynamoError {
+  constructor(limitMb: number) {
+    super('payload_too_large', `Request body exceeds the limit of ${limitMb} MB set by DYN_HTTP_BODY_LIMIT_MB`, 413, GrpcStatus.RESOURCE_EXHAUSTED);
+  }
+}
+
+const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json(?:\s*;.*)?$/i;
+
+/** The request id of a request: the client's `x-request-id`, or a fresh UUID. */
+export function requestIdOf(req: FastifyRequest): string {
+  const h = req.headers['x-request-id'];
+  const id = Array.isArray(h) ? h[0] : h;
+  return id && id.length > 0 && id.length <= 256 ? id : randomUUID();
+}
+
+export function sendError(reply: FastifyReply, err: unknown, overloadStatus: number): FastifyReply {
+  const { status, body } = httpErrorReply(err, overloadStatus);
+  return reply.code(status).header('content-type', 'application/json').send(JSON.stringify(body));
+}
+
+/**
+ * The fastify instance with the HTTP behaviour every route shares: JSON bodies (tolerant of raw
+ * control characters, 415 for other media types, 413 over the limit), flat error bodies, the
+ * `Route not found` 404, and `x-request-id` echo.
+ */
+export function createHttpServer(opts: HttpServerOptions, state: HttpServiceState): FastifyInstance {
+  const bodyLimit = Math.max(1, Math.floor(opts.bodyLimitMb * 1024 * 1024));
+  const app = Fastify({
+    bodyLimit,
+    loggerInstance: opts.logger as FastifyBaseLogger,
+    // Per-request log lines cost more than the request itself at high rates.
+    logController: new LogController({ disableRequestLogging: true }),
+    // Long generations must not be cut by a server-side timeout.
+    requestTimeout: 0,
+    keepAliveTimeout: 75_000,
+    return503OnClosing: false,
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (req, body, done) => {
+    const ct = req.headers['content-type'] ?? '';
+    if (!JSON_CONTENT_TYPE.test(ct)) {
+      done(new UnsupportedMediaTypeError(), undefined);
+      return;
+    }
+    try {
+      done(null, parseJsonBody(body as Buffer));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    const id = req.headers['x-request-id'];
+    if (typeof id === 'string' && id.length > 0) reply.header('x-request-id', id);
+  });
+
+  app.setErrorHandler((err: unknown, req, reply) => {
+    const e = err as { code?: string; statusCode?: number };
+    let mapped: unknown = err;
+    if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') mapped = new PayloadTooLargeError(opts.bodyLimitMb);
+    else if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') mapped = new UnsupportedMediaTypeError();
+    else if (e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || e.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH')
+      mapped = new ValidationError('Failed to read request body');
+    if (!(mapped instanceof DynamoError)) req.log.error({ err }, 'unhandled error in %s %s', req.method, req.url);
+    return sendError(reply, mapped, state.overloadStatus);
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    sendError(reply, new NotFoundError(`Route not found: ${req.method} ${path}`), state.overloadStatus);
+  });
+
+  return app;
+}
+
+/** Register a POST route plus a 405 (`Allow: POST`) answer for the other methods on that path. */
+export function postRoute(
+  app: FastifyInstance,
+  url: string,
+  handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+): void {
+  app.post(url, handler);
+  app.route({
+    method: ['GET', 'PUT', 'DELETE', 'PATCH'],
+    url,
+    handler: async (req, reply) =>
+      sendError(reply.header('allow', 'POST'), new MethodNotAllowedError(req.method, url), 0),
+  });
+}

@@ -1,0 +1,45 @@
+import type { Config } from '../config/index.js';
+import { loadDefaultModelCard, loadModelCard, type ModelDeploymentCard, type ServedModel } from '../models/index.js';
+import { HfTokenizer, Preprocessor, TokenTable } from '../pipeline/index.js';
+import { createRouterPolicy, PushRouter } from '../router/index.js';
+
+/** The card of the model this process serves: `--model-path`, or the bundled Qwen3 tokenizer. */
+export function loadConfiguredCard(config: Config, blockSize: number): ModelDeploymentCard {
+  const opts = { displayName: config.modelName, kvCacheBlockSize: blockSize };
+  return config.modelPath ? loadModelCard(config.modelPath, opts) : loadDefaultModelCard(opts);
+}
+
+export interface EndpointId {
+  namespace: string;
+  component: string;
+  endpoint: string;
+}
+
+/** `dyn://ns.component.endpoint` → its parts. */
+export function parseEndpoint(url: string): EndpointId {
+  const [namespace, component, endpoint] = url.replace(/^dyn:\/\//, '').split('.');
+  return { namespace: namespace!, component: component!, endpoint: endpoint! };
+}
+
+/**
+ * Everything the frontend needs to serve a card: tokenizer, byte table, preprocessor and a router
+ * with no instances yet. The token table and tokenizer are built once here, never per request.
+ */
+export function buildServedModel(card: ModelDeploymentCard, config: Config, endpoint: EndpointId): ServedModel {
+  const tokenTable = TokenTable.fromFile(card.tokenizerJsonPath, card.files.tokenizerConfig?.path);
+  const preprocessor = new Preprocessor(card, new HfTokenizer(card.tokenizerJsonPath), {
+    maxOutputTokens: config.maxOutputTokens,
+    ignoreUnsupportedFields: config.ignoreOpenaiFeUnsupportedFields,
+    nvextEnabled: !config.disableFrontendNvext,
+  });
+  const routerMode = config.routerMode as 'round-robin' | 'random' | 'direct';
+  return {
+    name: card.displayName,
+    card,
+    preprocessor,
+    tokenTable,
+    router: new PushRouter(card.displayName, createRouterPolicy(routerMode)),
+    endpoint,
+    created: Math.floor(Date.now() / 1000),
+  };
+}

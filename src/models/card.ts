@@ -1,0 +1,89 @@
+// The ModelDeploymentCard: everything the frontend needs to serve one model, and its wire form
+// (`card_json`) as upstream workers publish it under `v1/mdc/...`.
+
+export type ModelTypeFlag = 'Chat' | 'Completions' | 'Embedding' | 'TensorBased' | 'Prefill' | 'Images' | 'Audios' | 'Videos';
+export type ModelInput = 'Tokens' | 'Text' | 'Tensor';
+
+/** A file the card refers to. The BLAKE3 checksum is optional until a hasher is available. */
+export interface CardFile {
+  path: string;
+  size: number;
+  checksum?: string;
+}
+
+export interface ModelDeploymentCard {
+  /** The served model name. */
+  displayName: string;
+  slug: string;
+  /** The model folder the card was loaded from. */
+  sourcePath: string;
+  /** Largest prompt + completion the model accepts. */
+  contextLength: number;
+  kvCacheBlockSize: number;
+  migrationLimit: number;
+  /** Ids that end generation: generation_config `eos_token_id` ∪ tokenizer_config `eos_token`. */
+  eosTokenIds: number[];
+  bosToken: string | null;
+  eosToken: string | null;
+  unkToken: string | null;
+  /** Named chat templates (`default`, `tool_use`, ...); empty when the model has none. */
+  chatTemplates: Record<string, string>;
+  tokenizerJsonPath: string;
+  tokenizerConfig: Record<string, unknown>;
+  /** generation_config.json, or `{}`: holds defaults such as temperature. */
+  generationConfig: Record<string, unknown>;
+  /** config.json, when the folder has one. */
+  modelConfig: Record<string, unknown> | null;
+  modelType: ModelTypeFlag[];
+  modelInput: ModelInput;
+  /** Files by role, for the wire card. */
+  files: {
+    tokenizerJson: CardFile;
+    tokenizerConfig: CardFile | null;
+    chatTemplate: CardFile | null;
+    generationConfig: CardFile | null;
+    config: CardFile | null;
+  };
+}
+
+/** Upstream slug rules: lowercase `a-z0-9-_`; `/` becomes `--`, anything else `_`. */
+export function slugify(name: string): string {
+  return name
+    .toLowerCase()
+    .replaceAll('/', '--')
+    .replace(/[^a-z0-9_-]/g, '_');
+}
+
+/** The card in upstream's `card_json` field names (reference/upstream-wire.md §5). */
+export function toCardJson(card: ModelDeploymentCard): Record<string, unknown> {
+  const { files } = card;
+  const json: Record<string, unknown> = {
+    display_name: card.displayName,
+    slug: card.slug,
+    source_path: card.sourcePath,
+    model_info: files.config ? { hf_config_json: checkedFile(files.config) } : null,
+    tokenizer: { hf_tokenizer_json: checkedFile(files.tokenizerJson) },
+    prompt_formatter: files.tokenizerConfig ? { hf_tokenizer_config_json: checkedFile(files.tokenizerConfig) } : null,
+    chat_template_file: files.chatTemplate
+      ? { hf_chat_template: { is_custom: false, file: checkedFile(files.chatTemplate) } }
+      : null,
+    gen_config: files.generationConfig ? { hf_generation_config_json: checkedFile(files.generationConfig) } : null,
+    prompt_context: null,
+    context_length: card.contextLength,
+    architectural_max_context_length: card.contextLength,
+    kv_cache_block_size: card.kvCacheBlockSize,
+    migration_limit: card.migrationLimit,
+    model_type: card.modelType.join(' | '),
+    model_input: card.modelInput,
+    worker_type: 'aggregated',
+    runtime_config: { context_length: card.contextLength },
+    user_data: null,
+  };
+  return json;
+}
+
+function checkedFile(file: CardFile): Record<string, unknown> {
+  return file.checksum === undefined
+    ? { path: file.path, size: file.size }
+    : { path: file.path, checksum: file.checksum, size: file.size };
+}

@@ -1,0 +1,3 @@
+export * from './card.js';
+export * from './card-loader.js';
+export * from './model-manager.js';

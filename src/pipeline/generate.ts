@@ -1,0 +1,63 @@
+import type { EngineClient, PreprocessedRequest } from '../protocols/index.js';
+import { mergeAsync } from './merge-async.js';
+import { decodeStream, type DecodedStep, type TokenTable } from './postprocess/index.js';
+
+export interface GenerationTarget {
+  engine: EngineClient;
+  tokenTable: TokenTable;
+}
+
+export interface PromptRun {
+  request: PreprocessedRequest;
+  promptTokens: number;
+}
+
+/**
+ * Start every choice of every prompt and merge their detokenized steps. Choice `i` of prompt `p`
+ * has index `p * n + i`. Routing happens here, synchronously, so "no workers" or "unknown instance"
+ * errors surface before a response is committed. Aborting `signal` stops every engine request.
+ */
+export function generateChoices(
+  target: GenerationTarget,
+  prompts: PromptRun[],
+  n: number,
+  requestId: string,
+  signal: AbortSignal,
+): AsyncIterable<DecodedStep> {
+  const streams: AsyncIterable<DecodedStep>[] = [];
+  const fanOut = prompts.length * n > 1;
+  prompts.forEach((prompt, p) => {
+    for (let i = 0; i < n; i++) {
+      const index = p * n + i;
+      const choiceAbort = new AbortController();
+      const onAbort = (): void => choiceAbort.abort(signal.reason);
+      if (signal.aborted) choiceAbort.abort(signal.reason);
+      else signal.addEventListener('abort', onAbort, { once: true });
+      const request = n > 1 ? withChoiceSeed(prompt.request, i) : prompt.request;
+      const outputs = target.engine.generate(request, {
+        requestId: fanOut ? `${requestId}-${index}` : requestId,
+        signal: choiceAbort.signal,
+      });
+      streams.push(
+        decodeStream(outputs, {
+          table: target.tokenTable,
+          request,
+          promptTokens: prompt.promptTokens,
+          index,
+          onLocalStop: () => choiceAbort.abort(),
+        }),
+      );
+      choiceAbort.signal.addEventListener('abort', () => signal.removeEventListener('abort', onAbort), { once: true });
+    }
+  });
+  return mergeAsync(streams);
+}
+
+/**
+ * The frontend fans n choices out as n single-choice engine requests. They must differ, so each
+ * gets its own seed, offset from the request's when it has one.
+ */
+function withChoiceSeed(request: PreprocessedRequest, choice: number): PreprocessedRequest {
+  const seed = request.sampling_options.seed ?? 0;
+  return { ...request, sampling_options: { ...request.sampling_options, n: 1, seed: seed + choice } };
+}

@@ -1,0 +1,4 @@
+export { generateChoices, type GenerationTarget, type PromptRun } from './generate.js';
+export { mergeAsync } from './merge-async.js';
+export { TokenTable, decodeStream, type DecodedStep } from './postprocess/index.js';
+export { Preprocessor, HfTokenizer, type PreparedRequest, type PreprocessorOptions } from './preprocess/index.js';

@@ -1,0 +1,168 @@
+// The backend operator: turns one choice's engine outputs into released text with OpenAI-facing
+// finish reasons, applying local stop conditions and telling the engine to stop when one fires.
+
+import {
+  InternalError,
+  type CompletionUsage,
+  type EngineFinishReason,
+  type LLMEngineOutput,
+} from '../../protocols/index.js';
+import { SequenceDecoder, stopSettingsFrom, type StopRequest, type StopTrigger } from './sequence-decoder.js';
+import type { TokenTable } from './token-table.js';
+
+/** OpenAI-facing finish reasons; `cancelled` is kept distinct so the HTTP layer can decide. */
+export type ChoiceFinishReason = 'stop' | 'length' | 'content_filter' | 'cancelled';
+
+export interface DecodedStep {
+  /** The choice index given in the options. */
+  index: number;
+  /** Newly released text; "" when the tokens' text is held back or hidden. */
+  text: string;
+  /** The engine's ids for this step, unchanged (ids after a local stop in the same step included). */
+  token_ids: number[];
+  /** Each processed token's own text (null for a hidden stop token); may be shorter than token_ids after a local stop. */
+  tokens: (string | null)[];
+  /** The engine's per-token log probabilities, passed through. */
+  log_probs: number[] | null;
+  finish_reason: ChoiceFinishReason | null;
+  /** The engine-level reason: `eos` for a model EOS, `stop` for stop ids/strings, and so on. */
+  engine_finish_reason: EngineFinishReason | null;
+  stop_reason: string | number | null;
+  /** On the finishing step only: the engine's completion_usage, else counted here. */
+  usage?: CompletionUsage;
+}
+
+export interface DecodeStreamOptions {
+  table: TokenTable;
+  /** The request sent to the engine: stop conditions, include_stop_str_in_output, skip_special_tokens, eos ids. */
+  request: StopRequest;
+  /** Prompt length, for usage when the engine does not report it. */
+  promptTokens: number;
+  index: number;
+  /** Called once when a local stop fires before the engine finished: stop generating. */
+  onLocalStop: () => void;
+}
+
+/**
+ * Detokenizes and applies stop handling to one choice's engine stream. The last step carries the
+ * finish reason and usage; a stream that ends without a finish gets a synthetic `stop` step
+ * carrying any held-back text. Engine `error` finishes and decode errors are thrown as
+ * `InternalError`. Steps whose `text` the engine already decoded bypass the detokenizer and
+ * stop handling, as upstream does.
+ */
+export async function* decodeStream(outputs: AsyncIterable<LLMEngineOutput>, opts: DecodeStreamOptions): AsyncGenerator<DecodedStep> {
+  const seq = new SequenceDecoder(opts.table, stopSettingsFrom(opts.request));
+  let completionTokens = 0;
+  let engineUsage: CompletionUsage | null = null;
+  const usage = (): CompletionUsage =>
+    engineUsage ?? {
+      prompt_tokens: opts.promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: opts.promptTokens + completionTokens,
+    };
+
+  for await (const out of outputs) {
+    const ids = out.token_ids ?? [];
+    const engineFinish = out.finish_reason ?? null;
+    completionTokens += ids.length;
+    if (out.completion_usage) engineUsage = out.completion_usage;
+    if (engineFinish === 'error') {
+      throw new InternalError(`engine error${typeof out.stop_reason === 'string' ? `: ${out.stop_reason}` : ''}`);
+    }
+
+    const step: DecodedStep = {
+      index: opts.index,
+      text: '',
+      token_ids: ids,
+      tokens: [],
+      log_probs: out.log_probs ?? null,
+      finish_reason: null,
+      engine_finish_reason: null,
+      stop_reason: null,
+    };
+
+    if (out.text != null) {
+      step.text = out.text;
+      step.tokens = out.tokens ?? [];
+    } else {
+      let result;
+      try {
+        result = seq.process(ids);
+      } catch (err) {
+        if (engineFinish === null) opts.onLocalStop();
+        throw err;
+      }
+      step.text = result.text;
+      step.tokens = result.tokens;
+      if (result.trigger !== null) {
+        if (engineFinish === null) opts.onLocalStop();
+        setLocalFinish(step, result.trigger);
+        step.usage = usage();
+        yield step;
+        return;
+      }
+    }
+
+    if (engineFinish !== null) {
+      // Held-back text is older than engine-decoded text but newer than this step's released text.
+      const held = seq.flush();
+      step.text = out.text != null ? held + step.text : step.text + held;
+      step.finish_reason = choiceFinish(engineFinish);
+      step.engine_finish_reason = engineFinish;
+      step.stop_reason = out.stop_reason ?? null;
+      step.usage = usage();
+      yield step;
+      return;
+    }
+    if (ids.length > 0 || step.text.length > 0) yield step;
+  }
+
+  yield {
+    index: opts.index,
+    text: seq.flush(),
+    token_ids: [],
+    tokens: [],
+    log_probs: null,
+    finish_reason: 'stop',
+    engine_finish_reason: 'stop',
+    stop_reason: null,
+    usage: usage(),
+  };
+}
+
+function setLocalFinish(step: DecodedStep, trigger: StopTrigger): void {
+  switch (trigger.kind) {
+    case 'max_tokens':
+      step.finish_reason = 'length';
+      step.engine_finish_reason = 'length';
+      return;
+    case 'eos':
+      step.finish_reason = 'stop';
+      step.engine_finish_reason = 'eos';
+      return;
+    case 'stop_token':
+      step.finish_reason = 'stop';
+      step.engine_finish_reason = 'stop';
+      step.stop_reason = trigger.tokenId;
+      return;
+    case 'stop_string':
+      step.finish_reason = 'stop';
+      step.engine_finish_reason = 'stop';
+      step.stop_reason = trigger.stop;
+  }
+}
+
+/** Engine finish → OpenAI-facing finish. `error` never gets here (it is thrown). */
+export function choiceFinish(reason: EngineFinishReason): ChoiceFinishReason {
+  switch (reason) {
+    case 'length':
+      return 'length';
+    case 'content_filter':
+      return 'content_filter';
+    case 'cancelled':
+    case 'abort':
+      return 'cancelled';
+    default:
+      return 'stop';
+  }
+}

@@ -1,0 +1,20 @@
+// Post-processing: detokenize engine output incrementally and apply stop conditions.
+export { TokenTable, type TokenBytesSource } from './token-table.js';
+export type { LeadingRule } from './decoder-scheme.js';
+export { IncrementalDecoder } from './incremental-decoder.js';
+export { StopJail } from './stop-jail.js';
+export {
+  SequenceDecoder,
+  stopSettingsFrom,
+  type SequenceResult,
+  type StopRequest,
+  type StopSettings,
+  type StopTrigger,
+} from './sequence-decoder.js';
+export {
+  decodeStream,
+  choiceFinish,
+  type ChoiceFinishReason,
+  type DecodeStreamOptions,
+  type DecodedStep,
+} from './decode-stream.js';

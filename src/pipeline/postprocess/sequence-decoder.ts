@@ -1,0 +1,119 @@
+// One choice's token-level stop logic, in the order the upstream backend operator applies it:
+// the min_tokens gate, visible stop ids, hidden stop ids (user ids, then EOS), stop strings, and
+// finally the max_tokens limit.
+
+import type { PreprocessedRequest } from '../../protocols/index.js';
+import { IncrementalDecoder } from './incremental-decoder.js';
+import { StopJail } from './stop-jail.js';
+import type { TokenTable } from './token-table.js';
+
+export interface StopSettings {
+  maxTokens: number | null;
+  minTokens: number;
+  stopStrings: readonly string[];
+  includeStopStrInOutput: boolean;
+  /** Stop ids whose own text is kept (stop_reason = the id). */
+  visibleStopIds: ReadonlySet<number>;
+  /** The user's stop_token_ids: hidden, stop_reason = the id. */
+  userStopIds: ReadonlySet<number>;
+  /** Model EOS ids: hidden, stop_reason null. */
+  eosIds: ReadonlySet<number>;
+  skipSpecialTokens: boolean;
+}
+
+export type StopRequest = Pick<PreprocessedRequest, 'stop_conditions' | 'sampling_options' | 'output_options' | 'eos_token_ids'>;
+
+/**
+ * Reads the request's stop settings. EOS ids are `stop_token_ids_hidden` plus the request's
+ * `eos_token_ids` unless `ignore_eos`. `skip_special_tokens` defaults to true (newest upstream).
+ */
+export function stopSettingsFrom(request: StopRequest): StopSettings {
+  const sc = request.stop_conditions;
+  const eos = new Set(sc.stop_token_ids_hidden ?? []);
+  if (!sc.ignore_eos) for (const id of request.eos_token_ids ?? []) eos.add(id);
+  return {
+    maxTokens: sc.max_tokens ?? null,
+    minTokens: sc.min_tokens ?? 0,
+    stopStrings: sc.stop ?? [],
+    includeStopStrInOutput: request.sampling_options.include_stop_str_in_output ?? false,
+    visibleStopIds: new Set(sc.stop_token_ids_visible ?? []),
+    userStopIds: new Set(sc.stop_token_ids ?? []),
+    eosIds: eos,
+    skipSpecialTokens: request.output_options.skip_special_tokens ?? true,
+  };
+}
+
+export type StopTrigger =
+  | { kind: 'max_tokens' }
+  /** A model EOS id: hidden, no stop_reason. */
+  | { kind: 'eos'; tokenId: number }
+  /** A user or visible stop id. */
+  | { kind: 'stop_token'; tokenId: number; visible: boolean }
+  | { kind: 'stop_string'; stop: string; visible: boolean };
+
+export interface SequenceResult {
+  /** Text released by these tokens (held-back text from earlier tokens may come out here). */
+  text: string;
+  /** Each processed token's own decoded text; null for a hidden stop token. */
+  tokens: (string | null)[];
+  /** Set when a local stop fired; the ids after the stopping one were not processed. */
+  trigger: StopTrigger | null;
+}
+
+export class SequenceDecoder {
+  private readonly decoder: IncrementalDecoder;
+  private readonly jail: StopJail;
+  private generated = 0;
+
+  constructor(
+    table: TokenTable,
+    private readonly settings: StopSettings,
+  ) {
+    this.decoder = new IncrementalDecoder(table, settings.skipSpecialTokens);
+    this.jail = new StopJail(settings.stopStrings, settings.includeStopStrInOutput);
+  }
+
+  /**
+   * Processes one engine step's ids, stopping at the first stop condition.
+   * @throws InternalError on a decode error (an id outside the vocabulary).
+   */
+  process(ids: readonly number[]): SequenceResult {
+    const s = this.settings;
+    let text = '';
+    const tokens: (string | null)[] = [];
+    for (const id of ids) {
+      this.generated++;
+      const gated = this.generated < s.minTokens;
+      if (!gated && !s.visibleStopIds.has(id) && (s.userStopIds.has(id) || s.eosIds.has(id))) {
+        tokens.push(null);
+        text += this.flush();
+        const trigger: StopTrigger = s.userStopIds.has(id)
+          ? { kind: 'stop_token', tokenId: id, visible: false }
+          : { kind: 'eos', tokenId: id };
+        return { text, tokens, trigger };
+      }
+      const piece = this.decoder.push(id);
+      tokens.push(piece);
+      if (gated) {
+        text += piece;
+      } else if (s.visibleStopIds.has(id)) {
+        return { text: text + this.jail.flush() + piece, tokens, trigger: { kind: 'stop_token', tokenId: id, visible: true } };
+      } else if (this.jail.active) {
+        text += this.jail.push(piece);
+        const stop = this.jail.matched;
+        if (stop !== null) return { text, tokens, trigger: { kind: 'stop_string', stop, visible: s.includeStopStrInOutput } };
+      } else {
+        text += piece;
+      }
+      if (s.maxTokens !== null && this.generated >= s.maxTokens) {
+        return { text: text + this.flush(), tokens, trigger: { kind: 'max_tokens' } };
+      }
+    }
+    return { text, tokens, trigger: null };
+  }
+
+  /** Ends the sequence: jailed text, then any unfinished character as U+FFFD. */
+  flush(): string {
+    return this.jail.flush() + this.decoder.flush();
+  }
+}

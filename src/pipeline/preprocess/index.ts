@@ -1,0 +1,5 @@
+export { ChatTemplate, type ChatTemplateOptions } from './chat-template.js';
+export { Preprocessor, type PreparedRequest, type PreprocessorOptions } from './preprocessor.js';
+export { HfTokenizer } from './tokenizer.js';
+export { validateChatRequest, validateCompletionRequest, promptBatchSize, type ValidationOptions } from './validate.js';
+export { DEFAULT_MAX_OUTPUT_TOKENS } from './validate-rules.js';

@@ -1,0 +1,155 @@
+// OpenAI request → PreprocessedRequest: template, tokenize, check the context window, build the
+// engine's option blocks (reference/http.md §4.2).
+
+import { performance } from 'node:perf_hooks';
+import type { ModelDeploymentCard } from '../../models/index.js';
+import {
+  NotImplementedError,
+  ValidationError,
+  type ChatCompletionRequest,
+  type CompletionRequest,
+  type PreprocessedRequest,
+} from '../../protocols/index.js';
+import { ChatTemplate } from './chat-template.js';
+import {
+  cacheSalt,
+  extraArgs,
+  outputOptions,
+  routingHints,
+  samplingOptions,
+  stopConditions,
+} from './request-options.js';
+import type { HfTokenizer } from './tokenizer.js';
+import { validateChatRequest, validateCompletionRequest, type ValidationOptions } from './validate.js';
+
+export interface PreprocessorOptions extends ValidationOptions {
+  /** `--exclude-tools-when-tool-choice-none` (default true). */
+  excludeToolsWhenToolChoiceNone?: boolean;
+}
+
+export interface PreparedRequest {
+  request: PreprocessedRequest;
+  promptTokens: number;
+  /** The rendered chat prompt (or the completions prompt text), for the `formatted_prompt` annotation. */
+  formattedPrompt?: string;
+  /** Choices to generate for this prompt. */
+  n: number;
+  /** Time spent in the tokenizer; 0 when the client sent token ids. */
+  tokenizeMs: number;
+}
+
+interface Prompt {
+  tokens: number[];
+  text?: string;
+  tokenizeMs: number;
+}
+
+export class Preprocessor {
+  private readonly template: ChatTemplate;
+
+  constructor(
+    readonly card: ModelDeploymentCard,
+    private readonly tokenizer: HfTokenizer,
+    private readonly opts: PreprocessorOptions = {},
+  ) {
+    this.template = new ChatTemplate(card, opts);
+  }
+
+  validateChat(body: unknown): ChatCompletionRequest {
+    return validateChatRequest(body, this.opts);
+  }
+
+  validateCompletion(body: unknown): CompletionRequest {
+    return validateCompletionRequest(body, this.opts);
+  }
+
+  async preprocessChat(req: ChatCompletionRequest): Promise<PreparedRequest> {
+    return this.prepare(req, await this.chatPrompt(req));
+  }
+
+  /** One prepared request per prompt of a batch (`string[]` or `number[][]`). */
+  async preprocessCompletion(req: CompletionRequest): Promise<PreparedRequest[]> {
+    const prompts = await Promise.all(this.completionPrompts(req));
+    return prompts.map((prompt) => this.prepare(req, prompt));
+  }
+
+  private async chatPrompt(req: ChatCompletionRequest): Promise<Prompt> {
+    const tokenData = req.nvext?.token_data;
+    if (tokenData) return { tokens: tokenData, tokenizeMs: 0 };
+    if (req.nvext?.use_raw_prompt === true) return this.encode(rawChatText(req), true);
+    // The template writes BOS and other special tokens itself.
+    return this.encode(this.template.render(req), false);
+  }
+
+  private completionPrompts(req: CompletionRequest): Promise<Prompt>[] {
+    const tokenData = req.nvext?.token_data;
+    if (tokenData) return [Promise.resolve({ tokens: tokenData, tokenizeMs: 0 })];
+    const prompt = req.prompt;
+    if (prompt === undefined || prompt === null) {
+      throw new NotImplementedError('prompt_embeds without a prompt is not supported by this frontend');
+    }
+    if (typeof prompt === 'string') return [this.encode(prompt, true)];
+    if (prompt.length > 0 && typeof prompt[0] === 'number') {
+      return [Promise.resolve({ tokens: prompt as number[], tokenizeMs: 0 })];
+    }
+    return (prompt as (string | number[])[]).map((p) =>
+      typeof p === 'string' ? this.encode(p, true) : Promise.resolve({ tokens: p, tokenizeMs: 0 }),
+    );
+  }
+
+  private async encode(text: string, addSpecialTokens: boolean): Promise<Prompt> {
+    const started = performance.now();
+    const tokens = await this.tokenizer.encode(text, addSpecialTokens);
+    return { tokens, text, tokenizeMs: performance.now() - started };
+  }
+
+  private prepare(req: ChatCompletionRequest | CompletionRequest, prompt: Prompt): PreparedRequest {
+    const contextLength = this.card.contextLength;
+    const promptTokens = prompt.tokens.length;
+    if (promptTokens >= contextLength) {
+      throw new ValidationError(
+        `This model's maximum context length is ${contextLength} tokens. However, your messages resulted in ${promptTokens} tokens. Please reduce the length of the messages.`,
+      );
+    }
+    const ignoreEos = req.ignore_eos === true;
+    const stop = stopConditions(req, this.card.eosTokenIds);
+    if (stop.max_tokens === null || stop.max_tokens === undefined) {
+      stop.max_tokens = contextLength - promptTokens;
+    } else if (promptTokens + stop.max_tokens > contextLength) {
+      throw new ValidationError(
+        `This model's maximum context length is ${contextLength} tokens. However, you requested ${promptTokens + stop.max_tokens} tokens (${promptTokens} in the messages, ${stop.max_tokens} in the completion). Please reduce the length of the messages or completion.`,
+      );
+    }
+    const salt = cacheSalt(req);
+    const request: PreprocessedRequest = {
+      model: req.model,
+      token_ids: prompt.tokens,
+      stop_conditions: stop,
+      sampling_options: samplingOptions(req),
+      output_options: outputOptions(req),
+      eos_token_ids: ignoreEos ? [] : [...this.card.eosTokenIds],
+      mdc_sum: null,
+      annotations: req.nvext?.annotations ?? [],
+      routing: routingHints(req.nvext, salt),
+      extra_args: extraArgs(req, salt),
+    };
+    return {
+      request,
+      promptTokens,
+      formattedPrompt: prompt.text,
+      n: req.n ?? 1,
+      tokenizeMs: prompt.tokenizeMs,
+    };
+  }
+}
+
+/** nvext.use_raw_prompt on chat: the messages' text, untemplated. */
+function rawChatText(req: ChatCompletionRequest): string {
+  return req.messages
+    .map((m) =>
+      typeof m.content === 'string'
+        ? m.content
+        : (m.content ?? []).map((p) => (p.type === 'text' ? (p as { text: string }).text : '')).join('\n'),
+    )
+    .join('\n');
+}

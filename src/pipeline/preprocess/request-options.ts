@@ -1,0 +1,132 @@
+// Maps a validated OpenAI request onto the engine's option blocks: stop conditions, sampling,
+// output options, routing hints and extra args (reference/http.md §4.2 step 4).
+
+import type {
+  ChatCompletionRequest,
+  CompletionRequest,
+  NvExt,
+  OutputOptions,
+  RoutingHints,
+  SamplingOptions,
+  StopConditions,
+} from '../../protocols/index.js';
+
+type AnyRequest = ChatCompletionRequest | CompletionRequest;
+
+function isChat(req: AnyRequest): req is ChatCompletionRequest {
+  return 'messages' in req;
+}
+
+/** `max_tokens` left null here is filled from the context window once the prompt length is known. */
+export function stopConditions(req: AnyRequest, eosTokenIds: readonly number[]): StopConditions {
+  const stop = req.stop;
+  const stopStrings = typeof stop === 'string' ? [stop] : Array.isArray(stop) && typeof stop[0] === 'string' ? (stop as string[]) : null;
+  const stopIds = Array.isArray(stop) && typeof stop[0] === 'number' ? (stop as number[]) : req.stop_token_ids ?? null;
+  const ignoreEos = req.ignore_eos === true;
+  const maxTokens = (isChat(req) ? req.max_completion_tokens : undefined) ?? req.max_tokens ?? null;
+  return {
+    max_tokens: maxTokens,
+    // ignore_eos generates to max_tokens: no stop strings, no hidden EOS stops.
+    stop: ignoreEos ? null : stopStrings,
+    stop_token_ids: stopIds,
+    stop_token_ids_hidden: ignoreEos ? null : [...eosTokenIds],
+    min_tokens: req.min_tokens ?? null,
+    ignore_eos: req.ignore_eos ?? null,
+    max_thinking_tokens: req.nvext?.max_thinking_tokens ?? null,
+  };
+}
+
+export function samplingOptions(req: AnyRequest): SamplingOptions {
+  const greedy = req.nvext?.greed_sampling === true;
+  const options: SamplingOptions = {
+    n: req.n ?? null,
+    best_of: isChat(req) ? null : req.best_of ?? null,
+    presence_penalty: greedy ? null : req.presence_penalty ?? null,
+    frequency_penalty: greedy ? null : req.frequency_penalty ?? null,
+    repetition_penalty: greedy ? null : req.repetition_penalty ?? null,
+    temperature: greedy ? 0 : req.temperature ?? null,
+    top_p: greedy ? null : req.top_p ?? null,
+    // 0 and -1 both mean "all tokens"; engines expect -1.
+    top_k: greedy ? null : req.top_k === 0 ? -1 : req.top_k ?? null,
+    min_p: greedy ? null : req.min_p ?? null,
+    seed: req.seed ?? null,
+    include_stop_str_in_output: req.include_stop_str_in_output ?? null,
+    detokenize: req.detokenize ?? null,
+    allowed_token_ids: req.allowed_token_ids ?? null,
+    bad_words_token_ids: req.bad_words_token_ids ?? null,
+    guided_decoding: guidedDecoding(req),
+  };
+  return options;
+}
+
+/** The guided-decoding block, or null when no constraint is set (a lone modifier engages nothing). */
+function guidedDecoding(req: AnyRequest): Record<string, unknown> | null {
+  let json = req.guided_json ?? null;
+  if (json === null && isChat(req) && req.response_format) {
+    const format = req.response_format;
+    if (format.type === 'json_object') json = { type: 'object' };
+    if (format.type === 'json_schema') json = format.json_schema.schema ?? null;
+  }
+  const constraint = {
+    json,
+    regex: req.guided_regex ?? null,
+    choice: req.guided_choice ?? null,
+    grammar: req.guided_grammar ?? null,
+    structural_tag: req.structural_tag ?? null,
+  };
+  if (Object.values(constraint).every((v) => v === null)) return null;
+  return {
+    ...constraint,
+    backend: req.guided_decoding_backend ?? null,
+    whitespace_pattern: req.guided_whitespace_pattern ?? null,
+  };
+}
+
+export function outputOptions(req: AnyRequest): OutputOptions {
+  let logprobs: number | null;
+  let promptLogprobs = req.prompt_logprobs ?? null;
+  if (isChat(req)) {
+    logprobs = req.logprobs === true ? req.top_logprobs ?? 1 : null;
+  } else {
+    logprobs = req.logprobs ?? null;
+    if (req.echo === true) promptLogprobs ??= 1;
+  }
+  return {
+    logprobs,
+    prompt_logprobs: promptLogprobs,
+    skip_special_tokens: req.skip_special_tokens ?? true,
+    formatted_prompt: null,
+    return_tokens_as_token_ids: req.return_tokens_as_token_ids ?? null,
+  };
+}
+
+/** nvext.cache_salt wins; the root `cache_salt` is a legacy fallback. Empty strings count as absent. */
+export function cacheSalt(req: AnyRequest): string | null {
+  return req.nvext?.cache_salt || req.cache_salt || null;
+}
+
+export function routingHints(nvext: NvExt | null | undefined, salt: string | null): RoutingHints | null {
+  if (!nvext && salt === null) return null;
+  const hints = nvext?.agent_hints;
+  return {
+    backend_instance_id: nvext?.backend_instance_id ?? null,
+    prefill_worker_id: nvext?.prefill_worker_id ?? null,
+    decode_worker_id: nvext?.decode_worker_id ?? null,
+    dp_rank: nvext?.dp_rank ?? null,
+    prefill_dp_rank: nvext?.prefill_dp_rank ?? null,
+    expected_output_tokens: hints?.osl ?? null,
+    lora_name: null,
+    cache_salt: salt,
+    priority: hints?.priority ?? null,
+  };
+}
+
+/** What the worker may need beyond the typed blocks: requested response fields and passthroughs. */
+export function extraArgs(req: AnyRequest, salt: string | null): Record<string, unknown> | null {
+  const extra: Record<string, unknown> = {};
+  if (req.nvext?.extra_fields?.length) extra.extra_fields = req.nvext.extra_fields;
+  if (salt !== null) extra.cache_salt = salt;
+  if (req.logprob_token_ids) extra.logprob_token_ids = req.logprob_token_ids;
+  if (isChat(req) && req.media_io_kwargs) extra.media_io_kwargs = req.media_io_kwargs;
+  return Object.keys(extra).length > 0 ? extra : null;
+}

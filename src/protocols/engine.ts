@@ -1,0 +1,111 @@
+// The one internal request/response pair shared by every frontend and every engine.
+// Field names are snake_case because this is also the JSON the runtime protocol carries
+// between frontend and workers: forwarding needs no renaming.
+
+export interface StopConditions {
+  max_tokens?: number | null;
+  /** Stop strings, matched on decoded text by the frontend. */
+  stop?: string[] | null;
+  /** User stop token ids: hidden, finish `stop`, stop_reason = the id. */
+  stop_token_ids?: number[] | null;
+  /** Model EOS ids: hidden, finish `eos`. Cleared when ignore_eos. */
+  stop_token_ids_hidden?: number[] | null;
+  /** Stop token ids whose text stays in the output (e.g. tool-call end tokens); stop_reason = the id. */
+  stop_token_ids_visible?: number[] | null;
+  min_tokens?: number | null;
+  ignore_eos?: boolean | null;
+  max_thinking_tokens?: number | null;
+}
+
+export interface SamplingOptions {
+  n?: number | null;
+  best_of?: number | null;
+  presence_penalty?: number | null;
+  frequency_penalty?: number | null;
+  repetition_penalty?: number | null;
+  temperature?: number | null;
+  top_p?: number | null;
+  top_k?: number | null;
+  min_p?: number | null;
+  seed?: number | null;
+  use_beam_search?: boolean | null;
+  length_penalty?: number | null;
+  include_stop_str_in_output?: boolean | null;
+  detokenize?: boolean | null;
+  allowed_token_ids?: number[] | null;
+  bad_words_token_ids?: number[][] | null;
+  guided_decoding?: Record<string, unknown> | null;
+}
+
+export interface OutputOptions {
+  logprobs?: number | null;
+  prompt_logprobs?: number | null;
+  skip_special_tokens?: boolean | null;
+  formatted_prompt?: boolean | null;
+  return_tokens_as_token_ids?: boolean | null;
+}
+
+export interface RoutingHints {
+  backend_instance_id?: string | number | null;
+  prefill_worker_id?: string | number | null;
+  decode_worker_id?: string | number | null;
+  dp_rank?: number | null;
+  prefill_dp_rank?: number | null;
+  expected_output_tokens?: number | null;
+  lora_name?: string | null;
+  cache_salt?: string | null;
+  priority?: number | null;
+}
+
+export interface PreprocessedRequest {
+  model: string;
+  token_ids: number[];
+  stop_conditions: StopConditions;
+  sampling_options: SamplingOptions;
+  output_options: OutputOptions;
+  eos_token_ids: number[];
+  mdc_sum?: string | null;
+  annotations?: string[];
+  routing?: RoutingHints | null;
+  extra_args?: Record<string, unknown> | null;
+}
+
+/** Engine-level finish reasons as they travel on the wire. */
+export type EngineFinishReason = 'eos' | 'stop' | 'length' | 'cancelled' | 'abort' | 'content_filter' | 'error';
+
+export interface CompletionUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number } | null;
+}
+
+/** One step of engine output. Python engines send only the keys they have; Rust ones send nulls. */
+export interface LLMEngineOutput {
+  token_ids: number[];
+  tokens?: (string | null)[] | null;
+  text?: string | null;
+  cum_log_probs?: number | null;
+  log_probs?: number[] | null;
+  finish_reason?: EngineFinishReason | null;
+  stop_reason?: string | number | null;
+  /** Choice index, for n > 1. */
+  index?: number | null;
+  completion_usage?: CompletionUsage | null;
+  extra_args?: Record<string, unknown> | null;
+}
+
+export interface GenerateContext {
+  /** Unique per request (per choice, for n > 1 fan-out). */
+  requestId: string;
+  /** Aborted when the client goes away or a local stop fires: the engine must stop promptly. */
+  signal: AbortSignal;
+}
+
+/**
+ * Anything that turns a PreprocessedRequest into a stream of engine outputs: an in-process engine,
+ * a router in front of many workers, or a client of a remote worker.
+ */
+export interface EngineClient {
+  generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncIterable<LLMEngineOutput>;
+}

@@ -1,0 +1,4 @@
+export * from './engine.js';
+export * from './errors.js';
+export * from './kv-events.js';
+export * from './openai.js';

@@ -1,0 +1,109 @@
+// Dynamo-compatible KV block hashing (reference/router.md §1): XXH3-64 over u32-LE token bytes.
+// Hashes are u64, so they are bigint here.
+import os from 'node:os';
+import { xxh3 } from '@node-rs/xxhash';
+
+/** Base seed of local block hashes and of every chain step. */
+export const XXH3_SEED = 1337n;
+
+const U64_MASK = 0xffff_ffff_ffff_ffffn;
+const LITTLE_ENDIAN_HOST = os.endianness() === 'LE';
+
+export interface SaltOptions {
+  loraName?: string | null;
+  cacheNamespace?: string | null;
+}
+
+/** XXH3-64 of raw bytes; `compute_block_hash` upstream. */
+export function computeBlockHash(bytes: Uint8Array, seed: bigint = XXH3_SEED): bigint {
+  return xxh3.xxh64(bytes, seed);
+}
+
+/** Seed for local hashes: 1337 + xxh3(lora, 0) + xxh3(namespace, 1), wrapping; empty strings count as absent. */
+export function computeSaltSeed(opts: SaltOptions = {}): bigint {
+  let seed = XXH3_SEED;
+  if (opts.loraName) seed = (seed + xxh3.xxh64(Buffer.from(opts.loraName, 'utf8'), 0n)) & U64_MASK;
+  if (opts.cacheNamespace) seed = (seed + xxh3.xxh64(Buffer.from(opts.cacheNamespace, 'utf8'), 1n)) & U64_MASK;
+  return seed;
+}
+
+/** Token ids [start, start+count) as u32 little-endian bytes, in one allocation. */
+function tokenBytes(tokens: ArrayLike<number>, start: number, count: number): Uint8Array {
+  const words = new Uint32Array(count);
+  for (let i = 0; i < count; i++) words[i] = tokens[start + i]!;
+  const bytes = new Uint8Array(words.buffer);
+  if (!LITTLE_ENDIAN_HOST) {
+    for (let i = 0; i < bytes.length; i += 4) {
+      const b0 = bytes[i]!;
+      const b1 = bytes[i + 1]!;
+      bytes[i] = bytes[i + 3]!;
+      bytes[i + 1] = bytes[i + 2]!;
+      bytes[i + 2] = b1;
+      bytes[i + 3] = b0;
+    }
+  }
+  return bytes;
+}
+
+/**
+ * Local hashes of the full blocks of `tokens` (a partial tail is never hashed).
+ * `fromBlock` skips blocks already hashed, for sequences that grow.
+ */
+export function computeLocalBlockHashes(
+  tokens: ArrayLike<number>,
+  blockSize: number,
+  seed: bigint = XXH3_SEED,
+  fromBlock = 0,
+): bigint[] {
+  if (blockSize <= 0) return [];
+  const numBlocks = Math.floor(tokens.length / blockSize);
+  if (numBlocks <= fromBlock) return [];
+  const blockBytes = blockSize * 4;
+  const bytes = tokenBytes(tokens, fromBlock * blockSize, (numBlocks - fromBlock) * blockSize);
+  const out = new Array<bigint>(numBlocks - fromBlock);
+  for (let b = 0; b < out.length; b++) {
+    out[b] = xxh3.xxh64(bytes.subarray(b * blockBytes, (b + 1) * blockBytes), seed);
+  }
+  return out;
+}
+
+/**
+ * Eagle (speculative decoding) local hashes: windows of blockSize+1 tokens with stride blockSize,
+ * floor((N-1)/B) blocks.
+ */
+export function computeEagleLocalBlockHashes(
+  tokens: ArrayLike<number>,
+  blockSize: number,
+  seed: bigint = XXH3_SEED,
+): bigint[] {
+  if (blockSize <= 0 || tokens.length === 0) return [];
+  const numBlocks = Math.floor((tokens.length - 1) / blockSize);
+  if (numBlocks === 0) return [];
+  const bytes = tokenBytes(tokens, 0, numBlocks * blockSize + 1);
+  const out = new Array<bigint>(numBlocks);
+  for (let b = 0; b < numBlocks; b++) {
+    out[b] = xxh3.xxh64(bytes.subarray(b * blockSize * 4, ((b + 1) * blockSize + 1) * 4), seed);
+  }
+  return out;
+}
+
+const chainScratch = new DataView(new ArrayBuffer(16));
+const chainBytes = new Uint8Array(chainScratch.buffer);
+
+/** One chain step: xxh3(LE_u64(parent) ‖ LE_u64(local), 1337). */
+export function chainSequenceHash(parent: bigint, local: bigint): bigint {
+  chainScratch.setBigUint64(0, parent, true);
+  chainScratch.setBigUint64(8, local, true);
+  return xxh3.xxh64(chainBytes, XXH3_SEED);
+}
+
+/** Sequence (chain) hashes: seq[0] = local[0], seq[i] = chain(seq[i-1], local[i]). */
+export function computeSequenceHashes(local: readonly bigint[]): bigint[] {
+  const out = new Array<bigint>(local.length);
+  let prev = 0n;
+  for (let i = 0; i < local.length; i++) {
+    prev = i === 0 ? local[0]! : chainSequenceHash(prev, local[i]!);
+    out[i] = prev;
+  }
+  return out;
+}

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { OPTIONS } from '../../src/config/index.js';
+import { assertConfigError, run } from './helpers.js';
+
+test('frontend and mocker with upstream defaults fail on etcd discovery and suggest serve', () => {
+  for (const command of ['frontend', 'mocker']) {
+    assertConfigError([command], {},
+      new RegExp(`^--discovery-backend etcd \\(the default for 'dynamo-ts ${command}'\\) is not supported yet in this build \\(available: mem\\); run 'dynamo-ts serve'`));
+  }
+});
+
+test('not-built enum values fail naming the flag and value', () => {
+  assertConfigError(['serve', '--router-mode', 'kv'], {}, /^--router-mode kv is not supported yet in this build \(available: round-robin, random, direct\)/);
+  assertConfigError(['serve', '--discovery-backend', 'etcd'], {}, /^--discovery-backend etcd is not supported yet/);
+  assertConfigError(['serve', '--request-plane', 'nats'], {}, /^--request-plane nats is not supported yet/);
+  assertConfigError(['serve', '--event-plane', 'zmq'], {}, /^--event-plane zmq is not supported yet/);
+  assertConfigError(['serve', '--worker-type', 'prefill'], {}, /^--worker-type prefill is not supported yet/);
+});
+
+test('not-built options fail when set to a non-default value', () => {
+  assertConfigError(['serve', '--kserve-grpc-server'], {}, '--kserve-grpc-server is not available yet in this build');
+  assertConfigError(['serve', '--enable-anthropic-api'], {}, '--enable-anthropic-api is not available yet in this build');
+  assertConfigError(['serve', '--tls-cert-path', '/tmp/c.pem'], {}, '--tls-cert-path /tmp/c.pem is not available yet in this build');
+  assertConfigError(['serve', '--migration-limit', '3'], {}, /^--migration-limit 3 is not available yet in this build/);
+  assertConfigError(['serve', '--data-parallel-size', '2'], {}, /^--data-parallel-size 2 is not available yet in this build; .*--num-workers/);
+  assertConfigError(['serve', '--active-decode-blocks-threshold', '0.9'], {}, /^--active-decode-blocks-threshold 0.9 is not available yet/);
+  assertConfigError(['serve', '--no-router-kv-events'], {}, /^--no-router-kv-events is not available yet/);
+  assertConfigError(['serve', '--grpc-port', '8001'], {}, /^--grpc-port 8001 is not available yet/);
+});
+
+test('not-built options set from env name the env var', () => {
+  assertConfigError(['serve'], { DYN_KSERVE_GRPC_SERVER: 'true' }, 'DYN_KSERVE_GRPC_SERVER=true is not available yet in this build');
+  assertConfigError(['serve'], { DYN_ROUTER_MODE: 'kv' }, /^DYN_ROUTER_MODE=kv is not supported yet/);
+});
+
+test('explicit settings are reported before a failing default', () => {
+  assertConfigError(['frontend', '--router-mode', 'least-loaded'], {}, /^--router-mode least-loaded is not supported yet/);
+});
+
+test('not-built options set to their default value pass', () => {
+  const { config } = run(['serve', '--migration-limit', '0', '--no-kserve-grpc-server', '--data-parallel-size', '1', '--router-kv-events', '--grpc-metrics-port', '8788'],
+    { DYN_ENABLE_ANTHROPIC_API: 'false', DYN_ROUTER_MODE: 'round-robin' });
+  assert.equal(config.migrationLimit, 0);
+  assert.equal(config.kserveGrpcServer, false);
+  assert.equal(config.enableAnthropicApi, false);
+  assert.equal(config.routerKvEvents, true);
+});
+
+test('built router modes are accepted', () => {
+  for (const mode of ['round-robin', 'random', 'direct']) {
+    assert.equal(run(['serve', '--router-mode', mode]).config.routerMode, mode);
+  }
+});
+
+test('deprecated options warn instead of failing and are absent from Config', () => {
+  const result = run(['serve', '--enforce-disagg', '--admission-control', 'token-capacity'], { DYN_ROUTER_DURABLE_KV_EVENTS: '1' });
+  assert.deepEqual(result.warnings, [
+    '--enforce-disagg is deprecated and ignored',
+    '--admission-control was removed and is ignored; set busy thresholds with the --active-* flags',
+    'DYN_ROUTER_DURABLE_KV_EVENTS is deprecated and ignored; the event-plane local indexer replaces it',
+  ]);
+  assert.ok(!('enforceDisagg' in result.config));
+  assert.deepEqual(run(['serve']).warnings, []);
+});
+
+test('deprecated options still validate their values', () => {
+  assertConfigError(['serve', '--admission-control', 'bogus'], {}, /^--admission-control must be one of none, token-capacity/);
+});
+
+test('the brief\'s not-built list is reflected in the table', () => {
+  const built = (key: string) => OPTIONS.find((spec) => spec.key === key)!.built;
+  for (const key of ['httpHost', 'httpPort', 'modelPath', 'modelName', 'namespace', 'metricsPrefix', 'dumpConfigTo', 'log', 'numWorkers', 'kvCacheBlockSize']) {
+    assert.equal(built(key), true, key);
+  }
+  for (const key of ['kserveGrpcServer', 'enableAnthropicApi', 'tlsCertPath', 'migrationLimit', 'dataParallelSize', 'plannerProfileData', 'activeDecodeBlocksThreshold']) {
+    assert.equal(built(key), false, key);
+  }
+});
