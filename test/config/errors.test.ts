@@ -10,7 +10,7 @@ test('ConfigError carries exit code 2', () => {
 });
 
 test('out-of-range port names the flag and the range', () => {
-  assertConfigError(['serve', '--http-port', '70000'], {}, '--http-port must be an integer between 1 and 65535, got 70000');
+  assertConfigError(['serve', '--http-port', '70000'], {}, '--http-port must be an integer between 0 and 65535, got 70000');
 });
 
 test('unknown router mode lists the allowed values', () => {
@@ -19,7 +19,7 @@ test('unknown router mode lists the allowed values', () => {
 });
 
 test('non-numeric int', () => {
-  assertConfigError(['serve', '--http-port', 'abc'], {}, "--http-port must be an integer between 1 and 65535, got 'abc'");
+  assertConfigError(['serve', '--http-port', 'abc'], {}, "--http-port must be an integer between 0 and 65535, got 'abc'");
   assertConfigError(['serve', '--max-num-seqs', '2.5'], {}, '--max-num-seqs must be an integer >= 1, got 2.5');
 });
 
@@ -36,7 +36,7 @@ test('unknown option, with a suggestion for a near miss', () => {
 });
 
 test('values that come from env name the env var', () => {
-  assertConfigError(['serve'], { DYN_HTTP_PORT: '70000' }, 'DYN_HTTP_PORT must be an integer between 1 and 65535, got 70000');
+  assertConfigError(['serve'], { DYN_HTTP_PORT: '70000' }, 'DYN_HTTP_PORT must be an integer between 0 and 65535, got 70000');
   assertConfigError(['serve'], { DYN_ROUTER_MODE: 'fancy' }, /^DYN_ROUTER_MODE must be one of round-robin, .*got 'fancy'$/);
   assertConfigError(['serve'], { DYN_MOCKER_ENABLE_PREFIX_CACHING: 'maybe' },
     "DYN_MOCKER_ENABLE_PREFIX_CACHING must be a boolean (1/true/yes/on or 0/false/no/off), got 'maybe'");

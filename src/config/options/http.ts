@@ -9,9 +9,9 @@ export const httpOptions = [
     help: 'HTTP listen address',
   },
   {
-    key: 'httpPort', flag: 'http-port', env: 'DYN_HTTP_PORT', type: 'int', min: 1, max: 65535, metavar: '<port>',
+    key: 'httpPort', flag: 'http-port', env: 'DYN_HTTP_PORT', type: 'int', min: 0, max: 65535, metavar: '<port>',
     group: 'HTTP & Networking', scope: 'frontend', built: true, default: 8000,
-    help: 'HTTP listen port',
+    help: 'HTTP listen port (0 picks a free port)',
   },
   {
     key: 'tlsCertPath', flag: 'tls-cert-path', env: 'DYN_TLS_CERT_PATH', type: 'path',

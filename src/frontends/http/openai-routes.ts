@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServedModel, ModelManager } from '../../models/index.js';
 import { generateChoices, type DecodedStep, type PreparedRequest } from '../../pipeline/index.js';
-import { CancelledError, type CompletionUsage } from '../../protocols/index.js';
+import { CancelledError, isDynamoError, type CompletionUsage } from '../../protocols/index.js';
 import { streamErrorJson } from './error-envelope.js';
 import { ChunkSerializer, foldedResponse, type ApiKind, type FoldedChoice } from './openai-chunks.js';
 import { postRoute, requestIdOf, sendError } from './server.js';
@@ -114,6 +114,7 @@ async function handleInference(
       .header('content-type', 'application/json')
       .send(JSON.stringify(foldedResponse(kind, id, created, flags.model, folded.choices, folded.usage)));
   } catch (err) {
+    if (!isDynamoError(err)) req.log.error({ err, requestId }, 'request failed');
     if (reply.sent || reply.raw.headersSent) return;
     return sendError(reply, err, state.overloadStatus);
   } finally {
@@ -171,6 +172,7 @@ async function streamResponse(
     if (includeUsage) sse.data(serializer.usage(tally.usage()));
     sse.done();
   } catch (err) {
+    if (!isDynamoError(err)) reply.log.error({ err }, 'stream failed');
     if (sse.isClosed) return;
     sse.data(streamErrorJson(err));
     sse.done();

@@ -1,0 +1,28 @@
+import { parseCommandLine } from '../../src/config/index.js';
+import { startServe } from '../../src/launch/index.js';
+import { createLogger } from '../../src/observability/index.js';
+
+/** `dynamo-ts serve` inside the test process, on a free loopback port, logging nothing. */
+export async function serveInProcess(args: string[] = [], env: Record<string, string> = {}) {
+  const parsed = parseCommandLine(['serve', '--http-host', '127.0.0.1', '--http-port', '0', ...args], env);
+  if (parsed.kind !== 'run') throw new Error('expected a run command');
+  const service = await startServe(parsed.config, createLogger('silent'));
+  return { service, baseUrl: `http://127.0.0.1:${service.port}` };
+}
+
+export async function postJson(baseUrl: string, path: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+/** Poll `check` until it holds, or fail after `timeoutMs`. */
+export async function eventually(check: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
