@@ -1,13 +1,22 @@
 import type { ServerResponse } from 'node:http';
 
 /**
+ * A stream that wrote less than this long ago waits out the rest before writing again. At real
+ * token rates (one every several ms) nothing waits; a burst of tokens shares one socket write
+ * instead of paying a syscall each, which was half the CPU of a fast stream (bench/RESULTS.md).
+ */
+const MIN_FLUSH_INTERVAL_MS = 1;
+
+/**
  * Server-sent events onto a raw Node response. Events queued in one event-loop turn go out as a
- * single socket write: on this machine that lifts a bare SSE server from ~0.5M to ~0.8M events/s.
+ * single socket write (on this machine that lifts a bare SSE server from ~0.5M to ~0.8M events/s),
+ * and a stream writes at most once per MIN_FLUSH_INTERVAL_MS.
  */
 export class SseWriter {
   private pending: string[] = [];
   private scheduled = false;
   private closed = false;
+  private lastFlushAt = -Infinity;
   private readonly flushBound = (): void => this.flush();
 
   constructor(
@@ -61,13 +70,16 @@ export class SseWriter {
     this.pending.push(frame);
     if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(this.flushBound);
+      const wait = this.lastFlushAt + MIN_FLUSH_INTERVAL_MS - performance.now();
+      if (wait > 0) setTimeout(this.flushBound, wait);
+      else setImmediate(this.flushBound);
     }
   }
 
   private flush(): void {
     this.scheduled = false;
     if (this.pending.length === 0) return;
+    this.lastFlushAt = performance.now();
     const chunk = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
     this.pending = [];
     if (!this.isClosed) this.res.write(chunk);
