@@ -260,3 +260,46 @@ describe('completions validation (§5.1, §5.3)', () => {
     for (const prompt of ['a', ['a', 'b'], [1, 2], [[1], [2, 3]]]) validateCompletionRequest({ model: 'm', prompt });
   });
 });
+
+describe('assistant tool-call arguments against the tool parameters (§5.2)', () => {
+  const tools = [
+    {
+      type: 'function',
+      function: {
+        name: 'get_weather',
+        parameters: {
+          type: 'object',
+          properties: { location: { type: 'string' }, days: { type: 'integer' }, units: { enum: ['c', 'f'] } },
+          required: ['location'],
+        },
+      },
+    },
+  ];
+  const withArgs = (args: string) => ({
+    model: 'm',
+    tools,
+    messages: [
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: args } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'sunny' },
+    ],
+  });
+
+  it('a number where the tool takes a string is 400 "must be of type"', () => {
+    assert.throws(
+      () => validateChatRequest(withArgs('{"location":123}')),
+      (err: unknown) =>
+        err instanceof DynamoError &&
+        err.httpStatus === 400 &&
+        err.message ===
+          'Validation: `messages[1].tool_calls[0].function.arguments` does not match the parameters of tool "get_weather": `location` must be of type string, got number',
+    );
+  });
+
+  it('missing required, wrong enum and float for integer are caught; conforming args pass', () => {
+    assert.throws(() => validateChatRequest(withArgs('{"days":2}')), /missing required property `location`/);
+    assert.throws(() => validateChatRequest(withArgs('{"location":"Paris","units":"k"}')), /`units` must be one of "c", "f"/);
+    assert.throws(() => validateChatRequest(withArgs('{"location":"Paris","days":1.5}')), /`days` must be of type integer, got number/);
+    assert.doesNotThrow(() => validateChatRequest(withArgs('{"location":"Paris","days":3,"units":"c"}')));
+  });
+});

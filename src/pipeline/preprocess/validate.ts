@@ -8,6 +8,7 @@ import {
   type CompletionRequest,
   type NvExt,
 } from '../../protocols/index.js';
+import { schemaViolation } from './schema-check.js';
 import { checkKind, deserializeError, invalidType, isObject, isUint, type FieldKind } from './json-types.js';
 import { normalizeReasoningArgs } from './reasoning-args.js';
 import { CHAT_FIELDS, COMPLETION_FIELDS } from './request-fields.js';
@@ -101,7 +102,7 @@ export function validateChatRequest(raw: unknown, opts: ValidationOptions = {}):
   checkGuidedDecoding(body);
   const templateArgs = mergedTemplateArgs(body);
   if (templateArgs && 'chat_template' in templateArgs) fail('`chat_template` is not supported inside `chat_template_args`');
-  checkMessageRules(messages as Body[]);
+  checkMessageRules(messages as Body[], body.tools as Body[] | null | undefined);
   checkModel(body.model);
   checkFrequencyPenalty(body.frequency_penalty);
   checkLogitBias(body.logit_bias);
@@ -231,14 +232,17 @@ function checkContentShape(content: unknown, path: string): void {
   });
 }
 
-/** Tool messages need a call id; earlier assistant tool-call arguments must be JSON objects. */
-function checkMessageRules(messages: Body[]): void {
+/**
+ * Tool messages need a call id; earlier assistant tool-call arguments must be JSON objects that
+ * fit the parameters of the tool they call, when that tool is in `tools`.
+ */
+function checkMessageRules(messages: Body[], tools: Body[] | null | undefined): void {
   messages.forEach((message, i) => {
     if (message.role === 'tool' && (message.tool_call_id as string).trim() === '') {
       fail(`\`messages[${i}].tool_call_id\` cannot be empty`);
     }
     if (message.role !== 'assistant' || !Array.isArray(message.tool_calls)) return;
-    (message.tool_calls as { function: { arguments: string } }[]).forEach((call, j) => {
+    (message.tool_calls as { function: { name: string; arguments: string } }[]).forEach((call, j) => {
       const args = call.function.arguments;
       if (args.trim() === '') return;
       const field = `\`messages[${i}].tool_calls[${j}].function.arguments\``;
@@ -249,6 +253,9 @@ function checkMessageRules(messages: Body[]): void {
         fail(`${field} must be a valid JSON object string: ${(err as Error).message}`);
       }
       if (!isObject(parsed)) fail(`${field} must be a valid JSON object string`);
+      const tool = tools?.find((t) => (t.function as { name?: unknown } | undefined)?.name === call.function.name);
+      const violation = tool ? schemaViolation(parsed, (tool.function as { parameters?: unknown }).parameters) : null;
+      if (violation) fail(`${field} does not match the parameters of tool "${call.function.name}": ${violation}`);
     });
   });
 }
