@@ -7,6 +7,7 @@
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { freePort, startProcess, waitForModel } from '../test/support/processes.js';
+import { streamChat, streamingChatBody } from './support/sse-client.js';
 import { parseCommandLine } from '../src/config/index.js';
 import { startServe } from '../src/launch/index.js';
 import { createLogger } from '../src/observability/index.js';
@@ -24,14 +25,6 @@ interface Sample {
   tokens: number;
 }
 
-const body = {
-  model: MODEL,
-  messages: [{ role: 'user', content: 'Write a long story about the sea.' }],
-  max_tokens: maxTokens,
-  ignore_eos: true,
-  seed: 1,
-  stream: true,
-};
 
 async function main(): Promise<void> {
   const parsed = parseCommandLine(['serve', '--http-host', '127.0.0.1', '--http-port', '0', '--speedup-ratio', '1000000'], {});
@@ -42,10 +35,9 @@ async function main(): Promise<void> {
   const port = await freePort();
   const server = startProcess(['serve', '--http-host', '127.0.0.1', '--http-port', String(port), '--speedup-ratio', '1000000']);
   await waitForModel(`http://127.0.0.1:${port}`, MODEL, server);
-  const url = `http://127.0.0.1:${port}/v1/chat/completions`;
 
   async function viaEngine(i: number): Promise<Sample> {
-    const prepared = await model.preprocessor.preprocessChat(model.preprocessor.validateChat(body));
+    const prepared = await model.preprocessor.preprocessChat(model.preprocessor.validateChat(JSON.parse(streamingChatBody(MODEL, maxTokens))));
     const start = performance.now();
     let first = 0;
     let tokens = 0;
@@ -57,39 +49,11 @@ async function main(): Promise<void> {
     return { ttftMs: first - start, tokensPerSec: (tokens / (end - start)) * 1000, tokens };
   }
 
-  // node:http with keep-alive: fetch (undici) adds milliseconds of client-side latency of its own.
   const agent = new http.Agent({ keepAlive: true });
-  const payload = JSON.stringify(body);
-  function viaHttp(): Promise<Sample> {
-    return new Promise((resolve, reject) => {
-      const start = performance.now();
-      let first = 0;
-      let events = 0;
-      let tail = '';
-      const req = http.request(
-        url,
-        { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
-        (res) => {
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            const parts = (tail + chunk).split('\n\n');
-            tail = parts.pop()!;
-            for (const part of parts) {
-              if (part.startsWith('data: {') && part.includes('"content"')) {
-                if (events === 0) first = performance.now();
-                events++;
-              }
-            }
-          });
-          res.on('end', () => {
-            const end = performance.now();
-            resolve({ ttftMs: first - start, tokensPerSec: (events / (end - start)) * 1000, tokens: events });
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
+  const payload = streamingChatBody(MODEL, maxTokens);
+  async function viaHttp(): Promise<Sample> {
+    const t = await streamChat(port, payload, agent);
+    return { ttftMs: t.ttftMs, tokensPerSec: (t.tokens / t.ms) * 1000, tokens: t.tokens };
   }
 
   const engineSamples: Sample[] = [];

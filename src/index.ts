@@ -4,3 +4,29 @@ export { parseCommandLine, type Config } from './config/index.js';
 export { MockerEngine } from './engines/mocker/index.js';
 export { createLogger } from './observability/index.js';
 export * from './protocols/index.js';
+export {
+  startFrontend,
+  encodeModelConfig,
+  type FrontendOptions,
+  type RunningFrontend,
+  type TensorEngine,
+  type TensorModel,
+  type TensorModelConfig,
+  type NvCreateTensorRequest,
+  type NvCreateTensorResponse,
+} from './frontends/grpc/index.js';
+export { ModelManager } from './models/index.js';
+export { MetricsRegistry } from './observability/index.js';
+export { startFrontend as startDistributedFrontend, startMocker, type FrontendService, type RunningMocker } from './launch/index.js';
+export {
+  DistributedRuntime,
+  engineHandler,
+  RemoteEngineClient,
+  kvEventPublisher,
+  kvEventSubject,
+  subscribeKvEvents,
+  type RuntimeOptions,
+  type RegisterModelOptions,
+  type EndpointHandler,
+  type EventPlane,
+} from './runtime/index.js';

@@ -1,10 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import type { Config } from '../config/index.js';
+import { ConfigError, type Config } from '../config/index.js';
 import { buildMockVocabulary, MockerEngine } from '../engines/mocker/index.js';
-import { DEFAULT_HTTP_PATHS, HttpService } from '../frontends/http/index.js';
+import { addMetricsRoute, type RunningFrontend } from '../frontends/grpc/index.js';
+import { HttpService } from '../frontends/http/index.js';
 import { ModelManager } from '../models/index.js';
-import type { Logger } from '../observability/index.js';
-import type { WorkerInstance } from '../router/index.js';
+import { MetricsRegistry, type Logger } from '../observability/index.js';
+import type { KvCacheEvent } from '../protocols/index.js';
+import { KvRouterPolicy, type WorkerInstance } from '../router/index.js';
+import { httpServiceOptions } from './http-options.js';
+import { kserveLayout, startKserveGrpc } from './kserve.js';
+import { mockerEngineOptions } from './mocker-options.js';
 import { buildServedModel, loadConfiguredCard, parseEndpoint } from './served-model.js';
 
 export interface RunningService {
@@ -13,7 +18,29 @@ export interface RunningService {
   readonly models: ModelManager;
   readonly http: HttpService;
   readonly engines: readonly MockerEngine[];
+  /** The KServe gRPC frontend, with --kserve-grpc-server or --grpc-port. */
+  readonly grpc?: RunningFrontend;
   stop(): Promise<void>;
+}
+
+/**
+ * `serve` keeps everything in one process; discovery and planes that reach other processes belong
+ * to `frontend` + `mocker`. Accepting them here and ignoring them would mislead.
+ */
+function assertSingleProcess(config: Config): void {
+  const shared: [string, string, string][] = [
+    ['--discovery-backend', config.discoveryBackend, 'mem'],
+    ['--request-plane', config.requestPlane, 'inproc'],
+    ['--response-plane', config.responsePlane, 'inproc'],
+    ['--event-plane', config.eventPlane ?? 'inproc', 'inproc'],
+  ];
+  for (const [flag, value, only] of shared) {
+    if (value !== only) {
+      throw new ConfigError(
+        `${flag} ${value} does not apply to 'dynamo-ts serve', which runs the frontend and its engines in one process (${flag} ${only}); run 'dynamo-ts frontend' and 'dynamo-ts mocker' for ${value}`,
+      );
+    }
+  }
 }
 
 /** A random non-zero 63-bit id, shaped like upstream's lease-derived instance ids. */
@@ -26,58 +53,41 @@ function newInstanceId(): bigint {
  * discovery and the in-process request plane.
  */
 export async function startServe(config: Config, logger: Logger): Promise<RunningService> {
+  assertSingleProcess(config);
   const blockSize = config.kvCacheBlockSize ?? config.blockSize;
   const card = loadConfiguredCard(config, blockSize);
   const endpoint = parseEndpoint(config.endpoint ?? `dyn://${config.namespace || 'dynamo'}.backend.generate`);
   const model = buildServedModel(card, config, endpoint);
   const vocab = buildMockVocabulary(model.tokenTable);
 
-  const engines: MockerEngine[] = [];
-  for (let i = 0; i < config.numWorkers; i++) {
-    engines.push(
-      new MockerEngine({
-        vocab,
-        numGpuBlocks: config.numGpuBlocksOverride,
-        blockSize,
-        maxNumSeqs: config.maxNumSeqs,
-        maxNumBatchedTokens: config.maxNumBatchedTokens,
-        enablePrefixCaching: config.enablePrefixCaching,
-        enableChunkedPrefill: config.enableChunkedPrefill,
-        watermark: config.watermark,
-        speedupRatio: config.speedupRatio,
-        decodeSpeedupRatio: config.decodeSpeedupRatio,
-      }),
-    );
-  }
+  // In kv mode each engine's KV events feed the router's indexer under that engine's instance id.
+  const policy = model.router.policy;
+  const ids = Array.from({ length: config.numWorkers }, newInstanceId);
+  const engines = ids.map((id) => {
+    const onKvEvent = policy instanceof KvRouterPolicy ? (e: KvCacheEvent) => policy.applyKvEvent(id, e) : undefined;
+    return new MockerEngine({ ...mockerEngineOptions(config, vocab, blockSize), onKvEvent });
+  });
   const models = new ModelManager();
   models.add(model);
 
-  const http = new HttpService(
-    {
-      host: config.httpHost,
-      port: config.httpPort,
-      bodyLimitMb: config.httpBodyLimitMb,
-      overloadStatus: config.httpOverloadStatusCode,
-      gracefulShutdownSecs: config.httpGracefulShutdownTimeoutSecs,
-      forceIncludeUsage: config.enableForceIncludeUsage,
-      contextWindow: config.contextWindow,
-      maxOutputTokens: config.maxOutputTokens,
-      paths: {
-        chat: config.httpSvcChatPath ?? DEFAULT_HTTP_PATHS.chat,
-        completions: config.httpSvcCmpPath ?? DEFAULT_HTTP_PATHS.completions,
-        models: config.httpSvcModelsPath ?? DEFAULT_HTTP_PATHS.models,
-        health: config.httpSvcHealthPath ?? DEFAULT_HTTP_PATHS.health,
-        live: config.httpSvcLivePath ?? DEFAULT_HTTP_PATHS.live,
-      },
-      logger,
-    },
-    models,
-  );
+  const kserve = kserveLayout(config);
+  const metrics = new MetricsRegistry(config.metricsPrefix);
+  const http = new HttpService({ ...httpServiceOptions(config, logger), port: kserve?.httpPort ?? config.httpPort }, models);
+  if (kserve) addMetricsRoute(http, metrics);
   const port = await http.listen();
+  const grpc = kserve ? await startKserveGrpc(config, kserve, models, metrics, logger) : undefined;
 
   // Engines register after startup time, as a worker process would after loading its model.
   const register = (): void => {
-    const instances: WorkerInstance[] = engines.map((engine) => ({ id: newInstanceId(), client: engine }));
+    const instances: WorkerInstance[] = engines.map((engine, i) => ({
+      id: ids[i]!,
+      client: engine,
+      capacity: () => ({
+        kvUsedBlocks: engine.stats().kvActiveBlocks,
+        kvTotalBlocks: engine.options.numGpuBlocks,
+        maxNumBatchedTokens: engine.options.maxNumBatchedTokens,
+      }),
+    }));
     model.router.setInstances(instances);
     logger.info({ model: model.name, instances: instances.length }, 'model ready');
   };
@@ -90,8 +100,10 @@ export async function startServe(config: Config, logger: Logger): Promise<Runnin
     models,
     http,
     engines,
+    grpc,
     async stop() {
       clearTimeout(startupTimer);
+      await grpc?.stop();
       await http.shutdown();
       for (const engine of engines) engine.close();
     },

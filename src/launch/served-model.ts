@@ -1,7 +1,7 @@
 import type { Config } from '../config/index.js';
 import { loadDefaultModelCard, loadModelCard, type ModelDeploymentCard, type ServedModel } from '../models/index.js';
 import { HfTokenizer, Preprocessor, TokenTable } from '../pipeline/index.js';
-import { createRouterPolicy, PushRouter } from '../router/index.js';
+import { buildRouter } from './router-options.js';
 
 /** The card of the model this process serves: `--model-path`, or the bundled Qwen3 tokenizer. */
 export function loadConfiguredCard(config: Config, blockSize: number): ModelDeploymentCard {
@@ -32,13 +32,12 @@ export function buildServedModel(card: ModelDeploymentCard, config: Config, endp
     ignoreUnsupportedFields: config.ignoreOpenaiFeUnsupportedFields,
     nvextEnabled: !config.disableFrontendNvext,
   });
-  const routerMode = config.routerMode as 'round-robin' | 'random' | 'direct';
   return {
     name: card.displayName,
     card,
     preprocessor,
     tokenTable,
-    router: new PushRouter(card.displayName, createRouterPolicy(routerMode)),
+    router: buildRouter(config, card),
     endpoint,
     created: Math.floor(Date.now() / 1000),
   };

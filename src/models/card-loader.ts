@@ -98,6 +98,42 @@ export function loadDefaultModelCard(opts: LoadModelCardOptions = {}): ModelDepl
   });
 }
 
+/** The files of a card published by a worker (`card_json`), readable from this host. */
+export interface CardFilePaths {
+  /** The worker's model folder (`source_path`). */
+  root: string;
+  tokenizerJson: string;
+  tokenizerConfig?: string | null;
+  generationConfig?: string | null;
+  config?: string | null;
+  chatTemplate?: string | null;
+}
+
+/** A card rebuilt from a worker's published file paths (the frontend side of discovery). */
+export function loadCardFromFiles(paths: CardFilePaths, opts: LoadModelCardOptions & { displayName: string; contextLength: number }): ModelDeploymentCard {
+  const tokenizerConfig = paths.tokenizerConfig ? readJson(paths.tokenizerConfig) : {};
+  const generationConfig = paths.generationConfig ? readJson(paths.generationConfig) : {};
+  const modelConfig = paths.config ? readJson(paths.config) : null;
+  return buildCard({
+    root: paths.root,
+    displayName: opts.displayName,
+    tokenizerJsonPath: paths.tokenizerJson,
+    tokenizerConfig,
+    generationConfig,
+    modelConfig,
+    templateFile: paths.chatTemplate ? readFileSync(paths.chatTemplate, 'utf8') : null,
+    contextLength: opts.contextLength,
+    opts,
+    files: {
+      tokenizerJson: cardFile(paths.tokenizerJson),
+      tokenizerConfig: paths.tokenizerConfig ? cardFile(paths.tokenizerConfig) : null,
+      chatTemplate: paths.chatTemplate ? cardFile(paths.chatTemplate) : null,
+      generationConfig: paths.generationConfig ? cardFile(paths.generationConfig) : null,
+      config: paths.config ? cardFile(paths.config) : null,
+    },
+  });
+}
+
 interface CardSources {
   root: string;
   displayName: string;

@@ -3,39 +3,42 @@ import { test } from 'node:test';
 import { OPTIONS } from '../../src/config/index.js';
 import { assertConfigError, run } from './helpers.js';
 
-test('frontend and mocker with upstream defaults fail on etcd discovery and suggest serve', () => {
+test('frontend and mocker run on the upstream defaults: etcd discovery, tcp request plane', () => {
   for (const command of ['frontend', 'mocker']) {
-    assertConfigError([command], {},
-      new RegExp(`^--discovery-backend etcd \\(the default for 'dynamo-ts ${command}'\\) is not supported yet in this build \\(available: mem\\); run 'dynamo-ts serve'`));
+    const { config } = run([command]);
+    assert.equal(config.discoveryBackend, 'etcd');
+    assert.equal(config.requestPlane, 'tcp');
+    assert.equal(config.eventPlane, undefined, 'unset: nats with etcd, zmq with file/mem, chosen by the runtime');
   }
+  assertConfigError(['frontend', '--discovery-backend', 'kubernetes'], {},
+    /^--discovery-backend kubernetes is not supported yet in this build \(available: etcd, file, mem\); kubernetes discovery comes in a later build/);
 });
 
 test('not-built enum values fail naming the flag and value', () => {
-  assertConfigError(['serve', '--router-mode', 'kv'], {}, /^--router-mode kv is not supported yet in this build \(available: round-robin, random, direct\)/);
-  assertConfigError(['serve', '--discovery-backend', 'etcd'], {}, /^--discovery-backend etcd is not supported yet/);
-  assertConfigError(['serve', '--request-plane', 'nats'], {}, /^--request-plane nats is not supported yet/);
-  assertConfigError(['serve', '--event-plane', 'zmq'], {}, /^--event-plane zmq is not supported yet/);
+  assertConfigError(['serve', '--router-mode', 'power-of-two'], {}, /^--router-mode power-of-two is not supported yet in this build \(available: round-robin, random, kv, direct, least-loaded, device-aware-weighted\)/);
+  assertConfigError(['mocker', '--discovery-backend', 'kubernetes'], {}, /^--discovery-backend kubernetes is not supported yet/);
+  assertConfigError(['frontend', '--request-plane', 'http'], {}, /^--request-plane http is not supported yet/);
+  assertConfigError(['frontend', '--response-plane', 'quic'], {}, /^--response-plane quic is not supported yet/);
   assertConfigError(['serve', '--worker-type', 'prefill'], {}, /^--worker-type prefill is not supported yet/);
 });
 
 test('not-built options fail when set to a non-default value', () => {
-  assertConfigError(['serve', '--kserve-grpc-server'], {}, '--kserve-grpc-server is not available yet in this build');
   assertConfigError(['serve', '--enable-anthropic-api'], {}, '--enable-anthropic-api is not available yet in this build');
   assertConfigError(['serve', '--tls-cert-path', '/tmp/c.pem'], {}, '--tls-cert-path /tmp/c.pem is not available yet in this build');
   assertConfigError(['serve', '--migration-limit', '3'], {}, /^--migration-limit 3 is not available yet in this build/);
   assertConfigError(['serve', '--data-parallel-size', '2'], {}, /^--data-parallel-size 2 is not available yet in this build; .*--num-workers/);
-  assertConfigError(['serve', '--active-decode-blocks-threshold', '0.9'], {}, /^--active-decode-blocks-threshold 0.9 is not available yet/);
-  assertConfigError(['serve', '--no-router-kv-events'], {}, /^--no-router-kv-events is not available yet/);
-  assertConfigError(['serve', '--grpc-port', '8001'], {}, /^--grpc-port 8001 is not available yet/);
+  assertConfigError(['serve', '--router-replica-sync'], {}, /^--router-replica-sync is not available yet/);
+  assertConfigError(['serve', '--router-event-threads', '2'], {}, /^--router-event-threads 2 is not available yet/);
+  assertConfigError(['serve', '--grpc-workers', '4'], {}, /^--grpc-workers 4 is not available yet/);
 });
 
 test('not-built options set from env name the env var', () => {
-  assertConfigError(['serve'], { DYN_KSERVE_GRPC_SERVER: 'true' }, 'DYN_KSERVE_GRPC_SERVER=true is not available yet in this build');
-  assertConfigError(['serve'], { DYN_ROUTER_MODE: 'kv' }, /^DYN_ROUTER_MODE=kv is not supported yet/);
+  assertConfigError(['serve'], { DYNAMO_GRPC_WORKERS: '4' }, 'DYNAMO_GRPC_WORKERS=4 is not available yet in this build');
+  assertConfigError(['serve'], { DYN_ROUTER_MODE: 'power-of-two' }, /^DYN_ROUTER_MODE=power-of-two is not supported yet/);
 });
 
 test('explicit settings are reported before a failing default', () => {
-  assertConfigError(['frontend', '--router-mode', 'least-loaded'], {}, /^--router-mode least-loaded is not supported yet/);
+  assertConfigError(['frontend', '--router-mode', 'power-of-two'], {}, /^--router-mode power-of-two is not supported yet/);
 });
 
 test('not-built options set to their default value pass', () => {
@@ -48,7 +51,7 @@ test('not-built options set to their default value pass', () => {
 });
 
 test('built router modes are accepted', () => {
-  for (const mode of ['round-robin', 'random', 'direct']) {
+  for (const mode of ['round-robin', 'random', 'direct', 'kv', 'least-loaded', 'device-aware-weighted']) {
     assert.equal(run(['serve', '--router-mode', mode]).config.routerMode, mode);
   }
 });
@@ -70,10 +73,10 @@ test('deprecated options still validate their values', () => {
 
 test('the brief\'s not-built list is reflected in the table', () => {
   const built = (key: string) => OPTIONS.find((spec) => spec.key === key)!.built;
-  for (const key of ['httpHost', 'httpPort', 'modelPath', 'modelName', 'namespace', 'metricsPrefix', 'dumpConfigTo', 'log', 'numWorkers', 'kvCacheBlockSize']) {
+  for (const key of ['httpHost', 'httpPort', 'modelPath', 'modelName', 'namespace', 'metricsPrefix', 'dumpConfigTo', 'log', 'numWorkers', 'kvCacheBlockSize', 'activeDecodeBlocksThreshold']) {
     assert.equal(built(key), true, key);
   }
-  for (const key of ['kserveGrpcServer', 'enableAnthropicApi', 'tlsCertPath', 'migrationLimit', 'dataParallelSize', 'plannerProfileData', 'activeDecodeBlocksThreshold']) {
+  for (const key of ['enableAnthropicApi', 'tlsCertPath', 'migrationLimit', 'dataParallelSize', 'plannerProfileData', 'routerReplicaSync']) {
     assert.equal(built(key), false, key);
   }
 });

@@ -6,35 +6,35 @@ export const routerOptions = [
   {
     key: 'routerMode', flag: 'router-mode', env: 'DYN_ROUTER_MODE', type: 'enum',
     choices: {
-      'round-robin': true, random: true, kv: false, direct: true,
-      'least-loaded': false, 'device-aware-weighted': false, 'power-of-two': false,
+      'round-robin': true, random: true, kv: true, direct: true,
+      'least-loaded': true, 'device-aware-weighted': true, 'power-of-two': false,
     },
     group: 'Router', scope: 'frontend', built: true, default: 'round-robin',
     help: 'How a worker is picked for each request',
   },
   {
     key: 'loadAware', flag: 'load-aware', env: 'DYN_ROUTER_LOAD_AWARE', type: 'bool',
-    group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: false,
+    group: 'Router', scope: 'frontend', built: true, default: false,
     help: 'Preset for KV load-aware routing without cache-reuse signals; implies --router-mode kv',
   },
   {
     key: 'routerKvOverlapScoreCredit', flag: 'router-kv-overlap-score-credit', env: 'DYN_ROUTER_KV_OVERLAP_SCORE_CREDIT',
-    type: 'float', min: 0, max: 1, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 1,
+    type: 'float', min: 0, max: 1, group: 'Router', scope: 'frontend', built: true, default: 1,
     help: 'Credit multiplier for device-local prefix overlap',
   },
   {
     key: 'routerKvOverlapScoreCreditDecay', flag: 'router-kv-overlap-score-credit-decay', env: 'DYN_ROUTER_KV_OVERLAP_SCORE_CREDIT_DECAY',
-    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 0,
+    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 0,
     help: 'Decay of the overlap credit with prefix depth',
   },
   {
     key: 'routerPrefillLoadScale', flag: 'router-prefill-load-scale', env: 'DYN_ROUTER_PREFILL_LOAD_SCALE',
-    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 1,
+    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 1,
     help: 'Scale of the prompt-side prefill load before decode blocks are added',
   },
   {
     key: 'routerDecodeActiveRequestWeight', flag: 'router-decode-active-request-weight', env: 'DYN_ROUTER_DECODE_ACTIVE_REQUEST_WEIGHT',
-    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 0,
+    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 0,
     help: 'Weight of active decode requests in the worker cost',
   },
   {
@@ -49,17 +49,17 @@ export const routerOptions = [
   },
   {
     key: 'routerTemperature', flag: 'router-temperature', env: 'DYN_ROUTER_TEMPERATURE',
-    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 0,
+    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 0,
     help: 'Softmax temperature for sampling among workers; 0 picks the best deterministically',
   },
   {
     key: 'routerKvEvents', flag: 'router-kv-events', env: 'DYN_ROUTER_USE_KV_EVENTS', type: 'bool',
-    group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: true,
+    group: 'Router', scope: 'frontend', built: true, default: true,
     help: 'Use KV cache events from workers; disable for prediction-based (approximate) routing',
   },
   {
     key: 'routerTtlSecs', flag: 'router-ttl-secs', env: 'DYN_ROUTER_TTL_SECS',
-    type: 'float', min: 0, minExclusive: true, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 120,
+    type: 'float', min: 0, minExclusive: true, group: 'Router', scope: 'frontend', built: true, default: 120,
     help: 'Lifetime of predicted blocks when KV events are disabled',
   },
   {
@@ -85,22 +85,22 @@ export const routerOptions = [
   },
   {
     key: 'routerTrackActiveBlocks', flag: 'router-track-active-blocks', env: 'DYN_ROUTER_TRACK_ACTIVE_BLOCKS', type: 'bool',
-    group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: true,
+    group: 'Router', scope: 'frontend', built: true, default: true,
     help: 'Count blocks held by in-flight requests as worker load',
   },
   {
     key: 'routerAssumeKvReuse', flag: 'router-assume-kv-reuse', env: 'DYN_ROUTER_ASSUME_KV_REUSE', type: 'bool',
-    group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: true,
+    group: 'Router', scope: 'frontend', built: true, default: true,
     help: 'Assume cached prefixes are reused when tracking active blocks',
   },
   {
     key: 'routerTrackOutputBlocks', flag: 'router-track-output-blocks', env: 'DYN_ROUTER_TRACK_OUTPUT_BLOCKS', type: 'bool',
-    group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: false,
+    group: 'Router', scope: 'frontend', built: true, default: false,
     help: 'Also count output blocks, with fractional decay, during generation',
   },
   {
     key: 'routerTrackPrefillTokens', flag: 'router-track-prefill-tokens', env: 'DYN_ROUTER_TRACK_PREFILL_TOKENS', type: 'bool',
-    group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: true,
+    group: 'Router', scope: 'frontend', built: true, default: true,
     help: 'Count prompt-side prefill tokens as worker load',
   },
   {
@@ -116,12 +116,12 @@ export const routerOptions = [
   },
   {
     key: 'routerQueueThreshold', flag: 'router-queue-threshold', env: 'DYN_ROUTER_QUEUE_THRESHOLD',
-    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY,
+    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true,
     help: 'Queue requests once load exceeds this fraction of prefill capacity (no queue when unset)',
   },
   {
     key: 'routerQueuePolicy', flag: 'router-queue-policy', env: 'DYN_ROUTER_QUEUE_POLICY',
-    type: 'enum', choices: { fcfs: true, wspt: false, lcfs: false },
+    type: 'enum', choices: { fcfs: true, wspt: true, lcfs: true },
     group: 'Router', scope: 'frontend', built: true, default: 'fcfs',
     help: 'Order of the router queue: fcfs (tail TTFT), wspt (average TTFT) or lcfs (comparison only)',
   },

@@ -2,7 +2,6 @@ import type { OptionSpec } from '../option-spec.js';
 
 const U32_MAX = 4294967295;
 const TRY_SERVE = "run 'dynamo-ts serve' for the frontend and the mocker in one process (in-memory discovery, in-process planes)";
-const BUSY_NOT_BUILT = 'busy detection is not available yet in this build';
 
 export const runtimeOptions = [
   {
@@ -17,17 +16,17 @@ export const runtimeOptions = [
   },
   {
     key: 'activeDecodeBlocksThreshold', flag: 'active-decode-blocks-threshold', env: 'DYN_ACTIVE_DECODE_BLOCKS_THRESHOLD',
-    type: 'float', min: 0, max: 1, group: 'Fault Tolerance', scope: 'frontend', built: false, notBuiltHint: BUSY_NOT_BUILT,
+    type: 'float', min: 0, max: 1, group: 'Fault Tolerance', scope: 'frontend', built: true,
     help: 'A worker is busy when its KV block usage exceeds this fraction (off when unset)',
   },
   {
     key: 'activePrefillTokensThreshold', flag: 'active-prefill-tokens-threshold', env: 'DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD',
-    type: 'int', min: 0, group: 'Fault Tolerance', scope: 'frontend', built: false, notBuiltHint: BUSY_NOT_BUILT,
+    type: 'int', min: 0, group: 'Fault Tolerance', scope: 'frontend', built: true,
     help: 'A worker is busy when its active prefill tokens exceed this count (off when unset)',
   },
   {
     key: 'activePrefillTokensThresholdFrac', flag: 'active-prefill-tokens-threshold-frac', env: 'DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD_FRAC',
-    type: 'float', min: 0, group: 'Fault Tolerance', scope: 'frontend', built: false, notBuiltHint: BUSY_NOT_BUILT,
+    type: 'float', min: 0, group: 'Fault Tolerance', scope: 'frontend', built: true,
     help: 'A worker is busy when active prefill tokens exceed this multiple of max_num_batched_tokens; ORed with the absolute threshold (off when unset)',
   },
   {
@@ -37,12 +36,12 @@ export const runtimeOptions = [
   },
   {
     key: 'namespacePrefix', flag: 'namespace-prefix', env: 'DYN_NAMESPACE_PREFIX', type: 'string', metavar: '<prefix>',
-    group: 'Model Discovery', scope: 'frontend', built: false,
+    group: 'Model Discovery', scope: 'frontend', built: true,
     help: "Namespace prefix scope: matches P, P-* (wins over --namespace)",
   },
   {
     key: 'namespacePrefixStrict', env: 'DYN_NAMESPACE_PREFIX_STRICT', type: 'bool',
-    group: 'Model Discovery', scope: 'frontend', built: false, default: false,
+    group: 'Model Discovery', scope: 'frontend', built: true, default: false,
     help: 'Restrict prefix matching to P, P-legacy and P-<8 lowercase hex>',
   },
   {
@@ -62,31 +61,61 @@ export const runtimeOptions = [
   },
   {
     key: 'discoveryBackend', flag: 'discovery-backend', env: 'DYN_DISCOVERY_BACKEND', type: 'enum',
-    choices: { etcd: false, kubernetes: false, file: false, mem: true },
+    choices: { etcd: true, kubernetes: false, file: true, mem: true },
     group: 'Infrastructure', scope: 'both', built: true, default: 'etcd', commandDefaults: { serve: 'mem' },
-    notBuiltHint: TRY_SERVE,
-    help: 'Service discovery backend; mem is in-process only',
+    notBuiltHint: 'kubernetes discovery comes in a later build; use etcd, or file on one host',
+    help: 'Service discovery backend; mem is in-process only, file needs every process on one host (DYN_FILE_KV)',
   },
   {
     key: 'requestPlane', flag: 'request-plane', env: 'DYN_REQUEST_PLANE', type: 'enum',
-    choices: { tcp: false, nats: false, http: false, inproc: true },
+    choices: { tcp: true, nats: true, http: false, inproc: true },
     group: 'Infrastructure', scope: 'both', built: true, default: 'tcp', commandDefaults: { serve: 'inproc' },
     notBuiltHint: TRY_SERVE,
     help: 'How requests reach workers; inproc (dynamo-ts only) calls engines in the same process',
   },
   {
     key: 'responsePlane', flag: 'response-plane', env: 'DYN_RESPONSE_PLANE', type: 'enum',
-    choices: { tcp: false, quic: false, inproc: true },
+    choices: { tcp: true, quic: false, inproc: true },
     group: 'Infrastructure', scope: 'both', built: true, default: 'tcp', commandDefaults: { serve: 'inproc' },
     notBuiltHint: TRY_SERVE,
     help: 'How responses stream back from workers (must match the workers); inproc is dynamo-ts only',
   },
   {
     key: 'eventPlane', flag: 'event-plane', env: 'DYN_EVENT_PLANE', type: 'enum',
-    choices: { nats: false, zmq: false, inproc: true },
+    choices: { nats: true, zmq: true, inproc: true },
     group: 'Infrastructure', scope: 'both', built: true, commandDefaults: { serve: 'inproc' },
     notBuiltHint: TRY_SERVE,
-    help: 'How KV events and load metrics are published; unset means zmq (upstream default); inproc is dynamo-ts only',
+    help: 'How KV events and load metrics are published; unset means nats with etcd/kubernetes discovery, zmq otherwise (as upstream); inproc is dynamo-ts only',
+  },
+  {
+    key: 'etcdEndpoints', env: 'ETCD_ENDPOINTS', type: 'string', metavar: '<urls>',
+    group: 'Infrastructure', scope: 'both', built: true, default: 'http://localhost:2379',
+    help: 'etcd endpoints (comma-separated) for --discovery-backend etcd',
+  },
+  {
+    key: 'natsServer', env: 'NATS_SERVER', type: 'string', metavar: '<url>',
+    group: 'Infrastructure', scope: 'both', built: true, default: 'nats://localhost:4222',
+    help: 'NATS server URL (comma-separated for several) for the nats request and event planes',
+  },
+  {
+    key: 'fileKv', env: 'DYN_FILE_KV', type: 'path', metavar: '<dir>',
+    group: 'Infrastructure', scope: 'both', built: true,
+    help: 'Directory shared by frontend and workers for --discovery-backend file (default: $TMPDIR/dynamo_store_kv)',
+  },
+  {
+    key: 'tcpMaxMessageSize', env: 'DYN_TCP_MAX_MESSAGE_SIZE', type: 'int', min: 1024,
+    group: 'Infrastructure', scope: 'both', built: true, default: 33554432,
+    help: 'Largest TCP request-plane frame in bytes (32 MiB)',
+  },
+  {
+    key: 'tcpRpcHost', env: 'DYN_TCP_RPC_HOST', envIsLocal: true, type: 'string', metavar: '<host>',
+    group: 'Infrastructure', scope: 'both', built: true,
+    help: 'Host this process publishes for workers and frontends to dial (default: the first non-loopback IPv4 address)',
+  },
+  {
+    key: 'leaseTtlSecs', env: 'DYN_LEASE_TTL_SECS', envIsLocal: true, type: 'int', min: 1,
+    group: 'Infrastructure', scope: 'both', built: true, default: 10,
+    help: 'Discovery lease TTL in seconds: a worker that dies leaves routing within this time',
   },
   {
     key: 'tcpTlsCertPath', flag: 'tcp-tls-cert-path', env: 'DYN_TCP_TLS_CERT_PATH', type: 'path',

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { ModelManager } from '../../models/index.js';
 import { registerAdminRoutes } from './admin-routes.js';
+import { registerBusyThresholdRoute } from './busy-threshold-route.js';
 import { registerOpenAiRoutes } from './openai-routes.js';
 import { createHttpServer } from './server.js';
 import { HttpServiceState } from './service-state.js';
@@ -33,6 +34,8 @@ export interface HttpServiceOptions {
   maxOutputTokens?: number;
   paths: HttpPaths;
   logger: Logger;
+  /** DYN_DISABLE_FRONTEND_ADMIN_API: leave out `/busy_threshold` (it answers 404). */
+  disableAdminApi?: boolean;
 }
 
 /** The OpenAI-compatible HTTP service: routes, lifecycle and graceful shutdown. */
@@ -58,6 +61,7 @@ export class HttpService {
       contextWindow: opts.contextWindow,
       maxOutputTokens: opts.maxOutputTokens,
     });
+    if (!opts.disableAdminApi) registerBusyThresholdRoute(this.app, models);
   }
 
   /** Start listening; resolves to the bound port (useful with port 0). */

@@ -8,3 +8,11 @@ export {
   computeSequenceHashes,
   type SaltOptions,
 } from './hashing.js';
+export { RadixTree, TreeStatus, ROOT, type MatchResult } from './radix-tree.js';
+export { KvIndexer, TREE_STATUS_NAMES, type WorkerWithDpRank, type WorkerOverlap } from './indexer.js';
+export { decodeVllmEventBatch, decodeVllmSequence, vllmHashToU64, type VllmEventBatch, type VllmDecodeOptions } from './vllm-events.js';
+export { splitU64Into, joinU64 } from './u64.js';
+export { ActiveSequences, blockKey, type ActiveSequencesOptions, type NewRequest } from './active-sequences.js';
+export { workerCosts, pickCandidate, type SelectorWeights, type Candidate } from './selector.js';
+export { TtlPruner, DEFAULT_MAX_TREE_SIZE, DEFAULT_PRUNE_TARGET_RATIO, type ExpiredBlock } from './ttl-pruner.js';
+export { PendingQueue, type QueuePolicy, type QueuedRequest } from './pending-queue.js';

@@ -1,0 +1,259 @@
+// KV indexer throughput: KV events + find_matches per second on one core, and find_matches latency.
+// 64 workers of 16,384 blocks each. The trace is Mooncake-shaped: a Zipf-popular set of shared
+// system prompts, multi-turn sessions whose history grows turn by turn, requests spread at random
+// over the workers (as upstream's mooncake_bench partitions them). Each worker runs an LRU block
+// cache that emits what an engine would: one Stored per prefill (parented on the cached prefix),
+// single-block Stored per decode block, single-block Removed per eviction.
+// The whole op stream is generated first; the timed loop only applies it.
+// Usage: node dist/bench/indexer.js [--requests N] [--warmup N] [--workers N] [--blocks N]
+import { parseArgs } from 'node:util';
+import { RadixTree } from '../src/router/kv/index.js';
+
+const { values } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '120000' },
+    warmup: { type: 'string', default: '60000' },
+    workers: { type: 'string', default: '64' },
+    blocks: { type: 'string', default: '16384' },
+    seed: { type: 'string', default: '7' },
+  },
+});
+const REQUESTS = Number(values.requests);
+const WARMUP = Number(values.warmup);
+const WORKERS = Number(values.workers);
+const CAPACITY = Number(values.blocks);
+
+let rngState = Number(values.seed) >>> 0 || 1;
+function rand(): number {
+  rngState ^= rngState << 13;
+  rngState ^= rngState >>> 17;
+  rngState ^= rngState << 5;
+  return (rngState >>> 0) / 0x1_0000_0000;
+}
+const randInt = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
+
+function mix32(x: number, salt: number): number {
+  let h = Math.imul(x ^ salt, 0x9e3779b1);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h >>> 0;
+}
+// A block id names a block and, through the trace's construction, its whole prefix.
+const localHi = (id: number) => mix32(id, 0x1234567);
+const localLo = (id: number) => mix32(id, 0x7654321);
+const seqHi = (id: number) => mix32(id, 0x2468ace);
+const seqLo = (id: number) => mix32(id, 0x13579bd);
+
+// ---- trace: shared system prompts (Zipf) + multi-turn sessions -------------------------------
+const GROUPS = 1000;
+let nextBlockId = 1;
+const groupPrefix: number[][] = [];
+for (let g = 0; g < GROUPS; g++) {
+  const len = randInt(8, 48);
+  groupPrefix.push(Array.from({ length: len }, () => nextBlockId++));
+}
+const zipfCdf: number[] = [];
+{
+  let sum = 0;
+  for (let g = 0; g < GROUPS; g++) zipfCdf.push((sum += 1 / (g + 1)));
+  for (let g = 0; g < GROUPS; g++) zipfCdf[g]! /= sum;
+}
+function zipfGroup(): number {
+  const u = rand();
+  let lo = 0;
+  let hi = GROUPS - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (zipfCdf[mid]! < u) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+interface Session {
+  blocks: number[];
+  turnsLeft: number;
+}
+const sessions: Session[] = [];
+
+// ---- op stream -------------------------------------------------------------------------------
+const OP_FIND = 0;
+const OP_STORE = 1;
+const OP_REMOVE = 2;
+const OP_WORDS = 6; // type, slot, parentFlag|parent index, offset, count, unused
+let ops = new Int32Array(1 << 20);
+let opCount = 0;
+let data = new Uint32Array(1 << 22);
+let dataLen = 0;
+
+function reserve(words: number): number {
+  if (dataLen + words > data.length) {
+    const next = new Uint32Array(Math.max(data.length * 2, dataLen + words));
+    next.set(data.subarray(0, dataLen));
+    data = next;
+  }
+  const at = dataLen;
+  dataLen += words;
+  return at;
+}
+function pushOp(type: number, slot: number, parent: number, offset: number, count: number): void {
+  if ((opCount + 1) * OP_WORDS > ops.length) {
+    const next = new Int32Array(ops.length * 2);
+    next.set(ops);
+    ops = next;
+  }
+  const o = opCount++ * OP_WORDS;
+  ops[o] = type;
+  ops[o + 1] = slot;
+  ops[o + 2] = parent;
+  ops[o + 3] = offset;
+  ops[o + 4] = count;
+}
+function pushStore(slot: number, parentId: number, ids: number[], from: number, to: number): void {
+  const at = reserve((to - from) * 4);
+  for (let i = from; i < to; i++) {
+    const o = at + (i - from) * 4;
+    const id = ids[i]!;
+    data[o] = seqHi(id);
+    data[o + 1] = seqLo(id);
+    data[o + 2] = localHi(id);
+    data[o + 3] = localLo(id);
+  }
+  pushOp(OP_STORE, slot, parentId, at, to - from);
+  storedEvents++;
+  storedBlocks += to - from;
+}
+
+// Per-worker LRU cache over block ids (Map keeps insertion order: first key is least recent).
+const caches: Map<number, true>[] = Array.from({ length: WORKERS }, () => new Map());
+function insertBlock(slot: number, id: number): void {
+  const cache = caches[slot]!;
+  if (cache.size >= CAPACITY) {
+    const victim = cache.keys().next().value as number;
+    cache.delete(victim);
+    const at = reserve(2);
+    data[at] = seqHi(victim);
+    data[at + 1] = seqLo(victim);
+    pushOp(OP_REMOVE, slot, 0, at, 1);
+  }
+  cache.set(id, true);
+}
+
+let findOps = 0;
+let eventOps = 0;
+let storedEvents = 0;
+let storedBlocks = 0;
+let measuredFrom = 0;
+for (let r = 0; r < WARMUP + REQUESTS; r++) {
+  if (r === WARMUP) {
+    measuredFrom = opCount;
+    findOps = 0;
+    eventOps = 0;
+    storedEvents = 0;
+    storedBlocks = 0;
+  }
+  let session: Session;
+  if (sessions.length < 4000 || rand() < 0.25) {
+    session = { blocks: [...groupPrefix[zipfGroup()]!], turnsLeft: randInt(1, 10) };
+    sessions.push(session);
+  } else {
+    const i = Math.floor(rand() * sessions.length);
+    session = sessions[i]!;
+  }
+  // The new user turn.
+  const question = randInt(2, 16);
+  for (let q = 0; q < question; q++) session.blocks.push(nextBlockId++);
+  const ids = session.blocks;
+  const qat = reserve(ids.length * 2);
+  for (let i = 0; i < ids.length; i++) {
+    data[qat + i * 2] = localHi(ids[i]!);
+    data[qat + i * 2 + 1] = localLo(ids[i]!);
+  }
+  pushOp(OP_FIND, 0, 0, qat, ids.length);
+  findOps++;
+
+  const slot = Math.floor(rand() * WORKERS);
+  const cache = caches[slot]!;
+  let hit = 0;
+  while (hit < ids.length && cache.has(ids[hit]!)) {
+    cache.delete(ids[hit]!);
+    cache.set(ids[hit]!, true);
+    hit++;
+  }
+  const before = opCount;
+  for (let i = hit; i < ids.length; i++) insertBlock(slot, ids[i]!);
+  if (hit < ids.length) pushStore(slot, hit > 0 ? ids[hit - 1]! : 0, ids, hit, ids.length);
+  // Decode: the answer's blocks, each stored on its own as it fills; they join the session history.
+  const answer = randInt(1, 4);
+  for (let a = 0; a < answer; a++) {
+    const id = nextBlockId++;
+    const parent = ids[ids.length - 1]!;
+    ids.push(id);
+    insertBlock(slot, id);
+    pushStore(slot, parent, ids, ids.length - 1, ids.length);
+  }
+  eventOps += opCount - before;
+  if (--session.turnsLeft <= 0) {
+    const i = sessions.indexOf(session);
+    sessions[i] = sessions[sessions.length - 1]!;
+    sessions.pop();
+  }
+}
+
+// ---- replay ----------------------------------------------------------------------------------
+function apply(tree: RadixTree, from: number, to: number, latencies: Float64Array | null): number {
+  let lat = 0;
+  let matched = 0;
+  for (let i = from; i < to; i++) {
+    const o = i * OP_WORDS;
+    const type = ops[o]!;
+    if (type === OP_FIND) {
+      if (latencies) {
+        const t0 = performance.now();
+        matched += tree.findMatches(data, ops[o + 3]!, ops[o + 4]!).count;
+        latencies[lat++] = performance.now() - t0;
+      } else {
+        matched += tree.findMatches(data, ops[o + 3]!, ops[o + 4]!).count;
+      }
+    } else if (type === OP_STORE) {
+      const parent = ops[o + 2]!;
+      tree.applyStored(ops[o + 1]!, parent !== 0, seqHi(parent), seqLo(parent), data, ops[o + 3]!, ops[o + 4]!);
+    } else {
+      tree.applyRemoved(ops[o + 1]!, data, ops[o + 3]!, ops[o + 4]!);
+    }
+  }
+  return matched;
+}
+
+function run(latencies: Float64Array | null): { seconds: number; tree: RadixTree; matched: number } {
+  const tree = new RadixTree(WORKERS * CAPACITY);
+  apply(tree, 0, measuredFrom, null);
+  const t0 = performance.now();
+  const matched = apply(tree, measuredFrom, opCount, latencies);
+  return { seconds: (performance.now() - t0) / 1000, tree, matched };
+}
+
+const measuredOps = opCount - measuredFrom;
+console.log(`trace: ${WARMUP} warm-up + ${REQUESTS} measured requests, ${WORKERS} workers x ${CAPACITY} blocks`);
+console.log(`measured ops: ${measuredOps} (${findOps} find_matches, ${eventOps} KV events)`);
+console.log(`events: ${storedEvents} stored (mean ${(storedBlocks / storedEvents).toFixed(1)} blocks), ${eventOps - storedEvents} single-block removed (evictions)`);
+{
+  const lengths: number[] = [];
+  for (let i = measuredFrom; i < opCount; i++) if (ops[i * OP_WORDS] === OP_FIND) lengths.push(ops[i * OP_WORDS + 4]!);
+  lengths.sort((a, b) => a - b);
+  const mean = lengths.reduce((a, b) => a + b, 0) / lengths.length;
+  console.log(`query length in blocks: mean ${mean.toFixed(1)}, p50 ${lengths[lengths.length >> 1]}, p99 ${lengths[Math.floor(lengths.length * 0.99)]}`);
+}
+
+const throughput = run(null);
+console.log(`tree: ${throughput.tree.currentSize} worker-blocks indexed; mean workers matched per query ${(throughput.matched / findOps).toFixed(2)}`);
+const latencies = new Float64Array(findOps);
+run(latencies);
+latencies.sort();
+const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]! * 1000;
+const opsPerSec = measuredOps / throughput.seconds;
+console.log(`elapsed: ${throughput.seconds.toFixed(3)} s`);
+console.log(`find_matches latency (separate pass, each call timed): p50 ${pct(0.5).toFixed(2)} us, p99 ${pct(0.99).toFixed(2)} us, max ${pct(1).toFixed(1)} us`);
+console.log(`indexer_ops_per_s=${Math.round(opsPerSec)}`);
+console.log(`find_matches_p99_us=${pct(0.99).toFixed(2)}`);

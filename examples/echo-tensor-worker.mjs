@@ -1,0 +1,57 @@
+// An echo tensor worker, like upstream's tests/frontend/grpc/echo_tensor_worker.py: it registers
+// tensor model "echo" with a Triton model config and returns the request's tensors and parameters
+// (plus `processed: true`). Request parameters switch on failure modes for testing:
+// `malformed_response` (data without data_type), `data_mismatch` (values emptied),
+// `raise_exception` (the worker throws).
+//
+// Run: node examples/echo-tensor-worker.mjs [grpc-port] [metrics-port]
+// (uses the built package: run `npm run build` first).
+
+import { pathToFileURL } from 'node:url';
+import { encodeModelConfig, startFrontend } from 'dynamo-ts';
+
+/** The Triton ModelConfig the worker registers, serialized as upstream's worker does. */
+export function echoTritonConfig() {
+  return encodeModelConfig({
+    name: 'echo',
+    platform: 'custom',
+    input: [
+      { name: 'input', data_type: 'TYPE_STRING', dims: [-1] },
+      { name: 'optional_input', data_type: 'TYPE_INT32', dims: [-1], optional: true },
+    ],
+    output: [{ name: 'dummy_output', data_type: 'TYPE_STRING', dims: [-1] }],
+    model_transaction_policy: { decoupled: true },
+  });
+}
+
+export class EchoTensorEngine {
+  async *generate(request) {
+    const params = request.parameters ?? {};
+    if (params.raise_exception?.bool) throw new Error('Intentional exception raised by echo_tensor_worker.');
+    const tensors = request.tensors.map((t) => ({ metadata: { ...t.metadata }, data: { ...t.data } }));
+    if (params.malformed_response?.bool && tensors[0]) tensors[0].data = { values: [0, 1, 2] };
+    if (params.data_mismatch?.bool && tensors[0]) tensors[0].data.values = [];
+    yield { model: request.model, tensors, parameters: { ...params, processed: { bool: true } } };
+  }
+}
+
+/** The tensor model as registered: name "echo", Triton config bytes, empty Dynamo config fields. */
+export function echoTensorModel() {
+  return {
+    name: 'echo',
+    engine: new EchoTensorEngine(),
+    config: { name: '', inputs: [], outputs: [], triton_model_config: echoTritonConfig() },
+  };
+}
+
+async function main() {
+  const port = Number(process.argv[2] ?? 8000);
+  const metricsPort = Number(process.argv[3] ?? 8788);
+  const frontend = await startFrontend({ port, metricsPort, tensorModels: [echoTensorModel()] });
+  process.stdout.write(`echo tensor model on gRPC port ${frontend.grpcPort}, metrics on ${frontend.metricsPort}\n`);
+  const stop = () => frontend.stop().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

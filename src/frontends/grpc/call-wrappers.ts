@@ -1,0 +1,66 @@
+// Every RPC goes through these wrappers: auth, gRPC metrics and the single error → status mapping.
+
+import * as grpc from '@grpc/grpc-js';
+import { GrpcStatus, NotImplementedError } from '../../protocols/index.js';
+import type { BearerAuth } from './auth.js';
+import type { CallTracker, GrpcMetrics } from './grpc-metrics.js';
+import { toServiceError } from './status.js';
+
+export interface WrapContext {
+  service: string;
+  metrics: GrpcMetrics;
+  auth?: BearerAuth;
+}
+
+export type UnaryImpl<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Res | Promise<Res>;
+export type BidiImpl<Req, Res> = (call: grpc.ServerDuplexStream<Req, Res>, tracker: CallTracker) => Promise<void>;
+
+export function wrapUnary<Req, Res>(ctx: WrapContext, method: string, impl: UnaryImpl<Req, Res>): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    const tracker = ctx.metrics.start(ctx.service, method, 'unary');
+    tracker.received();
+    const fail = (err: unknown): void => {
+      const status = toServiceError(err);
+      tracker.handled(status.code ?? GrpcStatus.INTERNAL);
+      callback(status);
+    };
+    try {
+      ctx.auth?.check(call.metadata);
+      Promise.resolve(impl(call.request, call)).then((res) => {
+        tracker.sent();
+        tracker.handled(GrpcStatus.OK);
+        callback(null, res);
+      }, fail);
+    } catch (err) {
+      fail(err);
+    }
+  };
+}
+
+export function wrapBidi<Req, Res>(ctx: WrapContext, method: string, impl: BidiImpl<Req, Res>): grpc.handleBidiStreamingCall<Req, Res> {
+  return (call) => {
+    const tracker = ctx.metrics.start(ctx.service, method, 'bidi_stream');
+    const fail = (err: unknown): void => {
+      const status = toServiceError(err);
+      tracker.handled(status.code ?? GrpcStatus.INTERNAL);
+      if (!call.cancelled) call.emit('error', status);
+    };
+    try {
+      ctx.auth?.check(call.metadata);
+    } catch (err) {
+      fail(err);
+      return;
+    }
+    impl(call, tracker).then(() => {
+      tracker.handled(call.cancelled ? GrpcStatus.CANCELLED : GrpcStatus.OK);
+      if (!call.cancelled) call.end();
+    }, fail);
+  };
+}
+
+/** Answers an RPC this server does not implement, saying so. */
+export function unimplemented(ctx: WrapContext, method: string, why: string): grpc.handleUnaryCall<unknown, unknown> {
+  return wrapUnary(ctx, method, () => {
+    throw new NotImplementedError(`${method} is not supported by dynamo-ts: ${why}`);
+  });
+}

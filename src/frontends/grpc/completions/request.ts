@@ -1,0 +1,182 @@
+// KServe ModelInferRequest → OpenAI completion request body (reference/kserve.md §5.1), plus the
+// Triton vLLM-backend inputs and sampling parameters (reference/triton-vllm-backend.md).
+
+import { ValidationError } from '../../../protocols/index.js';
+import { checkRawInputCount } from '../tensor/convert.js';
+import { parameterScalar } from '../tensor/parameters.js';
+import { shapeOf, type InferInputTensor, type ModelInferRequest } from '../wire-types.js';
+
+/** What the KServe layer itself acts on, beyond the OpenAI body. */
+export interface CompletionInputs {
+  body: Record<string, unknown>;
+  prompt: string;
+  stream: boolean;
+  /** True when `exclude_input_in_output` was sent as false: prepend the prompt (non-streaming). */
+  echoPrompt: boolean;
+  returnInputTokens: boolean;
+  returnOutputTokens: boolean;
+}
+
+const BOOL_FLAGS = [
+  'stream',
+  'streaming',
+  'exclude_input_in_output',
+  'return_finish_reason',
+  'return_num_input_tokens',
+  'return_num_output_tokens',
+] as const;
+
+const SUPPORTED =
+  "'text_input', 'stream', 'sampling_parameters', 'exclude_input_in_output', 'return_finish_reason', 'return_num_input_tokens', 'return_num_output_tokens'";
+
+/** Sampling keys accepted from `parameters` and `sampling_parameters`, with the JS type they coerce to. */
+const SAMPLING_KEYS: Record<string, 'int' | 'float' | 'bool' | 'stop'> = {
+  max_tokens: 'int',
+  min_tokens: 'int',
+  n: 'int',
+  best_of: 'int',
+  top_k: 'int',
+  seed: 'int',
+  temperature: 'float',
+  top_p: 'float',
+  min_p: 'float',
+  frequency_penalty: 'float',
+  presence_penalty: 'float',
+  repetition_penalty: 'float',
+  ignore_eos: 'bool',
+  skip_special_tokens: 'bool',
+  stop: 'stop',
+};
+
+/** Fields the OpenAI completions schema has at top level; the rest travel in the same body as vLLM-style extensions. */
+function coerce(key: string, kind: (typeof SAMPLING_KEYS)[string], value: unknown): unknown {
+  switch (kind) {
+    case 'int':
+    case 'float': {
+      const n = typeof value === 'string' ? Number(value) : value;
+      if (typeof n !== 'number' || Number.isNaN(n)) throw new ValidationError(`Sampling parameter '${key}' must be a number`);
+      return kind === 'int' ? Math.trunc(n) : n;
+    }
+    case 'bool':
+      if (typeof value === 'boolean') return value;
+      if (value === 'true' || value === 'false') return value === 'true';
+      throw new ValidationError(`Sampling parameter '${key}' must be a boolean`);
+    default:
+      if (typeof value === 'string' && value.startsWith('[')) {
+        try {
+          return JSON.parse(value) as unknown;
+        } catch {
+          return value;
+        }
+      }
+      return value;
+  }
+}
+
+function applySampling(body: Record<string, unknown>, source: Record<string, unknown>): void {
+  for (const key in source) {
+    const kind = SAMPLING_KEYS[key];
+    if (kind) body[key] = coerce(key, kind, source[key]);
+  }
+}
+
+function rawFor(req: ModelInferRequest, index: number, name: string): Uint8Array {
+  const raw = req.raw_input_contents?.[index];
+  if (!raw) throw new ValidationError(`Missing raw input for '${name}'`);
+  return raw;
+}
+
+/** The single BYTES element of `text_input`/`sampling_parameters`. */
+function bytesInput(req: ModelInferRequest, input: InferInputTensor, index: number): Uint8Array {
+  const { name } = input;
+  if (input.datatype !== 'BYTES') {
+    throw new ValidationError(`Expected '${name}' to be of type BYTES for string input, got "${input.datatype}"`);
+  }
+  const shape = shapeOf(input.shape);
+  if (!(shape.length === 1 && shape[0] === 1) && !(shape.length === 2 && shape[0] === 1 && shape[1] === 1)) {
+    throw new ValidationError(`Expected '${name}' to have shape [1], got [${shape.join(', ')}]`);
+  }
+  if (input.contents) {
+    const first = input.contents.bytes_contents?.[0];
+    if (!first) throw new ValidationError(`'${name}' must contain exactly one element`);
+    return first;
+  }
+  const raw = rawFor(req, index, name);
+  // Upstream skips the 4-byte length prefix and takes everything after it.
+  if (raw.byteLength < 4) throw new ValidationError(`'${name}' raw input must be length-prefixed (>= 4 bytes)`);
+  return raw.subarray(4);
+}
+
+function boolInput(req: ModelInferRequest, input: InferInputTensor, index: number): boolean {
+  const { name } = input;
+  if (input.datatype !== 'BOOL') throw new ValidationError(`Expected '${name}' to be of type BOOL, got "${input.datatype}"`);
+  const shape = shapeOf(input.shape);
+  if (shape.length !== 1 || shape[0] !== 1) {
+    throw new ValidationError(`Expected '${name}' to have shape [1], got [${shape.join(', ')}]`);
+  }
+  if (input.contents) {
+    const first = input.contents.bool_contents?.[0];
+    if (first === undefined) throw new ValidationError(`'${name}' must contain exactly one element`);
+    return first;
+  }
+  const raw = rawFor(req, index, name);
+  if (raw.byteLength < 1) throw new ValidationError(`'${name}' raw input must contain at least one byte`);
+  return raw[0] !== 0;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
+export function toCompletionInputs(req: ModelInferRequest): CompletionInputs {
+  checkRawInputCount(req);
+  let prompt: string | undefined;
+  let sampling: Record<string, unknown> | undefined;
+  const flags: Partial<Record<(typeof BOOL_FLAGS)[number], boolean>> = {};
+  req.inputs.forEach((input, i) => {
+    const name = input.name;
+    if (name === 'text_input') {
+      prompt = utf8.decode(bytesInput(req, input, i));
+    } else if (name === 'sampling_parameters') {
+      sampling = parseSamplingJson(utf8.decode(bytesInput(req, input, i)));
+    } else if ((BOOL_FLAGS as readonly string[]).includes(name)) {
+      flags[name as (typeof BOOL_FLAGS)[number]] = boolInput(req, input, i);
+    } else {
+      throw new ValidationError(`Invalid input name: ${name}, supported inputs are ${SUPPORTED}`);
+    }
+  });
+  if (prompt === undefined) throw new ValidationError("Missing required input: 'text_input'");
+  const stream = flags.stream ?? flags.streaming ?? false;
+  const echoPrompt = flags.exclude_input_in_output === false;
+  if (stream && echoPrompt) {
+    throw new ValidationError('When streaming, `exclude_input_in_output` = False is not allowed.');
+  }
+  const body: Record<string, unknown> = { model: req.model_name, prompt, stream };
+  if (req.id) body.user = req.id;
+  // Request-level parameters first; a sampling_parameters tensor (vLLM backend) overrides them.
+  if (req.parameters) {
+    const params: Record<string, unknown> = {};
+    for (const key in req.parameters) params[key] = parameterScalar(req.parameters[key]!);
+    applySampling(body, params);
+  }
+  if (sampling) applySampling(body, sampling);
+  return {
+    body,
+    prompt,
+    stream,
+    echoPrompt,
+    returnInputTokens: flags.return_num_input_tokens === true,
+    returnOutputTokens: flags.return_num_output_tokens === true,
+  };
+}
+
+function parseSamplingJson(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new ValidationError(`'sampling_parameters' must be a JSON object: ${(err as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ValidationError("'sampling_parameters' must be a JSON object");
+  }
+  return value as Record<string, unknown>;
+}

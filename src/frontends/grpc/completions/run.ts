@@ -1,0 +1,115 @@
+// Runs one KServe completions request through the shared OpenAI pipeline (validate → preprocess →
+// generateChoices) and yields KServe responses: one folded response, or one per streamed step.
+
+import { randomUUID } from 'node:crypto';
+import type { ServedModel } from '../../../models/index.js';
+import { generateChoices, type DecodedStep } from '../../../pipeline/index.js';
+import { DynamoError, InternalError, ValidationError } from '../../../protocols/index.js';
+import type { InferEvent } from '../infer-event.js';
+import type { ModelInferRequest } from '../wire-types.js';
+import type { CompletionInputs } from './request.js';
+import { completionResponse, type ChoiceOutput, type ExtraOutputs } from './response.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** `cancelled` from an engine that stopped on its own reads as `stop`, as on the HTTP side. */
+function finishText(reason: DecodedStep['finish_reason']): string | null {
+  return reason === 'cancelled' ? 'stop' : reason;
+}
+
+/**
+ * Errors before the first step end the RPC (`Failed to generate completions`); later ones are
+ * in-stream error events. With `stream` false the steps are folded into one response.
+ */
+export async function* runCompletion(
+  served: ServedModel,
+  req: ModelInferRequest,
+  inputs: CompletionInputs,
+  signal: AbortSignal,
+): AsyncGenerator<InferEvent> {
+  let request;
+  let runs;
+  try {
+    request = served.preprocessor.validateCompletion(inputs.body);
+    runs = await served.preprocessor.preprocessCompletion(request);
+  } catch (err) {
+    if (err instanceof ValidationError) throw new ValidationError(`Failed to parse request: ${err.message}`);
+    throw err;
+  }
+  const n = request.n ?? 1;
+  const id = req.id ?? '';
+  const internalId = id && UUID.test(id) ? id : randomUUID();
+  const inputTokens = runs.reduce((sum, r) => sum + r.promptTokens, 0);
+  const extras: ExtraOutputs = {
+    inputTokens: inputs.returnInputTokens ? inputTokens : undefined,
+    outputTokens: inputs.returnOutputTokens,
+  };
+  let steps: AsyncIterable<DecodedStep>;
+  try {
+    steps = generateChoices({ engine: served.router, tokenTable: served.tokenTable }, runs, n, internalId, signal);
+  } catch (err) {
+    throw generateError(err);
+  }
+  const iterator = steps[Symbol.asyncIterator]();
+  let first: IteratorResult<DecodedStep>;
+  try {
+    first = await iterator.next();
+  } catch (err) {
+    throw generateError(err);
+  }
+  const model = served.name;
+  if (inputs.stream) {
+    yield* streamSteps(first, iterator, model, id, extras);
+    return;
+  }
+  const choices = new Map<number, ChoiceOutput>();
+  try {
+    for (let r = first; !r.done; r = await iterator.next()) {
+      const step = r.value;
+      let choice = choices.get(step.index);
+      if (!choice) {
+        choice = { text: inputs.echoPrompt ? inputs.prompt : '', finishReason: null, outputTokens: 0 };
+        choices.set(step.index, choice);
+      }
+      choice.text += step.text;
+      choice.outputTokens = step.usage?.completion_tokens ?? choice.outputTokens + step.token_ids.length;
+      if (step.finish_reason !== null) choice.finishReason = finishText(step.finish_reason);
+    }
+  } catch (err) {
+    yield { error: message(err) };
+    return;
+  }
+  const ordered = [...choices.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
+  yield { response: completionResponse(model, id, ordered, extras) };
+}
+
+async function* streamSteps(
+  first: IteratorResult<DecodedStep>,
+  iterator: AsyncIterator<DecodedStep>,
+  model: string,
+  id: string,
+  extras: ExtraOutputs,
+): AsyncGenerator<InferEvent> {
+  try {
+    for (let r = first; !r.done; r = await iterator.next()) {
+      const step = r.value;
+      const finishReason = finishText(step.finish_reason);
+      // Steps whose text the stop-string jail still holds carry nothing to send.
+      if (step.text.length === 0 && finishReason === null) continue;
+      const choice: ChoiceOutput = { text: step.text, finishReason, outputTokens: step.token_ids.length };
+      yield { response: completionResponse(model, id, [choice], extras) };
+    }
+  } catch (err) {
+    yield { error: message(err) };
+  }
+}
+
+function generateError(err: unknown): DynamoError {
+  // Unavailable/overloaded keep their own status (UNAVAILABLE, RESOURCE_EXHAUSTED-like); the rest is INTERNAL.
+  if (err instanceof DynamoError && err.kind !== 'internal') return err;
+  return new InternalError(`Failed to generate completions: ${message(err)}`);
+}

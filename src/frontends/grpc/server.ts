@@ -1,0 +1,109 @@
+// The KServe gRPC listener: grpc-js server options (TLS, message size, keepalive, HTTP/2 windows),
+// bearer auth and the services it hosts.
+
+import * as grpc from '@grpc/grpc-js';
+import type { Http2Server, Http2Session } from 'node:http2';
+import type { Logger, MetricsRegistry } from '../../observability/index.js';
+import { BearerAuth } from './auth.js';
+import { GrpcMetrics } from './grpc-metrics.js';
+import { healthHandlers } from './health.js';
+import type { KserveModels } from './model-registry.js';
+import { loadProtos } from './proto.js';
+import { InferenceService } from './service.js';
+
+export interface KserveGrpcOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  tls?: { cert: Buffer; key: Buffer };
+  /** When set, every inference RPC needs `authorization: Bearer <token>`. */
+  authToken?: string;
+  /** Max receive and send message size in bytes (grpc-js default 4 MiB receive, unlimited send). */
+  maxMessageSize?: number;
+  keepaliveTimeMs?: number;
+  keepaliveTimeoutMs?: number;
+  /** HTTP/2 connection-level flow-control window, bytes. */
+  connectionWindowSize?: number;
+  /** HTTP/2 per-stream flow-control window, bytes. */
+  streamWindowSize?: number;
+  logger: Logger;
+  metrics: MetricsRegistry;
+}
+
+export class KserveGrpcServer {
+  readonly server: grpc.Server;
+  readonly inference: InferenceService;
+
+  constructor(
+    private readonly opts: KserveGrpcOptions,
+    readonly models: KserveModels,
+  ) {
+    const options: grpc.ServerOptions = {};
+    if (opts.maxMessageSize !== undefined) {
+      options['grpc.max_receive_message_length'] = opts.maxMessageSize;
+      options['grpc.max_send_message_length'] = opts.maxMessageSize;
+    }
+    if (opts.keepaliveTimeMs !== undefined) options['grpc.keepalive_time_ms'] = opts.keepaliveTimeMs;
+    if (opts.keepaliveTimeoutMs !== undefined) options['grpc.keepalive_timeout_ms'] = opts.keepaliveTimeoutMs;
+    this.server = new grpc.Server(options);
+    this.applyStreamWindow();
+
+    const protos = loadProtos();
+    const metrics = new GrpcMetrics(opts.metrics);
+    const auth = opts.authToken ? new BearerAuth(opts.authToken) : undefined;
+    this.inference = new InferenceService(models, opts.metrics);
+    this.server.addService(protos.inference, this.inference.handlers({ service: 'inference.GRPCInferenceService', metrics, auth }));
+    // Health stays open without a token so orchestrator probes work.
+    this.server.addService(protos.health, healthHandlers({ service: 'grpc.health.v1.Health', metrics }, models));
+  }
+
+  /** Binds and starts; resolves to the bound port. */
+  async listen(): Promise<number> {
+    const { opts } = this;
+    const creds = opts.tls
+      ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: opts.tls.cert, private_key: opts.tls.key }], false)
+      : grpc.ServerCredentials.createInsecure();
+    const address = opts.host.includes(':') ? `[${opts.host}]:${opts.port}` : `${opts.host}:${opts.port}`;
+    const port = await new Promise<number>((resolve, reject) =>
+      this.server.bindAsync(address, creds, (err, bound) => (err ? reject(err) : resolve(bound))),
+    );
+    this.applyConnectionWindow();
+    if (opts.connectionWindowSize !== undefined || opts.streamWindowSize !== undefined) {
+      opts.logger.info(
+        `gRPC tuning: connection_window=${opts.connectionWindowSize ?? 'default'}, stream_window=${opts.streamWindowSize ?? 'default'}`,
+      );
+    }
+    return port;
+  }
+
+  /** Finishes in-flight calls, then closes (forcibly after `graceMs`). */
+  async shutdown(graceMs = 5000): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.server.forceShutdown();
+        resolve();
+      }, graceMs);
+      this.server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  // grpc-js has no options for the HTTP/2 windows: the stream window is an HTTP/2 setting of the
+  // server it creates, the connection window is set per session. Both reach into grpc-js internals.
+  private applyStreamWindow(): void {
+    if (this.opts.streamWindowSize === undefined) return;
+    const internals = this.server as unknown as { commonServerOptions: { settings?: Record<string, unknown> } };
+    internals.commonServerOptions.settings = { ...internals.commonServerOptions.settings, initialWindowSize: this.opts.streamWindowSize };
+  }
+
+  private applyConnectionWindow(): void {
+    const size = this.opts.connectionWindowSize;
+    if (size === undefined) return;
+    const internals = this.server as unknown as { http2Servers: Map<Http2Server, unknown> };
+    for (const http2Server of internals.http2Servers.keys()) {
+      http2Server.on('session', (session: Http2Session) => session.setLocalWindowSize(size));
+    }
+  }
+}

@@ -1,0 +1,188 @@
+// The GRPCInferenceService handlers (reference/kserve.md §3), thin over KserveModels and infer.ts.
+
+import * as grpc from '@grpc/grpc-js';
+import { CancelledError, ValidationError } from '../../protocols/index.js';
+import { FrontendMetrics, type MetricsRegistry } from '../../observability/index.js';
+import { packageVersion } from '../../config/version.js';
+import { unimplemented, wrapBidi, wrapUnary, type WrapContext } from './call-wrappers.js';
+import { foldUnary, startInfer, type InferRun } from './infer.js';
+import {
+  completionsConfig,
+  completionsMetadata,
+  decodeTritonConfig,
+  metadataFromTritonConfig,
+  tensorConfig,
+  tensorMetadata,
+} from './model-config/model-info.js';
+import type { KserveModels, ResolvedModel } from './model-registry.js';
+import { readMessages } from './read-stream.js';
+import { ModelStatisticsTracker } from './statistics.js';
+import type {
+  ModelConfigMessage,
+  ModelInferRequest,
+  ModelInferResponse,
+  ModelMetadataResponse,
+  ModelStreamInferResponse,
+} from './wire-types.js';
+
+interface NameRequest {
+  name: string;
+  version?: string;
+}
+
+const EXTENSIONS = ['model_configuration', 'model_repository', 'statistics', 'binary_tensor_data'];
+
+export class InferenceService {
+  readonly stats = new ModelStatisticsTracker();
+  private readonly frontendMetrics: FrontendMetrics;
+
+  constructor(
+    private readonly models: KserveModels,
+    metrics: MetricsRegistry,
+  ) {
+    this.frontendMetrics = new FrontendMetrics(metrics);
+  }
+
+  /** grpc-js handler map for `inference.GRPCInferenceService`. */
+  handlers(ctx: WrapContext): grpc.UntypedServiceImplementation {
+    const shm = 'shared-memory tensors are not supported; send tensor data in the request';
+    return {
+      ServerLive: wrapUnary(ctx, 'ServerLive', () => ({ live: true })),
+      ServerReady: wrapUnary(ctx, 'ServerReady', () => ({ ready: this.models.anyReady() })),
+      ModelReady: wrapUnary(ctx, 'ModelReady', (req: NameRequest) => ({ ready: this.models.isReady(req.name) })),
+      ServerMetadata: wrapUnary(ctx, 'ServerMetadata', () => ({ name: 'dynamo-ts', version: packageVersion(), extensions: EXTENSIONS })),
+      ModelMetadata: wrapUnary(ctx, 'ModelMetadata', (req: NameRequest) => this.metadata(req.name)),
+      ModelConfig: wrapUnary(ctx, 'ModelConfig', (req: NameRequest) => ({ config: this.config(req.name) })),
+      ModelInfer: wrapUnary(ctx, 'ModelInfer', (req: ModelInferRequest, call) => this.infer(req, call)),
+      ModelStreamInfer: wrapBidi(ctx, 'ModelStreamInfer', (call: grpc.ServerDuplexStream<ModelInferRequest, ModelStreamInferResponse>, tracker) =>
+        this.streamInfer(call, tracker),
+      ),
+      ModelStatistics: wrapUnary(ctx, 'ModelStatistics', (req: NameRequest) => this.statistics(req.name)),
+      RepositoryIndex: wrapUnary(ctx, 'RepositoryIndex', (req: { ready: boolean }) => ({
+        models: this.models.index().filter((m) => !req.ready || m.state === 'READY'),
+      })),
+      RepositoryModelLoad: wrapUnary(ctx, 'RepositoryModelLoad', (req: { model_name: string }) => {
+        this.models.load(req.model_name);
+        return {};
+      }),
+      RepositoryModelUnload: wrapUnary(ctx, 'RepositoryModelUnload', (req: { model_name: string }) => {
+        this.models.unload(req.model_name);
+        return {};
+      }),
+      SystemSharedMemoryStatus: wrapUnary(ctx, 'SystemSharedMemoryStatus', () => ({ regions: {} })),
+      SystemSharedMemoryRegister: unimplemented(ctx, 'SystemSharedMemoryRegister', shm),
+      SystemSharedMemoryUnregister: unimplemented(ctx, 'SystemSharedMemoryUnregister', shm),
+      CudaSharedMemoryStatus: wrapUnary(ctx, 'CudaSharedMemoryStatus', () => ({ regions: {} })),
+      CudaSharedMemoryRegister: unimplemented(ctx, 'CudaSharedMemoryRegister', shm),
+      CudaSharedMemoryUnregister: unimplemented(ctx, 'CudaSharedMemoryUnregister', shm),
+      TraceSetting: unimplemented(ctx, 'TraceSetting', 'request tracing settings are not configurable over gRPC'),
+      LogSettings: unimplemented(ctx, 'LogSettings', 'log settings are configured with --log-level / DYN_LOG'),
+    };
+  }
+
+  private metadata(name: string): ModelMetadataResponse {
+    const found = this.models.require(name);
+    const repo = this.models.repository?.get(name)?.config;
+    if (found.kind === 'completions') return repo ? metadataFromTritonConfig(repo) : completionsMetadata(found.served.name);
+    const triton = this.tritonConfig(found) ?? repo;
+    if (triton) return metadataFromTritonConfig(triton);
+    return tensorMetadata(found.model.config!);
+  }
+
+  private config(name: string): ModelConfigMessage {
+    const found = this.models.require(name);
+    const repo = this.models.repository?.get(name)?.config;
+    if (found.kind === 'completions') return repo ?? completionsConfig(found.served.name);
+    const triton = this.tritonConfig(found) ?? repo;
+    if (triton) return triton;
+    return tensorConfig(found.model.config!);
+  }
+
+  /** A tensor model's Triton config (decoded on every call, as upstream), or undefined for a plain config. */
+  private tritonConfig(found: ResolvedModel & { kind: 'tensor' }): ModelConfigMessage | undefined {
+    const { name, config } = found.model;
+    if (!config && !this.models.repository?.get(name)) {
+      throw new ValidationError(`Model '${name}' has type Tensor but no model config is provided`);
+    }
+    return config?.triton_model_config ? decodeTritonConfig(name, config.triton_model_config) : undefined;
+  }
+
+  private statistics(name: string): { model_stats: Record<string, unknown>[] } {
+    if (name) {
+      this.models.require(name);
+      return { model_stats: [this.stats.message(name)] };
+    }
+    return { model_stats: this.models.index().map((m) => this.stats.message(m.name)) };
+  }
+
+  /** Tracks metrics and statistics around one inference run. */
+  private track(run: InferRun, requestType: 'stream' | 'unary', startNs: bigint) {
+    const tracker = this.frontendMetrics.start(run.model, run.endpoint, requestType);
+    const inputDone = process.hrtime.bigint();
+    return (ok: boolean): void => {
+      tracker.finish(ok ? 'success' : 'error');
+      this.stats.record(run.model, ok, startNs, inputDone);
+    };
+  }
+
+  private async infer(req: ModelInferRequest, call: grpc.ServerUnaryCall<ModelInferRequest, ModelInferResponse>): Promise<ModelInferResponse> {
+    const startNs = process.hrtime.bigint();
+    const abort = new AbortController();
+    const onCancel = (): void => abort.abort(new CancelledError());
+    call.once('cancelled', onCancel);
+    let done: ((ok: boolean) => void) | undefined;
+    try {
+      const run = startInfer(this.models, req, abort.signal, true);
+      done = this.track(run, 'unary', startNs);
+      const response = await foldUnary(run);
+      done(true);
+      return response;
+    } catch (err) {
+      done?.(false);
+      throw err;
+    } finally {
+      call.off('cancelled', onCancel);
+      // Stops whatever the engine still produces (e.g. extra tensor responses).
+      abort.abort();
+    }
+  }
+
+  /** Requests on one stream run strictly one after another, responses in request order. */
+  private async streamInfer(
+    call: grpc.ServerDuplexStream<ModelInferRequest, ModelStreamInferResponse>,
+    tracker: { received(): void; sent(): void },
+  ): Promise<void> {
+    const abort = new AbortController();
+    call.once('cancelled', () => abort.abort(new CancelledError()));
+    // Headers go out at once, before any work, as upstream's server does.
+    call.sendMetadata(new grpc.Metadata());
+    const write = async (msg: ModelStreamInferResponse): Promise<void> => {
+      tracker.sent();
+      if (!call.write(msg)) await new Promise((resolve) => call.once('drain', resolve));
+    };
+    for await (const req of readMessages<ModelInferRequest>(call)) {
+      tracker.received();
+      if (abort.signal.aborted) return;
+      const startNs = process.hrtime.bigint();
+      const run = startInfer(this.models, req, abort.signal, false);
+      const done = this.track(run, 'stream', startNs);
+      let ok = true;
+      try {
+        for await (const event of run.events) {
+          if (abort.signal.aborted) break;
+          if (event.error !== undefined) {
+            ok = false;
+            const text = event.conversion ? `Failed to convert response: ${event.error}` : event.error;
+            await write({ error_message: text, infer_response: null });
+          } else {
+            await write({ error_message: '', infer_response: event.response });
+          }
+        }
+      } catch (err) {
+        done(false);
+        throw err;
+      }
+      done(ok && !abort.signal.aborted);
+    }
+  }
+}

@@ -1,0 +1,78 @@
+// The tensor data model exchanged with tensor workers (upstream's NvCreateTensorRequest/Response).
+// Field names follow upstream's JSON so a remote worker can later receive the same objects.
+
+export type TensorDataType =
+  | 'Bool'
+  | 'Uint8'
+  | 'Uint16'
+  | 'Uint32'
+  | 'Uint64'
+  | 'Int8'
+  | 'Int16'
+  | 'Int32'
+  | 'Int64'
+  | 'Float16'
+  | 'BFloat16'
+  | 'Float32'
+  | 'Float64'
+  | 'Bytes';
+
+/** Element values: booleans, numbers, bigints for the 64-bit integers (exact), byte strings for Bytes. */
+export type TensorValues = boolean[] | number[] | bigint[] | Uint8Array[];
+
+/** Upstream's adjacently tagged `FlattenTensor`. */
+export interface FlattenTensor {
+  data_type: TensorDataType;
+  values: TensorValues;
+}
+
+/** Upstream's externally tagged ParameterValue. */
+export type ParameterValue =
+  | { bool: boolean }
+  | { int64: number }
+  | { string: string }
+  | { double: number }
+  | { uint64: number };
+
+export type Parameters = Record<string, ParameterValue>;
+
+export interface TensorMetadata {
+  name: string;
+  data_type: TensorDataType;
+  shape: number[];
+  parameters?: Parameters;
+}
+
+export interface Tensor {
+  metadata: TensorMetadata;
+  data: FlattenTensor;
+}
+
+export interface RequestedOutput {
+  name: string;
+  parameters?: Parameters;
+}
+
+export interface NvCreateTensorRequest {
+  id: string | null;
+  model: string;
+  tensors: Tensor[];
+  parameters?: Parameters;
+  outputs?: RequestedOutput[];
+}
+
+export interface NvCreateTensorResponse {
+  id?: string | null;
+  model: string;
+  tensors: Tensor[];
+  parameters?: Parameters;
+}
+
+/** What a tensor worker registers: its tensors, or a serialized Triton ModelConfig that overrides them. */
+export interface TensorModelConfig {
+  name: string;
+  inputs: TensorMetadata[];
+  outputs: TensorMetadata[];
+  /** Serialized `inference.ModelConfig` protobuf. */
+  triton_model_config?: Uint8Array;
+}

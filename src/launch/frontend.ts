@@ -1,0 +1,59 @@
+// `dynamo-ts frontend`: the HTTP frontend with no engine of its own. Models and workers come and go
+// through discovery; requests reach workers over the request plane they publish.
+import type { Config } from '../config/index.js';
+import { addMetricsRoute } from '../frontends/grpc/index.js';
+import { HttpService } from '../frontends/http/index.js';
+import { ModelManager } from '../models/index.js';
+import { MetricsRegistry, type Logger } from '../observability/index.js';
+import { DistributedRuntime, namespaceScope } from '../runtime/index.js';
+import { httpServiceOptions } from './http-options.js';
+import { kserveLayout, startKserveGrpc } from './kserve.js';
+import { ModelWatcher } from './model-watcher.js';
+import { runtimeOptionsFromConfig } from './runtime-options.js';
+
+export interface FrontendService {
+  readonly port: number;
+  readonly models: ModelManager;
+  readonly runtime: DistributedRuntime;
+  stop(): Promise<void>;
+}
+
+export async function startFrontend(config: Config, logger: Logger): Promise<FrontendService> {
+  const runtime = await DistributedRuntime.create(runtimeOptionsFromConfig(config, logger));
+  const models = new ModelManager();
+  const kserve = kserveLayout(config);
+  const metrics = new MetricsRegistry(config.metricsPrefix);
+  const http = new HttpService({ ...httpServiceOptions(config, logger), port: kserve?.httpPort ?? config.httpPort }, models);
+  if (kserve) addMetricsRoute(http, metrics);
+  const watcher = new ModelWatcher({
+    backend: runtime.discovery,
+    requestClient: runtime.requestClient,
+    events: () => runtime.events,
+    models,
+    config,
+    logger,
+    inScope: namespaceScope({
+      namespace: config.namespace,
+      namespacePrefix: config.namespacePrefix,
+      strict: config.namespacePrefixStrict,
+    }),
+  });
+  await watcher.start();
+  const port = await http.listen();
+  const grpc = kserve ? await startKserveGrpc(config, kserve, models, metrics, logger) : undefined;
+  logger.info(
+    { host: config.httpHost, port, discovery: config.discoveryBackend, requestPlane: config.requestPlane },
+    'dynamo-ts frontend listening',
+  );
+  return {
+    port,
+    models,
+    runtime,
+    async stop() {
+      await grpc?.stop();
+      await http.shutdown();
+      watcher.stop();
+      await runtime.shutdown();
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import type { Config } from '../config/index.js';
+import { DEFAULT_HTTP_PATHS, type HttpServiceOptions } from '../frontends/http/index.js';
+import type { Logger } from '../observability/index.js';
+
+/** The HTTP service settings of a frontend (`serve` and `frontend` alike). */
+export function httpServiceOptions(config: Config, logger: Logger): HttpServiceOptions {
+  return {
+    host: config.httpHost,
+    port: config.httpPort,
+    bodyLimitMb: config.httpBodyLimitMb,
+    overloadStatus: config.httpOverloadStatusCode,
+    gracefulShutdownSecs: config.httpGracefulShutdownTimeoutSecs,
+    forceIncludeUsage: config.enableForceIncludeUsage,
+    contextWindow: config.contextWindow,
+    maxOutputTokens: config.maxOutputTokens,
+    paths: {
+      chat: config.httpSvcChatPath ?? DEFAULT_HTTP_PATHS.chat,
+      completions: config.httpSvcCmpPath ?? DEFAULT_HTTP_PATHS.completions,
+      models: config.httpSvcModelsPath ?? DEFAULT_HTTP_PATHS.models,
+      health: config.httpSvcHealthPath ?? DEFAULT_HTTP_PATHS.health,
+      live: config.httpSvcLivePath ?? DEFAULT_HTTP_PATHS.live,
+    },
+    logger,
+    disableAdminApi: config.disableFrontendAdminApi,
+  };
+}

@@ -1,0 +1,47 @@
+import type { Config } from '../config/index.js';
+import { startFrontend, type RunningFrontend } from '../frontends/grpc/index.js';
+import type { ModelManager } from '../models/index.js';
+import type { Logger, MetricsRegistry } from '../observability/index.js';
+
+export interface KserveLayout {
+  grpcPort: number;
+  /** Where the HTTP service listens: the API port, or the side metrics port when gRPC takes --http-port. */
+  httpPort: number;
+}
+
+/**
+ * Upstream: --kserve-grpc-server serves gRPC on --http-port and moves HTTP to --grpc-metrics-port.
+ * With --grpc-port, gRPC listens there alongside the HTTP API (Triton's 8000/8001 layout).
+ */
+export function kserveLayout(config: Config): KserveLayout | undefined {
+  if (config.grpcPort !== undefined) return { grpcPort: config.grpcPort, httpPort: config.httpPort };
+  if (config.kserveGrpcServer || config.kserveMode) return { grpcPort: config.httpPort, httpPort: config.grpcMetricsPort };
+  return undefined;
+}
+
+export function startKserveGrpc(
+  config: Config,
+  layout: KserveLayout,
+  models: ModelManager,
+  metrics: MetricsRegistry,
+  logger: Logger,
+): Promise<RunningFrontend> {
+  const useTls = config.useTls || config.tlsCertPath !== undefined;
+  return startFrontend({
+    host: config.httpHost,
+    port: layout.grpcPort,
+    models,
+    metrics,
+    logger,
+    metricsPort: null,
+    tlsCertPath: useTls ? (config.certFile ?? config.tlsCertPath) : undefined,
+    tlsKeyPath: useTls ? (config.keyFile ?? config.tlsKeyPath) : undefined,
+    authToken: config.grpcAuthToken,
+    maxMessageSize: config.maxMessageSize,
+    keepaliveTimeMs: config.grpcKeepaliveTimeMs,
+    keepaliveTimeoutMs: config.grpcKeepaliveTimeoutMs,
+    connectionWindowSize: config.grpcInitialConnectionWindowSize,
+    streamWindowSize: config.grpcInitialStreamWindowSize,
+    modelRepository: config.modelRepository,
+  });
+}

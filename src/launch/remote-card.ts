@@ -1,0 +1,47 @@
+// A worker's published card (`card_json`) → the ModelDeploymentCard the frontend serves. The card
+// names its tokenizer files by absolute path (upstream CheckedFiles); on one host they are read in
+// place. BLAKE3 checksums are not verified (no hasher in this build; see docs/runtime-protocol.md).
+import { loadCardFromFiles, type ModelDeploymentCard, type ModelInput, type ModelTypeFlag } from '../models/index.js';
+
+type Json = Record<string, unknown>;
+
+function checkedPath(section: unknown, field: string): string | null {
+  const file = (section as Json | null | undefined)?.[field] as Json | undefined;
+  return typeof file?.path === 'string' ? file.path : null;
+}
+
+function positiveInt(...values: unknown[]): number | null {
+  for (const v of values) if (Number.isInteger(v) && (v as number) > 0) return v as number;
+  return null;
+}
+
+/** Throws with a reason when the card lacks what the frontend needs. */
+export function cardFromCardJson(card: Json, servedName?: string): ModelDeploymentCard {
+  const displayName = servedName ?? card.display_name;
+  if (typeof displayName !== 'string' || !displayName) throw new Error('card_json has no display_name');
+  const tokenizerJson = checkedPath(card.tokenizer, 'hf_tokenizer_json');
+  if (!tokenizerJson) throw new Error(`card of ${displayName} names no hf_tokenizer_json file`);
+  const runtimeConfig = (card.runtime_config ?? {}) as Json;
+  const contextLength = positiveInt(runtimeConfig.context_length, card.context_length, card.architectural_max_context_length);
+  if (contextLength === null) throw new Error(`card of ${displayName} has no context length`);
+  const template = ((card.chat_template_file as Json | null | undefined)?.hf_chat_template ?? null) as Json | null;
+  const loaded = loadCardFromFiles(
+    {
+      root: typeof card.source_path === 'string' ? card.source_path : '',
+      tokenizerJson,
+      tokenizerConfig: checkedPath(card.prompt_formatter, 'hf_tokenizer_config_json'),
+      generationConfig: checkedPath(card.gen_config, 'hf_generation_config_json'),
+      config: checkedPath(card.model_info, 'hf_config_json'),
+      chatTemplate: checkedPath(template, 'file'),
+    },
+    {
+      displayName,
+      contextLength,
+      kvCacheBlockSize: positiveInt(card.kv_cache_block_size) ?? undefined,
+      migrationLimit: Number.isInteger(card.migration_limit) ? (card.migration_limit as number) : 0,
+    },
+  );
+  const modelType = typeof card.model_type === 'string' ? (card.model_type.split('|').map((t) => t.trim()) as ModelTypeFlag[]) : loaded.modelType;
+  const modelInput = (typeof card.model_input === 'string' ? card.model_input : loaded.modelInput) as ModelInput;
+  return { ...loaded, modelType, modelInput };
+}

@@ -1,0 +1,39 @@
+import type { Config } from '../config/index.js';
+import type { ModelDeploymentCard } from '../models/index.js';
+import { createRouterPolicy, LoadTracker, PushRouter, type PushRouterMode, type QueuePolicy } from '../router/index.js';
+
+/**
+ * The PushRouter of a served model, from the router flags. `--load-aware` is upstream's preset:
+ * kv routing on load alone (no overlap credit, so the indexer is never consulted).
+ */
+export function buildRouter(config: Config, card: ModelDeploymentCard): PushRouter {
+  const mode = (config.loadAware ? 'kv' : config.routerMode) as PushRouterMode;
+  const load = new LoadTracker();
+  const policy = createRouterPolicy(mode, {
+    load,
+    kv: {
+      blockSize: config.kvCacheBlockSize ?? card.kvCacheBlockSize,
+      overlapScoreCredit: config.loadAware ? 0 : config.routerKvOverlapScoreCredit,
+      overlapScoreCreditDecay: config.routerKvOverlapScoreCreditDecay,
+      prefillLoadScale: config.routerPrefillLoadScale,
+      decodeActiveRequestWeight: config.routerDecodeActiveRequestWeight,
+      temperature: config.routerTemperature,
+      useKvEvents: config.routerKvEvents,
+      ttlSecs: config.routerTtlSecs,
+      trackActiveBlocks: config.routerTrackActiveBlocks,
+      trackOutputBlocks: config.routerTrackOutputBlocks,
+      assumeKvReuse: config.routerAssumeKvReuse,
+      trackPrefillTokens: config.routerTrackPrefillTokens,
+      queueThreshold: config.routerQueueThreshold ?? null,
+      queuePolicy: config.routerQueuePolicy as QueuePolicy,
+    },
+  });
+  return new PushRouter(card.displayName, policy, {
+    load,
+    busyThresholds: {
+      activeDecodeBlocksThreshold: config.activeDecodeBlocksThreshold ?? null,
+      activePrefillTokensThreshold: config.activePrefillTokensThreshold ?? null,
+      activePrefillTokensThresholdFrac: config.activePrefillTokensThresholdFrac ?? null,
+    },
+  });
+}

@@ -1,0 +1,230 @@
+// `--router-mode kv`: route each request to the worker with the lowest cost given how much of its
+// prompt the worker has cached (the KV indexer) and how loaded it is (active sequences).
+import type { KvCacheEvent, LLMEngineOutput, PreprocessedRequest } from '../protocols/index.js';
+import {
+  ActiveSequences,
+  blockKey,
+  computeLocalBlockHashes,
+  computeSaltSeed,
+  computeSequenceHashes,
+  KvIndexer,
+  PendingQueue,
+  pickCandidate,
+  TtlPruner,
+  workerCosts,
+  type Candidate,
+  type QueuePolicy,
+  type SelectorWeights,
+} from './kv/index.js';
+import type { StreamObserver } from './load-tracker.js';
+import type { RouterPolicy, WorkerInstance } from './push-router.js';
+
+export interface KvRouterOptions extends SelectorWeights {
+  blockSize: number;
+  temperature: number;
+  /** Consume workers' KV events; false selects approximate mode (predicted blocks with a TTL). */
+  useKvEvents: boolean;
+  ttlSecs: number;
+  trackActiveBlocks: boolean;
+  trackOutputBlocks: boolean;
+  assumeKvReuse: boolean;
+  trackPrefillTokens: boolean;
+  /** Queue requests while every worker's prefill load exceeds this × max_num_batched_tokens; null: no queue. */
+  queueThreshold: number | null;
+  queuePolicy: QueuePolicy;
+  random?: () => number;
+  now?: () => number;
+}
+
+export const DEFAULT_KV_ROUTER_OPTIONS: Readonly<Omit<KvRouterOptions, 'blockSize'>> = Object.freeze({
+  overlapScoreCredit: 1,
+  overlapScoreCreditDecay: 0,
+  prefillLoadScale: 1,
+  decodeActiveRequestWeight: 0,
+  temperature: 0,
+  useKvEvents: true,
+  ttlSecs: 120,
+  trackActiveBlocks: true,
+  trackOutputBlocks: false,
+  assumeKvReuse: true,
+  trackPrefillTokens: true,
+  queueThreshold: null,
+  queuePolicy: 'fcfs',
+});
+
+/** Upstream's default max_num_batched_tokens, for workers that do not publish theirs. */
+const DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192;
+
+/** What routing learned about one request, kept from select() until it is dispatched. */
+interface Analysis {
+  localHashes: bigint[];
+  seqHashes: bigint[] | null;
+  keys: number[];
+  overlaps: Map<bigint, number>;
+}
+
+/** One routing decision, for logs and tests. */
+export interface KvDecision {
+  workerId: bigint;
+  overlapBlocks: number;
+  cost: number;
+}
+
+export class KvRouterPolicy implements RouterPolicy {
+  readonly indexer = new KvIndexer();
+  readonly sequences: ActiveSequences;
+  readonly options: Readonly<KvRouterOptions>;
+  private readonly pruner: TtlPruner | null;
+  private readonly pending = new WeakMap<PreprocessedRequest, Analysis>();
+  private knownWorkers = new Set<bigint>();
+  private liveInstances: readonly WorkerInstance[] = [];
+  /** Requests waiting for prefill capacity (only with a queue threshold). */
+  readonly queue: PendingQueue;
+  /** The most recent decision (observability and tests). */
+  lastDecision: KvDecision | null = null;
+
+  constructor(options: Partial<KvRouterOptions> & { blockSize: number }) {
+    this.options = Object.freeze({ ...DEFAULT_KV_ROUTER_OPTIONS, ...options });
+    const o = this.options;
+    this.sequences = new ActiveSequences({
+      blockSize: o.blockSize,
+      trackOutputBlocks: o.trackOutputBlocks,
+      trackPrefillTokens: o.trackPrefillTokens,
+      assumeKvReuse: o.assumeKvReuse,
+      now: o.now,
+    });
+    this.pruner = o.useKvEvents ? null : new TtlPruner(o.ttlSecs * 1000, undefined, undefined, o.now);
+    this.queue = new PendingQueue(o.queuePolicy, o.now);
+  }
+
+  /** With a queue threshold: wait while every worker is over it (or others already wait). */
+  admission(instances: readonly WorkerInstance[], request: PreprocessedRequest, signal: AbortSignal): Promise<void> | null {
+    if (this.options.queueThreshold === null) return null;
+    if (this.queue.size === 0 && !this.allOverThreshold(instances)) return null;
+    const a = this.analyze(request);
+    let overlap = 0;
+    for (const blocks of a.overlaps.values()) overlap = Math.max(overlap, blocks);
+    return this.queue.wait({
+      priorityJump: request.routing?.priority ?? 0,
+      uncachedTokens: request.token_ids.length - overlap * this.options.blockSize,
+      signal,
+    });
+  }
+
+  private allOverThreshold(instances: readonly WorkerInstance[]): boolean {
+    const threshold = this.options.queueThreshold;
+    if (threshold === null || instances.length === 0) return false;
+    return instances.every((inst) => {
+      const budget = inst.capacity?.().maxNumBatchedTokens ?? DEFAULT_MAX_NUM_BATCHED_TOKENS;
+      return this.sequences.activePrefillTokens(inst.id) > threshold * budget;
+    });
+  }
+
+  /** Load freed somewhere: let the next queued request try. */
+  private releaseQueued(): void {
+    if (this.queue.size > 0) this.queue.releaseOne(() => !this.allOverThreshold(this.liveInstances));
+  }
+
+  /** A worker's KV event (ignored in approximate mode, where the router predicts instead). */
+  applyKvEvent(workerId: bigint, event: KvCacheEvent): void {
+    if (this.options.useKvEvents) this.indexer.applyEvent(workerId, event);
+  }
+
+  select(instances: readonly WorkerInstance[], request: PreprocessedRequest): WorkerInstance {
+    const a = this.analyze(request);
+    const isl = request.token_ids.length;
+    const o = this.options;
+    const candidates: Candidate[] = instances.map((inst) => ({
+      overlapBlocks: a.overlaps.get(inst.id) ?? 0,
+      activePrefillTokens: o.trackPrefillTokens ? this.sequences.activePrefillTokens(inst.id) : 0,
+      potentialDecodeBlocks: o.trackActiveBlocks ? this.sequences.activeBlocks(inst.id) + this.sequences.newBlocks(inst.id, a.keys) : 0,
+      activeRequests: this.sequences.activeRequests(inst.id),
+      treeSize: this.indexer.treeSize(inst.id),
+    }));
+    const costs = workerCosts(candidates, isl, o.blockSize, o);
+    const i = pickCandidate(costs, candidates.map((c) => c.treeSize), o.temperature, o.random);
+    const chosen = instances[i]!;
+    this.lastDecision = { workerId: chosen.id, overlapBlocks: candidates[i]!.overlapBlocks, cost: costs[i]! };
+    this.pending.set(request, a);
+    return chosen;
+  }
+
+  track(instance: WorkerInstance, request: PreprocessedRequest, requestId: string): StreamObserver {
+    const a = this.pending.get(request) ?? this.analyze(request);
+    this.pending.delete(request);
+    if (this.pruner) {
+      const seq = a.seqHashes ?? computeSequenceHashes(a.localHashes);
+      this.predictStored(instance.id, a.localHashes, seq);
+    }
+    this.sequences.addRequest({
+      requestId,
+      worker: instance.id,
+      seqHashes: this.options.trackActiveBlocks ? a.seqHashes : null,
+      isl: request.token_ids.length,
+      overlapBlocks: a.overlaps.get(instance.id) ?? 0,
+      expectedOutputTokens: request.routing?.expected_output_tokens,
+    });
+    const sequences = this.sequences;
+    let generated = 0;
+    let prefilling = true;
+    return {
+      onOutput: (out: LLMEngineOutput): void => {
+        if (prefilling) {
+          prefilling = false;
+          sequences.markPrefillCompleted(requestId);
+          this.releaseQueued();
+        }
+        generated += out.token_ids.length;
+        sequences.onTokensGenerated(requestId, generated);
+      },
+      onEnd: (): void => {
+        sequences.free(requestId);
+        this.releaseQueued();
+      },
+    };
+  }
+
+  onInstancesChanged(instances: readonly WorkerInstance[]): void {
+    const live = new Set(instances.map((i) => i.id));
+    for (const w of this.knownWorkers) {
+      if (live.has(w)) continue;
+      this.indexer.removeWorker(w);
+      this.sequences.removeWorker(w);
+      this.pruner?.removeWorker(w);
+    }
+    this.knownWorkers = live;
+    this.liveInstances = instances;
+    this.releaseQueued();
+  }
+
+  private analyze(request: PreprocessedRequest): Analysis {
+    this.pruneExpired();
+    const o = this.options;
+    const seed = computeSaltSeed({ loraName: request.routing?.lora_name, cacheNamespace: request.routing?.cache_salt });
+    const localHashes = computeLocalBlockHashes(request.token_ids, o.blockSize, seed);
+    const seqHashes = o.trackActiveBlocks ? computeSequenceHashes(localHashes) : null;
+    const overlaps = new Map<bigint, number>();
+    // An overlap credit of 0 means pure load balancing: the indexer is not consulted.
+    if (o.overlapScoreCredit > 0) {
+      for (const m of this.indexer.findMatches(localHashes)) if (m.dpRank === 0) overlaps.set(m.workerId, m.blocks);
+    }
+    return { localHashes, seqHashes, keys: seqHashes ? seqHashes.map(blockKey) : [], overlaps };
+  }
+
+  private predictStored(worker: bigint, local: readonly bigint[], seq: readonly bigint[]): void {
+    if (local.length === 0) return;
+    this.indexer.applyEvent(worker, {
+      event_id: 0,
+      dp_rank: 0,
+      data: { stored: { parent_hash: null, blocks: local.map((l, i) => ({ block_hash: seq[i]!, tokens_hash: l, mm_extra_info: null })) } },
+    });
+    this.pruner!.record(worker, seq);
+  }
+
+  private pruneExpired(): void {
+    if (!this.pruner) return;
+    for (const e of this.pruner.popExpired()) {
+      this.indexer.applyEvent(e.worker, { event_id: 0, dp_rank: 0, data: { removed: { block_hashes: [e.hash] } } });
+    }
+  }
+}

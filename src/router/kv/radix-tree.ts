@@ -1,0 +1,496 @@
+// The KV indexer's radix tree (reference/router.md §3.1), laid out in typed arrays: nodes are
+// indices, a node's workers are a bitset over worker slots, children and the per-worker
+// seq-hash lookup are open-addressing tables keyed by hashes split into 32-bit halves. A third
+// table indexes nodes by (depth, local hash) so that find_matches can issue the lookups of all
+// levels before following the parent links (the tree is far larger than the CPU caches, and
+// level-by-level descent would pay one dependent cache miss per block).
+import { TripleKeyTable } from './triple-key-table.js';
+
+export const ROOT = 0;
+
+/** Outcome of applying one event; upstream's KvCacheEventError kinds. */
+export const enum TreeStatus {
+  Ok = 0,
+  ParentBlockNotFound = 1,
+  BlockNotFound = 2,
+  InvalidBlockSequence = 3,
+}
+
+const FREE = 0;
+const ATTACHED = 1;
+const DETACHED = 2;
+const NONE = -1;
+/** byPosition value when several attached nodes share a (depth, local hash). */
+const MANY = 0x3fff_ffff;
+// Field offsets of a node's record in `hot`.
+const COUNT = 0;
+const PARENT = 1;
+const BITS = 2;
+
+/**
+ * The per-worker overlap of one find_matches call: `slots[i]` matched `depths[i]` leading blocks.
+ * Workers with no overlap are absent. The tree reuses this object: read it before the next call.
+ */
+export interface MatchResult {
+  count: number;
+  slots: Int32Array;
+  depths: Int32Array;
+}
+
+export class RadixTree {
+  private words = 1;
+  /**
+   * Per node in `hot`: worker count, parent, then `words` bitset words: what a query reads per
+   * level, kept together so that it costs one cache miss.
+   */
+  private stride = 3;
+  private slotCapacity = 32;
+  private nodeCapacity = 0;
+  private highWater = 1;
+  private freeNodes: number[] = [];
+  private emptyAttached = 0;
+
+  private state = new Uint8Array(0);
+  private firstChild = new Int32Array(0);
+  private nextSibling = new Int32Array(0);
+  private prevSibling = new Int32Array(0);
+  private localHi = new Uint32Array(0);
+  private localLo = new Uint32Array(0);
+  private seqHi = new Uint32Array(0);
+  private seqLo = new Uint32Array(0);
+  private hot = new Int32Array(0);
+  private depth = new Int32Array(0);
+
+  private readonly children: TripleKeyTable;
+  /**
+   * (depth, local hash) → the attached node there, or MANY. A query can look each level up without
+   * waiting for the previous level's node (checking the parent link instead), so the memory
+   * accesses of successive levels overlap; MANY falls back to the children table.
+   */
+  private readonly byPosition: TripleKeyTable;
+  private readonly manyCount = new TripleKeyTable();
+  private readonly lookup: TripleKeyTable;
+  private blocksBySlot = new Int32Array(32);
+  private knownSlot = new Uint8Array(32);
+
+  private active = new Uint32Array(1);
+  private path = new Int32Array(64);
+  /** Sink for pass 1's reads, so they cannot be optimized away. */
+  private touched = 0;
+  private readonly result: MatchResult = { count: 0, slots: new Int32Array(32), depths: new Int32Array(32) };
+
+  constructor(expectedBlocks = 1024) {
+    this.children = new TripleKeyTable(expectedBlocks);
+    this.byPosition = new TripleKeyTable(expectedBlocks);
+    this.lookup = new TripleKeyTable(expectedBlocks);
+    this.growNodes(Math.max(64, expectedBlocks));
+    this.state[ROOT] = ATTACHED;
+    this.hot[ROOT * this.stride + PARENT] = NONE;
+    this.firstChild[ROOT] = NONE;
+  }
+
+  /** Blocks held by a worker slot (upstream tree_sizes). */
+  blocksOf(slot: number): number {
+    return slot < this.slotCapacity ? this.blocksBySlot[slot]! : 0;
+  }
+
+  /** Σ over workers of their blocks (upstream current_size). */
+  get currentSize(): number {
+    return this.lookup.size;
+  }
+
+  /** Whether the slot has a lookup entry (it stays after a clear, goes after removeWorker). */
+  hasWorker(slot: number): boolean {
+    return slot < this.slotCapacity && this.knownSlot[slot] === 1;
+  }
+
+  /** Number of children of the node reached by following `path` (local hashes as hi, lo pairs) from the root; -1 if absent. */
+  childCountAt(path: Uint32Array): number {
+    const node = this.walk(path);
+    if (node === NONE) return -1;
+    let n = 0;
+    for (let c = this.firstChild[node]!; c !== NONE; c = this.nextSibling[c]!) n++;
+    return n;
+  }
+
+  /** Number of workers on the node reached by `path`; -1 if absent. */
+  workersAt(path: Uint32Array): number {
+    const node = this.walk(path);
+    return node === NONE ? -1 : this.hot[node * this.stride + COUNT]!;
+  }
+
+  /**
+   * Stores `count` blocks (4 u32 each at `blocks[offset..]`: seqHi, seqLo, localHi, localLo) for a
+   * worker slot, chained under its block `parent` (hi, lo) or under the root.
+   */
+  applyStored(
+    slot: number,
+    hasParent: boolean,
+    parentHi: number,
+    parentLo: number,
+    blocks: Uint32Array,
+    offset: number,
+    count: number,
+  ): TreeStatus {
+    this.ensureSlot(slot);
+    this.knownSlot[slot] = 1;
+    let cur = ROOT;
+    if (hasParent) {
+      cur = this.lookup.get(slot, parentHi, parentLo);
+      if (cur === NONE) return TreeStatus.ParentBlockNotFound;
+    }
+    for (let b = 0, at = offset; b < count; b++, at += 4) {
+      const sHi = blocks[at]!;
+      const sLo = blocks[at + 1]!;
+      const lHi = blocks[at + 2]!;
+      const lLo = blocks[at + 3]!;
+      let child = this.children.get(cur, lHi, lLo);
+      const previous = this.lookup.get(slot, sHi, sLo);
+      if (previous !== NONE && previous !== child && this.isSelfOrAncestor(previous, cur)) {
+        return TreeStatus.InvalidBlockSequence;
+      }
+      if (child === NONE) {
+        if (previous !== NONE && this.state[previous] === DETACHED && this.firstChild[previous] === NONE) {
+          child = previous;
+          this.attach(child, cur, lHi, lLo);
+        } else {
+          child = this.newNode(cur, lHi, lLo, sHi, sLo);
+        }
+      }
+      if (previous !== child) {
+        if (previous !== NONE) this.dropWorker(previous, slot);
+        else this.blocksBySlot[slot]!++;
+        this.lookup.set(slot, sHi, sLo, child);
+      }
+      this.addWorker(child, slot);
+      cur = child;
+    }
+    return TreeStatus.Ok;
+  }
+
+  /** Removes `count` blocks (hi, lo pairs at `hashes[offset..]`) from a worker slot; continues past missing ones. */
+  applyRemoved(slot: number, hashes: Uint32Array, offset: number, count: number): TreeStatus {
+    let status = TreeStatus.Ok;
+    for (let b = 0, at = offset; b < count; b++, at += 2) {
+      const node = slot < this.slotCapacity ? this.lookup.delete(slot, hashes[at]!, hashes[at + 1]!) : NONE;
+      if (node === NONE) {
+        if (status === TreeStatus.Ok) status = TreeStatus.BlockNotFound;
+        continue;
+      }
+      this.blocksBySlot[slot]!--;
+      this.dropWorker(node, slot);
+    }
+    return status;
+  }
+
+  /** Drops every block of the slot; it stays known with 0 blocks. */
+  clearWorker(slot: number): void {
+    if (slot >= this.slotCapacity) return;
+    this.lookup.deleteScope(slot, (node) => this.dropWorker(node, slot));
+    this.blocksBySlot[slot] = 0;
+  }
+
+  /** Drops every block of the slot and forgets it. */
+  removeWorker(slot: number): void {
+    this.clearWorker(slot);
+    if (slot < this.slotCapacity) this.knownSlot[slot] = 0;
+  }
+
+  /**
+   * Contiguous prefix overlap per worker for the query's local hashes (`count` hi, lo pairs at
+   * `query[offset..]`). With earlyExit the walk stops once a single worker is left.
+   */
+  findMatches(query: Uint32Array, offset: number, count: number, earlyExit = false): MatchResult {
+    const out = this.result;
+    out.count = 0;
+    const stride = this.stride;
+    const bits = this.hot;
+    // Pass 1: look every level up by position. No lookup waits for the previous level's result,
+    // so their cache misses overlap; touching each node's record pulls it in for pass 2.
+    if (this.path.length < count) this.path = new Int32Array(Math.max(count, this.path.length * 2));
+    const path = this.path;
+    let levels = 0;
+    let touched = 0;
+    for (let at = offset; levels < count; levels++, at += 2) {
+      const v = this.byPosition.get(levels + 1, query[at]!, query[at + 1]!);
+      if (v === NONE) break;
+      path[levels] = v;
+      if (v !== MANY) touched += bits[v * stride + PARENT]!;
+    }
+    this.touched = touched;
+    // Pass 2: follow the parent links from the root and narrow the worker set.
+    const words = this.words;
+    const active = this.active;
+    let prev = ROOT;
+    let remaining = 0;
+    let depth = 0;
+    for (let idx = 0, at = offset; idx < levels; idx++, at += 2) {
+      const v = path[idx]!;
+      const node = v === MANY ? this.children.get(prev, query[at]!, query[at + 1]!) : bits[v * stride + PARENT] === prev ? v : NONE;
+      if (node === NONE) break;
+      const base = node * stride + BITS;
+      if (idx === 0) {
+        remaining = bits[node * stride + COUNT]!;
+        if (remaining === 0) return out;
+        for (let w = 0; w < words; w++) active[w] = bits[base + w]!;
+      } else {
+        let changed = false;
+        for (let w = 0; w < words; w++) {
+          const kept = active[w]! & bits[base + w]!;
+          const dropped = active[w]! ^ kept;
+          if (dropped !== 0) {
+            changed = true;
+            this.emitBits(dropped, w, depth);
+            active[w] = kept;
+          }
+        }
+        if (changed) {
+          remaining = 0;
+          for (let w = 0; w < words; w++) remaining += popcount(active[w]!);
+          if (remaining === 0) return out;
+        }
+      }
+      depth = idx + 1;
+      prev = node;
+      if (earlyExit && remaining === 1) break;
+    }
+    if (depth === 0) return out;
+    for (let w = 0; w < words; w++) if (active[w] !== 0) this.emitBits(active[w]!, w, depth);
+    return out;
+  }
+
+  /**
+   * Visits every (node, worker) pair breadth-first from the root: the worker's block with its
+   * parent block (hasParent false at depth 1). Replaying the visits as stores rebuilds the tree.
+   */
+  forEachBlockBreadthFirst(
+    visit: (slot: number, hasParent: boolean, parentHi: number, parentLo: number, seqHi: number, seqLo: number, localHi: number, localLo: number) => void,
+  ): void {
+    const queue: number[] = [];
+    for (let c = this.firstChild[ROOT]!; c !== NONE; c = this.nextSibling[c]!) queue.push(c);
+    for (let q = 0; q < queue.length; q++) {
+      const node = queue[q]!;
+      const p = this.hot[node * this.stride + PARENT]!;
+      for (let w = 0; w < this.words; w++) {
+        let word = this.hot[node * this.stride + BITS + w]!;
+        while (word !== 0) {
+          const low = word & -word;
+          const slot = w * 32 + (31 - Math.clz32(low));
+          word ^= low;
+          visit(slot, p !== ROOT, this.seqHi[p]!, this.seqLo[p]!, this.seqHi[node]!, this.seqLo[node]!, this.localHi[node]!, this.localLo[node]!);
+        }
+      }
+      for (let c = this.firstChild[node]!; c !== NONE; c = this.nextSibling[c]!) queue.push(c);
+    }
+  }
+
+  private emitBits(word: number, wordIndex: number, depth: number): void {
+    const out = this.result;
+    while (word !== 0) {
+      const low = word & -word;
+      out.slots[out.count] = wordIndex * 32 + (31 - Math.clz32(low));
+      out.depths[out.count] = depth;
+      out.count++;
+      word ^= low;
+    }
+  }
+
+  private addPosition(node: number): void {
+    const d = this.depth[node]!;
+    const hi = this.localHi[node]!;
+    const lo = this.localLo[node]!;
+    const v = this.byPosition.get(d, hi, lo);
+    if (v === NONE) this.byPosition.set(d, hi, lo, node);
+    else if (v === MANY) this.manyCount.set(d, hi, lo, this.manyCount.get(d, hi, lo) + 1);
+    else {
+      this.byPosition.set(d, hi, lo, MANY);
+      this.manyCount.set(d, hi, lo, 2);
+    }
+  }
+
+  private removePosition(node: number): void {
+    const d = this.depth[node]!;
+    const hi = this.localHi[node]!;
+    const lo = this.localLo[node]!;
+    const v = this.byPosition.get(d, hi, lo);
+    if (v === node) this.byPosition.delete(d, hi, lo);
+    else if (v === MANY) {
+      // Which node remains is unknown, so the key stays MANY until its last node goes.
+      const left = this.manyCount.get(d, hi, lo) - 1;
+      if (left > 0) this.manyCount.set(d, hi, lo, left);
+      else {
+        this.manyCount.delete(d, hi, lo);
+        this.byPosition.delete(d, hi, lo);
+      }
+    }
+  }
+
+  private walk(path: Uint32Array): number {
+    let node = ROOT;
+    for (let i = 0; i < path.length && node !== NONE; i += 2) node = this.children.get(node, path[i]!, path[i + 1]!);
+    return node;
+  }
+
+  private isSelfOrAncestor(candidate: number, node: number): boolean {
+    for (let n = node; n !== NONE; n = this.hot[n * this.stride + PARENT]!) if (n === candidate) return true;
+    return false;
+  }
+
+  private addWorker(node: number, slot: number): void {
+    const base = node * this.stride;
+    const i = base + BITS + (slot >>> 5);
+    const bit = 1 << (slot & 31);
+    if ((this.hot[i]! & bit) !== 0) return;
+    this.hot[i] = this.hot[i]! | bit;
+    this.hot[base + COUNT]!++;
+  }
+
+  /** Removes the slot from a node; an emptied node loses its children (cascading drop). */
+  private dropWorker(node: number, slot: number): void {
+    const base = node * this.stride;
+    const i = base + BITS + (slot >>> 5);
+    const bit = 1 << (slot & 31);
+    if ((this.hot[i]! & bit) === 0) return;
+    this.hot[i] = this.hot[i]! & ~bit;
+    if (--this.hot[base + COUNT]! > 0) return;
+    this.dropChildren(node);
+    if (this.state[node] === DETACHED) this.freeNode(node);
+    else this.emptyAttached++;
+  }
+
+  private dropChildren(node: number): void {
+    const stack = [node];
+    while (stack.length > 0) {
+      const n = stack.pop()!;
+      for (let c = this.firstChild[n]!; c !== NONE; ) {
+        const next = this.nextSibling[c]!;
+        this.children.delete(n, this.localHi[c]!, this.localLo[c]!);
+        this.removePosition(c);
+        this.state[c] = DETACHED;
+        this.hot[c * this.stride + PARENT] = NONE;
+        // A child still held by a worker lives on, detached, until its last worker drops it.
+        if (this.hot[c * this.stride + COUNT] === 0) {
+          stack.push(c);
+          this.freeNode(c);
+        }
+        c = next;
+      }
+      if (this.state[n] !== FREE) this.firstChild[n] = NONE;
+    }
+  }
+
+  private attach(node: number, parent: number, lHi: number, lLo: number): void {
+    this.state[node] = ATTACHED;
+    this.hot[node * this.stride + PARENT] = parent;
+    this.localHi[node] = lHi;
+    this.localLo[node] = lLo;
+    this.depth[node] = this.depth[parent]! + 1;
+    this.addPosition(node);
+    const head = this.firstChild[parent]!;
+    this.prevSibling[node] = NONE;
+    this.nextSibling[node] = head;
+    if (head !== NONE) this.prevSibling[head] = node;
+    this.firstChild[parent] = node;
+    this.children.set(parent, lHi, lLo, node);
+  }
+
+  private newNode(parent: number, lHi: number, lLo: number, sHi: number, sLo: number): number {
+    const node = this.allocNode();
+    this.firstChild[node] = NONE;
+    this.seqHi[node] = sHi;
+    this.seqLo[node] = sLo;
+    this.hot.fill(0, node * this.stride + COUNT + 1, (node + 1) * this.stride);
+    this.hot[node * this.stride + COUNT] = 0;
+    this.attach(node, parent, lHi, lLo);
+    return node;
+  }
+
+  private freeNode(node: number): void {
+    this.state[node] = FREE;
+    this.freeNodes.push(node);
+  }
+
+  private allocNode(): number {
+    if (this.freeNodes.length === 0 && this.highWater === this.nodeCapacity) {
+      if (this.emptyAttached * 4 > this.nodeCapacity) this.sweepEmptyLeaves();
+      if (this.freeNodes.length === 0) this.growNodes(this.nodeCapacity * 2);
+    }
+    return this.freeNodes.length > 0 ? this.freeNodes.pop()! : this.highWater++;
+  }
+
+  /**
+   * Empty nodes stay under their parent (upstream keeps them until the parent empties); they hold
+   * no workers, so no query can match them. Reclaim empty leaves when they crowd the node arrays.
+   */
+  private sweepEmptyLeaves(): void {
+    for (let n = 1; n < this.highWater; n++) {
+      let cur = n;
+      while (cur !== ROOT && this.state[cur] === ATTACHED && this.hot[cur * this.stride + COUNT] === 0 && this.firstChild[cur] === NONE) {
+        const p = this.hot[cur * this.stride + PARENT]!;
+        this.unlink(cur, p);
+        this.freeNode(cur);
+        cur = p;
+      }
+    }
+    this.emptyAttached = 0;
+  }
+
+  private unlink(node: number, parent: number): void {
+    this.children.delete(parent, this.localHi[node]!, this.localLo[node]!);
+    this.removePosition(node);
+    const prev = this.prevSibling[node]!;
+    const next = this.nextSibling[node]!;
+    if (prev !== NONE) this.nextSibling[prev] = next;
+    else this.firstChild[parent] = next;
+    if (next !== NONE) this.prevSibling[next] = prev;
+  }
+
+  private growNodes(capacity: number): void {
+    const grow = <T extends Uint8Array | Int32Array | Uint32Array>(a: T, make: (n: number) => T, per = 1): T => {
+      const b = make(capacity * per);
+      b.set(a);
+      return b;
+    };
+    this.state = grow(this.state, (n) => new Uint8Array(n));
+    this.firstChild = grow(this.firstChild, (n) => new Int32Array(n));
+    this.nextSibling = grow(this.nextSibling, (n) => new Int32Array(n));
+    this.prevSibling = grow(this.prevSibling, (n) => new Int32Array(n));
+    this.localHi = grow(this.localHi, (n) => new Uint32Array(n));
+    this.localLo = grow(this.localLo, (n) => new Uint32Array(n));
+    this.seqHi = grow(this.seqHi, (n) => new Uint32Array(n));
+    this.seqLo = grow(this.seqLo, (n) => new Uint32Array(n));
+    this.hot = grow(this.hot, (n) => new Int32Array(n), this.stride);
+    this.depth = grow(this.depth, (n) => new Int32Array(n));
+    this.nodeCapacity = capacity;
+  }
+
+  private ensureSlot(slot: number): void {
+    if (slot < this.slotCapacity) return;
+    let capacity = this.slotCapacity;
+    while (capacity <= slot) capacity *= 2;
+    const words = capacity / 32;
+    const stride = words + BITS;
+    const hot = new Int32Array(this.nodeCapacity * stride);
+    for (let n = 0; n < this.highWater; n++) hot.set(this.hot.subarray(n * this.stride, (n + 1) * this.stride), n * stride);
+    this.hot = hot;
+    this.words = words;
+    this.stride = stride;
+    this.active = new Uint32Array(words);
+    const blocks = new Int32Array(capacity);
+    blocks.set(this.blocksBySlot);
+    this.blocksBySlot = blocks;
+    const known = new Uint8Array(capacity);
+    known.set(this.knownSlot);
+    this.knownSlot = known;
+    this.result.slots = new Int32Array(capacity);
+    this.result.depths = new Int32Array(capacity);
+    this.slotCapacity = capacity;
+  }
+}
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  x = (x + (x >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(x, 0x01010101) >>> 24;
+}

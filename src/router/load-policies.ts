@@ -1,0 +1,55 @@
+// Load-based router modes (reference/router.md §7): least-loaded and device-aware-weighted, both
+// over the router's own count of in-flight requests per instance.
+import type { LoadTracker } from './load-tracker.js';
+import type { RouterPolicy, WorkerInstance } from './push-router.js';
+
+function leastLoaded(instances: readonly WorkerInstance[], load: LoadTracker): WorkerInstance {
+  let best = instances[0]!;
+  let bestLoad = load.inflight(best.id);
+  let ties = 1;
+  for (let i = 1; i < instances.length; i++) {
+    const inst = instances[i]!;
+    const l = load.inflight(inst.id);
+    if (l < bestLoad) {
+      best = inst;
+      bestLoad = l;
+      ties = 1;
+    } else if (l === bestLoad && Math.random() * ++ties < 1) {
+      best = inst;
+    }
+  }
+  return best;
+}
+
+/** The instance with the fewest in-flight requests; ties are broken at random. */
+export class LeastLoadedPolicy implements RouterPolicy {
+  constructor(private readonly load: LoadTracker) {}
+
+  select(instances: readonly WorkerInstance[]): WorkerInstance {
+    return leastLoaded(instances, this.load);
+  }
+}
+
+/** Upstream's DYN_ENCODER_CUDA_TO_CPU_RATIO default: one GPU instance counts as 8 CPU ones. */
+export const DEFAULT_CUDA_TO_CPU_RATIO = 8;
+
+/**
+ * Splits instances into CPU and accelerator groups, picks the group with the lower in-flight load
+ * per unit of capacity (an accelerator counts `cudaToCpuRatio` times), then least-loaded within it.
+ */
+export class DeviceAwareWeightedPolicy implements RouterPolicy {
+  constructor(
+    private readonly load: LoadTracker,
+    private readonly cudaToCpuRatio = DEFAULT_CUDA_TO_CPU_RATIO,
+  ) {}
+
+  select(instances: readonly WorkerInstance[]): WorkerInstance {
+    const cpu: WorkerInstance[] = [];
+    const accel: WorkerInstance[] = [];
+    for (const inst of instances) (inst.deviceType === 'cpu' ? cpu : accel).push(inst);
+    if (cpu.length === 0 || accel.length === 0) return leastLoaded(instances, this.load);
+    const normalized = (group: WorkerInstance[], weight: number) =>
+      group.reduce((sum, inst) => sum + this.load.inflight(inst.id), 0) / (group.length * weight);
+    return leastLoaded(normalized(cpu, 1) <= normalized(accel, this.cudaToCpuRatio) ? cpu : accel, this.load);
+  }
+}

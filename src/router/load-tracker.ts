@@ -1,0 +1,96 @@
+// Router-side load per instance: requests in flight and prompt tokens not yet prefilled (from
+// dispatch until the first output). Least-loaded routing and busy detection read it.
+import type { LLMEngineOutput } from '../protocols/index.js';
+
+interface InstanceLoad {
+  inflight: number;
+  prefillTokens: number;
+}
+
+export class LoadTracker {
+  private readonly loads = new Map<bigint, InstanceLoad>();
+
+  inflight(id: bigint): number {
+    return this.loads.get(id)?.inflight ?? 0;
+  }
+
+  prefillTokens(id: bigint): number {
+    return this.loads.get(id)?.prefillTokens ?? 0;
+  }
+
+  /** Counts a dispatched request; returns the callbacks that end its phases (each effective once). */
+  start(id: bigint, promptTokens: number): { firstOutput(): void; end(): void } {
+    let load = this.loads.get(id);
+    if (!load) this.loads.set(id, (load = { inflight: 0, prefillTokens: 0 }));
+    const l = load;
+    l.inflight++;
+    l.prefillTokens += promptTokens;
+    let prefilling = true;
+    let open = true;
+    const firstOutput = (): void => {
+      if (!prefilling) return;
+      prefilling = false;
+      l.prefillTokens -= promptTokens;
+    };
+    return {
+      firstOutput,
+      end: () => {
+        if (!open) return;
+        open = false;
+        firstOutput();
+        l.inflight--;
+      },
+    };
+  }
+}
+
+/** Observers of one routed request's stream. */
+export interface StreamObserver {
+  /** Each output as it passes (the first one marks the end of prefill). */
+  onOutput(out: LLMEngineOutput): void;
+  /** Once: the stream finished, failed, or its consumer stopped early. */
+  onEnd(): void;
+}
+
+/** Passes a stream through unchanged while reporting its outputs and its end. */
+export function observeStream(stream: AsyncIterable<LLMEngineOutput>, observer: StreamObserver): AsyncIterable<LLMEngineOutput> {
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<LLMEngineOutput> {
+      let inner: AsyncIterator<LLMEngineOutput>;
+      try {
+        inner = stream[Symbol.asyncIterator]();
+      } catch (err) {
+        observer.onEnd();
+        throw err;
+      }
+      let ended = false;
+      const end = (): void => {
+        if (ended) return;
+        ended = true;
+        observer.onEnd();
+      };
+      return {
+        next: () =>
+          inner.next().then(
+            (r) => {
+              if (r.done) end();
+              else observer.onOutput(r.value);
+              return r;
+            },
+            (err: unknown) => {
+              end();
+              throw err;
+            },
+          ),
+        return: (value?: unknown) => {
+          end();
+          return inner.return ? inner.return(value) : Promise.resolve({ done: true as const, value: undefined });
+        },
+        throw: (err?: unknown) => {
+          end();
+          return inner.throw ? inner.throw(err) : Promise.reject(err);
+        },
+      };
+    },
+  };
+}

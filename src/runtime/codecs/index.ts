@@ -1,0 +1,23 @@
+export { parseJsonLossless, stringifyJsonWithU64, asU64 } from './lossless-json.js';
+export { decodeRouterEvent, encodeRouterEvent, decodeNatsEnvelope, encodeNatsEnvelope, type NatsEnvelope } from './router-event.js';
+export { encodeTwoPart, encodeTwoPartHeader, encodeTwoPartBody, decodeTwoPart, TwoPartDecoder, type TwoPartMessage } from './two-part.js';
+export {
+  encodeRequestFrame,
+  RequestFrameDecoder,
+  encodeAck,
+  AckDecoder,
+  isRejectionAck,
+  DEFAULT_TCP_MAX_MESSAGE_SIZE,
+  type RequestFrame,
+} from './tcp-frame.js';
+export {
+  buildRequestControl,
+  parseRequestControl,
+  parseStreamControl,
+  streamItemJson,
+  STREAM_END_JSON,
+  type CallHomeInfo,
+  type PayloadCodec,
+  type RequestControlMessage,
+  type StreamControl,
+} from './messages.js';

@@ -1,0 +1,80 @@
+// Upstream's TwoPartCodec: `u64 header_len | u64 body_len | u64 checksum | header | body`, big-endian.
+// The checksum is 0 in release builds and only checked when non-zero in debug builds; we write 0.
+import { ByteAccumulator } from './frame-reader.js';
+
+export interface TwoPartMessage {
+  /** Empty when the message has no header. */
+  header: Buffer;
+  /** Empty when the message has no body. */
+  body: Buffer;
+}
+
+const PREFIX = 24;
+const EMPTY = Buffer.alloc(0);
+
+export function encodeTwoPart(header: Uint8Array | string | null, body: Uint8Array | string | null): Buffer {
+  const h = toBytes(header);
+  const b = toBytes(body);
+  const out = Buffer.allocUnsafe(PREFIX + h.length + b.length);
+  out.writeBigUInt64BE(BigInt(h.length), 0);
+  out.writeBigUInt64BE(BigInt(b.length), 8);
+  out.writeBigUInt64BE(0n, 16);
+  out.set(h, PREFIX);
+  out.set(b, PREFIX + h.length);
+  return out;
+}
+
+/** A header-only message whose header is the JSON of `value`. */
+export function encodeTwoPartHeader(value: unknown): Buffer {
+  return encodeTwoPart(JSON.stringify(value), null);
+}
+
+/** A body-only message whose body is the JSON of `value`. */
+export function encodeTwoPartBody(json: string): Buffer {
+  return encodeTwoPart(null, json);
+}
+
+/** Decodes one whole message (e.g. a request frame's payload). */
+export function decodeTwoPart(buf: Buffer, maxSize = Number.MAX_SAFE_INTEGER): TwoPartMessage {
+  if (buf.length < PREFIX) throw new RangeError('two-part message shorter than its 24-byte prefix');
+  const acc = new ByteAccumulator();
+  acc.push(buf);
+  const msg = readTwoPart(acc, maxSize);
+  if (!msg || acc.available !== 0) throw new RangeError('two-part message lengths do not match its size');
+  return msg;
+}
+
+/** Streaming decoder for a socket that carries a sequence of two-part messages. */
+export class TwoPartDecoder {
+  private readonly acc = new ByteAccumulator();
+  constructor(private readonly maxSize = Number.MAX_SAFE_INTEGER) {}
+
+  /**
+   * Feeds a chunk and returns every message now complete. The parts are views of socket buffers,
+   * which are never written again, so they stay valid.
+   */
+  push(chunk: Buffer): TwoPartMessage[] {
+    this.acc.push(chunk);
+    const out: TwoPartMessage[] = [];
+    let msg: TwoPartMessage | null;
+    while ((msg = readTwoPart(this.acc, this.maxSize)) !== null) out.push(msg);
+    return out;
+  }
+}
+
+function readTwoPart(acc: ByteAccumulator, maxSize: number): TwoPartMessage | null {
+  if (acc.available < PREFIX) return null;
+  const headerLen = acc.peekUint(0, 8);
+  const bodyLen = acc.peekUint(8, 8);
+  if (headerLen + bodyLen > maxSize) throw new RangeError(`two-part message of ${headerLen + bodyLen} bytes exceeds the ${maxSize}-byte limit`);
+  if (acc.available < PREFIX + headerLen + bodyLen) return null;
+  acc.take(PREFIX);
+  const header = headerLen ? acc.take(headerLen) : EMPTY;
+  const body = bodyLen ? acc.take(bodyLen) : EMPTY;
+  return { header, body };
+}
+
+function toBytes(part: Uint8Array | string | null): Uint8Array {
+  if (part === null) return EMPTY;
+  return typeof part === 'string' ? Buffer.from(part, 'utf8') : part;
+}

@@ -1,0 +1,28 @@
+export { KeyExistsError, type DiscoveryBackend, type Lease, type StoreEvent, type StoreEventHandler } from './backend.js';
+export { createDiscoveryBackend, type DiscoveryBackendName, type DiscoveryBackendOptions } from './create-backend.js';
+export { MemDiscoveryBackend } from './mem-backend.js';
+export { FileDiscoveryBackend, encodeFileKey, decodeFileKey } from './file-backend.js';
+export { EtcdDiscoveryBackend } from './etcd-backend.js';
+export { WatchedSet } from './watched-set.js';
+export { watchRecords, type RecordWatchHandlers } from './watch-records.js';
+export { namespaceScope, type NamespaceScope, type NamespaceScopeOptions } from './namespace-scope.js';
+export {
+  INSTANCES_BUCKET,
+  MODELS_BUCKET,
+  EVENT_CHANNELS_BUCKET,
+  endpointPath,
+  instanceKey,
+  modelKey,
+  eventChannelKey,
+  encodeEndpointInstance,
+  encodeModelRecord,
+  encodeEventChannel,
+  decodeEndpointInstance,
+  decodeModelRecord,
+  decodeEventChannel,
+  type EndpointId,
+  type EndpointInstance,
+  type ModelRecord,
+  type EventChannelRecord,
+  type Transport,
+} from './records.js';

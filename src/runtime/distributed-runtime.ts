@@ -1,0 +1,258 @@
+// The worker API: DistributedRuntime → namespace → component → endpoint, as upstream's runtime.
+// A runtime holds one lease (its instance id); siblings share the connections of their parent but
+// hold leases of their own, so one process can host several instances.
+import { UnavailableError } from '../protocols/index.js';
+import {
+  createDiscoveryBackend,
+  encodeEndpointInstance,
+  encodeModelRecord,
+  instanceKey,
+  modelKey,
+  type DiscoveryBackend,
+  type DiscoveryBackendName,
+  type EndpointId,
+  type Lease,
+} from './discovery/index.js';
+import { createEventPlane, defaultEventPlane, type EventPlane, type EventPlaneName } from './event-plane/index.js';
+import { closeNatsConnections } from './nats-connection.js';
+import {
+  advertiseHost,
+  LocalRequestPlaneServer,
+  MultiTransportClient,
+  NatsRequestPlaneServer,
+  TcpRequestPlaneServer,
+  type EndpointHandler,
+  type RequestPlaneClient,
+  type RequestPlaneServer,
+} from './request-plane/index.js';
+
+export type RequestPlaneName = 'tcp' | 'nats' | 'inproc';
+
+export interface RuntimeLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface RuntimeOptions {
+  discovery: DiscoveryBackendName;
+  requestPlane: RequestPlaneName;
+  /** Unset: upstream's default for the discovery backend. */
+  eventPlane?: EventPlaneName;
+  /** `ETCD_ENDPOINTS`. */
+  etcdEndpoints: string[];
+  /** `NATS_SERVER`. */
+  natsServer: string;
+  /** `DYN_FILE_KV`. */
+  fileKvRoot?: string;
+  /** Upstream: 10 s. */
+  leaseTtlSecs: number;
+  /** `DYN_TCP_MAX_MESSAGE_SIZE`. */
+  tcpMaxMessageSize: number;
+  /** The host other processes dial for this one (`DYN_TCP_RPC_HOST`, else the first IPv4). */
+  advertiseHost?: string;
+  logger?: RuntimeLogger;
+  /** Called if the lease is lost for good (etcd unreachable past its TTL). */
+  onLeaseLost?: (err: Error) => void;
+}
+
+/** Model card options, as upstream register_model() takes them. */
+export interface RegisterModelOptions {
+  /** Bit-flag names, e.g. ['Chat', 'Completions']. */
+  modelType: string[];
+  modelInput: 'Tokens' | 'Text' | 'Tensor';
+  /** LoRA adapters: appended to the key. */
+  modelSuffix?: string;
+}
+
+/** Connections shared by a runtime and its siblings. */
+class Shared {
+  private requestServer: RequestPlaneServer | null = null;
+  private client: RequestPlaneClient | null = null;
+  private eventPlane: EventPlane | null = null;
+  users = 0;
+
+  constructor(
+    readonly opts: RuntimeOptions,
+    readonly backend: DiscoveryBackend,
+    readonly firstLease: () => Promise<Lease>,
+  ) {}
+
+  get host(): string {
+    return this.opts.advertiseHost ?? advertiseHost();
+  }
+
+  server(): RequestPlaneServer {
+    if (!this.requestServer) {
+      const { requestPlane, tcpMaxMessageSize, natsServer, logger } = this.opts;
+      this.requestServer =
+        requestPlane === 'tcp'
+          ? new TcpRequestPlaneServer({ maxMessageSize: tcpMaxMessageSize, advertiseHost: this.host, logger })
+          : requestPlane === 'nats'
+            ? new NatsRequestPlaneServer(natsServer, logger)
+            : new LocalRequestPlaneServer();
+    }
+    return this.requestServer;
+  }
+
+  requestClient(): RequestPlaneClient {
+    this.client ??= new MultiTransportClient({
+      natsServer: this.opts.natsServer,
+      maxMessageSize: this.opts.tcpMaxMessageSize,
+      advertiseHost: this.host,
+    });
+    return this.client;
+  }
+
+  events(): EventPlane {
+    this.eventPlane ??= createEventPlane(this.opts.eventPlane ?? defaultEventPlane(this.opts.discovery), {
+      natsServer: this.opts.natsServer,
+      backend: this.backend,
+      lease: this.firstLease,
+      advertiseHost: this.host,
+    });
+    return this.eventPlane;
+  }
+
+  async close(): Promise<void> {
+    await this.requestServer?.close();
+    await this.client?.close();
+    await this.eventPlane?.close();
+    await this.backend.close();
+    await closeNatsConnections();
+  }
+}
+
+export class DistributedRuntime {
+  private readonly served: EndpointId[] = [];
+  private stopped = false;
+
+  private constructor(
+    private readonly shared: Shared,
+    private readonly lease: Lease,
+  ) {
+    shared.users++;
+    lease.onLost((err) => {
+      shared.opts.logger?.error({ instance: this.instanceIdHex, err: err.message }, 'discovery lease lost');
+      shared.opts.onLeaseLost?.(err);
+    });
+  }
+
+  /** Connects to discovery and takes a lease: the runtime's instance id. */
+  static async create(opts: RuntimeOptions): Promise<DistributedRuntime> {
+    const backend = createDiscoveryBackend(opts.discovery, {
+      etcdEndpoints: opts.etcdEndpoints,
+      fileKvRoot: opts.fileKvRoot,
+      leaseTtlSecs: opts.leaseTtlSecs,
+    });
+    let first: DistributedRuntime | null = null;
+    const shared = new Shared(opts, backend, async () => first!.lease);
+    first = new DistributedRuntime(shared, await backend.grantLease());
+    return first;
+  }
+
+  /** Another instance in this process: same connections, its own lease and instance id. */
+  async sibling(): Promise<DistributedRuntime> {
+    return new DistributedRuntime(this.shared, await this.shared.backend.grantLease());
+  }
+
+  get instanceId(): bigint {
+    return this.lease.id;
+  }
+
+  get instanceIdHex(): string {
+    return this.lease.id.toString(16);
+  }
+
+  get discovery(): DiscoveryBackend {
+    return this.shared.backend;
+  }
+
+  /** The event plane (KV events, metrics). */
+  get events(): EventPlane {
+    return this.shared.events();
+  }
+
+  /** The frontend side of the request plane. */
+  get requestClient(): RequestPlaneClient {
+    return this.shared.requestClient();
+  }
+
+  namespace(name: string): Namespace {
+    return new Namespace(this, name);
+  }
+
+  /** @internal used by Endpoint */
+  async serve(ep: EndpointId, handler: EndpointHandler): Promise<void> {
+    if (this.stopped) throw new UnavailableError('runtime is shut down');
+    const server = this.shared.server();
+    const transport = await server.serve(ep, this.lease.id, handler);
+    this.served.push(ep);
+    await this.lease.create(
+      instanceKey(ep, this.lease.id),
+      encodeEndpointInstance({ ...ep, instanceId: this.lease.id, transport, requestPlaneCodec: 'json' }),
+    );
+    this.shared.opts.logger?.info({ endpoint: `${ep.namespace}.${ep.component}.${ep.endpoint}`, instance: this.instanceIdHex, transport }, 'endpoint registered');
+  }
+
+  /** @internal used by Endpoint */
+  async registerModel(ep: EndpointId, cardJson: Record<string, unknown>, opts: RegisterModelOptions): Promise<void> {
+    const card = { ...cardJson, model_type: opts.modelType.join(' | '), model_input: opts.modelInput };
+    await this.lease.create(
+      modelKey(ep, this.lease.id, opts.modelSuffix),
+      encodeModelRecord({ ...ep, instanceId: this.lease.id, cardJson: card, modelSuffix: opts.modelSuffix }),
+    );
+  }
+
+  /**
+   * Clean shutdown, as upstream: remove this instance's keys and lease, stop taking work; the last
+   * runtime of a process also closes the shared connections.
+   */
+  async shutdown(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await this.lease.revoke().catch((err: Error) => this.shared.opts.logger?.warn({ err: err.message }, 'cannot revoke lease'));
+    for (const ep of this.served) this.shared.server().unserve(ep, this.lease.id);
+    if (--this.shared.users === 0) await this.shared.close();
+  }
+}
+
+export class Namespace {
+  constructor(
+    private readonly runtime: DistributedRuntime,
+    readonly name: string,
+  ) {}
+
+  component(name: string): Component {
+    return new Component(this.runtime, this.name, name);
+  }
+}
+
+export class Component {
+  constructor(
+    private readonly runtime: DistributedRuntime,
+    readonly namespace: string,
+    readonly name: string,
+  ) {}
+
+  endpoint(name: string): Endpoint {
+    return new Endpoint(this.runtime, { namespace: this.namespace, component: this.name, endpoint: name });
+  }
+}
+
+export class Endpoint {
+  constructor(
+    private readonly runtime: DistributedRuntime,
+    readonly id: EndpointId,
+  ) {}
+
+  /** Makes `handler` reachable on the request plane and registers this instance in discovery. */
+  serveEndpoint(handler: EndpointHandler): Promise<void> {
+    return this.runtime.serve(this.id, handler);
+  }
+
+  /** Publishes a model card for this endpoint (upstream `register_model()`). */
+  registerModel(cardJson: Record<string, unknown>, opts: RegisterModelOptions): Promise<void> {
+    return this.runtime.registerModel(this.id, cardJson, opts);
+  }
+}

@@ -1,0 +1,63 @@
+// LLM engines over the request plane: the worker wraps each engine output in upstream's Annotated
+// envelope; the frontend unwraps it, accepting the sparse (Python) and full (Rust) output shapes.
+import {
+  InternalError,
+  type EngineClient,
+  type GenerateContext,
+  type LLMEngineOutput,
+  type PreprocessedRequest,
+} from '../protocols/index.js';
+import type { EndpointInstance } from './discovery/index.js';
+import type { EndpointHandler, RequestPlaneClient } from './request-plane/index.js';
+
+/** Serves an engine as an endpoint handler: each output becomes `{data: LLMEngineOutput}`. */
+export function engineHandler(engine: EngineClient): EndpointHandler {
+  return async function* serveEngine(request, ctx) {
+    for await (const out of engine.generate(request as PreprocessedRequest, { requestId: ctx.requestId, signal: ctx.signal })) {
+      yield { data: out };
+    }
+  };
+}
+
+/** An EngineClient for one remote instance: what the PushRouter holds as `WorkerInstance.client`. */
+export class RemoteEngineClient implements EngineClient {
+  constructor(
+    private readonly client: RequestPlaneClient,
+    readonly instance: EndpointInstance,
+  ) {}
+
+  async *generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncGenerator<LLMEngineOutput> {
+    for await (const item of this.client.stream(this.instance, request, { requestId: ctx.requestId, signal: ctx.signal })) {
+      const out = engineOutputOf(item);
+      if (out) yield out;
+    }
+  }
+}
+
+interface Annotated {
+  data?: Record<string, unknown> | null;
+  event?: string | null;
+  comment?: string[] | null;
+  error?: unknown;
+}
+
+/**
+ * The LLMEngineOutput inside an Annotated item; null for annotation-only items. An error item, or
+ * a finish_reason `{"error": msg}`, becomes a thrown InternalError.
+ */
+export function engineOutputOf(item: unknown): LLMEngineOutput | null {
+  const a = item as Annotated;
+  if (a.event === 'error') {
+    const detail = a.error ?? a.comment?.join('; ') ?? 'unknown error';
+    throw new InternalError(`worker error: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`);
+  }
+  const data = a.data;
+  if (!data) return null;
+  const finish = data.finish_reason;
+  if (finish !== null && typeof finish === 'object') {
+    const detail = (finish as { error?: unknown }).error;
+    throw new InternalError(`worker error: ${typeof detail === 'string' ? detail : JSON.stringify(finish)}`);
+  }
+  if (!Array.isArray(data.token_ids)) data.token_ids = [];
+  return data as unknown as LLMEngineOutput;
+}

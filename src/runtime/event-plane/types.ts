@@ -1,0 +1,16 @@
+/** Publish/subscribe by subject (e.g. `namespace.dynamo.component.backend.kv-events`). */
+export interface EventPlane {
+  readonly kind: string;
+  /** Fire-and-forget: events published while nobody listens are lost. */
+  publish(subject: string, payload: Uint8Array | string): void;
+  /** Makes `subject` discoverable before the first publish (ZMQ channel records); optional. */
+  announce?(subject: string): Promise<void>;
+  /** Resolves once subscribed; the result unsubscribes. */
+  subscribe(subject: string, handler: (payload: Buffer) => void): Promise<() => void>;
+  close(): Promise<void>;
+}
+
+/** `namespace.{ns}` or `namespace.{ns}.component.{c}`: the scope prefix of event subjects. */
+export function componentScope(namespace: string, component?: string): string {
+  return component === undefined ? `namespace.${namespace}` : `namespace.${namespace}.component.${component}`;
+}

@@ -1,0 +1,116 @@
+// ZMQ event plane without a broker: each publishing process binds one PUB socket and records an
+// EventChannel per subject in discovery (`v1/event_channels/{scope}/topic/{topic}/{id:x}`);
+// subscribers watch those records and connect a SUB socket to every publisher. Messages are
+// two frames: [subject, payload].
+import { Publisher, Subscriber } from 'zeromq';
+import {
+  decodeEventChannel,
+  EVENT_CHANNELS_BUCKET,
+  encodeEventChannel,
+  eventChannelKey,
+  KeyExistsError,
+  watchRecords,
+  type DiscoveryBackend,
+  type Lease,
+} from '../discovery/index.js';
+import type { EventPlane } from './types.js';
+
+export interface ZmqEventPlaneOptions {
+  backend: DiscoveryBackend;
+  /** The lease publishers register their channels under (the worker's primary lease). */
+  lease: () => Promise<Lease>;
+  /** The host published for this process's PUB socket. */
+  advertiseHost: string;
+}
+
+function splitSubject(subject: string): { scope: string; topic: string } {
+  const dot = subject.lastIndexOf('.');
+  return dot < 0 ? { scope: '', topic: subject } : { scope: subject.slice(0, dot), topic: subject.slice(dot + 1) };
+}
+
+export class ZmqEventPlane implements EventPlane {
+  readonly kind = 'zmq';
+  private publisher: Promise<{ socket: Publisher; endpoint: string }> | null = null;
+  private readonly registered = new Map<string, Promise<void>>();
+  private sending: Promise<void> = Promise.resolve();
+  private readonly subscriptions = new Set<() => void>();
+
+  constructor(private readonly opts: ZmqEventPlaneOptions) {}
+
+  publish(subject: string, payload: Uint8Array | string): void {
+    const ready = this.channelFor(subject);
+    // ZMQ sockets take one send at a time: chain them.
+    this.sending = this.sending
+      .then(() => ready)
+      .then(async () => {
+        const { socket } = await this.publisher!;
+        await socket.send([subject, payload]);
+      })
+      .catch(() => undefined);
+  }
+
+  announce(subject: string): Promise<void> {
+    return this.channelFor(subject);
+  }
+
+  async subscribe(subject: string, handler: (payload: Buffer) => void): Promise<() => void> {
+    const { scope, topic } = splitSubject(subject);
+    const socket = new Subscriber();
+    socket.subscribe(subject);
+    const connected = new Map<string, string>();
+    void (async () => {
+      for await (const [, payload] of socket) handler(payload!);
+    })().catch(() => undefined);
+    const unwatch = await watchRecords(this.opts.backend, `${EVENT_CHANNELS_BUCKET}/${scope}/topic/${topic}/`, decodeEventChannel, {
+      onPut: (key, rec) => {
+        if (connected.get(key) === rec.endpoint) return;
+        connected.set(key, rec.endpoint);
+        socket.connect(rec.endpoint);
+      },
+      onDelete: (key) => {
+        const endpoint = connected.get(key);
+        connected.delete(key);
+        if (endpoint && ![...connected.values()].includes(endpoint)) socket.disconnect(endpoint);
+      },
+    });
+    const stop = (): void => {
+      unwatch();
+      socket.close();
+      this.subscriptions.delete(stop);
+    };
+    this.subscriptions.add(stop);
+    return stop;
+  }
+
+  async close(): Promise<void> {
+    for (const stop of [...this.subscriptions]) stop();
+    await this.sending;
+    if (this.publisher) (await this.publisher).socket.close();
+    this.publisher = null;
+  }
+
+  private channelFor(subject: string): Promise<void> {
+    let ready = this.registered.get(subject);
+    if (!ready) {
+      ready = this.register(subject);
+      this.registered.set(subject, ready);
+    }
+    return ready;
+  }
+
+  private async register(subject: string): Promise<void> {
+    this.publisher ??= (async () => {
+      const socket = new Publisher();
+      await socket.bind('tcp://0.0.0.0:0');
+      const port = new URL(socket.lastEndpoint!.replace('tcp://', 'http://')).port;
+      return { socket, endpoint: `tcp://${this.opts.advertiseHost}:${port}` };
+    })();
+    const { endpoint } = await this.publisher;
+    const lease = await this.opts.lease();
+    const { scope, topic } = splitSubject(subject);
+    const key = eventChannelKey(scope, topic, lease.id);
+    await lease.create(key, encodeEventChannel({ scope, topic, instanceId: lease.id, endpoint })).catch((err: unknown) => {
+      if (!(err instanceof KeyExistsError)) throw err;
+    });
+  }
+}

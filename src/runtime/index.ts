@@ -1,0 +1,18 @@
+// The distributed runtime: discovery backends, request planes, event planes and their wire codecs.
+export {
+  DistributedRuntime,
+  Namespace,
+  Component,
+  Endpoint,
+  type RuntimeOptions,
+  type RuntimeLogger,
+  type RegisterModelOptions,
+  type RequestPlaneName,
+} from './distributed-runtime.js';
+export { engineHandler, RemoteEngineClient, engineOutputOf } from './engine-endpoint.js';
+export { natsConnection, closeNatsConnections } from './nats-connection.js';
+export { randomInstanceId, instanceIdHex, parseInstanceIdHex } from './ids.js';
+export * from './discovery/index.js';
+export * from './request-plane/index.js';
+export * from './event-plane/index.js';
+export * from './codecs/index.js';

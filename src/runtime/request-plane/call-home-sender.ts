@@ -1,0 +1,97 @@
+// Worker side of a response stream: dial the caller's address, then handshake, prologue, one
+// body-only frame per item, `complete_final`, sentinel (reference/upstream-wire.md §4). A "stop" or
+// "kill" from the caller on the same socket aborts the handler.
+import { connect, type Socket } from 'node:net';
+import {
+  encodeTwoPart,
+  encodeTwoPartHeader,
+  parseStreamControl,
+  STREAM_END_JSON,
+  streamItemJson,
+  TwoPartDecoder,
+  type CallHomeInfo,
+} from '../codecs/index.js';
+
+/** Opens the response connection and sends the handshake. */
+export function dialCallHome(info: CallHomeInfo, onControl: (ctl: 'stop' | 'kill') => void): Promise<Socket> {
+  const { host, port } = splitAddress(info.address);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port, noDelay: true });
+    socket.once('error', reject);
+    socket.once('connect', () => {
+      socket.off('error', reject);
+      socket.on('error', () => undefined);
+      const decoder = new TwoPartDecoder();
+      socket.on('data', (chunk: Buffer) => {
+        for (const msg of decoder.push(chunk)) {
+          const ctl = parseStreamControl(msg.header);
+          if (ctl === 'stop' || ctl === 'kill') onControl(ctl);
+        }
+      });
+      socket.write(encodeTwoPartHeader({ subject: info.subject, stream_type: 'response' }));
+      resolve(socket);
+    });
+  });
+}
+
+/** Streams `items` to an open response connection and closes it. */
+export async function sendResponseStream(
+  socket: Socket,
+  items: AsyncIterator<unknown>,
+  first: IteratorResult<unknown> | Error,
+  signal: AbortSignal,
+): Promise<void> {
+  if (first instanceof Error) {
+    socket.write(encodeTwoPartHeader({ error: first.message }));
+    socket.end(encodeTwoPartHeader('sentinel'));
+    return;
+  }
+  socket.write(encodeTwoPartHeader({ error: null }));
+  let next: IteratorResult<unknown> = first;
+  // Items produced in one event-loop turn leave in one write.
+  let corked = false;
+  const uncork = (): void => {
+    corked = false;
+    socket.uncork();
+  };
+  try {
+    while (!next.done && !signal.aborted && !socket.destroyed) {
+      if (!corked) {
+        corked = true;
+        socket.cork();
+        setImmediate(uncork);
+      }
+      const ok = socket.write(encodeTwoPart(null, streamItemJson(JSON.stringify(next.value))));
+      if (!ok) await waitDrain(socket);
+      next = await items.next();
+    }
+  } catch (err) {
+    const message = (err as Error).message;
+    socket.write(encodeTwoPart(null, streamItemJson(JSON.stringify({ event: 'error', comment: [message], error: message }))));
+  } finally {
+    if (!next.done) await items.return?.(undefined);
+  }
+  if (socket.destroyed) return;
+  socket.write(encodeTwoPart(null, STREAM_END_JSON));
+  socket.end(encodeTwoPartHeader('sentinel'));
+}
+
+function waitDrain(socket: Socket): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      socket.off('drain', done);
+      socket.off('close', done);
+      resolve();
+    };
+    socket.on('drain', done);
+    socket.on('close', done);
+  });
+}
+
+/** `host:port` / `[v6]:port`, with an optional `tcp://`. */
+export function splitAddress(address: string): { host: string; port: number } {
+  const bare = address.replace(/^tcp:\/\//, '');
+  const m = /^\[([^\]]+)\]:(\d+)$/.exec(bare) ?? /^([^:]+):(\d+)$/.exec(bare);
+  if (!m) throw new Error(`bad address ${JSON.stringify(address)}`);
+  return { host: m[1]!, port: Number(m[2]) };
+}

@@ -1,0 +1,166 @@
+// Frontend side of response streams: a listening socket that workers dial back to. Each connection
+// starts with a handshake naming the subject of a pending request; its frames then feed that request.
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server, type Socket } from 'node:net';
+import { InternalError, UnavailableError } from '../../protocols/index.js';
+import { encodeTwoPartHeader, parseStreamControl, TwoPartDecoder, type CallHomeInfo, type TwoPartMessage } from '../codecs/index.js';
+import { advertiseHost, joinHostPort } from './advertise-host.js';
+import { ItemQueue } from './item-queue.js';
+
+/** One request waiting for, then receiving, its response stream. */
+export class PendingStream {
+  readonly queue = new ItemQueue<unknown>();
+  socket: Socket | null = null;
+  private arrivalTimer: NodeJS.Timeout | null = null;
+  private prologueSeen = false;
+  private completed = false;
+  private stopped = false;
+
+  constructor(
+    readonly subject: string,
+    private readonly release: () => void,
+  ) {}
+
+  /** Fails the request if no worker calls back within `ms` (the worker may ack and then die). */
+  expectCallWithin(ms: number, what: string): void {
+    this.arrivalTimer = setTimeout(() => {
+      this.queue.fail(new UnavailableError(`${what} accepted the request but never opened its response stream`));
+      this.release();
+    }, ms);
+  }
+
+  attach(socket: Socket): void {
+    if (this.arrivalTimer) clearTimeout(this.arrivalTimer);
+    this.socket = socket;
+  }
+
+  onMessage(msg: TwoPartMessage): void {
+    if (msg.header.length > 0) {
+      if (parseStreamControl(msg.header) === 'sentinel') return;
+      if (!this.prologueSeen) {
+        this.prologueSeen = true;
+        const prologue = JSON.parse(msg.header.toString('utf8')) as { error?: unknown };
+        if (prologue.error !== null && prologue.error !== undefined) {
+          this.queue.fail(new InternalError(`worker rejected the request: ${describe(prologue.error)}`));
+        }
+      }
+      return;
+    }
+    if (msg.body.length === 0) return;
+    const wrapper = JSON.parse(msg.body.toString('utf8')) as { data?: unknown; complete_final?: boolean };
+    if (wrapper.data !== undefined) this.queue.push(wrapper.data);
+    if (wrapper.complete_final) {
+      this.completed = true;
+      this.queue.end();
+    }
+  }
+
+  onClose(): void {
+    if (this.arrivalTimer) clearTimeout(this.arrivalTimer);
+    if (this.completed || this.stopped) this.queue.end();
+    else this.queue.fail(new UnavailableError('worker connection lost: the response stream ended before completion'));
+    this.release();
+  }
+
+  /** Asks the worker to stop (caller went away); the stream then ends quietly. */
+  stop(): void {
+    if (this.completed || this.stopped) return;
+    this.stopped = true;
+    if (this.arrivalTimer) clearTimeout(this.arrivalTimer);
+    if (this.socket && !this.socket.destroyed) {
+      this.socket.write(encodeTwoPartHeader('stop'));
+      return;
+    }
+    this.queue.end();
+    this.release();
+  }
+
+  /** Sending failed before any worker got the request. */
+  abandon(err: Error): void {
+    if (this.arrivalTimer) clearTimeout(this.arrivalTimer);
+    this.queue.fail(err);
+    this.release();
+  }
+}
+
+function describe(error: unknown): string {
+  return typeof error === 'string' ? error : JSON.stringify(error);
+}
+
+export class CallHomeServer {
+  private server: Server | null = null;
+  private listening: Promise<string> | null = null;
+  private readonly pending = new Map<string, PendingStream>();
+  private readonly sockets = new Set<Socket>();
+
+  constructor(private readonly opts: { advertiseHost?: string; maxMessageSize: number }) {}
+
+  /** Registers a pending stream and returns where the worker must dial. */
+  async open(context: string): Promise<{ stream: PendingStream; info: CallHomeInfo }> {
+    const address = await this.listen();
+    const subject = randomUUID();
+    const stream = new PendingStream(subject, () => this.pending.delete(subject));
+    this.pending.set(subject, stream);
+    return { stream, info: { address, subject, context, stream_type: 'response' } };
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    const server = this.server;
+    this.server = null;
+    this.listening = null;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private listen(): Promise<string> {
+    this.listening ??= new Promise((resolve, reject) => {
+      const server = createServer({ noDelay: true }, (socket) => this.onConnection(socket));
+      this.server = server;
+      server.once('error', reject);
+      server.listen(0, '0.0.0.0', () => {
+        const port = (server.address() as { port: number }).port;
+        resolve(joinHostPort(this.opts.advertiseHost ?? advertiseHost(), port));
+      });
+    });
+    return this.listening;
+  }
+
+  private onConnection(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.on('error', () => undefined);
+    const decoder = new TwoPartDecoder(this.opts.maxMessageSize);
+    let stream: PendingStream | null = null;
+    socket.on('data', (chunk: Buffer) => {
+      let messages: TwoPartMessage[];
+      try {
+        messages = decoder.push(chunk);
+      } catch {
+        socket.destroy();
+        return;
+      }
+      for (const msg of messages) {
+        if (!stream) {
+          const handshake = JSON.parse(msg.header.toString('utf8')) as { subject?: string };
+          stream = this.pending.get(handshake.subject ?? '') ?? null;
+          if (!stream) {
+            socket.destroy();
+            return;
+          }
+          stream.attach(socket);
+          continue;
+        }
+        try {
+          stream.onMessage(msg);
+        } catch (err) {
+          stream.abandon(new InternalError(`bad response frame from worker: ${(err as Error).message}`));
+          socket.destroy();
+          return;
+        }
+      }
+    });
+    socket.on('close', () => {
+      this.sockets.delete(socket);
+      stream?.onClose();
+    });
+  }
+}

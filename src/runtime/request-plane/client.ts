@@ -1,0 +1,75 @@
+// Frontend side: one client for every transport a worker may publish (tcp, nats_tcp, inproc), so
+// a frontend can route to upstream and dynamo-ts workers of any request plane at once.
+import { pack } from 'msgpackr';
+import { UnavailableError } from '../../protocols/index.js';
+import { buildRequestControl, encodeTwoPart } from '../codecs/index.js';
+import type { EndpointInstance } from '../discovery/index.js';
+import { CallHomeServer } from './call-home-server.js';
+import { streamLocal } from './local-plane.js';
+import { NatsRequestSender } from './nats-plane.js';
+import { TcpRequestSender } from './tcp-sender.js';
+import type { CallContext, RequestPlaneClient } from './types.js';
+
+export interface RequestClientOptions {
+  /** For `nats_tcp` transports. */
+  natsServer: string;
+  maxMessageSize: number;
+  /** The host workers dial back to. */
+  advertiseHost?: string;
+  /** How long a worker may take to open its response stream after accepting. */
+  callHomeTimeoutMs?: number;
+}
+
+export class MultiTransportClient implements RequestPlaneClient {
+  private readonly callHome: CallHomeServer;
+  private readonly tcp = new TcpRequestSender();
+  private nats: NatsRequestSender | null = null;
+
+  constructor(private readonly opts: RequestClientOptions) {
+    this.callHome = new CallHomeServer({ advertiseHost: opts.advertiseHost, maxMessageSize: opts.maxMessageSize });
+  }
+
+  stream(target: EndpointInstance, request: unknown, ctx: CallContext): AsyncIterable<unknown> {
+    const t = target.transport;
+    if ('inproc' in t) return streamLocal(t.inproc, request, ctx);
+    if ('tcp' in t) return this.remote(target, request, ctx, (h, p) => this.tcp.send(t.tcp, h, p));
+    if ('nats_tcp' in t) {
+      const nats = (this.nats ??= new NatsRequestSender(this.opts.natsServer));
+      return this.remote(target, request, ctx, (h, p) => nats.send(t.nats_tcp, h, p));
+    }
+    throw new UnavailableError(`worker ${target.instanceId.toString(16)} publishes a transport this frontend cannot use: ${JSON.stringify(t)}`);
+  }
+
+  async close(): Promise<void> {
+    this.tcp.close();
+    await this.callHome.close();
+  }
+
+  private async *remote(
+    target: EndpointInstance,
+    request: unknown,
+    ctx: CallContext,
+    send: (headers: Record<string, string>, payload: Buffer) => Promise<void>,
+  ): AsyncGenerator<unknown> {
+    const { stream, info } = await this.callHome.open(ctx.requestId);
+    const onAbort = (): void => stream.stop();
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const codec = target.requestPlaneCodec;
+      const body = codec === 'msgpack' ? pack(request) : JSON.stringify(request);
+      const header = JSON.stringify(buildRequestControl(ctx.requestId, codec, info));
+      try {
+        await send({ ...ctx.headers, 'request-id': ctx.requestId }, encodeTwoPart(header, body));
+      } catch (err) {
+        stream.abandon(err as Error);
+        throw err;
+      }
+      stream.expectCallWithin(this.opts.callHomeTimeoutMs ?? 10_000, `worker ${target.instanceId.toString(16)}`);
+      yield* stream.queue.drain();
+    } finally {
+      ctx.signal.removeEventListener('abort', onAbort);
+      // Leaving early (consumer break) cancels the work on the worker.
+      if (!stream.queue.isEnded) stream.stop();
+    }
+  }
+}

@@ -1,0 +1,82 @@
+// The worker half shared by the TCP and NATS request planes: look up the handler a request names,
+// ack at once, then decode the two-part payload, dial the caller back and stream the response.
+import { unpack } from 'msgpackr';
+import { decodeTwoPart, parseRequestControl } from '../codecs/index.js';
+import { dialCallHome, sendResponseStream } from './call-home-sender.js';
+import type { EndpointHandler } from './types.js';
+
+export interface IngressLogger {
+  warn(obj: object, msg: string): void;
+}
+
+/** How long a closing worker lets running requests finish (upstream drains too). */
+export const DRAIN_GRACE_MS = 5000;
+
+export class Ingress {
+  private readonly handlers = new Map<string, EndpointHandler>();
+  private readonly inFlight = new Set<AbortController>();
+  private closed = false;
+
+  constructor(private readonly logger?: IngressLogger) {}
+
+  /** `path` is `{instance_id:x}/{endpoint}`. */
+  add(path: string, handler: EndpointHandler): void {
+    this.handlers.set(path, handler);
+  }
+
+  remove(path: string): void {
+    this.handlers.delete(path);
+  }
+
+  /**
+   * Returns the ack text ('' = accepted) and, when accepted, starts answering. Older callers name
+   * the bare endpoint; that works when this process serves it for a single instance.
+   */
+  accept(path: string, headers: Record<string, string>, payload: Buffer): string {
+    if (this.closed) return 'Server unavailable: shutting down';
+    const handler = this.handlers.get(path) ?? this.byBareEndpoint(path);
+    if (!handler) return `Server unavailable: no endpoint ${path} here`;
+    void this.respond(handler, headers, payload).catch((err: Error) =>
+      this.logger?.warn({ path, err: err.message }, 'request-plane: cannot answer request'),
+    );
+    return '';
+  }
+
+  /** Rejects new requests, lets running ones finish for up to `graceMs`, then aborts the rest. */
+  async close(graceMs: number): Promise<void> {
+    this.closed = true;
+    const deadline = Date.now() + graceMs;
+    while (this.inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    for (const ctl of this.inFlight) ctl.abort();
+  }
+
+  private byBareEndpoint(path: string): EndpointHandler | undefined {
+    if (path.includes('/')) return undefined;
+    const matches = [...this.handlers.entries()].filter(([p]) => p.endsWith(`/${path}`));
+    return matches.length === 1 ? matches[0]![1] : undefined;
+  }
+
+  private async respond(handler: EndpointHandler, headers: Record<string, string>, payload: Buffer): Promise<void> {
+    const msg = decodeTwoPart(payload);
+    const control = parseRequestControl(msg.header);
+    const request = control.codec === 'msgpack' ? unpack(msg.body) : JSON.parse(msg.body.toString('utf8'));
+    const abort = new AbortController();
+    this.inFlight.add(abort);
+    try {
+      const socket = await dialCallHome(control.callHome, () => abort.abort());
+      socket.on('close', () => abort.abort());
+      const requestId = headers['request-id'] ?? headers['x-request-id'] ?? control.id;
+      const items = handler(request, { requestId, signal: abort.signal, headers })[Symbol.asyncIterator]();
+      // The first item decides between a clean prologue and an error prologue.
+      let first: IteratorResult<unknown> | Error;
+      try {
+        first = await items.next();
+      } catch (err) {
+        first = err instanceof Error ? err : new Error(String(err));
+      }
+      await sendResponseStream(socket, items, first, abort.signal);
+    } finally {
+      this.inFlight.delete(abort);
+    }
+  }
+}

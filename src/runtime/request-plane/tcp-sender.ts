@@ -1,0 +1,87 @@
+// Frontend side of the TCP request plane: one pipelined connection per worker address; acks come
+// back in frame order.
+import { connect, type Socket } from 'node:net';
+import { OverloadedError, UnavailableError } from '../../protocols/index.js';
+import { AckDecoder, encodeRequestFrame, isRejectionAck } from '../codecs/index.js';
+import { splitAddress } from './call-home-sender.js';
+
+interface PendingAck {
+  resolve(): void;
+  reject(err: Error): void;
+}
+
+class WorkerConnection {
+  private readonly acks: PendingAck[] = [];
+  private readonly ready: Promise<void>;
+  private socket: Socket;
+  closed = false;
+
+  constructor(readonly address: string, onClose: () => void) {
+    const { host, port } = splitAddress(address);
+    this.socket = connect({ host, port, noDelay: true });
+    this.ready = new Promise((resolve, reject) => {
+      this.socket.once('connect', resolve);
+      this.socket.once('error', reject);
+    });
+    this.ready.catch(() => undefined);
+    const decoder = new AckDecoder();
+    this.socket.on('data', (chunk: Buffer) => {
+      for (const text of decoder.push(chunk)) {
+        const ack = this.acks.shift();
+        if (!ack) continue;
+        if (!isRejectionAck(text)) ack.resolve();
+        else if (text.startsWith('Server overloaded:')) ack.reject(new OverloadedError(text));
+        else ack.reject(new UnavailableError(text));
+      }
+    });
+    this.socket.on('error', () => undefined);
+    this.socket.on('close', () => {
+      this.closed = true;
+      onClose();
+      for (const ack of this.acks.splice(0)) ack.reject(new UnavailableError(`connection to worker ${address} closed before it acknowledged the request`));
+    });
+  }
+
+  async send(frame: Buffer): Promise<void> {
+    try {
+      await this.ready;
+    } catch (err) {
+      throw new UnavailableError(`worker at ${this.address} is unreachable: ${(err as Error).message}`);
+    }
+    if (this.closed) throw new UnavailableError(`connection to worker ${this.address} is closed`);
+    return new Promise<void>((resolve, reject) => {
+      this.acks.push({ resolve, reject });
+      this.socket.write(frame);
+    });
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+export class TcpRequestSender {
+  private readonly connections = new Map<string, WorkerConnection>();
+
+  /** `transport` is `host:port/{instance_id:x}/{endpoint}`; resolves when the worker accepts. */
+  send(transport: string, headers: Record<string, string>, payload: Buffer): Promise<void> {
+    const bare = transport.replace(/^tcp:\/\//, '');
+    const slash = bare.indexOf('/');
+    const address = slash < 0 ? bare : bare.slice(0, slash);
+    const path = slash < 0 ? '' : bare.slice(slash + 1);
+    let conn = this.connections.get(address);
+    if (!conn || conn.closed) {
+      const fresh = new WorkerConnection(address, () => {
+        if (this.connections.get(address) === fresh) this.connections.delete(address);
+      });
+      this.connections.set(address, fresh);
+      conn = fresh;
+    }
+    return conn.send(encodeRequestFrame(path, { ...headers, 'x-endpoint-path': path }, payload));
+  }
+
+  close(): void {
+    for (const conn of this.connections.values()) conn.close();
+    this.connections.clear();
+  }
+}

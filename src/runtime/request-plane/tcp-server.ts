@@ -1,0 +1,82 @@
+// Worker side of the TCP request plane: one listening socket shared by every endpoint and instance
+// of this process; frames are acked in arrival order.
+import { createServer, type Server, type Socket } from 'node:net';
+import { encodeAck, RequestFrameDecoder } from '../codecs/index.js';
+import type { EndpointId, Transport } from '../discovery/index.js';
+import { advertiseHost, joinHostPort } from './advertise-host.js';
+import { DRAIN_GRACE_MS, Ingress, type IngressLogger } from './ingress.js';
+import { instancePath, type EndpointHandler, type RequestPlaneServer } from './types.js';
+
+export interface TcpServerOptions {
+  /** Bind address; all interfaces when unset. */
+  bindHost?: string;
+  /** `DYN_TCP_RPC_PORT`; any free port when 0. */
+  port?: number;
+  /** The host published in discovery. */
+  advertiseHost?: string;
+  maxMessageSize: number;
+  logger?: IngressLogger;
+}
+
+export class TcpRequestPlaneServer implements RequestPlaneServer {
+  readonly kind = 'tcp';
+  private readonly ingress: Ingress;
+  private server: Server | null = null;
+  private address: string | null = null;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(private readonly opts: TcpServerOptions) {
+    this.ingress = new Ingress(opts.logger);
+  }
+
+  async serve(endpoint: EndpointId, instanceId: bigint, handler: EndpointHandler): Promise<Transport> {
+    const address = await this.listen();
+    const path = instancePath(endpoint.endpoint, instanceId);
+    this.ingress.add(path, handler);
+    return { tcp: `${address}/${path}` };
+  }
+
+  unserve(endpoint: EndpointId, instanceId: bigint): void {
+    this.ingress.remove(instancePath(endpoint.endpoint, instanceId));
+  }
+
+  async close(): Promise<void> {
+    await this.ingress.close(DRAIN_GRACE_MS);
+    const server = this.server;
+    this.server = null;
+    if (!server) return;
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private async listen(): Promise<string> {
+    if (this.address) return this.address;
+    const server = createServer({ noDelay: true }, (socket) => this.onConnection(socket));
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.opts.port ?? 0, this.opts.bindHost ?? '0.0.0.0', () => resolve());
+    });
+    const port = (server.address() as { port: number }).port;
+    this.address = joinHostPort(this.opts.advertiseHost ?? advertiseHost(), port);
+    return this.address;
+  }
+
+  private onConnection(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+    socket.on('error', () => undefined);
+    const decoder = new RequestFrameDecoder(this.opts.maxMessageSize);
+    socket.on('data', (chunk: Buffer) => {
+      let frames;
+      try {
+        frames = decoder.push(chunk);
+      } catch (err) {
+        this.opts.logger?.warn({ err: (err as Error).message }, 'request-plane: dropping connection');
+        socket.destroy();
+        return;
+      }
+      for (const frame of frames) socket.write(encodeAck(this.ingress.accept(frame.path, frame.headers, frame.payload)));
+    });
+  }
+}

@@ -1,0 +1,41 @@
+import type { EndpointId, EndpointInstance, Transport } from '../discovery/index.js';
+
+export interface RequestContext {
+  requestId: string;
+  /** Aborted when the caller stops or kills the stream, or goes away. */
+  signal: AbortSignal;
+  /** Frame headers (traceparent, request-id, ...). */
+  headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * Serves one endpoint: takes the decoded request body and yields response items. For LLM endpoints
+ * an item is an upstream Annotated envelope, `{data: LLMEngineOutput}`.
+ */
+export type EndpointHandler = (request: unknown, ctx: RequestContext) => AsyncIterable<unknown>;
+
+/** Worker side: makes handlers reachable and says how (the transport published in discovery). */
+export interface RequestPlaneServer {
+  readonly kind: string;
+  serve(endpoint: EndpointId, instanceId: bigint, handler: EndpointHandler): Promise<Transport>;
+  /** Stops routing to one instance's endpoint: later requests are rejected. */
+  unserve(endpoint: EndpointId, instanceId: bigint): void;
+  close(): Promise<void>;
+}
+
+export interface CallContext {
+  requestId: string;
+  signal: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+/** Frontend side: sends a request to one discovered instance and streams back its items. */
+export interface RequestPlaneClient {
+  stream(target: EndpointInstance, request: unknown, ctx: CallContext): AsyncIterable<unknown>;
+  close(): Promise<void>;
+}
+
+/** `{instance_id:x}/{endpoint}`: the path a request frame names. */
+export function instancePath(endpoint: string, instanceId: bigint): string {
+  return `${instanceId.toString(16)}/${endpoint}`;
+}

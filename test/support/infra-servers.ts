@@ -1,0 +1,105 @@
+// Real etcd and nats-server for runtime tests, on free loopback ports, stopped after the test.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from './processes.js';
+
+export const ETCD_BIN = process.env.ETCD_BIN ?? '/usr/bin/etcd';
+export const NATS_BIN = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+
+export interface InfraServer {
+  /** `http://127.0.0.1:P` for etcd, `nats://127.0.0.1:P` for NATS. */
+  readonly url: string;
+  /** Stops the server; the data directory (etcd) is kept for restart(). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port (and data). */
+  restart(): Promise<void>;
+  /** Stops it for good and removes its data. */
+  dispose(): Promise<void>;
+}
+
+function waitForPort(port: number, proc: ChildProcess, output: () => string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const attempt = (): void => {
+      if (proc.exitCode !== null) return reject(new Error(`server exited early:\n${output()}`));
+      const s = connect({ host: '127.0.0.1', port });
+      s.once('connect', () => {
+        s.destroy();
+        resolve();
+      });
+      s.once('error', () => {
+        s.destroy();
+        if (Date.now() > deadline) reject(new Error(`server on port ${port} not up:\n${output()}`));
+        else setTimeout(attempt, 50);
+      });
+    };
+    attempt();
+  });
+}
+
+function managed(name: string, argv: string[], port: number, url: string, cleanup: () => void): InfraServer & { start(): Promise<void> } {
+  let proc: ChildProcess | null = null;
+  const start = async (): Promise<void> => {
+    let out = '';
+    const p = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+    p.stdout!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
+    p.stderr!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
+    proc = p;
+    await waitForPort(port, p, () => `${name}: ${out}`);
+  };
+  const stop = async (): Promise<void> => {
+    const p = proc;
+    proc = null;
+    if (!p || p.exitCode !== null || p.signalCode !== null) return;
+    const exited = new Promise((r) => p.once('exit', r));
+    p.kill('SIGTERM');
+    const timer = setTimeout(() => p.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return {
+    url,
+    start,
+    stop,
+    restart: start,
+    async dispose() {
+      await stop();
+      cleanup();
+    },
+  };
+}
+
+export async function startEtcd(): Promise<InfraServer> {
+  const clientPort = await freePort();
+  const peerPort = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'dynamo-etcd-'));
+  const url = `http://127.0.0.1:${clientPort}`;
+  const server = managed(
+    'etcd',
+    [
+      ETCD_BIN,
+      '--data-dir', dataDir,
+      '--listen-client-urls', url,
+      '--advertise-client-urls', url,
+      '--listen-peer-urls', `http://127.0.0.1:${peerPort}`,
+      '--initial-advertise-peer-urls', `http://127.0.0.1:${peerPort}`,
+      '--initial-cluster', `default=http://127.0.0.1:${peerPort}`,
+      '--log-level', 'error',
+    ],
+    clientPort,
+    url,
+    () => rmSync(dataDir, { recursive: true, force: true }),
+  );
+  await server.start();
+  return server;
+}
+
+export async function startNats(): Promise<InfraServer> {
+  const port = await freePort();
+  const server = managed('nats-server', [NATS_BIN, '-a', '127.0.0.1', '-p', String(port)], port, `nats://127.0.0.1:${port}`, () => undefined);
+  await server.start();
+  return server;
+}
