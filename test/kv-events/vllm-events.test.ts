@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Packr } from 'msgpackr';
+import { encode } from '@msgpack/msgpack';
 import { decodeVllmEventBatch, decodeVllmSequence, KvIndexer, vllmHashToU64 } from '../../src/router/kv/index.js';
 
-const packr = new Packr({ useRecords: false });
+const packr = { pack: (v: unknown) => encode(v, { useBigInt64: true }) };
 const TOKENS = [0, 1, 2, 3, 4, 5, 6, 7];
 const LOCAL = [9143094415614847814n, 12124091508212882195n];
 const LOCAL_LORA = [6665157333201000639n, 11721812545976571723n];

@@ -1,11 +1,12 @@
 // vLLM's ZMQ KV events (`KVEventBatch`, msgpack; reference/router.md §2.3) → the protocol's
 // KvCacheEvents. Accepts the three layouts vLLM has used: array batch with array events, array
 // batch with tagged-map events, and map batch with tagged-map events.
-import { Unpackr } from 'msgpackr';
+import { decode as decodeMsgpack } from '@msgpack/msgpack';
 import { ValidationError, type KvCacheEvent, type KvCacheEventData } from '../../protocols/index.js';
 import { computeEagleLocalBlockHashes, computeLocalBlockHashes, computeSaltSeed } from './hashing.js';
 
-const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'bigint' });
+// 64-bit integers (block hashes) decode as bigint, so none loses precision.
+const MSGPACK_OPTIONS = { useBigInt64: true } as const;
 
 /** Field order of array-like events after the tag (vLLM's msgspec `array_like` structs). */
 const STORED_FIELDS = ['block_hashes', 'parent_block_hash', 'token_ids', 'block_size', 'lora_id', 'medium', 'lora_name'] as const;
@@ -99,7 +100,7 @@ function storedData(f: Fields, opts: VllmDecodeOptions): KvCacheEventData {
 export function decodeVllmEventBatch(payload: Uint8Array, opts: VllmDecodeOptions): VllmEventBatch {
   let batch: unknown;
   try {
-    batch = unpackr.unpack(payload);
+    batch = decodeMsgpack(payload, MSGPACK_OPTIONS);
   } catch (err) {
     return bad((err as Error).message);
   }

@@ -16,6 +16,7 @@ export {
   parseStreamControl,
   streamItemJson,
   STREAM_END_JSON,
+  MSGPACK_OPTIONS,
   type CallHomeInfo,
   type PayloadCodec,
   type RequestControlMessage,

@@ -63,3 +63,6 @@ export function streamItemJson(itemJson: string): string {
 }
 
 export const STREAM_END_JSON = '{"complete_final":true}';
+
+/** msgpack bodies carry u64 ids: 64-bit integers go both ways as bigint, never rounded. */
+export const MSGPACK_OPTIONS = { useBigInt64: true } as const;

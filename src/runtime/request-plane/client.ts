@@ -1,8 +1,8 @@
 // Frontend side: one client for every transport a worker may publish (tcp, nats_tcp, inproc), so
 // a frontend can route to upstream and dynamo-ts workers of any request plane at once.
-import { pack } from 'msgpackr';
+import { encode as encodeMsgpack } from '@msgpack/msgpack';
 import { UnavailableError } from '../../protocols/index.js';
-import { buildRequestControl, encodeTwoPart } from '../codecs/index.js';
+import { MSGPACK_OPTIONS, buildRequestControl, encodeTwoPart } from '../codecs/index.js';
 import type { EndpointInstance } from '../discovery/index.js';
 import { CallHomeServer } from './call-home-server.js';
 import { streamLocal } from './local-plane.js';
@@ -56,7 +56,7 @@ export class MultiTransportClient implements RequestPlaneClient {
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     try {
       const codec = target.requestPlaneCodec;
-      const body = codec === 'msgpack' ? pack(request) : JSON.stringify(request);
+      const body = codec === 'msgpack' ? encodeMsgpack(request, MSGPACK_OPTIONS) : JSON.stringify(request);
       const header = JSON.stringify(buildRequestControl(ctx.requestId, codec, info));
       try {
         await send({ ...ctx.headers, 'request-id': ctx.requestId }, encodeTwoPart(header, body));

@@ -1,7 +1,7 @@
 // The worker half shared by the TCP and NATS request planes: look up the handler a request names,
 // ack at once, then decode the two-part payload, dial the caller back and stream the response.
-import { unpack } from 'msgpackr';
-import { decodeTwoPart, parseRequestControl } from '../codecs/index.js';
+import { decode as decodeMsgpack } from '@msgpack/msgpack';
+import { MSGPACK_OPTIONS, decodeTwoPart, parseRequestControl } from '../codecs/index.js';
 import { dialCallHome, sendResponseStream } from './call-home-sender.js';
 import type { EndpointHandler } from './types.js';
 
@@ -59,7 +59,7 @@ export class Ingress {
   private async respond(handler: EndpointHandler, headers: Record<string, string>, payload: Buffer): Promise<void> {
     const msg = decodeTwoPart(payload);
     const control = parseRequestControl(msg.header);
-    const request = control.codec === 'msgpack' ? unpack(msg.body) : JSON.parse(msg.body.toString('utf8'));
+    const request = control.codec === 'msgpack' ? decodeMsgpack(msg.body, MSGPACK_OPTIONS) : JSON.parse(msg.body.toString('utf8'));
     const abort = new AbortController();
     this.inFlight.add(abort);
     try {
