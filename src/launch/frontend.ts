@@ -1,7 +1,6 @@
 // `dynamo-ts frontend`: the HTTP frontend with no engine of its own. Models and workers come and go
 // through discovery; requests reach workers over the request plane they publish.
 import type { Config } from '../config/index.js';
-import { addMetricsRoute } from '../frontends/grpc/index.js';
 import { HttpService } from '../frontends/http/index.js';
 import { ModelManager } from '../models/index.js';
 import { MetricsRegistry, type Logger } from '../observability/index.js';
@@ -23,8 +22,7 @@ export async function startFrontend(config: Config, logger: Logger): Promise<Fro
   const models = new ModelManager();
   const kserve = kserveLayout(config);
   const metrics = new MetricsRegistry(config.metricsPrefix);
-  const http = new HttpService({ ...httpServiceOptions(config, logger), port: kserve?.httpPort ?? config.httpPort }, models);
-  if (kserve) addMetricsRoute(http, metrics);
+  const http = new HttpService({ ...httpServiceOptions(config, logger, metrics), port: kserve?.httpPort ?? config.httpPort }, models);
   const watcher = new ModelWatcher({
     backend: runtime.discovery,
     requestClient: runtime.requestClient,

@@ -1,9 +1,9 @@
 import type { Config } from '../config/index.js';
 import { DEFAULT_HTTP_PATHS, type HttpServiceOptions } from '../frontends/http/index.js';
-import type { Logger } from '../observability/index.js';
+import type { Logger, MetricsRegistry } from '../observability/index.js';
 
 /** The HTTP service settings of a frontend (`serve` and `frontend` alike). */
-export function httpServiceOptions(config: Config, logger: Logger): HttpServiceOptions {
+export function httpServiceOptions(config: Config, logger: Logger, metrics: MetricsRegistry): HttpServiceOptions {
   return {
     host: config.httpHost,
     port: config.httpPort,
@@ -19,8 +19,10 @@ export function httpServiceOptions(config: Config, logger: Logger): HttpServiceO
       models: config.httpSvcModelsPath ?? DEFAULT_HTTP_PATHS.models,
       health: config.httpSvcHealthPath ?? DEFAULT_HTTP_PATHS.health,
       live: config.httpSvcLivePath ?? DEFAULT_HTTP_PATHS.live,
+      metrics: config.httpSvcMetricsPath ?? DEFAULT_HTTP_PATHS.metrics,
     },
     logger,
+    metrics,
     disableAdminApi: config.disableFrontendAdminApi,
   };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError, type Config } from '../config/index.js';
 import { buildMockVocabulary, MockerEngine } from '../engines/mocker/index.js';
-import { addMetricsRoute, type RunningFrontend } from '../frontends/grpc/index.js';
+import type { RunningFrontend } from '../frontends/grpc/index.js';
 import { HttpService } from '../frontends/http/index.js';
 import { ModelManager } from '../models/index.js';
 import { MetricsRegistry, type Logger } from '../observability/index.js';
@@ -72,8 +72,7 @@ export async function startServe(config: Config, logger: Logger): Promise<Runnin
 
   const kserve = kserveLayout(config);
   const metrics = new MetricsRegistry(config.metricsPrefix);
-  const http = new HttpService({ ...httpServiceOptions(config, logger), port: kserve?.httpPort ?? config.httpPort }, models);
-  if (kserve) addMetricsRoute(http, metrics);
+  const http = new HttpService({ ...httpServiceOptions(config, logger, metrics), port: kserve?.httpPort ?? config.httpPort }, models);
   const port = await http.listen();
   const grpc = kserve ? await startKserveGrpc(config, kserve, models, metrics, logger) : undefined;
 

@@ -4,7 +4,7 @@ import { parseCommandLine } from '../../src/config/index.js';
 import { DEFAULT_HTTP_PATHS, HttpService } from '../../src/frontends/http/index.js';
 import { buildServedModel } from '../../src/launch/index.js';
 import { loadDefaultModelCard, ModelManager } from '../../src/models/index.js';
-import { createLogger } from '../../src/observability/index.js';
+import { createLogger, MetricsRegistry } from '../../src/observability/index.js';
 import { ValidationError, type EngineClient, type LLMEngineOutput } from '../../src/protocols/index.js';
 import { postJson } from '../support/in-process.js';
 
@@ -46,6 +46,7 @@ describe('errors after the stream has started', () => {
         forceIncludeUsage: false,
         paths: DEFAULT_HTTP_PATHS,
         logger: createLogger('silent'),
+        metrics: new MetricsRegistry(),
       },
       models,
     );

@@ -37,11 +37,6 @@ export interface RunningFrontend {
   stop(): Promise<void>;
 }
 
-/** Adds `/metrics` (the shared registry) to an HTTP service before it listens. */
-export function addMetricsRoute(http: HttpService, metrics: MetricsRegistry): void {
-  http.app.get('/metrics', async (_req, reply) => reply.header('content-type', metrics.contentType).send(await metrics.render()));
-}
-
 export async function startFrontend(opts: FrontendOptions = {}): Promise<RunningFrontend> {
   const logger = opts.logger ?? createLogger('info');
   const metrics = opts.metrics ?? new MetricsRegistry();
@@ -83,10 +78,10 @@ export async function startFrontend(opts: FrontendOptions = {}): Promise<Running
         forceIncludeUsage: false,
         paths: DEFAULT_HTTP_PATHS,
         logger,
+        metrics,
       },
       manager,
     );
-    addMetricsRoute(side, metrics);
     metricsPort = await side.listen();
   }
   logger.info({ grpcPort, metricsPort, tls: tls !== undefined, auth: opts.authToken !== undefined }, 'KServe gRPC frontend listening');

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { FrontendMetrics, type MetricsRegistry } from '../../observability/index.js';
 import type { ModelManager } from '../../models/index.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { registerBusyThresholdRoute } from './busy-threshold-route.js';
@@ -13,6 +14,7 @@ export interface HttpPaths {
   models: string;
   health: string;
   live: string;
+  metrics: string;
 }
 
 export const DEFAULT_HTTP_PATHS: HttpPaths = {
@@ -21,6 +23,7 @@ export const DEFAULT_HTTP_PATHS: HttpPaths = {
   models: '/v1/models',
   health: '/health',
   live: '/live',
+  metrics: '/metrics',
 };
 
 export interface HttpServiceOptions {
@@ -34,6 +37,8 @@ export interface HttpServiceOptions {
   maxOutputTokens?: number;
   paths: HttpPaths;
   logger: Logger;
+  /** The process's registry: both frontends share it, `/metrics` renders it. */
+  metrics: MetricsRegistry;
   /** DYN_DISABLE_FRONTEND_ADMIN_API: leave out `/busy_threshold` (it answers 404). */
   disableAdminApi?: boolean;
 }
@@ -53,7 +58,11 @@ export class HttpService {
       chatPath: opts.paths.chat,
       completionsPath: opts.paths.completions,
       forceIncludeUsage: opts.forceIncludeUsage,
+      metrics: new FrontendMetrics(opts.metrics),
     });
+    this.app.get(opts.paths.metrics, async (_req, reply) =>
+      reply.header('content-type', opts.metrics.contentType).send(await opts.metrics.render()),
+    );
     registerAdminRoutes(this.app, this.state, models, {
       modelsPath: opts.paths.models,
       healthPath: opts.paths.health,

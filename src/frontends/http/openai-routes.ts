@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServedModel, ModelManager } from '../../models/index.js';
 import { generateChoices, type DecodedStep, type PreparedRequest } from '../../pipeline/index.js';
-import { CancelledError, isDynamoError, type CompletionUsage } from '../../protocols/index.js';
+import type { FrontendMetrics, RequestTracker } from '../../observability/index.js';
+import { CancelledError, isDynamoError, type CompletionUsage, type ErrorKind } from '../../protocols/index.js';
 import { streamErrorJson } from './error-envelope.js';
 import { ChunkSerializer, foldedResponse, type ApiKind, type FoldedChoice } from './openai-chunks.js';
 import { postRoute, requestIdOf, sendError } from './server.js';
@@ -13,6 +14,7 @@ export interface OpenAiRouteOptions {
   completionsPath: string;
   /** DYN_ENABLE_FORCE_INCLUDE_USAGE: every stream ends with a usage chunk. */
   forceIncludeUsage: boolean;
+  metrics: FrontendMetrics;
 }
 
 /** The request fields the HTTP layer itself acts on; the rest belongs to the preprocessor. */
@@ -70,6 +72,18 @@ function openAiFinish(reason: DecodedStep['finish_reason']): string | null {
   return reason === 'cancelled' ? 'stop' : reason;
 }
 
+/** The `endpoint` label of request metrics. */
+const ENDPOINT_LABEL: Record<ApiKind, string> = { chat: 'chat_completions', completions: 'completions' };
+
+function modelNameOf(body: unknown): string {
+  const model = (body as { model?: unknown } | null)?.model;
+  return typeof model === 'string' ? model : '';
+}
+
+function errorKindOf(err: unknown): ErrorKind {
+  return isDynamoError(err) ? err.kind : 'internal';
+}
+
 async function handleInference(
   kind: ApiKind,
   req: FastifyRequest,
@@ -80,10 +94,14 @@ async function handleInference(
 ): Promise<unknown> {
   const requestId = requestIdOf(req);
   let counted = false;
+  let tracker: RequestTracker | undefined;
   try {
     state.assertServing();
-    const prepared = await prepare(kind, req.body, models);
-    const served = prepared.model;
+    // Upstream resolves the model before validating the body: an unknown model is 404 whatever else is wrong.
+    const served = models.get(modelNameOf(req.body));
+    const streaming = (req.body as { stream?: unknown }).stream === true;
+    tracker = opts.metrics.start(served.name, ENDPOINT_LABEL[kind], streaming ? 'stream' : 'unary');
+    const prepared = await prepare(kind, req.body, served);
     const flags = prepared.flags;
     const n = flags.n ?? 1;
     const abort = new AbortController();
@@ -103,17 +121,23 @@ async function handleInference(
     const id = `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${requestId}`;
     const created = Math.floor(Date.now() / 1000);
     const includeUsage = opts.forceIncludeUsage || flags.stream_options?.include_usage === true;
+    const tally = new UsageTally(promptTokens);
     if (flags.stream) {
       reply.hijack();
-      await streamResponse(reply, new ChunkSerializer(kind, id, created, flags.model), steps, new UsageTally(promptTokens), includeUsage);
+      await streamResponse(reply, new ChunkSerializer(kind, id, created, flags.model), steps, tally, includeUsage, tracker);
       return;
     }
-    const folded = await foldResponse(steps, new UsageTally(promptTokens), abort.signal);
-    if (!folded) return;
+    const folded = await foldResponse(steps, tally, abort.signal, tracker);
+    if (!folded) {
+      tracker.finish('error', 'cancelled');
+      return;
+    }
+    tracker.finish('success', '', folded.usage);
     return reply
       .header('content-type', 'application/json')
       .send(JSON.stringify(foldedResponse(kind, id, created, flags.model, folded.choices, folded.usage)));
   } catch (err) {
+    tracker?.finish('error', errorKindOf(err));
     if (!isDynamoError(err)) req.log.error({ err, requestId }, 'request failed');
     if (reply.sent || reply.raw.headersSent) return;
     return sendError(reply, err, state.overloadStatus);
@@ -123,23 +147,17 @@ async function handleInference(
 }
 
 interface Prepared {
-  model: ServedModel;
   flags: StreamFlags;
   runs: PreparedRequest[];
 }
 
-async function prepare(kind: ApiKind, body: unknown, models: ModelManager): Promise<Prepared> {
-  const raw = body as { model?: unknown };
-  const name = typeof raw?.model === 'string' ? raw.model : '';
-  const served = models.get(name);
+async function prepare(kind: ApiKind, body: unknown, served: ServedModel): Promise<Prepared> {
   if (kind === 'chat') {
     const request = served.preprocessor.validateChat(body);
-    const run = await served.preprocessor.preprocessChat(request);
-    return { model: served, flags: request, runs: [run] };
+    return { flags: request, runs: [await served.preprocessor.preprocessChat(request)] };
   }
   const request = served.preprocessor.validateCompletion(body);
-  const runs = await served.preprocessor.preprocessCompletion(request);
-  return { model: served, flags: request, runs };
+  return { flags: request, runs: await served.preprocessor.preprocessCompletion(request) };
 }
 
 async function streamResponse(
@@ -148,6 +166,7 @@ async function streamResponse(
   steps: AsyncIterable<DecodedStep>,
   tally: UsageTally,
   includeUsage: boolean,
+  tracker: RequestTracker,
 ): Promise<void> {
   const headers: Record<string, string> = {};
   const echoed = reply.getHeader('x-request-id');
@@ -158,6 +177,7 @@ async function streamResponse(
     for await (const step of steps) {
       if (sse.isClosed) break;
       tally.add(step);
+      tracker.output(step.token_ids.length);
       const finishReason = openAiFinish(step.finish_reason);
       // Steps whose text is still held back by the stop-string jail carry nothing to send.
       if (step.text.length === 0 && finishReason === null) continue;
@@ -168,11 +188,22 @@ async function streamResponse(
       );
     }
     // A client that went away gets no [DONE]: nobody is listening.
-    if (sse.isClosed) return;
-    if (includeUsage) sse.data(serializer.usage(tally.usage()));
+    if (sse.isClosed) {
+      tracker.finish('error', 'cancelled');
+      return;
+    }
+    const usage = tally.usage();
+    if (includeUsage) sse.data(serializer.usage(usage));
     sse.done();
+    tracker.finish('success', '', usage);
   } catch (err) {
-    if (!isDynamoError(err)) reply.log.error({ err }, 'stream failed');
+    const kind = sse.isClosed ? 'cancelled' : errorKindOf(err);
+    tracker.finish('error', kind);
+    if (kind !== 'cancelled') {
+      const log = { err, status: isDynamoError(err) ? err.httpStatus : 500 };
+      if (isDynamoError(err) && err.httpStatus < 500) reply.log.info(log, 'stream ended with a request error');
+      else reply.log.error(log, 'stream failed');
+    }
     if (sse.isClosed) return;
     sse.data(streamErrorJson(err));
     sse.done();
@@ -183,10 +214,12 @@ async function foldResponse(
   steps: AsyncIterable<DecodedStep>,
   tally: UsageTally,
   signal: AbortSignal,
+  tracker: RequestTracker,
 ): Promise<{ choices: FoldedChoice[]; usage: CompletionUsage } | null> {
   const choices = new Map<number, FoldedChoice>();
   for await (const step of steps) {
     tally.add(step);
+    tracker.output(step.token_ids.length);
     let choice = choices.get(step.index);
     if (!choice) {
       choice = { index: step.index, text: '', finishReason: null, stopReason: null };
