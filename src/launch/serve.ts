@@ -18,6 +18,8 @@ export interface RunningService {
   readonly models: ModelManager;
   readonly http: HttpService;
   readonly engines: readonly MockerEngine[];
+  /** The instance id of each engine, in the same order. */
+  readonly instanceIds: readonly bigint[];
   /** The KServe gRPC frontend, with --kserve-grpc-server or --grpc-port. */
   readonly grpc?: RunningFrontend;
   stop(): Promise<void>;
@@ -99,6 +101,7 @@ export async function startServe(config: Config, logger: Logger): Promise<Runnin
     models,
     http,
     engines,
+    instanceIds: ids,
     grpc,
     async stop() {
       clearTimeout(startupTimer);

@@ -97,14 +97,17 @@ export interface NvExt {
   greed_sampling?: boolean | null;
   use_raw_prompt?: boolean | null;
   annotations?: string[] | null;
-  backend_instance_id?: number | null;
+  /** u64: a number, or decimal digits when above 2^53. */
+  backend_instance_id?: number | string | null;
   token_data?: number[] | null;
   max_thinking_tokens?: number | null;
   cache_salt?: string | null;
   extra_fields?: string[] | null;
   metadata_upload?: { url: string } | null;
-  prefill_worker_id?: number | null;
-  decode_worker_id?: number | null;
+  /** u64: a number, or decimal digits when above 2^53. */
+  prefill_worker_id?: number | string | null;
+  /** u64: a number, or decimal digits when above 2^53. */
+  decode_worker_id?: number | string | null;
   dp_rank?: number | null;
   prefill_dp_rank?: number | null;
   agent_hints?: AgentHints | null;

@@ -1,4 +1,5 @@
 import { ValidationError } from '../../protocols/index.js';
+import { restoreExactIds } from './routing-headers.js';
 
 // Raw control characters (U+0000–U+001F) are invalid inside JSON strings; clients do send them.
 const RAW_CONTROL = /[\u0000-\u001f]/;
@@ -33,7 +34,9 @@ function escapeControlCharsInStrings(text: string): string {
 export function parseJsonBody(body: Buffer): unknown {
   const text = body.toString('utf8');
   try {
-    return JSON.parse(text);
+    const parsed: unknown = JSON.parse(text);
+    if (text.includes('_id"')) restoreExactIds(parsed, text);
+    return parsed;
   } catch (first) {
     if (RAW_CONTROL.test(text)) {
       try {

@@ -5,6 +5,7 @@ import type { FrontendMetrics, RequestTracker } from '../../observability/index.
 import { CancelledError, isDynamoError, type CompletionUsage, type ErrorKind } from '../../protocols/index.js';
 import { streamErrorJson } from './error-envelope.js';
 import { ChunkSerializer, foldedResponse, type ApiKind, type FoldedChoice } from './openai-chunks.js';
+import { applyRoutingHeaders } from './routing-headers.js';
 import { postRoute, requestIdOf, sendError } from './server.js';
 import type { HttpServiceState } from './service-state.js';
 import { SseWriter } from './sse-writer.js';
@@ -101,6 +102,7 @@ async function handleInference(
     const served = models.get(modelNameOf(req.body));
     const streaming = (req.body as { stream?: unknown }).stream === true;
     tracker = opts.metrics.start(served.name, ENDPOINT_LABEL[kind], streaming ? 'stream' : 'unary');
+    applyRoutingHeaders(req.body, req.headers);
     const prepared = await prepare(kind, req.body, served);
     const flags = prepared.flags;
     const n = flags.n ?? 1;

@@ -4,7 +4,7 @@
 
 import { ValidationError } from '../../protocols/index.js';
 
-export type FieldKind = 'bool' | 'number' | 'int' | 'uint' | 'string' | 'object' | 'string[]' | 'uint[]' | 'any';
+export type FieldKind = 'bool' | 'number' | 'int' | 'uint' | 'u64' | 'string' | 'object' | 'string[]' | 'uint[]' | 'any';
 
 const DESERIALIZE_PREFIX = 'Failed to deserialize the JSON body into the target type: ';
 
@@ -13,6 +13,7 @@ const EXPECTED: Record<FieldKind, string> = {
   number: 'a number',
   int: 'an integer',
   uint: 'a non-negative integer',
+  u64: 'a u64 (a non-negative integer, or its decimal digits as a string)',
   string: 'a string',
   object: 'a JSON object',
   'string[]': 'an array of strings',
@@ -42,6 +43,9 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+// Worker ids are u64 lease ids above 2^53: JSON numbers cannot hold them exactly, digit strings can.
+const U64_DIGITS = /^\d{1,20}$/;
+
 export function isUint(value: unknown): value is number {
   return Number.isInteger(value) && (value as number) >= 0;
 }
@@ -56,6 +60,8 @@ function matches(value: unknown, kind: FieldKind): boolean {
       return Number.isInteger(value);
     case 'uint':
       return isUint(value);
+    case 'u64':
+      return isUint(value) || (typeof value === 'string' && U64_DIGITS.test(value) && BigInt(value) < 2n ** 64n);
     case 'string':
       return typeof value === 'string';
     case 'object':
