@@ -23,6 +23,9 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     },
     logger,
     metrics,
+    sseKeepAliveMs: config.httpSseKeepAliveIntervalMs,
+    preCommitErrorPeekMs: config.httpPreCommitErrorPeekMs,
+    backendStreamTimeoutSecs: config.httpBackendStreamTimeoutSecs,
     disableAdminApi: config.disableFrontendAdminApi,
   };
 }

@@ -31,6 +31,7 @@ export function buildServedModel(card: ModelDeploymentCard, config: Config, endp
     maxOutputTokens: config.maxOutputTokens,
     ignoreUnsupportedFields: config.ignoreOpenaiFeUnsupportedFields,
     nvextEnabled: !config.disableFrontendNvext,
+    rejectMediaInputs: config.rejectMediaInputs,
   });
   return {
     name: card.displayName,

@@ -303,3 +303,29 @@ describe('assistant tool-call arguments against the tool parameters (§5.2)', ()
     assert.doesNotThrow(() => validateChatRequest(withArgs('{"location":"Paris","days":3,"units":"c"}')));
   });
 });
+
+describe('DYN_REJECT_MEDIA_INPUTS (§5.2)', () => {
+  const withParts = (parts: unknown[], extra: Record<string, unknown> = {}) => ({
+    model: 'm',
+    messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: parts }],
+    ...extra,
+  });
+  const opts = { rejectMediaInputs: ['image', 'audio'] };
+
+  it('refuses the configured media kinds, naming the part and the message', () => {
+    assert.throws(
+      () => validateChatRequest(withParts([{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: 'http://x/y.png' } }]), opts),
+      (err: unknown) =>
+        err instanceof DynamoError &&
+        err.httpStatus === 400 &&
+        err.message === 'Validation: image input is not supported for this model: remove the `image_url` content part from messages[1]',
+    );
+    assert.throws(() => validateChatRequest(withParts([{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }]), opts), /audio input is not supported/);
+    assert.throws(() => validateChatRequest(withParts([{ type: 'text', text: 'hi' }], { modalities: ['text', 'audio'] }), opts), /Validation: audio output is not supported for this model/);
+  });
+
+  it('lets other kinds and text through, and rejects nothing when unset', () => {
+    assert.doesNotThrow(() => validateChatRequest(withParts([{ type: 'video_url', video_url: { url: 'http://x/v.mp4' } }]), opts));
+    assert.doesNotThrow(() => validateChatRequest(withParts([{ type: 'image_url', image_url: { url: 'http://x/y.png' } }])));
+  });
+});

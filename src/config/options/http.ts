@@ -45,17 +45,17 @@ export const httpOptions = [
   },
   {
     key: 'httpSseKeepAliveIntervalMs', env: 'DYN_HTTP_SSE_KEEP_ALIVE_INTERVAL_MS', type: 'int', min: 1,
-    group: 'HTTP & Networking', scope: 'frontend', built: false,
+    group: 'HTTP & Networking', scope: 'frontend', built: true,
     help: 'Send an SSE keep-alive comment at this interval while streaming (off when unset)',
   },
   {
     key: 'httpPreCommitErrorPeekMs', env: 'DYN_HTTP_PRE_COMMIT_ERROR_PEEK_MS', type: 'int', min: 1,
-    group: 'HTTP & Networking', scope: 'frontend', built: false,
+    group: 'HTTP & Networking', scope: 'frontend', built: true,
     help: 'Wait up to this long for the first stream event so an early error becomes a plain HTTP error (off when unset)',
   },
   {
     key: 'httpBackendStreamTimeoutSecs', env: 'DYN_HTTP_BACKEND_STREAM_TIMEOUT_SECS', type: 'int', min: 1,
-    group: 'HTTP & Networking', scope: 'frontend', built: false,
+    group: 'HTTP & Networking', scope: 'frontend', built: true,
     help: 'Kill a response stream that stays silent this long (off when unset)',
   },
   {
@@ -90,7 +90,7 @@ export const httpOptions = [
   },
   {
     key: 'rejectMediaInputs', env: 'DYN_REJECT_MEDIA_INPUTS', type: 'list', metavar: '<image,video,audio>',
-    group: 'HTTP & Networking', scope: 'frontend', built: false, default: [],
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: [],
     help: 'Media kinds (image, video, audio) rejected with 400 in chat messages',
   },
   {

@@ -37,6 +37,9 @@ export interface HttpServiceOptions {
   maxOutputTokens?: number;
   paths: HttpPaths;
   logger: Logger;
+  sseKeepAliveMs?: number;
+  preCommitErrorPeekMs?: number;
+  backendStreamTimeoutSecs?: number;
   /** The process's registry: both frontends share it, `/metrics` renders it. */
   metrics: MetricsRegistry;
   /** DYN_DISABLE_FRONTEND_ADMIN_API: leave out `/busy_threshold` (it answers 404). */
@@ -59,6 +62,9 @@ export class HttpService {
       completionsPath: opts.paths.completions,
       forceIncludeUsage: opts.forceIncludeUsage,
       metrics: new FrontendMetrics(opts.metrics),
+      sseKeepAliveMs: opts.sseKeepAliveMs,
+      preCommitErrorPeekMs: opts.preCommitErrorPeekMs,
+      backendStreamTimeoutSecs: opts.backendStreamTimeoutSecs,
     });
     this.app.get(opts.paths.metrics, async (_req, reply) =>
       reply.header('content-type', opts.metrics.contentType).send(await opts.metrics.render()),

@@ -9,6 +9,7 @@ import { applyRoutingHeaders } from './routing-headers.js';
 import { postRoute, requestIdOf, sendError } from './server.js';
 import type { HttpServiceState } from './service-state.js';
 import { SseWriter } from './sse-writer.js';
+import { peekFirst, withInactivityTimeout } from './stream-guard.js';
 
 export interface OpenAiRouteOptions {
   chatPath: string;
@@ -16,6 +17,12 @@ export interface OpenAiRouteOptions {
   /** DYN_ENABLE_FORCE_INCLUDE_USAGE: every stream ends with a usage chunk. */
   forceIncludeUsage: boolean;
   metrics: FrontendMetrics;
+  /** DYN_HTTP_SSE_KEEP_ALIVE_INTERVAL_MS */
+  sseKeepAliveMs?: number;
+  /** DYN_HTTP_PRE_COMMIT_ERROR_PEEK_MS */
+  preCommitErrorPeekMs?: number;
+  /** DYN_HTTP_BACKEND_STREAM_TIMEOUT_SECS */
+  backendStreamTimeoutSecs?: number;
 }
 
 /** The request fields the HTTP layer itself acts on; the rest belongs to the preprocessor. */
@@ -124,12 +131,18 @@ async function handleInference(
     const created = Math.floor(Date.now() / 1000);
     const includeUsage = opts.forceIncludeUsage || flags.stream_options?.include_usage === true;
     const tally = new UsageTally(promptTokens);
+    const guarded = withInactivityTimeout(
+      await peekFirst(steps[Symbol.asyncIterator](), opts.preCommitErrorPeekMs),
+      opts.backendStreamTimeoutSecs,
+      () => abort.abort(),
+    );
     if (flags.stream) {
       reply.hijack();
-      await streamResponse(reply, new ChunkSerializer(kind, id, created, flags.model), steps, tally, includeUsage, tracker);
+      const serializer = new ChunkSerializer(kind, id, created, flags.model);
+      await streamResponse(reply, serializer, guarded, tally, includeUsage, tracker, opts.sseKeepAliveMs);
       return;
     }
-    const folded = await foldResponse(steps, tally, abort.signal, tracker);
+    const folded = await foldResponse(guarded, tally, abort.signal, tracker);
     if (!folded) {
       tracker.finish('error', 'cancelled');
       return;
@@ -169,11 +182,12 @@ async function streamResponse(
   tally: UsageTally,
   includeUsage: boolean,
   tracker: RequestTracker,
+  keepAliveMs: number | undefined,
 ): Promise<void> {
   const headers: Record<string, string> = {};
   const echoed = reply.getHeader('x-request-id');
   if (typeof echoed === 'string') headers['x-request-id'] = echoed;
-  const sse = new SseWriter(reply.raw, headers);
+  const sse = new SseWriter(reply.raw, headers, keepAliveMs);
   const started = new Set<number>();
   try {
     for await (const step of steps) {
@@ -207,6 +221,11 @@ async function streamResponse(
       else reply.log.error(log, 'stream failed');
     }
     if (sse.isClosed) return;
+    // A timed-out stream is killed, not completed: no error event, no [DONE] (as upstream).
+    if (kind === 'response_timeout') {
+      sse.end();
+      return;
+    }
     sse.data(streamErrorJson(err));
     sse.done();
   }

@@ -17,11 +17,15 @@ export class SseWriter {
   private scheduled = false;
   private closed = false;
   private lastFlushAt = -Infinity;
+  private wroteSinceTick = false;
+  private keepAlive: NodeJS.Timeout | undefined;
   private readonly flushBound = (): void => this.flush();
 
+  /** `keepAliveMs`: write a `: keep-alive` comment whenever the stream stays silent that long. */
   constructor(
     private readonly res: ServerResponse,
     headers: Record<string, string> = {},
+    keepAliveMs?: number,
   ) {
     res.writeHead(200, {
       'content-type': 'text/event-stream',
@@ -33,7 +37,15 @@ export class SseWriter {
     res.flushHeaders();
     res.once('close', () => {
       this.closed = true;
+      clearInterval(this.keepAlive);
     });
+    if (keepAliveMs) {
+      this.keepAlive = setInterval(() => {
+        if (!this.wroteSinceTick) this.comment('keep-alive');
+        this.wroteSinceTick = false;
+      }, keepAliveMs);
+      this.keepAlive.unref();
+    }
   }
 
   get isClosed(): boolean {
@@ -60,6 +72,7 @@ export class SseWriter {
   }
 
   end(): void {
+    clearInterval(this.keepAlive);
     this.flush();
     if (!this.isClosed) this.res.end();
     this.closed = true;
@@ -80,6 +93,7 @@ export class SseWriter {
     this.scheduled = false;
     if (this.pending.length === 0) return;
     this.lastFlushAt = performance.now();
+    this.wroteSinceTick = true;
     const chunk = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
     this.pending = [];
     if (!this.isClosed) this.res.write(chunk);

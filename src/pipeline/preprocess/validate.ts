@@ -44,6 +44,8 @@ export interface ValidationOptions {
   ignoreUnsupportedFields?: boolean;
   /** When false, nvext is accepted but only its cache_salt is honoured. Default true. */
   nvextEnabled?: boolean;
+  /** `DYN_REJECT_MEDIA_INPUTS`: media kinds (image, video, audio) this deployment refuses. */
+  rejectMediaInputs?: readonly string[];
 }
 
 type Body = Record<string, unknown>;
@@ -97,6 +99,7 @@ export function validateChatRequest(raw: unknown, opts: ValidationOptions = {}):
   const messages = body.messages as unknown[];
   if (messages.length === 0) fail("The 'messages' field cannot be empty. At least one message is required.");
   checkStreamOptions(body);
+  if (opts.rejectMediaInputs?.length) checkRejectedMedia(body, messages as Body[], opts.rejectMediaInputs);
 
   checkUnsupportedFields(body, CHAT_FIELDS, opts.ignoreUnsupportedFields === true);
   checkGuidedDecoding(body);
@@ -220,6 +223,30 @@ function checkMessageShapes(messages: unknown): void {
       if (typeof call.function.arguments !== 'string') throw deserializeError(`${callPath}.function`, 'missing field `arguments`');
     });
   });
+}
+
+const MEDIA_KIND_OF_PART: Record<string, string> = {
+  image_url: 'image',
+  input_image: 'image',
+  video_url: 'video',
+  audio_url: 'audio',
+  input_audio: 'audio',
+};
+
+/** Media parts of a kind the deployment refuses, and audio output when audio is refused. */
+function checkRejectedMedia(body: Body, messages: Body[], rejected: readonly string[]): void {
+  messages.forEach((message, i) => {
+    if (!Array.isArray(message.content)) return;
+    for (const part of message.content as Body[]) {
+      const kind = MEDIA_KIND_OF_PART[part.type as string];
+      if (kind && rejected.includes(kind)) {
+        fail(`${kind} input is not supported for this model: remove the \`${part.type as string}\` content part from messages[${i}]`);
+      }
+    }
+  });
+  if (rejected.includes('audio') && Array.isArray(body.modalities) && body.modalities.includes('audio')) {
+    fail('audio output is not supported for this model');
+  }
 }
 
 function checkContentShape(content: unknown, path: string): void {
