@@ -88,6 +88,20 @@ describe('HTTP behaviour of the OpenAI routes', () => {
     assert.equal(body.message, 'Model not found');
   });
 
+  test('a body without a usable model is 400 naming the problem, not 404', async () => {
+    const cases: [unknown, string][] = [
+      [[], 'invalid type: sequence, expected a JSON object'],
+      [{ messages: [{ role: 'user', content: 'hi' }] }, 'missing field `model`'],
+      [{ model: '', messages: [{ role: 'user', content: 'hi' }] }, 'Validation: Model cannot be empty'],
+      [{ model: 5, messages: [] }, 'model: invalid type: integer `5`, expected a string'],
+    ];
+    for (const [body, message] of cases) {
+      const res = await postJson(ctx.baseUrl, '/v1/chat/completions', body);
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.ok(((await res.json()) as { message: string }).message.includes(message), message);
+    }
+  });
+
   test('validation errors are 400 with the Validation: prefix; functions is 501', async () => {
     const cases: [Record<string, unknown>, number, string][] = [
       [chat({ temperature: 2.5 }), 400, 'Validation: Temperature must be between 0 and 2, got 2.5'],

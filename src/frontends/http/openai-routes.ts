@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServedModel, ModelManager } from '../../models/index.js';
-import { generateChoices, type DecodedStep, type PreparedRequest } from '../../pipeline/index.js';
+import { generateChoices, validateChatRequest, validateCompletionRequest, type DecodedStep, type PreparedRequest } from '../../pipeline/index.js';
 import type { FrontendMetrics, RequestTracker } from '../../observability/index.js';
 import { CancelledError, isDynamoError, type CompletionUsage, type ErrorKind } from '../../protocols/index.js';
 import { streamErrorJson } from './error-envelope.js';
@@ -83,9 +83,16 @@ function openAiFinish(reason: DecodedStep['finish_reason']): string | null {
 /** The `endpoint` label of request metrics. */
 const ENDPOINT_LABEL: Record<ApiKind, string> = { chat: 'chat_completions', completions: 'completions' };
 
-function modelNameOf(body: unknown): string {
+/**
+ * The requested model name. A body with no usable name fails validation here (400 naming the
+ * problem), before the model lookup could answer 404 for it.
+ */
+function modelNameOf(kind: ApiKind, body: unknown): string {
   const model = (body as { model?: unknown } | null)?.model;
-  return typeof model === 'string' ? model : '';
+  if (typeof model === 'string' && model.trim() !== '') return model;
+  if (kind === 'chat') validateChatRequest(body);
+  else validateCompletionRequest(body);
+  return '';
 }
 
 function errorKindOf(err: unknown): ErrorKind {
@@ -106,7 +113,7 @@ async function handleInference(
   try {
     state.assertServing();
     // Upstream resolves the model before validating the body: an unknown model is 404 whatever else is wrong.
-    const served = models.get(modelNameOf(req.body));
+    const served = models.get(modelNameOf(kind, req.body));
     const streaming = (req.body as { stream?: unknown }).stream === true;
     tracker = opts.metrics.start(served.name, ENDPOINT_LABEL[kind], streaming ? 'stream' : 'unary');
     applyRoutingHeaders(req.body, req.headers);
