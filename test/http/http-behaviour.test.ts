@@ -81,6 +81,15 @@ describe('HTTP behaviour of the OpenAI routes', () => {
     assert.match(await stream.text(), /"id":"cmpl-req-s"/);
   });
 
+  test('nvext.annotations arrive as named events before the first chunk', async () => {
+    const res = await postJson(ctx.baseUrl, '/v1/chat/completions', chat({ stream: true, nvext: { annotations: ['formatted_prompt', 'token_ids', 'request_id'] } }), { 'x-request-id': 'ann-1' });
+    const events = (await res.text()).split('\n\n');
+    assert.equal(events[0], `event: formatted_prompt\n: ${JSON.stringify('<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n')}`);
+    assert.match(events[1]!, /^event: token_ids\n: \[151644,872,198,\d+(,\d+)*\]$/);
+    assert.equal(events[2], 'event: request_id\n: "ann-1"');
+    assert.match(events[3]!, /^data: \{"id":"chatcmpl-ann-1"/);
+  });
+
   test('unknown model is 404 Model not found, before body validation', async () => {
     const res = await postJson(ctx.baseUrl, '/v1/chat/completions', chat({ model: 'nope', temperature: 9 }));
     assert.equal(res.status, 404);

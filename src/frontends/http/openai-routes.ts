@@ -146,7 +146,8 @@ async function handleInference(
     if (flags.stream) {
       reply.hijack();
       const serializer = new ChunkSerializer(kind, id, created, flags.model);
-      await streamResponse(reply, serializer, guarded, tally, includeUsage, tracker, opts.sseKeepAliveMs);
+      const annotations = annotationEvents(prepared.runs[0]!, requestId);
+      await streamResponse(reply, serializer, guarded, tally, includeUsage, tracker, opts.sseKeepAliveMs, annotations);
       return;
     }
     const folded = await foldResponse(guarded, tally, abort.signal, tracker);
@@ -166,6 +167,20 @@ async function handleInference(
   } finally {
     if (counted) state.inflight--;
   }
+}
+
+/**
+ * The out-of-band events `nvext.annotations` asks for, sent before the first chunk:
+ * `formatted_prompt` (the rendered prompt), `token_ids` (the prompt's ids) and `request_id`.
+ */
+function annotationEvents(run: PreparedRequest, requestId: string): [string, string][] {
+  const events: [string, string][] = [];
+  for (const name of run.request.annotations ?? []) {
+    if (name === 'formatted_prompt' && run.formattedPrompt !== undefined) events.push([name, JSON.stringify(run.formattedPrompt)]);
+    else if (name === 'token_ids') events.push([name, JSON.stringify(run.request.token_ids)]);
+    else if (name === 'request_id') events.push([name, JSON.stringify(requestId)]);
+  }
+  return events;
 }
 
 interface Prepared {
@@ -190,11 +205,13 @@ async function streamResponse(
   includeUsage: boolean,
   tracker: RequestTracker,
   keepAliveMs: number | undefined,
+  annotations: [string, string][],
 ): Promise<void> {
   const headers: Record<string, string> = {};
   const echoed = reply.getHeader('x-request-id');
   if (typeof echoed === 'string') headers['x-request-id'] = echoed;
   const sse = new SseWriter(reply.raw, headers, keepAliveMs);
+  for (const [name, json] of annotations) sse.annotation(name, json);
   const started = new Set<number>();
   try {
     for await (const step of steps) {

@@ -61,6 +61,11 @@ export class SseWriter {
     this.push(`event: ${name}\ndata: ${json}\n\n`);
   }
 
+  /** An annotation: the event name, then its value as a `:` comment line (upstream's form). */
+  annotation(name: string, json: string): void {
+    this.push(`event: ${name}\n: ${json}\n\n`);
+  }
+
   comment(text: string): void {
     this.push(`: ${text}\n\n`);
   }
