@@ -4,11 +4,25 @@
 // `malformed_response` (data without data_type), `data_mismatch` (values emptied),
 // `raise_exception` (the worker throws).
 //
-// Run: node examples/echo-tensor-worker.mjs [grpc-port] [metrics-port]
-// (uses the built package: run `npm run build` first).
+// Run (uses the built package: run `npm run build` first), either
+//   node examples/echo-tensor-worker.mjs [grpc-port] [metrics-port]
+// in-process: a KServe gRPC frontend serving the model itself; or
+//   node examples/echo-tensor-worker.mjs --worker
+// as a worker process: it registers the model through discovery and serves it over the request
+// plane, configured by the environment as `dynamo-ts mocker` is (DYN_DISCOVERY_BACKEND, DYN_FILE_KV,
+// ETCD_ENDPOINTS, DYN_REQUEST_PLANE, NATS_SERVER, DYN_NAMESPACE, ...); a
+// `dynamo-ts frontend --kserve-grpc-server` sharing that environment serves it.
 
 import { pathToFileURL } from 'node:url';
-import { encodeModelConfig, startFrontend } from 'dynamo-ts';
+import {
+  createLogger,
+  DistributedRuntime,
+  encodeModelConfig,
+  startFrontend,
+  tensorEngineHandler,
+  tensorModelCardJson,
+  workerRuntimeFromEnv,
+} from 'dynamo-ts';
 
 /** The Triton ModelConfig the worker registers, serialized as upstream's worker does. */
 export function echoTritonConfig() {
@@ -44,7 +58,22 @@ export function echoTensorModel() {
   };
 }
 
-async function main() {
+/** Registers the echo model as component `tensor`, endpoint `generate`, in the configured namespace. */
+async function runWorker() {
+  const logger = createLogger(process.env.DYN_LOG ?? 'info');
+  const { options, namespace } = workerRuntimeFromEnv(process.env, logger, () => process.exit(1));
+  const runtime = await DistributedRuntime.create(options);
+  const model = echoTensorModel();
+  const endpoint = runtime.namespace(namespace).component('tensor').endpoint('generate');
+  await endpoint.serveEndpoint(tensorEngineHandler(model.engine));
+  await endpoint.registerModel(tensorModelCardJson(model.name, model.config), { modelType: ['TensorBased'], modelInput: 'Tensor' });
+  process.stdout.write(`echo tensor worker ${runtime.instanceIdHex} registered in namespace ${namespace}\n`);
+  const stop = () => runtime.shutdown().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+async function runInProcess() {
   const port = Number(process.argv[2] ?? 8000);
   const metricsPort = Number(process.argv[3] ?? 8788);
   const frontend = await startFrontend({ port, metricsPort, tensorModels: [echoTensorModel()] });
@@ -54,4 +83,6 @@ async function main() {
   process.on('SIGTERM', stop);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await (process.argv[2] === '--worker' ? runWorker() : runInProcess());
+}

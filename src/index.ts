@@ -17,11 +17,19 @@ export {
 } from './frontends/grpc/index.js';
 export { ModelManager } from './models/index.js';
 export { MetricsRegistry } from './observability/index.js';
-export { startFrontend as startDistributedFrontend, startMocker, type FrontendService, type RunningMocker } from './launch/index.js';
+export {
+  startFrontend as startDistributedFrontend,
+  startMocker,
+  workerRuntimeFromEnv,
+  type FrontendService,
+  type RunningMocker,
+} from './launch/index.js';
 export {
   DistributedRuntime,
   engineHandler,
   RemoteEngineClient,
+  tensorEngineHandler,
+  tensorModelCardJson,
   kvEventPublisher,
   kvEventSubject,
   subscribeKvEvents,

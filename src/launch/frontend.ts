@@ -8,6 +8,7 @@ import { DistributedRuntime, namespaceScope } from '../runtime/index.js';
 import { httpServiceOptions } from './http-options.js';
 import { kserveLayout, startKserveGrpc } from './kserve.js';
 import { ModelWatcher } from './model-watcher.js';
+import { assertRouterStateSupported, frontendEventPlane, routerStateFactory } from './router-state.js';
 import { runtimeOptionsFromConfig } from './runtime-options.js';
 
 export interface FrontendService {
@@ -18,11 +19,14 @@ export interface FrontendService {
 }
 
 export async function startFrontend(config: Config, logger: Logger): Promise<FrontendService> {
+  assertRouterStateSupported(config, frontendEventPlane(config));
   const runtime = await DistributedRuntime.create(runtimeOptionsFromConfig(config, logger));
   const models = new ModelManager();
   const kserve = kserveLayout(config);
   const metrics = new MetricsRegistry(config.metricsPrefix);
   const http = new HttpService({ ...httpServiceOptions(config, logger, metrics), port: kserve?.httpPort ?? config.httpPort }, models);
+  // gRPC first: discovered tensor models register with it.
+  const grpc = kserve ? await startKserveGrpc(config, kserve, models, metrics, logger) : undefined;
   const watcher = new ModelWatcher({
     backend: runtime.discovery,
     requestClient: runtime.requestClient,
@@ -35,10 +39,11 @@ export async function startFrontend(config: Config, logger: Logger): Promise<Fro
       namespacePrefix: config.namespacePrefix,
       strict: config.namespacePrefixStrict,
     }),
+    tensorModels: grpc,
+    routerState: routerStateFactory(config, logger),
   });
   await watcher.start();
   const port = await http.listen();
-  const grpc = kserve ? await startKserveGrpc(config, kserve, models, metrics, logger) : undefined;
   logger.info(
     { host: config.httpHost, port, discovery: config.discoveryBackend, requestPlane: config.requestPlane },
     'dynamo-ts frontend listening',

@@ -1,6 +1,7 @@
 import type { Config } from '../config/index.js';
 import { DEFAULT_HTTP_PATHS, type HttpServiceOptions } from '../frontends/http/index.js';
 import type { Logger, MetricsRegistry } from '../observability/index.js';
+import { tlsFiles } from './tls.js';
 
 /** The HTTP service settings of a frontend (`serve` and `frontend` alike). */
 export function httpServiceOptions(config: Config, logger: Logger, metrics: MetricsRegistry): HttpServiceOptions {
@@ -27,5 +28,6 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     preCommitErrorPeekMs: config.httpPreCommitErrorPeekMs,
     backendStreamTimeoutSecs: config.httpBackendStreamTimeoutSecs,
     disableAdminApi: config.disableFrontendAdminApi,
+    tls: tlsFiles(config),
   };
 }

@@ -4,4 +4,6 @@ export { startFrontend, type FrontendService } from './frontend.js';
 export { startMocker, type RunningMocker } from './mocker.js';
 export { ModelWatcher, type ModelWatcherDeps } from './model-watcher.js';
 export { cardFromCardJson } from './remote-card.js';
-export { runtimeOptionsFromConfig } from './runtime-options.js';
+export { runtimeOptionsFromConfig, workerRuntimeFromEnv } from './runtime-options.js';
+export { TensorRouter } from './tensor-router.js';
+export { type TensorModelSink } from './model-watcher.js';

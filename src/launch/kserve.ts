@@ -1,7 +1,9 @@
-import type { Config } from '../config/index.js';
+import { readFileSync } from 'node:fs';
+import { ConfigError, type Config } from '../config/index.js';
 import { startFrontend, type RunningFrontend } from '../frontends/grpc/index.js';
 import type { ModelManager } from '../models/index.js';
 import type { Logger, MetricsRegistry } from '../observability/index.js';
+import { tlsFiles, type TlsFiles } from './tls.js';
 
 export interface KserveLayout {
   grpcPort: number;
@@ -19,6 +21,21 @@ export function kserveLayout(config: Config): KserveLayout | undefined {
   return undefined;
 }
 
+/**
+ * The shared --tls-* files; or, with the gRPC guide's --use-tls, --cert-file/--key-file (falling
+ * back to the shared ones) with the shared client CA.
+ */
+function grpcTls(config: Config): TlsFiles | undefined {
+  const shared = tlsFiles(config);
+  if (!config.useTls) return shared;
+  const certPath = config.certFile ?? config.tlsCertPath;
+  const keyPath = config.keyFile ?? config.tlsKeyPath;
+  if (certPath === undefined || keyPath === undefined) {
+    throw new ConfigError('--use-tls needs --cert-file and --key-file (or --tls-cert-path and --tls-key-path)');
+  }
+  return { cert: readFileSync(certPath), key: readFileSync(keyPath), ca: shared?.ca };
+}
+
 export function startKserveGrpc(
   config: Config,
   layout: KserveLayout,
@@ -26,7 +43,6 @@ export function startKserveGrpc(
   metrics: MetricsRegistry,
   logger: Logger,
 ): Promise<RunningFrontend> {
-  const useTls = config.useTls || config.tlsCertPath !== undefined;
   return startFrontend({
     host: config.httpHost,
     port: layout.grpcPort,
@@ -34,8 +50,7 @@ export function startKserveGrpc(
     metrics,
     logger,
     metricsPort: null,
-    tlsCertPath: useTls ? (config.certFile ?? config.tlsCertPath) : undefined,
-    tlsKeyPath: useTls ? (config.keyFile ?? config.tlsKeyPath) : undefined,
+    tls: grpcTls(config),
     authToken: config.grpcAuthToken,
     maxMessageSize: config.maxMessageSize,
     keepaliveTimeMs: config.grpcKeepaliveTimeMs,
@@ -43,5 +58,6 @@ export function startKserveGrpc(
     connectionWindowSize: config.grpcInitialConnectionWindowSize,
     streamWindowSize: config.grpcInitialStreamWindowSize,
     modelRepository: config.modelRepository,
+    metadataPrefix: config.metadataHeader,
   });
 }

@@ -1,11 +1,15 @@
 // Discovery → live models (reference/http.md §6.4): watches model cards (`v1/mdc/`) and endpoint
 // instances (`v1/instances/`) in the frontend's namespace scope. A model appears with its first
 // card and leaves with its last; its router holds the instances that have both a card and a live
-// endpoint record, so an instance whose lease ends leaves routing at once.
+// endpoint record, so an instance whose lease ends leaves routing at once. Tensor models (model type
+// TensorBased) go to the KServe gRPC frontend's tensor registry instead of the ModelManager. A card
+// whose files fail their BLAKE3 check is rejected.
 import type { Config } from '../config/index.js';
+import type { TensorModel } from '../frontends/grpc/index.js';
 import { loadModelCard, type ModelManager, type ServedModel } from '../models/index.js';
 import type { Logger } from '../observability/index.js';
-import { KvRouterPolicy, type WorkerInstance } from '../router/index.js';
+import type { RouterEvent } from '../protocols/index.js';
+import { KvRouterPolicy, type RouterSnapshots, type WorkerInstance } from '../router/index.js';
 import {
   decodeEndpointInstance,
   decodeModelRecord,
@@ -13,7 +17,12 @@ import {
   INSTANCES_BUCKET,
   MODELS_BUCKET,
   RemoteEngineClient,
+  RemoteTensorClient,
+  componentScope,
+  randomInstanceId,
   subscribeKvEvents,
+  tensorModelConfigFromCard,
+  verifyFileChecksums,
   watchRecords,
   type DiscoveryBackend,
   type EndpointInstance,
@@ -23,7 +32,15 @@ import {
   type RequestPlaneClient,
 } from '../runtime/index.js';
 import { cardFromCardJson } from './remote-card.js';
+import type { RouterStateFactory } from './router-state.js';
 import { buildServedModel } from './served-model.js';
+import { TensorRouter } from './tensor-router.js';
+
+/** Where discovered tensor models go: the running KServe gRPC frontend. */
+export interface TensorModelSink {
+  addTensorModel(model: TensorModel): void;
+  removeTensorModel(name: string): boolean;
+}
 
 export interface ModelWatcherDeps {
   backend: DiscoveryBackend;
@@ -34,10 +51,16 @@ export interface ModelWatcherDeps {
   config: Config;
   logger: Logger;
   inScope: NamespaceScope;
+  /** Absent without --kserve-grpc-server: tensor models are then ignored. */
+  tensorModels?: TensorModelSink;
+  /** Router state snapshots (NATS event plane only). */
+  routerState?: RouterStateFactory;
 }
 
+/** One discovered model: an LLM served through the ModelManager, or a tensor model. */
 interface LiveModel {
-  served: ServedModel;
+  served?: ServedModel;
+  tensor?: TensorRouter;
   cardKeys: Set<string>;
   /** Ends the KV event subscription of a kv-routed model. */
   unsubscribe?: Promise<() => void>;
@@ -48,11 +71,22 @@ function instanceRef(rec: { namespace: string; component: string; endpoint: stri
   return `${endpointPath(rec)}/${rec.instanceId.toString(16)}`;
 }
 
+function isTensorCard(cardJson: Record<string, unknown>): boolean {
+  return typeof cardJson.model_type === 'string' && cardJson.model_type.split('|').some((t) => t.trim() === 'TensorBased');
+}
+
+interface InstanceClients {
+  llm: RemoteEngineClient;
+  tensor: RemoteTensorClient;
+}
+
 export class ModelWatcher {
   private readonly cards = new Map<string, { record: ModelRecord; name: string }>();
   private readonly instances = new Map<string, EndpointInstance>();
-  private readonly clients = new Map<string, RemoteEngineClient>();
+  private readonly clients = new Map<string, InstanceClients>();
   private readonly live = new Map<string, LiveModel>();
+  /** Models whose first card is being checked (file checksums) before they go live. */
+  private readonly preparing = new Set<string>();
   private readonly stops: (() => void)[] = [];
 
   constructor(private readonly deps: ModelWatcherDeps) {}
@@ -65,7 +99,11 @@ export class ModelWatcher {
           if (!inScope(inst.namespace)) return;
           const ref = instanceRef(inst);
           this.instances.set(ref, inst);
-          this.clients.set(ref, new RemoteEngineClient(this.deps.requestClient, inst));
+          const { requestClient } = this.deps;
+          this.clients.set(ref, {
+            llm: new RemoteEngineClient(requestClient, inst, logger),
+            tensor: new RemoteTensorClient(requestClient, inst, logger),
+          });
           this.refreshFor(ref);
         },
         onDelete: (key) => {
@@ -91,6 +129,7 @@ export class ModelWatcher {
 
   stop(): void {
     for (const stop of this.stops.splice(0)) stop();
+    for (const name of this.live.keys()) if (this.live.get(name)!.tensor) this.deps.tensorModels?.removeTensorModel(name);
     for (const model of this.live.values()) void model.unsubscribe?.then((off) => off()).catch(() => undefined);
   }
 
@@ -100,18 +139,73 @@ export class ModelWatcher {
       this.deps.logger.warn({ key }, 'model card without display_name ignored');
       return;
     }
-    let model = this.live.get(servedName);
-    if (!model) {
-      const served = this.buildModel(record, servedName);
-      if (!served) return;
-      model = { served, cardKeys: new Set(), unsubscribe: this.feedKvEvents(served, record) };
-      this.live.set(servedName, model);
-      this.deps.models.add(served);
-      this.deps.logger.info({ model: servedName, namespace: record.namespace }, 'model discovered');
-    }
     this.cards.set(key, { record, name: servedName });
-    model.cardKeys.add(key);
-    this.refresh(servedName);
+    const model = this.live.get(servedName);
+    if (model) {
+      model.cardKeys.add(key);
+      this.refresh(servedName);
+    } else if (!this.preparing.has(servedName)) {
+      this.prepare(key, record, servedName);
+    }
+  }
+
+  /** Checks a model's first card, then brings the model live with every card that names it by then. */
+  private prepare(key: string, record: ModelRecord, servedName: string): void {
+    this.preparing.add(servedName);
+    void this.checkFiles(record, servedName).then((ok) => {
+      this.preparing.delete(servedName);
+      const keys = [...this.cards].filter(([, c]) => c.name === servedName).map(([k]) => k);
+      if (!ok) {
+        this.cards.delete(key);
+        const other = keys.find((k) => k !== key);
+        if (other) this.prepare(other, this.cards.get(other)!.record, servedName);
+        return;
+      }
+      if (keys.length === 0) return;
+      const model = this.goLive(record, servedName);
+      if (!model) return;
+      for (const k of keys) model.cardKeys.add(k);
+      this.refresh(servedName);
+    });
+  }
+
+  /** False (and an error log) when the card's files do not match their checksums. */
+  private async checkFiles(record: ModelRecord, servedName: string): Promise<boolean> {
+    // --model-path: the frontend reads its own copy, not the files the card names.
+    if (this.deps.config.modelPath) return true;
+    try {
+      await verifyFileChecksums(record.cardJson);
+      return true;
+    } catch (err) {
+      this.deps.logger.error(
+        { model: servedName, namespace: record.namespace, instance: record.instanceId.toString(16), err: (err as Error).message },
+        'model card rejected: its files do not match the checksums it carries',
+      );
+      return false;
+    }
+  }
+
+  private goLive(record: ModelRecord, servedName: string): LiveModel | null {
+    const { logger } = this.deps;
+    let model: LiveModel;
+    if (isTensorCard(record.cardJson)) {
+      const sink = this.deps.tensorModels;
+      if (!sink) {
+        logger.warn({ model: servedName }, 'tensor model ignored: it needs the KServe gRPC frontend (--kserve-grpc-server)');
+        return null;
+      }
+      const tensor = new TensorRouter(servedName);
+      sink.addTensorModel({ name: servedName, engine: tensor, config: tensorModelConfigFromCard(record.cardJson) });
+      model = { tensor, cardKeys: new Set() };
+    } else {
+      const served = this.buildModel(record, servedName);
+      if (!served) return null;
+      model = { served, cardKeys: new Set(), unsubscribe: this.feedKvEvents(served, record) };
+      this.deps.models.add(served);
+    }
+    this.live.set(servedName, model);
+    logger.info({ model: servedName, namespace: record.namespace, tensor: model.tensor !== undefined }, 'model discovered');
+    return model;
   }
 
   private removeCard(key: string): void {
@@ -127,8 +221,14 @@ export class ModelWatcher {
     }
     this.live.delete(card.name);
     void model.unsubscribe?.then((off) => off()).catch(() => undefined);
-    model.served.router.setInstances([]);
-    this.deps.models.remove(card.name);
+    if (model.served) {
+      model.served.router.setInstances([]);
+      this.deps.models.remove(card.name);
+    }
+    if (model.tensor) {
+      model.tensor.setInstances([]);
+      this.deps.tensorModels?.removeTensorModel(card.name);
+    }
     this.deps.logger.info({ model: card.name }, 'model removed: its last worker left');
   }
 
@@ -151,15 +251,35 @@ export class ModelWatcher {
     const policy = served.router.policy;
     if (!(policy instanceof KvRouterPolicy)) return undefined;
     const { logger } = this.deps;
+    // Live events are applied on top of the saved router state: those that arrive while it loads
+    // wait for it (undefined: still loading; null: no snapshots).
+    const starting = this.deps.routerState?.(policy, record.namespace, record.component);
+    let saver: RouterSnapshots | null | undefined = starting ? undefined : null;
+    const early: RouterEvent[] = [];
+    const apply = (e: RouterEvent): void => {
+      policy.applyKvEvent(e.worker_id, e.event, e.storage_tier);
+      saver?.eventApplied();
+    };
+    void starting?.then((s) => {
+      saver = s;
+      for (const e of early.splice(0)) apply(e);
+    });
     const subscription = subscribeKvEvents(
       this.deps.events(),
       record.namespace,
       record.component,
-      (e) => policy.applyKvEvent(e.worker_id, e.event),
+      (e) => (saver === undefined ? void early.push(e) : apply(e)),
       (err) => logger.warn({ err: err.message }, 'undecodable KV event'),
     );
     subscription.catch((err: Error) => logger.error({ model: served.name, err: err.message }, 'cannot subscribe to KV events'));
-    return subscription;
+    if (!this.deps.config.routerReplicaSync) return subscription;
+    const scope = componentScope(record.namespace, record.component);
+    const sync = policy.startReplicaSync(this.deps.events(), scope, randomInstanceId());
+    sync.catch((err: Error) => logger.error({ model: served.name, err: err.message }, 'cannot start router replica sync'));
+    return Promise.all([subscription, sync]).then(([off, stopSync]) => () => {
+      off();
+      stopSync();
+    });
   }
 
   /** Re-derives the instances of every model with a card for `ref`. */
@@ -172,13 +292,17 @@ export class ModelWatcher {
   private refresh(name: string): void {
     const model = this.live.get(name);
     if (!model) return;
-    const byId = new Map<bigint, WorkerInstance>();
+    const byId = new Map<bigint, { inst: EndpointInstance; clients: InstanceClients }>();
     for (const key of model.cardKeys) {
       const ref = instanceRef(this.cards.get(key)!.record);
       const inst = this.instances.get(ref);
-      const client = this.clients.get(ref);
-      if (inst && client) byId.set(inst.instanceId, { id: inst.instanceId, client, deviceType: inst.deviceType });
+      const clients = this.clients.get(ref);
+      if (inst && clients) byId.set(inst.instanceId, { inst, clients });
     }
-    model.served.router.setInstances([...byId.values()]);
+    const live = [...byId.values()];
+    model.served?.router.setInstances(
+      live.map(({ inst, clients }): WorkerInstance => ({ id: inst.instanceId, client: clients.llm, deviceType: inst.deviceType })),
+    );
+    model.tensor?.setInstances(live.map(({ clients }) => clients.tensor));
   }
 }

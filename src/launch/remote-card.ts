@@ -1,6 +1,6 @@
 // A worker's published card (`card_json`) → the ModelDeploymentCard the frontend serves. The card
 // names its tokenizer files by absolute path (upstream CheckedFiles); on one host they are read in
-// place. BLAKE3 checksums are not verified (no hasher in this build; see docs/runtime-protocol.md).
+// place. BLAKE3 checksums are checked before this runs (ModelWatcher, runtime/card-checksums.ts).
 import { loadCardFromFiles, type ModelDeploymentCard, type ModelInput, type ModelTypeFlag } from '../models/index.js';
 
 type Json = Record<string, unknown>;

@@ -17,6 +17,8 @@ export function buildRouter(config: Config, card: ModelDeploymentCard): PushRout
       overlapScoreCreditDecay: config.routerKvOverlapScoreCreditDecay,
       prefillLoadScale: config.routerPrefillLoadScale,
       decodeActiveRequestWeight: config.routerDecodeActiveRequestWeight,
+      hostCacheHitWeight: config.routerHostCacheHitWeight,
+      diskCacheHitWeight: config.routerDiskCacheHitWeight,
       temperature: config.routerTemperature,
       useKvEvents: config.routerKvEvents,
       ttlSecs: config.routerTtlSecs,

@@ -1,4 +1,4 @@
-import type { Config } from '../config/index.js';
+import { parseCommandLine, type Config } from '../config/index.js';
 import type { Logger } from '../observability/index.js';
 import type { DiscoveryBackendName, EventPlaneName, RequestPlaneName, RuntimeOptions } from '../runtime/index.js';
 
@@ -21,4 +21,18 @@ export function runtimeOptionsFromConfig(config: Config, logger: Logger, onLease
     logger,
     onLeaseLost,
   };
+}
+
+/**
+ * For workers written against the library (examples/echo-tensor-worker.mjs): the settings
+ * `dynamo-ts mocker` would take from this environment, and the namespace it would register in.
+ */
+export function workerRuntimeFromEnv(
+  env: Record<string, string | undefined>,
+  logger: Logger,
+  onLeaseLost?: (err: Error) => void,
+): { options: RuntimeOptions; namespace: string } {
+  const parsed = parseCommandLine(['mocker'], env);
+  if (parsed.kind !== 'run') throw new Error('cannot read the runtime settings from the environment');
+  return { options: runtimeOptionsFromConfig(parsed.config, logger, onLeaseLost), namespace: parsed.config.namespace || 'dynamo' };
 }

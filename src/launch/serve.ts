@@ -10,6 +10,7 @@ import { KvRouterPolicy, type WorkerInstance } from '../router/index.js';
 import { httpServiceOptions } from './http-options.js';
 import { kserveLayout, startKserveGrpc } from './kserve.js';
 import { mockerEngineOptions } from './mocker-options.js';
+import { assertRouterStateSupported } from './router-state.js';
 import { buildServedModel, loadConfiguredCard, parseEndpoint } from './served-model.js';
 
 export interface RunningService {
@@ -56,6 +57,7 @@ function newInstanceId(): bigint {
  */
 export async function startServe(config: Config, logger: Logger): Promise<RunningService> {
   assertSingleProcess(config);
+  assertRouterStateSupported(config, 'inproc');
   const blockSize = config.kvCacheBlockSize ?? config.blockSize;
   const card = loadConfiguredCard(config, blockSize);
   const endpoint = parseEndpoint(config.endpoint ?? `dyn://${config.namespace || 'dynamo'}.backend.generate`);

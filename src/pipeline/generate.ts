@@ -16,6 +16,7 @@ export interface PromptRun {
  * Start every choice of every prompt and merge their detokenized steps. Choice `i` of prompt `p`
  * has index `p * n + i`. Routing happens here, synchronously, so "no workers" or "unknown instance"
  * errors surface before a response is committed. Aborting `signal` stops every engine request.
+ * `metadata` travels to every engine request in its context.
  */
 export function generateChoices(
   target: GenerationTarget,
@@ -23,6 +24,7 @@ export function generateChoices(
   n: number,
   requestId: string,
   signal: AbortSignal,
+  metadata?: Readonly<Record<string, string>>,
 ): AsyncIterable<DecodedStep> {
   const streams: AsyncIterable<DecodedStep>[] = [];
   const fanOut = prompts.length * n > 1;
@@ -37,6 +39,7 @@ export function generateChoices(
       const outputs = target.engine.generate(request, {
         requestId: fanOut ? `${requestId}-${index}` : requestId,
         signal: choiceAbort.signal,
+        metadata,
       });
       streams.push(
         decodeStream(outputs, {

@@ -100,6 +100,8 @@ export interface GenerateContext {
   requestId: string;
   /** Aborted when the client goes away or a local stop fires: the engine must stop promptly. */
   signal: AbortSignal;
+  /** Client-supplied request metadata (gRPC `x-dynamo-meta-*`, prefix stripped), when any. */
+  metadata?: Readonly<Record<string, string>>;
 }
 
 /**

@@ -20,7 +20,11 @@ export interface KvCacheEvent {
   dp_rank: number;
 }
 
+/** Where the blocks of an event live (upstream StorageTier); absent means device. */
+export type StorageTier = 'device' | 'host_pinned' | 'disk' | 'external';
+
 export interface RouterEvent {
   worker_id: bigint;
+  storage_tier?: StorageTier;
   event: KvCacheEvent;
 }

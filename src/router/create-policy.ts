@@ -1,12 +1,12 @@
 import { KvRouterPolicy, type KvRouterOptions } from './kv-router-policy.js';
-import { DeviceAwareWeightedPolicy, LeastLoadedPolicy } from './load-policies.js';
+import { DeviceAwareWeightedPolicy, LeastLoadedPolicy, PowerOfTwoPolicy } from './load-policies.js';
 import type { LoadTracker } from './load-tracker.js';
 import { DirectPolicy, RandomPolicy, RoundRobinPolicy, type RouterPolicy } from './push-router.js';
 
-export type PushRouterMode = 'round-robin' | 'random' | 'direct' | 'kv' | 'least-loaded' | 'device-aware-weighted';
+export type PushRouterMode = 'round-robin' | 'random' | 'direct' | 'kv' | 'least-loaded' | 'power-of-two' | 'device-aware-weighted';
 
 export interface RouterPolicyDeps {
-  /** The PushRouter's load tracker: least-loaded and device-aware-weighted need it. */
+  /** The PushRouter's load tracker: the load-based modes need it. */
   load?: LoadTracker;
   /** KV routing settings; `blockSize` is required for kv mode. */
   kv?: Partial<KvRouterOptions> & { blockSize: number };
@@ -28,6 +28,8 @@ export function createRouterPolicy(mode: PushRouterMode, deps: RouterPolicyDeps 
       return new DirectPolicy();
     case 'least-loaded':
       return new LeastLoadedPolicy(needLoad(mode, deps.load));
+    case 'power-of-two':
+      return new PowerOfTwoPolicy(needLoad(mode, deps.load));
     case 'device-aware-weighted':
       return new DeviceAwareWeightedPolicy(needLoad(mode, deps.load), deps.cudaToCpuRatio);
     case 'kv':

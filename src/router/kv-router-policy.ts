@@ -1,6 +1,6 @@
 // `--router-mode kv`: route each request to the worker with the lowest cost given how much of its
 // prompt the worker has cached (the KV indexer) and how loaded it is (active sequences).
-import type { KvCacheEvent, LLMEngineOutput, PreprocessedRequest } from '../protocols/index.js';
+import type { KvCacheEvent, LLMEngineOutput, PreprocessedRequest, RouterEvent, StorageTier } from '../protocols/index.js';
 import {
   ActiveSequences,
   blockKey,
@@ -18,6 +18,7 @@ import {
 } from './kv/index.js';
 import type { StreamObserver } from './load-tracker.js';
 import type { RouterPolicy, WorkerInstance } from './push-router.js';
+import { ReplicaSync, type EventBus } from './replica-sync.js';
 
 export interface KvRouterOptions extends SelectorWeights {
   blockSize: number;
@@ -41,6 +42,8 @@ export const DEFAULT_KV_ROUTER_OPTIONS: Readonly<Omit<KvRouterOptions, 'blockSiz
   overlapScoreCreditDecay: 0,
   prefillLoadScale: 1,
   decodeActiveRequestWeight: 0,
+  hostCacheHitWeight: 0.75,
+  diskCacheHitWeight: 0.25,
   temperature: 0,
   useKvEvents: true,
   ttlSecs: 120,
@@ -61,7 +64,12 @@ interface Analysis {
   seqHashes: bigint[] | null;
   keys: number[];
   overlaps: Map<bigint, number>;
+  /** Prefix blocks past the device prefix in the host and disk tiers (absent without such events). */
+  hostOverlaps: Map<bigint, number> | null;
+  diskOverlaps: Map<bigint, number> | null;
 }
+
+type LowerTier = 'host_pinned' | 'disk';
 
 /** One routing decision, for logs and tests. */
 export interface KvDecision {
@@ -71,8 +79,12 @@ export interface KvDecision {
 }
 
 export class KvRouterPolicy implements RouterPolicy {
+  /** Device-tier blocks. */
   readonly indexer = new KvIndexer();
+  /** Host and disk tier blocks, created on a worker's first event of that tier. */
+  private readonly lowerTiers = new Map<LowerTier, KvIndexer>();
   readonly sequences: ActiveSequences;
+  private replica: ReplicaSync | null = null;
   readonly options: Readonly<KvRouterOptions>;
   private readonly pruner: TtlPruner | null;
   private readonly pending = new WeakMap<PreprocessedRequest, Analysis>();
@@ -125,9 +137,58 @@ export class KvRouterPolicy implements RouterPolicy {
     if (this.queue.size > 0) this.queue.releaseOne(() => !this.allOverThreshold(this.liveInstances));
   }
 
-  /** A worker's KV event (ignored in approximate mode, where the router predicts instead). */
-  applyKvEvent(workerId: bigint, event: KvCacheEvent): void {
-    if (this.options.useKvEvents) this.indexer.applyEvent(workerId, event);
+  /**
+   * A worker's KV event (ignored in approximate mode, where the router predicts instead). Host and
+   * disk tiers go to their own indexers; `external` (shared caches) is not used for routing.
+   */
+  applyKvEvent(workerId: bigint, event: KvCacheEvent, tier: StorageTier = 'device'): void {
+    if (!this.options.useKvEvents) return;
+    if (tier === 'device') {
+      this.indexer.applyEvent(workerId, event);
+    } else if (tier !== 'external') {
+      let ix = this.lowerTiers.get(tier);
+      if (!ix) this.lowerTiers.set(tier, (ix = new KvIndexer()));
+      ix.applyEvent(workerId, event);
+    }
+  }
+
+  /** Every tier's cached blocks as single-block store events (the router snapshot's content). */
+  dumpKvEvents(): RouterEvent[] {
+    const out = this.indexer.dumpEvents();
+    for (const [tier, ix] of this.lowerTiers) for (const e of ix.dumpEvents()) out.push({ ...e, storage_tier: tier });
+    return out;
+  }
+
+  /**
+   * Loads a snapshot's events. Its workers count as known, so those that are not live are dropped
+   * at the next instance change.
+   */
+  restoreKvEvents(events: readonly RouterEvent[]): void {
+    for (const e of events) {
+      this.applyKvEvent(e.worker_id, e.event, e.storage_tier);
+      this.knownWorkers.add(e.worker_id);
+    }
+  }
+
+  /**
+   * Shares this router's active sequences with its replicas over `bus` (`--router-replica-sync`);
+   * `scope` is the workers' `namespace.{ns}.component.{c}`. Resolves once subscribed; the result stops it.
+   */
+  async startReplicaSync(bus: EventBus, scope: string, routerId: bigint, timing?: { heartbeatMs?: number; peerTimeoutMs?: number }): Promise<() => void> {
+    const sync = new ReplicaSync(bus, this.sequences, {
+      scope,
+      routerId,
+      blockSize: this.options.blockSize,
+      now: this.options.now,
+      onRemoteChange: () => this.releaseQueued(),
+      ...timing,
+    });
+    await sync.start();
+    this.replica = sync;
+    return () => {
+      if (this.replica === sync) this.replica = null;
+      sync.stop();
+    };
   }
 
   select(instances: readonly WorkerInstance[], request: PreprocessedRequest): WorkerInstance {
@@ -136,6 +197,8 @@ export class KvRouterPolicy implements RouterPolicy {
     const o = this.options;
     const candidates: Candidate[] = instances.map((inst) => ({
       overlapBlocks: a.overlaps.get(inst.id) ?? 0,
+      hostOverlapBlocks: a.hostOverlaps?.get(inst.id) ?? 0,
+      diskOverlapBlocks: a.diskOverlaps?.get(inst.id) ?? 0,
       activePrefillTokens: o.trackPrefillTokens ? this.sequences.activePrefillTokens(inst.id) : 0,
       potentialDecodeBlocks: o.trackActiveBlocks ? this.sequences.activeBlocks(inst.id) + this.sequences.newBlocks(inst.id, a.keys) : 0,
       activeRequests: this.sequences.activeRequests(inst.id),
@@ -156,14 +219,19 @@ export class KvRouterPolicy implements RouterPolicy {
       const seq = a.seqHashes ?? computeSequenceHashes(a.localHashes);
       this.predictStored(instance.id, a.localHashes, seq);
     }
-    this.sequences.addRequest({
+    const o = this.options;
+    const seqHashes = o.trackActiveBlocks ? a.seqHashes : null;
+    const isl = request.token_ids.length;
+    const overlap = a.overlaps.get(instance.id) ?? 0;
+    const expected = request.routing?.expected_output_tokens ?? null;
+    this.sequences.addRequest({ requestId, worker: instance.id, seqHashes, isl, overlapBlocks: overlap, expectedOutputTokens: expected });
+    const replica = this.replica;
+    replica?.added(
       requestId,
-      worker: instance.id,
-      seqHashes: this.options.trackActiveBlocks ? a.seqHashes : null,
-      isl: request.token_ids.length,
-      overlapBlocks: a.overlaps.get(instance.id) ?? 0,
-      expectedOutputTokens: request.routing?.expected_output_tokens,
-    });
+      instance.id,
+      { token_sequence: seqHashes, isl, overlap, track_prefill_tokens: o.trackPrefillTokens, expected_output_tokens: expected },
+      request.routing?.lora_name ?? null,
+    );
     const sequences = this.sequences;
     let generated = 0;
     let prefilling = true;
@@ -172,6 +240,7 @@ export class KvRouterPolicy implements RouterPolicy {
         if (prefilling) {
           prefilling = false;
           sequences.markPrefillCompleted(requestId);
+          replica?.prefillCompleted(requestId, instance.id);
           this.releaseQueued();
         }
         generated += out.token_ids.length;
@@ -179,6 +248,7 @@ export class KvRouterPolicy implements RouterPolicy {
       },
       onEnd: (): void => {
         sequences.free(requestId);
+        replica?.freed(requestId, instance.id);
         this.releaseQueued();
       },
     };
@@ -189,6 +259,7 @@ export class KvRouterPolicy implements RouterPolicy {
     for (const w of this.knownWorkers) {
       if (live.has(w)) continue;
       this.indexer.removeWorker(w);
+      for (const ix of this.lowerTiers.values()) ix.removeWorker(w);
       this.sequences.removeWorker(w);
       this.pruner?.removeWorker(w);
     }
@@ -208,7 +279,33 @@ export class KvRouterPolicy implements RouterPolicy {
     if (o.overlapScoreCredit > 0) {
       for (const m of this.indexer.findMatches(localHashes)) if (m.dpRank === 0) overlaps.set(m.workerId, m.blocks);
     }
-    return { localHashes, seqHashes, keys: seqHashes ? seqHashes.map(blockKey) : [], overlaps };
+    const hostOverlaps = this.tierOverlaps('host_pinned', o.hostCacheHitWeight, localHashes, [overlaps]);
+    const diskOverlaps = this.tierOverlaps('disk', o.diskCacheHitWeight, localHashes, [overlaps, hostOverlaps]);
+    return { localHashes, seqHashes, keys: seqHashes ? seqHashes.map(blockKey) : [], overlaps, hostOverlaps, diskOverlaps };
+  }
+
+  /**
+   * Per worker, the prefix blocks a lower tier holds beyond what the faster tiers already cover
+   * (the tier's contiguous prefix minus the faster tiers' longest one): offloaded blocks are
+   * usually copies of device blocks, so only the extension saves prefill.
+   */
+  private tierOverlaps(
+    tier: LowerTier,
+    weight: number,
+    localHashes: readonly bigint[],
+    faster: readonly (Map<bigint, number> | null)[],
+  ): Map<bigint, number> | null {
+    const ix = this.lowerTiers.get(tier);
+    if (!ix || weight === 0) return null;
+    const out = new Map<bigint, number>();
+    for (const m of ix.findMatches(localHashes)) {
+      if (m.dpRank !== 0) continue;
+      // Faster tiers' maps hold successive extensions, so their sum is the prefix they cover.
+      let covered = 0;
+      for (const f of faster) covered += f?.get(m.workerId) ?? 0;
+      if (m.blocks > covered) out.set(m.workerId, m.blocks - covered);
+    }
+    return out;
   }
 
   private predictStored(worker: bigint, local: readonly bigint[], seq: readonly bigint[]): void {

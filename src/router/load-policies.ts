@@ -1,5 +1,5 @@
-// Load-based router modes (reference/router.md §7): least-loaded and device-aware-weighted, both
-// over the router's own count of in-flight requests per instance.
+// Load-based router modes (reference/router.md §7): least-loaded, power-of-two and
+// device-aware-weighted, all over the router's own count of in-flight requests per instance.
 import type { LoadTracker } from './load-tracker.js';
 import type { RouterPolicy, WorkerInstance } from './push-router.js';
 
@@ -27,6 +27,24 @@ export class LeastLoadedPolicy implements RouterPolicy {
 
   select(instances: readonly WorkerInstance[]): WorkerInstance {
     return leastLoaded(instances, this.load);
+  }
+}
+
+/** Samples two distinct instances at random and takes the one with fewer requests in flight. */
+export class PowerOfTwoPolicy implements RouterPolicy {
+  constructor(
+    private readonly load: LoadTracker,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  select(instances: readonly WorkerInstance[]): WorkerInstance {
+    const n = instances.length;
+    if (n === 1) return instances[0]!;
+    const i = Math.floor(this.random() * n);
+    const j = (i + 1 + Math.floor(this.random() * (n - 1))) % n;
+    const a = instances[i]!;
+    const b = instances[j]!;
+    return this.load.inflight(b.id) < this.load.inflight(a.id) ? b : a;
   }
 }
 

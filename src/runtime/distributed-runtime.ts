@@ -14,6 +14,7 @@ import {
   type Lease,
 } from './discovery/index.js';
 import { createEventPlane, defaultEventPlane, type EventPlane, type EventPlaneName } from './event-plane/index.js';
+import { withFileChecksums } from './card-checksums.js';
 import { closeNatsConnections } from './nats-connection.js';
 import {
   advertiseHost,
@@ -195,9 +196,9 @@ export class DistributedRuntime {
     this.shared.opts.logger?.info({ endpoint: `${ep.namespace}.${ep.component}.${ep.endpoint}`, instance: this.instanceIdHex, transport }, 'endpoint registered');
   }
 
-  /** @internal used by Endpoint */
+  /** @internal used by Endpoint; the card's files get their BLAKE3 checksums, as upstream's do. */
   async registerModel(ep: EndpointId, cardJson: Record<string, unknown>, opts: RegisterModelOptions): Promise<void> {
-    const card = { ...cardJson, model_type: opts.modelType.join(' | '), model_input: opts.modelInput };
+    const card = await withFileChecksums({ ...cardJson, model_type: opts.modelType.join(' | '), model_input: opts.modelInput });
     await this.lease.create(
       modelKey(ep, this.lease.id, opts.modelSuffix),
       encodeModelRecord({ ...ep, instanceId: this.lease.id, cardJson: card, modelSuffix: opts.modelSuffix }),

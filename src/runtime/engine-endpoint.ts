@@ -8,6 +8,7 @@ import {
   type PreprocessedRequest,
 } from '../protocols/index.js';
 import type { EndpointInstance } from './discovery/index.js';
+import { annotatedData, remoteCall, type RemoteCallLogger } from './remote-stream.js';
 import type { EndpointHandler, RequestPlaneClient } from './request-plane/index.js';
 
 /** Serves an engine as an endpoint handler: each output becomes `{data: LLMEngineOutput}`. */
@@ -24,21 +25,12 @@ export class RemoteEngineClient implements EngineClient {
   constructor(
     private readonly client: RequestPlaneClient,
     readonly instance: EndpointInstance,
+    private readonly logger?: RemoteCallLogger,
   ) {}
 
-  async *generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncGenerator<LLMEngineOutput> {
-    for await (const item of this.client.stream(this.instance, request, { requestId: ctx.requestId, signal: ctx.signal })) {
-      const out = engineOutputOf(item);
-      if (out) yield out;
-    }
+  generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncGenerator<LLMEngineOutput> {
+    return remoteCall(this.client, this.instance, request, { requestId: ctx.requestId, signal: ctx.signal }, engineOutputData, this.logger);
   }
-}
-
-interface Annotated {
-  data?: Record<string, unknown> | null;
-  event?: string | null;
-  comment?: string[] | null;
-  error?: unknown;
 }
 
 /**
@@ -46,13 +38,11 @@ interface Annotated {
  * a finish_reason `{"error": msg}`, becomes a thrown InternalError.
  */
 export function engineOutputOf(item: unknown): LLMEngineOutput | null {
-  const a = item as Annotated;
-  if (a.event === 'error') {
-    const detail = a.error ?? a.comment?.join('; ') ?? 'unknown error';
-    throw new InternalError(`worker error: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`);
-  }
-  const data = a.data;
-  if (!data) return null;
+  const data = annotatedData(item);
+  return data ? engineOutputData(data) : null;
+}
+
+function engineOutputData(data: Record<string, unknown>): LLMEngineOutput {
   const finish = data.finish_reason;
   if (finish !== null && typeof finish === 'object') {
     const detail = (finish as { error?: unknown }).error;

@@ -15,7 +15,7 @@ test('frontend and mocker run on the upstream defaults: etcd discovery, tcp requ
 });
 
 test('not-built enum values fail naming the flag and value', () => {
-  assertConfigError(['serve', '--router-mode', 'power-of-two'], {}, /^--router-mode power-of-two is not supported yet in this build \(available: round-robin, random, kv, direct, least-loaded, device-aware-weighted\)/);
+  assertConfigError(['serve', '--router-prefill-load-model', 'aic'], {}, /^--router-prefill-load-model aic is not supported yet in this build \(available: none\)/);
   assertConfigError(['mocker', '--discovery-backend', 'kubernetes'], {}, /^--discovery-backend kubernetes is not supported yet/);
   assertConfigError(['frontend', '--request-plane', 'http'], {}, /^--request-plane http is not supported yet/);
   assertConfigError(['frontend', '--response-plane', 'quic'], {}, /^--response-plane quic is not supported yet/);
@@ -24,21 +24,19 @@ test('not-built enum values fail naming the flag and value', () => {
 
 test('not-built options fail when set to a non-default value', () => {
   assertConfigError(['serve', '--enable-anthropic-api'], {}, '--enable-anthropic-api is not available yet in this build');
-  assertConfigError(['serve', '--tls-cert-path', '/tmp/c.pem'], {}, '--tls-cert-path /tmp/c.pem is not available yet in this build');
   assertConfigError(['serve', '--migration-limit', '3'], {}, /^--migration-limit 3 is not available yet in this build/);
   assertConfigError(['serve', '--data-parallel-size', '2'], {}, /^--data-parallel-size 2 is not available yet in this build; .*--num-workers/);
-  assertConfigError(['serve', '--router-replica-sync'], {}, /^--router-replica-sync is not available yet/);
-  assertConfigError(['serve', '--router-event-threads', '2'], {}, /^--router-event-threads 2 is not available yet/);
+  assertConfigError(['serve', '--router-min-initial-workers', '2'], {}, /^--router-min-initial-workers 2 is not available yet/);
   assertConfigError(['serve', '--grpc-workers', '4'], {}, /^--grpc-workers 4 is not available yet/);
 });
 
 test('not-built options set from env name the env var', () => {
   assertConfigError(['serve'], { DYNAMO_GRPC_WORKERS: '4' }, 'DYNAMO_GRPC_WORKERS=4 is not available yet in this build');
-  assertConfigError(['serve'], { DYN_ROUTER_MODE: 'power-of-two' }, /^DYN_ROUTER_MODE=power-of-two is not supported yet/);
+  assertConfigError(['serve'], { DYN_ROUTER_PREFILL_LOAD_MODEL: 'aic' }, /^DYN_ROUTER_PREFILL_LOAD_MODEL=aic is not supported yet/);
 });
 
 test('explicit settings are reported before a failing default', () => {
-  assertConfigError(['frontend', '--router-mode', 'power-of-two'], {}, /^--router-mode power-of-two is not supported yet/);
+  assertConfigError(['frontend', '--router-prefill-load-model', 'aic'], {}, /^--router-prefill-load-model aic is not supported yet/);
 });
 
 test('not-built options set to their default value pass', () => {
@@ -51,7 +49,7 @@ test('not-built options set to their default value pass', () => {
 });
 
 test('built router modes are accepted', () => {
-  for (const mode of ['round-robin', 'random', 'direct', 'kv', 'least-loaded', 'device-aware-weighted']) {
+  for (const mode of ['round-robin', 'random', 'direct', 'kv', 'least-loaded', 'power-of-two', 'device-aware-weighted']) {
     assert.equal(run(['serve', '--router-mode', mode]).config.routerMode, mode);
   }
 });
@@ -73,10 +71,10 @@ test('deprecated options still validate their values', () => {
 
 test('the brief\'s not-built list is reflected in the table', () => {
   const built = (key: string) => OPTIONS.find((spec) => spec.key === key)!.built;
-  for (const key of ['httpHost', 'httpPort', 'modelPath', 'modelName', 'namespace', 'metricsPrefix', 'dumpConfigTo', 'log', 'numWorkers', 'kvCacheBlockSize', 'activeDecodeBlocksThreshold']) {
+  for (const key of ['httpHost', 'httpPort', 'tlsCertPath', 'tlsKeyPath', 'tlsClientCaCertPath', 'modelPath', 'modelName', 'namespace', 'metricsPrefix', 'dumpConfigTo', 'log', 'numWorkers', 'kvCacheBlockSize', 'activeDecodeBlocksThreshold', 'routerSnapshotThreshold', 'routerResetStates']) {
     assert.equal(built(key), true, key);
   }
-  for (const key of ['enableAnthropicApi', 'tlsCertPath', 'migrationLimit', 'dataParallelSize', 'plannerProfileData', 'routerReplicaSync']) {
+  for (const key of ['enableAnthropicApi', 'migrationLimit', 'dataParallelSize', 'plannerProfileData', 'routerMinInitialWorkers']) {
     assert.equal(built(key), false, key);
   }
 });

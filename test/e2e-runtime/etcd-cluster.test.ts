@@ -15,7 +15,7 @@ import {
 } from '../../src/runtime/index.js';
 import { startEtcd, startNats, type InfraServer } from '../support/infra-servers.js';
 import { eventually } from '../support/in-process.js';
-import type { RunningProcess } from '../support/processes.js';
+import { freePort, type RunningProcess } from '../support/processes.js';
 import { complete, MODEL, startFrontendProcess, startMockerProcess, stopAll, streamChat, waitForModel } from './helpers.js';
 
 const LEASE_TTL_SECS = 2;
@@ -84,6 +84,10 @@ test('kill -9 of a worker: its in-flight request fails clearly, it leaves routin
   const failed = texts.filter((t) => t.includes('data: {"error":') && !t.includes('"finish_reason":"length"'));
   assert.equal(failed.length, 1, 'exactly the stream on the killed worker ends with an error event');
   assert.ok(texts.filter((t) => t.includes('"finish_reason":"length"')).length === 2, 'the other two finish');
+  // The frontend logs the real cause, with the request and the worker instance.
+  const lost = frontend.proc.output().split('\n').find((l) => l.includes('worker stream failed mid-response'));
+  assert.ok(lost, frontend.proc.output());
+  assert.match(lost, /"requestId":"[^"]+".*"instance":"[0-9a-f]+".*"err":"worker connection lost/);
 
   await eventually(() => liveInstances.size === 2, (LEASE_TTL_SECS + 3) * 1000, 'the dead instance leaves discovery');
   for (let i = 0; i < 6; i++) {
@@ -92,10 +96,12 @@ test('kill -9 of a worker: its in-flight request fails clearly, it leaves routin
   }
 });
 
-test('etcd restarted under a running frontend: discovery recovers', async () => {
+test('etcd restarted under a running frontend: discovery recovers; ETCD_ENDPOINTS may list several', async () => {
   await etcd.stop();
   await etcd.restart();
-  const fresh = startMockerProcess(env, ['--model-name', 'after-restart']);
+  // A dead endpoint first: the client moves on to the live one.
+  const endpoints = `http://127.0.0.1:${await freePort()},${etcd.url}`;
+  const fresh = startMockerProcess({ ...env, ETCD_ENDPOINTS: endpoints }, ['--model-name', 'after-restart']);
   workers.push(fresh);
   await waitForModel(frontend.baseUrl, 'after-restart', frontend.proc, 20_000);
   const { status } = await complete(frontend.baseUrl, 'after-restart');

@@ -9,7 +9,7 @@ const LOCAL = [9143094415614847814n, 12124091508212882195n];
 const LOCAL_LORA = [6665157333201000639n, 11721812545976571723n];
 const opts = { blockSize: 4 };
 
-test('legacy layout: array batch, array events', () => {
+test('legacy layout: array batch, array events; CPU medium kept as the host_pinned tier', () => {
   const payload = packr.pack([
     1700000000.5,
     [
@@ -29,8 +29,10 @@ test('legacy layout: array batch, array events', () => {
       { block_hash: 2n ** 63n + 5n, tokens_hash: LOCAL[1], mm_extra_info: null },
     ] } },
     { removed: { block_hashes: [18446744073709551615n] } },
+    { stored: { parent_hash: null, blocks: [{ block_hash: 10n, tokens_hash: LOCAL[0], mm_extra_info: null }] } },
     'cleared',
   ]);
+  assert.deepEqual(batch.tiers, ['device', 'device', 'host_pinned', 'device']);
   assert.ok(batch.events.every((e) => e.dp_rank === 3));
 });
 

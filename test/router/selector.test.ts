@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pickCandidate, workerCosts, type Candidate } from '../../src/router/kv/index.js';
 
-const WEIGHTS = { overlapScoreCredit: 1, overlapScoreCreditDecay: 0, prefillLoadScale: 1, decodeActiveRequestWeight: 0 };
+const WEIGHTS = {
+  overlapScoreCredit: 1,
+  overlapScoreCreditDecay: 0,
+  prefillLoadScale: 1,
+  decodeActiveRequestWeight: 0,
+  hostCacheHitWeight: 0.75,
+  diskCacheHitWeight: 0.25,
+};
 const cand = (c: Partial<Candidate>): Candidate => ({
   overlapBlocks: 0, activePrefillTokens: 0, potentialDecodeBlocks: 0, activeRequests: 0, treeSize: 0, ...c,
 });

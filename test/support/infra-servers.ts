@@ -97,9 +97,15 @@ export async function startEtcd(): Promise<InfraServer> {
   return server;
 }
 
-export async function startNats(): Promise<InfraServer> {
+/** `jetStream`: run with JetStream (`-js`), storing in a temporary folder removed by dispose(). */
+export async function startNats(opts: { jetStream?: boolean } = {}): Promise<InfraServer> {
   const port = await freePort();
-  const server = managed('nats-server', [NATS_BIN, '-a', '127.0.0.1', '-p', String(port)], port, `nats://127.0.0.1:${port}`, () => undefined);
+  const argv = [NATS_BIN, '-a', '127.0.0.1', '-p', String(port)];
+  const storeDir = opts.jetStream ? mkdtempSync(path.join(tmpdir(), 'dynamo-nats-js-')) : null;
+  if (storeDir) argv.push('-js', '-sd', storeDir);
+  const server = managed('nats-server', argv, port, `nats://127.0.0.1:${port}`, () => {
+    if (storeDir) rmSync(storeDir, { recursive: true, force: true });
+  });
   await server.start();
   return server;
 }

@@ -15,18 +15,18 @@ export const httpOptions = [
   },
   {
     key: 'tlsCertPath', flag: 'tls-cert-path', env: 'DYN_TLS_CERT_PATH', type: 'path',
-    group: 'HTTP & Networking', scope: 'frontend', built: false,
-    help: 'TLS certificate (PEM) for HTTPS; must be given together with --tls-key-path',
+    group: 'HTTP & Networking', scope: 'frontend', built: true,
+    help: 'TLS certificate (PEM) for HTTPS and the KServe gRPC listener; must be given together with --tls-key-path',
   },
   {
     key: 'tlsKeyPath', flag: 'tls-key-path', env: 'DYN_TLS_KEY_PATH', type: 'path',
-    group: 'HTTP & Networking', scope: 'frontend', built: false,
-    help: 'TLS private key (PEM) for HTTPS; must be given together with --tls-cert-path',
+    group: 'HTTP & Networking', scope: 'frontend', built: true,
+    help: 'TLS private key (PEM) for HTTPS and the KServe gRPC listener; must be given together with --tls-cert-path',
   },
   {
     key: 'tlsClientCaCertPath', flag: 'tls-client-ca-cert-path', env: 'DYN_TLS_CLIENT_CA_CERT_PATH', type: 'path',
-    group: 'HTTP & Networking', scope: 'frontend', built: false,
-    help: 'CA bundle for verifying client certificates (mTLS); requires --tls-cert-path and --tls-key-path',
+    group: 'HTTP & Networking', scope: 'frontend', built: true,
+    help: 'CA bundle for verifying client certificates (mTLS, HTTP and gRPC); requires --tls-cert-path and --tls-key-path',
   },
   {
     key: 'httpBodyLimitMb', env: 'DYN_HTTP_BODY_LIMIT_MB', type: 'int', min: 1,

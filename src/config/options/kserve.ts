@@ -25,6 +25,11 @@ export const kserveOptions = [
     help: 'HTTP/2 per-stream flow-control window in bytes (library default when unset)',
   },
   {
+    key: 'metadataHeader', env: 'DYN_METADATA_HEADER', type: 'string',
+    group: 'KServe gRPC', scope: 'frontend', built: true, default: 'x-dynamo-meta-',
+    help: 'Prefix of the gRPC metadata keys passed to engines as request metadata (prefix stripped; at most 64 entries, 64 KiB)',
+  },
+  {
     key: 'grpcPort', flag: 'grpc-port', env: 'DYN_GRPC_PORT', envIsLocal: true, type: 'int', min: 1, max: 65535, metavar: '<port>',
     group: 'KServe gRPC', scope: 'frontend', built: true,
     help: 'gRPC listen port: with it gRPC runs alongside the HTTP API (Triton 8000/8001 layout); without it --kserve-grpc-server serves gRPC on --http-port',

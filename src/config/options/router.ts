@@ -7,7 +7,7 @@ export const routerOptions = [
     key: 'routerMode', flag: 'router-mode', env: 'DYN_ROUTER_MODE', type: 'enum',
     choices: {
       'round-robin': true, random: true, kv: true, direct: true,
-      'least-loaded': true, 'device-aware-weighted': true, 'power-of-two': false,
+      'least-loaded': true, 'device-aware-weighted': true, 'power-of-two': true,
     },
     group: 'Router', scope: 'frontend', built: true, default: 'round-robin',
     help: 'How a worker is picked for each request',
@@ -39,12 +39,12 @@ export const routerOptions = [
   },
   {
     key: 'routerHostCacheHitWeight', flag: 'router-host-cache-hit-weight', env: 'DYN_ROUTER_HOST_CACHE_HIT_WEIGHT',
-    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 0.75,
+    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 0.75,
     help: 'Credit for prefix blocks cached in host memory',
   },
   {
     key: 'routerDiskCacheHitWeight', flag: 'router-disk-cache-hit-weight', env: 'DYN_ROUTER_DISK_CACHE_HIT_WEIGHT',
-    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 0.25,
+    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 0.25,
     help: 'Credit for prefix blocks cached on disk',
   },
   {
@@ -70,18 +70,18 @@ export const routerOptions = [
   },
   {
     key: 'routerReplicaSync', flag: 'router-replica-sync', env: 'DYN_ROUTER_REPLICA_SYNC', type: 'bool',
-    group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: false,
-    help: 'Share router state between several frontend replicas',
+    group: 'Router', scope: 'frontend', built: true, default: false,
+    help: 'Share active-sequence load between several frontend replicas over the event plane (kv mode, frontend command)',
   },
   {
     key: 'routerSnapshotThreshold', flag: 'router-snapshot-threshold', env: 'DYN_ROUTER_SNAPSHOT_THRESHOLD',
-    type: 'int', min: 1, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 1000000,
-    help: 'Number of messages before the router state is snapshotted',
+    type: 'int', min: 1, group: 'Router', scope: 'frontend', built: true, default: 1000000,
+    help: 'KV events applied between two snapshots of the router state to the NATS object store (kv mode, NATS event plane with JetStream)',
   },
   {
     key: 'routerResetStates', flag: 'router-reset-states', env: 'DYN_ROUTER_RESET_STATES', type: 'bool',
-    group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: false,
-    help: 'Reset router state on startup (affects existing replicas)',
+    group: 'Router', scope: 'frontend', built: true, default: false,
+    help: 'Delete the saved router state on startup instead of loading it (affects existing replicas; NATS event plane)',
   },
   {
     key: 'routerTrackActiveBlocks', flag: 'router-track-active-blocks', env: 'DYN_ROUTER_TRACK_ACTIVE_BLOCKS', type: 'bool',
@@ -111,8 +111,8 @@ export const routerOptions = [
   },
   {
     key: 'routerEventThreads', flag: 'router-event-threads', env: 'DYN_ROUTER_EVENT_THREADS',
-    type: 'int', min: 1, group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: 4,
-    help: 'KV indexer threads; more than 1 selects the concurrent radix tree',
+    type: 'int', min: 1, group: 'Router', scope: 'frontend', built: true, default: 4,
+    help: 'KV indexer threads; accepted, the indexer runs on the event loop (one thread is faster than handing events across threads)',
   },
   {
     key: 'routerQueueThreshold', flag: 'router-queue-threshold', env: 'DYN_ROUTER_QUEUE_THRESHOLD',

@@ -16,8 +16,9 @@ export type UnaryImpl<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req,
 export type BidiImpl<Req, Res> = (call: grpc.ServerDuplexStream<Req, Res>, tracker: CallTracker) => Promise<void>;
 
 export function wrapUnary<Req, Res>(ctx: WrapContext, method: string, impl: UnaryImpl<Req, Res>): grpc.handleUnaryCall<Req, Res> {
+  const metrics = ctx.metrics.method(ctx.service, method, 'unary');
   return (call, callback) => {
-    const tracker = ctx.metrics.start(ctx.service, method, 'unary');
+    const tracker = metrics.start();
     tracker.received();
     const fail = (err: unknown): void => {
       const status = toServiceError(err);
@@ -38,8 +39,9 @@ export function wrapUnary<Req, Res>(ctx: WrapContext, method: string, impl: Unar
 }
 
 export function wrapBidi<Req, Res>(ctx: WrapContext, method: string, impl: BidiImpl<Req, Res>): grpc.handleBidiStreamingCall<Req, Res> {
+  const metrics = ctx.metrics.method(ctx.service, method, 'bidi_stream');
   return (call) => {
-    const tracker = ctx.metrics.start(ctx.service, method, 'bidi_stream');
+    const tracker = metrics.start();
     const fail = (err: unknown): void => {
       const status = toServiceError(err);
       tracker.handled(status.code ?? GrpcStatus.INTERNAL);

@@ -30,7 +30,13 @@ function parseError(err: unknown): unknown {
 }
 
 /** Resolves and converts the request; throws the RPC-level error for unknown models and bad input. */
-export function startInfer(models: KserveModels, req: ModelInferRequest, signal: AbortSignal, unary: boolean): InferRun {
+export function startInfer(
+  models: KserveModels,
+  req: ModelInferRequest,
+  signal: AbortSignal,
+  unary: boolean,
+  metadata?: Readonly<Record<string, string>>,
+): InferRun {
   const resolved = models.require(req.model_name);
   if (resolved.kind === 'tensor') {
     let request: NvCreateTensorRequest;
@@ -40,7 +46,7 @@ export function startInfer(models: KserveModels, req: ModelInferRequest, signal:
       throw parseError(err);
     }
     const raw = (req.raw_input_contents?.length ?? 0) > 0;
-    return { model: req.model_name, endpoint: 'tensor', events: runTensor(resolved.model, request, req.id ?? '', raw, signal) };
+    return { model: req.model_name, endpoint: 'tensor', events: runTensor(resolved.model, request, req.id ?? '', raw, signal, metadata) };
   }
   let inputs;
   try {
@@ -49,7 +55,7 @@ export function startInfer(models: KserveModels, req: ModelInferRequest, signal:
     throw parseError(err);
   }
   if (unary && inputs.stream) throw new ValidationError('Streaming is not supported for this endpoint');
-  return { model: req.model_name, endpoint: 'completions', events: runCompletion(resolved.served, req, inputs, signal) };
+  return { model: req.model_name, endpoint: 'completions', events: runCompletion(resolved.served, req, inputs, signal, metadata) };
 }
 
 async function* runTensor(
@@ -58,11 +64,12 @@ async function* runTensor(
   id: string,
   raw: boolean,
   signal: AbortSignal,
+  metadata: Readonly<Record<string, string>> | undefined,
 ): AsyncGenerator<InferEvent> {
   let outputs: AsyncIterable<unknown>;
   try {
     const requestId = id && UUID.test(id) ? id : randomUUID();
-    outputs = model.engine.generate(request, { requestId, signal });
+    outputs = model.engine.generate(request, { requestId, signal, metadata });
   } catch (err) {
     if (err instanceof DynamoError && err.kind !== 'internal') throw err;
     throw new InternalError(`Failed to generate tensor response stream: ${message(err)}`);

@@ -31,6 +31,8 @@ export const INFERENCE_PROTO_FILES = ['inference.proto', 'health.proto'] as cons
 export interface LoadedProtos {
   inference: grpc.ServiceDefinition;
   health: grpc.ServiceDefinition;
+  /** proto-loader's definition, which carries the file descriptors server reflection serves. */
+  packageDefinition: protoLoader.PackageDefinition;
   root: protobuf.Root;
   /** Absolute path of each loaded file. */
   files: string[];
@@ -42,7 +44,8 @@ export function loadProtos(): LoadedProtos {
   if (cached) return cached;
   const dir = protoDir();
   const files = INFERENCE_PROTO_FILES.map((f) => path.join(dir, f));
-  const pkg = grpc.loadPackageDefinition(protoLoader.loadSync(files, LOADER_OPTIONS)) as unknown as {
+  const packageDefinition = protoLoader.loadSync(files, LOADER_OPTIONS);
+  const pkg = grpc.loadPackageDefinition(packageDefinition) as unknown as {
     inference: { GRPCInferenceService: grpc.ServiceClientConstructor };
     grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } };
   };
@@ -51,6 +54,7 @@ export function loadProtos(): LoadedProtos {
   cached = {
     inference: pkg.inference.GRPCInferenceService.service,
     health: pkg.grpc.health.v1.Health.service,
+    packageDefinition,
     root,
     files,
   };

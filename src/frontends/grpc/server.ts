@@ -2,6 +2,7 @@
 // bearer auth and the services it hosts.
 
 import * as grpc from '@grpc/grpc-js';
+import { ReflectionService } from '@grpc/reflection';
 import type { Http2Server, Http2Session } from 'node:http2';
 import type { Logger, MetricsRegistry } from '../../observability/index.js';
 import { BearerAuth } from './auth.js';
@@ -15,7 +16,8 @@ export interface KserveGrpcOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
-  tls?: { cert: Buffer; key: Buffer };
+  /** PEM contents; with `ca`, clients must present a certificate it signed (mTLS). */
+  tls?: { cert: Buffer; key: Buffer; ca?: Buffer };
   /** When set, every inference RPC needs `authorization: Bearer <token>`. */
   authToken?: string;
   /** Max receive and send message size in bytes (grpc-js default 4 MiB receive, unlimited send). */
@@ -26,6 +28,8 @@ export interface KserveGrpcOptions {
   connectionWindowSize?: number;
   /** HTTP/2 per-stream flow-control window, bytes. */
   streamWindowSize?: number;
+  /** Prefix of the `x-dynamo-meta-*` metadata passed through to engines (DYN_METADATA_HEADER). */
+  metadataPrefix?: string;
   logger: Logger;
   metrics: MetricsRegistry;
 }
@@ -51,17 +55,19 @@ export class KserveGrpcServer {
     const protos = loadProtos();
     const metrics = new GrpcMetrics(opts.metrics);
     const auth = opts.authToken ? new BearerAuth(opts.authToken) : undefined;
-    this.inference = new InferenceService(models, opts.metrics);
+    this.inference = new InferenceService(models, opts.metrics, opts.metadataPrefix?.toLowerCase());
     this.server.addService(protos.inference, this.inference.handlers({ service: 'inference.GRPCInferenceService', metrics, auth }));
     // Health stays open without a token so orchestrator probes work.
     this.server.addService(protos.health, healthHandlers({ service: 'grpc.health.v1.Health', metrics }, models));
+    // grpc.reflection.v1 and v1alpha, open like health so grpcurl/grpc_cli can discover the API.
+    new ReflectionService(protos.packageDefinition).addToServer(this.server);
   }
 
   /** Binds and starts; resolves to the bound port. */
   async listen(): Promise<number> {
     const { opts } = this;
     const creds = opts.tls
-      ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: opts.tls.cert, private_key: opts.tls.key }], false)
+      ? grpc.ServerCredentials.createSsl(opts.tls.ca ?? null, [{ cert_chain: opts.tls.cert, private_key: opts.tls.key }], opts.tls.ca !== undefined)
       : grpc.ServerCredentials.createInsecure();
     const address = opts.host.includes(':') ? `[${opts.host}]:${opts.port}` : `${opts.host}:${opts.port}`;
     const port = await new Promise<number>((resolve, reject) =>

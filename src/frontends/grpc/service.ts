@@ -16,6 +16,7 @@ import {
 } from './model-config/model-info.js';
 import type { KserveModels, ResolvedModel } from './model-registry.js';
 import { readMessages } from './read-stream.js';
+import { DEFAULT_METADATA_PREFIX, requestMetadata } from './request-metadata.js';
 import { ModelStatisticsTracker } from './statistics.js';
 import type {
   ModelConfigMessage,
@@ -39,6 +40,8 @@ export class InferenceService {
   constructor(
     private readonly models: KserveModels,
     metrics: MetricsRegistry,
+    /** Lower-case prefix of the metadata keys passed through to engines. */
+    private readonly metadataPrefix = DEFAULT_METADATA_PREFIX,
   ) {
     this.frontendMetrics = new FrontendMetrics(metrics);
   }
@@ -132,18 +135,20 @@ export class InferenceService {
     call.once('cancelled', onCancel);
     let done: ((ok: boolean) => void) | undefined;
     try {
-      const run = startInfer(this.models, req, abort.signal, true);
+      const metadata = requestMetadata(call.metadata, this.metadataPrefix);
+      const run = startInfer(this.models, req, abort.signal, true, metadata);
       done = this.track(run, 'unary', startNs);
       const response = await foldUnary(run);
       done(true);
       return response;
     } catch (err) {
       done?.(false);
+      // Stops whatever the engine still produces (e.g. extra tensor responses). A successful fold
+      // has drained the run, so only failures abort; the error as reason spares a DOMException.
+      abort.abort(err);
       throw err;
     } finally {
       call.off('cancelled', onCancel);
-      // Stops whatever the engine still produces (e.g. extra tensor responses).
-      abort.abort();
     }
   }
 
@@ -152,6 +157,7 @@ export class InferenceService {
     call: grpc.ServerDuplexStream<ModelInferRequest, ModelStreamInferResponse>,
     tracker: { received(): void; sent(): void },
   ): Promise<void> {
+    const metadata = requestMetadata(call.metadata, this.metadataPrefix);
     const abort = new AbortController();
     call.once('cancelled', () => abort.abort(new CancelledError()));
     // Headers go out at once, before any work, as upstream's server does.
@@ -164,7 +170,7 @@ export class InferenceService {
       tracker.received();
       if (abort.signal.aborted) return;
       const startNs = process.hrtime.bigint();
-      const run = startInfer(this.models, req, abort.signal, false);
+      const run = startInfer(this.models, req, abort.signal, false, metadata);
       const done = this.track(run, 'stream', startNs);
       let ok = true;
       try {

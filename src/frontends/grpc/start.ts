@@ -1,7 +1,6 @@
 // Library entry: start the KServe gRPC frontend in this process, over a shared ModelManager and
 // metrics registry, with an optional side HTTP server for /metrics, /health and /live.
 
-import { readFileSync } from 'node:fs';
 import { DEFAULT_HTTP_PATHS, HttpService } from '../http/index.js';
 import { ModelManager } from '../../models/index.js';
 import { createLogger, MetricsRegistry, type Logger } from '../../observability/index.js';
@@ -10,14 +9,11 @@ import { KserveModels } from './model-registry.js';
 import { KserveGrpcServer, type KserveGrpcOptions } from './server.js';
 import type { TensorModel } from './tensor/engine.js';
 
-export interface FrontendOptions extends Partial<Omit<KserveGrpcOptions, 'logger' | 'metrics' | 'tls'>> {
+export interface FrontendOptions extends Partial<Omit<KserveGrpcOptions, 'logger' | 'metrics'>> {
   /** Shared with other frontends; a new one when absent. */
   models?: ModelManager;
   metrics?: MetricsRegistry;
   logger?: Logger;
-  /** PEM files for TLS on the gRPC listener. */
-  tlsCertPath?: string;
-  tlsKeyPath?: string;
   /** Side HTTP server port for /metrics, /health, /live (upstream default 8788); null for none. */
   metricsPort?: number | null;
   /** A Triton-layout model repository whose config.pbtxt files describe the served models. */
@@ -44,10 +40,7 @@ export async function startFrontend(opts: FrontendOptions = {}): Promise<Running
   const repository = opts.modelRepository ? new ModelRepository(opts.modelRepository) : undefined;
   const models = new KserveModels(manager, repository);
   for (const m of opts.tensorModels ?? []) models.addTensorModel(m);
-  if ((opts.tlsCertPath === undefined) !== (opts.tlsKeyPath === undefined)) {
-    throw new Error('TLS for gRPC needs both a certificate and a key file');
-  }
-  const tls = opts.tlsCertPath ? { cert: readFileSync(opts.tlsCertPath), key: readFileSync(opts.tlsKeyPath!) } : undefined;
+  const { tls } = opts;
   const grpcServer = new KserveGrpcServer(
     {
       host: opts.host ?? '0.0.0.0',
@@ -59,6 +52,7 @@ export async function startFrontend(opts: FrontendOptions = {}): Promise<Running
       keepaliveTimeoutMs: opts.keepaliveTimeoutMs,
       connectionWindowSize: opts.connectionWindowSize,
       streamWindowSize: opts.streamWindowSize,
+      metadataPrefix: opts.metadataPrefix,
       logger,
       metrics,
     },
@@ -84,7 +78,7 @@ export async function startFrontend(opts: FrontendOptions = {}): Promise<Running
     );
     metricsPort = await side.listen();
   }
-  logger.info({ grpcPort, metricsPort, tls: tls !== undefined, auth: opts.authToken !== undefined }, 'KServe gRPC frontend listening');
+  logger.info({ grpcPort, metricsPort, tls: tls !== undefined, mtls: tls?.ca !== undefined, auth: opts.authToken !== undefined }, 'KServe gRPC frontend listening');
   return {
     grpcPort,
     metricsPort,

@@ -44,6 +44,14 @@ export interface HttpServiceOptions {
   metrics: MetricsRegistry;
   /** DYN_DISABLE_FRONTEND_ADMIN_API: leave out `/busy_threshold` (it answers 404). */
   disableAdminApi?: boolean;
+  /** HTTPS with these PEM contents; with `ca`, clients must present a certificate it signed (mTLS). */
+  tls?: HttpTls;
+}
+
+export interface HttpTls {
+  cert: Buffer;
+  key: Buffer;
+  ca?: Buffer;
 }
 
 /** The OpenAI-compatible HTTP service: routes, lifecycle and graceful shutdown. */
@@ -56,7 +64,7 @@ export class HttpService {
     models: ModelManager,
   ) {
     this.state = new HttpServiceState(opts.overloadStatus);
-    this.app = createHttpServer({ bodyLimitMb: opts.bodyLimitMb, overloadStatus: opts.overloadStatus, logger: opts.logger }, this.state);
+    this.app = createHttpServer({ bodyLimitMb: opts.bodyLimitMb, overloadStatus: opts.overloadStatus, logger: opts.logger, tls: opts.tls }, this.state);
     registerOpenAiRoutes(this.app, this.state, models, {
       chatPath: opts.paths.chat,
       completionsPath: opts.paths.completions,

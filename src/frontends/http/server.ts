@@ -10,6 +10,7 @@ export interface HttpServerOptions {
   bodyLimitMb: number;
   overloadStatus: number;
   logger: Logger;
+  tls?: { cert: Buffer; key: Buffer; ca?: Buffer };
 }
 
 /** Raised by the body parser; mapped like every other error. */
@@ -61,7 +62,10 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
     requestTimeout: 0,
     keepAliveTimeout: 75_000,
     return503OnClosing: false,
-  });
+    ...(opts.tls && {
+      https: { cert: opts.tls.cert, key: opts.tls.key, ca: opts.tls.ca, requestCert: opts.tls.ca !== undefined, rejectUnauthorized: opts.tls.ca !== undefined },
+    }),
+  }) as unknown as FastifyInstance;
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (req, body, done) => {

@@ -8,10 +8,19 @@ export interface SelectorWeights {
   overlapScoreCreditDecay: number;
   prefillLoadScale: number;
   decodeActiveRequestWeight: number;
+  /** Credit per prefix block found only in the worker's host (CPU) cache. */
+  hostCacheHitWeight: number;
+  /** Credit per prefix block found only in the worker's disk cache. */
+  diskCacheHitWeight: number;
 }
 
 export interface Candidate {
+  /** Prefix blocks cached on the device. */
   overlapBlocks: number;
+  /** Prefix blocks beyond the device prefix that the host tier holds. */
+  hostOverlapBlocks?: number;
+  /** Prefix blocks beyond the device and host prefixes that the disk tier holds. */
+  diskOverlapBlocks?: number;
   /** Prompt tokens the worker still has to prefill for other requests. */
   activePrefillTokens: number;
   /** Active blocks plus the blocks this request would add. */
@@ -30,7 +39,11 @@ export function workerCosts(candidates: readonly Candidate[], isl: number, block
     const rawPrefillBlocks = (c.activePrefillTokens + isl) / blockSize;
     const excess = (c.activePrefillTokens - minPrefill) / blockSize / requestBlocks;
     const decay = w.overlapScoreCreditDecay > 0 ? 1 / (1 + w.overlapScoreCreditDecay * excess) : 1;
-    const adjusted = Math.max(0, rawPrefillBlocks - w.overlapScoreCredit * decay * c.overlapBlocks);
+    const credit =
+      w.overlapScoreCredit * decay * c.overlapBlocks +
+      w.hostCacheHitWeight * (c.hostOverlapBlocks ?? 0) +
+      w.diskCacheHitWeight * (c.diskOverlapBlocks ?? 0);
+    const adjusted = Math.max(0, rawPrefillBlocks - credit);
     return w.prefillLoadScale * adjusted + c.potentialDecodeBlocks + w.decodeActiveRequestWeight * c.activeRequests;
   });
 }

@@ -2,7 +2,7 @@
 // KvCacheEvents. Accepts the three layouts vLLM has used: array batch with array events, array
 // batch with tagged-map events, and map batch with tagged-map events.
 import { decode as decodeMsgpack } from '@msgpack/msgpack';
-import { ValidationError, type KvCacheEvent, type KvCacheEventData } from '../../protocols/index.js';
+import { ValidationError, type KvCacheEvent, type KvCacheEventData, type StorageTier } from '../../protocols/index.js';
 import { computeEagleLocalBlockHashes, computeLocalBlockHashes, computeSaltSeed } from './hashing.js';
 
 // 64-bit integers (block hashes) decode as bigint, so none loses precision.
@@ -11,7 +11,21 @@ const MSGPACK_OPTIONS = { useBigInt64: true } as const;
 /** Field order of array-like events after the tag (vLLM's msgspec `array_like` structs). */
 const STORED_FIELDS = ['block_hashes', 'parent_block_hash', 'token_ids', 'block_size', 'lora_id', 'medium', 'lora_name'] as const;
 const REMOVED_FIELDS = ['block_hashes', 'medium'] as const;
-const DEVICE_MEDIA = new Set(['GPU', 'DEVICE']);
+/** vLLM/KVBM medium names → storage tiers (reference/router.md §2.1); unknown media are skipped. */
+const TIER_OF_MEDIUM = new Map<string, StorageTier>([
+  ['GPU', 'device'],
+  ['DEVICE', 'device'],
+  ['CPU', 'host_pinned'],
+  ['CPU_PINNED', 'host_pinned'],
+  ['CPU_TIER1', 'host_pinned'],
+  ['CPU_TIER2', 'disk'],
+  ['DISK', 'disk'],
+  ['NVME', 'disk'],
+  ['EXTERNAL', 'external'],
+  ['NETWORK', 'external'],
+  ['REMOTE', 'external'],
+  ['SHARED', 'external'],
+]);
 
 type Fields = Record<string, unknown>;
 
@@ -23,8 +37,10 @@ export interface VllmDecodeOptions {
 export interface VllmEventBatch {
   ts: number;
   dpRank: number;
-  /** Device-tier events in order; event_id is left 0 for the publisher to number. */
+  /** Events in order; event_id is left 0 for the publisher to number. */
   events: KvCacheEvent[];
+  /** The storage tier of each event, index for index. */
+  tiers: StorageTier[];
 }
 
 function bad(what: string): never {
@@ -58,8 +74,8 @@ function fieldsOf(raw: unknown): { tag: string; fields: Fields } {
   return bad('event is neither a tagged array nor a tagged map');
 }
 
-function isDevice(medium: unknown): boolean {
-  return medium === undefined || medium === null || DEVICE_MEDIA.has(String(medium).toUpperCase());
+function tierOf(medium: unknown): StorageTier | undefined {
+  return medium === undefined || medium === null ? 'device' : TIER_OF_MEDIUM.get(String(medium).toUpperCase());
 }
 
 /** Eagle events carry bigram pairs (a, b); the hashed stream is a0..a_last, b_last. */
@@ -113,19 +129,22 @@ export function decodeVllmEventBatch(payload: Uint8Array, opts: VllmDecodeOption
   if (!Array.isArray(rawEvents)) bad('events must be an array');
   const dpRank = dp === undefined || dp === null ? 0 : Number(dp);
   const events: KvCacheEvent[] = [];
+  const tiers: StorageTier[] = [];
   for (const raw of rawEvents) {
     const { tag, fields } = fieldsOf(raw);
+    const tier = tierOf(fields.medium);
     let data: KvCacheEventData;
+    if (tier === undefined) continue;
     if (tag === 'AllBlocksCleared') data = 'cleared';
-    else if (!isDevice(fields.medium)) continue;
     else if (tag === 'BlockStored') data = storedData(fields, opts);
     else if (tag === 'BlockRemoved') {
       if (!Array.isArray(fields.block_hashes)) bad('BlockRemoved needs block_hashes');
       data = { removed: { block_hashes: fields.block_hashes.map(vllmHashToU64) } };
     } else continue;
     events.push({ event_id: 0, data, dp_rank: dpRank });
+    tiers.push(tier);
   }
-  return { ts: typeof ts === 'number' ? ts : Number(ts ?? 0), dpRank, events };
+  return { ts: typeof ts === 'number' ? ts : Number(ts ?? 0), dpRank, events, tiers };
 }
 
 /** The second frame of a vLLM ZMQ message: the 8-byte big-endian sequence number (-1 ends a replay). */

@@ -88,7 +88,8 @@ class LosslessParser {
   }
 
   private number(): number | bigint {
-    const m = NUMBER.exec(this.text.slice(this.pos, this.pos + 400));
+    NUMBER.lastIndex = this.pos;
+    const m = NUMBER.exec(this.text);
     if (!m) return this.fail('bad number');
     this.pos += m[0].length;
     const isInteger = m[2] === undefined && m[3] === undefined;
@@ -109,14 +110,14 @@ class LosslessParser {
 }
 
 const LITERALS: readonly [string, unknown][] = [['true', true], ['false', false], ['null', null]];
-const NUMBER = /^(-?(?:0|[1-9]\d*))(\.\d+)?([eE][+-]?\d+)?/;
+const NUMBER = /(-?(?:0|[1-9]\d*))(\.\d+)?([eE][+-]?\d+)?/y;
 const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
 /** A stand-in no JSON string can contain unescaped (a raw control character). */
 const BIGINT_MARK = '\u0001u64:';
-const BIGINT_MARKED = /"\\u0001u64:(\d+)"/g;
+const BIGINT_MARKED = /"\\u0001u64:(-?\d+)"/g;
 
-/** JSON.stringify, but bigint values are written as bare numbers (u64 on the wire). */
+/** JSON.stringify, but bigint values are written as bare numbers (u64 / i64 on the wire). */
 export function stringifyJsonWithU64(value: unknown): string {
   const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? BIGINT_MARK + v.toString() : v));
   return text.includes('\\u0001u64:') ? text.replace(BIGINT_MARKED, '$1') : text;

@@ -1,6 +1,13 @@
 // Upstream RouterEvent JSON (reference/router.md §2.1, §2.2) ⇄ the protocol types, u64-exact, and
 // the 2026 event-plane envelope around it. Hashes and worker ids never pass through JSON.parse.
-import { ValidationError, type KvCacheEvent, type KvCacheEventData, type KvCacheStoredBlock, type RouterEvent } from '../../protocols/index.js';
+import {
+  ValidationError,
+  type KvCacheEvent,
+  type KvCacheEventData,
+  type KvCacheStoredBlock,
+  type RouterEvent,
+  type StorageTier,
+} from '../../protocols/index.js';
 import { parseJsonLossless, stringifyJsonWithU64 } from './lossless-json.js';
 
 type JsonObject = Record<string, unknown>;
@@ -63,13 +70,19 @@ function decodeKvCacheEvent(v: unknown): KvCacheEvent {
   return { event_id: Number(asU64(event.event_id, 'event_id')), data: decodeData(event.data), dp_rank: dpRank };
 }
 
+const TIERS = new Set<unknown>(['device', 'host_pinned', 'disk', 'external']);
+
 function decodeRouterEventObject(root: JsonObject): RouterEvent {
-  return { worker_id: asU64(root.worker_id, 'worker_id'), event: decodeKvCacheEvent(root.event) };
+  const event: RouterEvent = { worker_id: asU64(root.worker_id, 'worker_id'), event: decodeKvCacheEvent(root.event) };
+  const tier = root.storage_tier ?? 'device';
+  if (!TIERS.has(tier)) bad('storage_tier must be device, host_pinned, disk or external');
+  if (tier !== 'device') event.storage_tier = tier as StorageTier;
+  return event;
 }
 
 /**
  * Decodes upstream's `RouterEvent` JSON, bare or inside the event-plane envelope.
- * `storage_tier` is accepted and not kept (device blocks only).
+ * `storage_tier` is kept when it is not `device`.
  */
 export function decodeRouterEvent(text: string): RouterEvent {
   const root = asObject(parse(text), 'RouterEvent');
@@ -79,9 +92,9 @@ export function decodeRouterEvent(text: string): RouterEvent {
   return decodeRouterEventObject(root);
 }
 
-/** The newest form: `{worker_id, storage_tier:"device", event}` with bare u64 numbers. */
+/** The newest form: `{worker_id, storage_tier, event}` with bare u64 numbers. */
 export function encodeRouterEvent(event: RouterEvent): string {
-  return stringifyJsonWithU64({ worker_id: event.worker_id, storage_tier: 'device', event: event.event });
+  return stringifyJsonWithU64({ worker_id: event.worker_id, storage_tier: event.storage_tier ?? 'device', event: event.event });
 }
 
 export interface NatsEnvelope {

@@ -1,10 +1,13 @@
-// etcd discovery: keys under the worker's lease (10 s by default, kept alive by the client),
-// create-if-absent registration, get-and-watch from the listed revision, re-list after reconnects.
+// etcd discovery: keys under the worker's lease (10 s by default, kept alive every TTL/3), create-if-
+// absent registration, get-and-watch from the listed revision, re-list after reconnects. Lost
+// connections are retried with a 50 ms → 5 s exponential backoff (backoff.ts).
 import { Etcd3, EtcdLeaseInvalidError, type IOptions, type Lease as EtcdLease, type Watcher } from 'etcd3';
 import { KeyExistsError, type DiscoveryBackend, type Lease, type StoreEventHandler } from './backend.js';
+import { Backoff, watchBackoff } from './backoff.js';
 import { WatchedSet } from './watched-set.js';
 
-type HostPolicy = ReturnType<NonNullable<NonNullable<IOptions['faultHandling']>['host']>>;
+type FaultHandling = NonNullable<IOptions['faultHandling']>;
+type HostPolicy = ReturnType<NonNullable<FaultHandling['host']>>;
 
 /**
  * The client's default per-host circuit breaker stays open 5 s after three failures: across an
@@ -19,20 +22,59 @@ export interface EtcdBackendOptions {
   leaseTtlSecs: number;
 }
 
+/**
+ * A lease kept alive by its own loop rather than the client's (which retries every 100 ms forever):
+ * a keep-alive every TTL/3; after a failure, retries back off from 50 ms but never wait longer than
+ * TTL/3, so a lease whose etcd comes back (etcd restores leases on restart) is renewed in time. The
+ * lease is lost only when etcd says it no longer exists.
+ */
 class EtcdLeaseHandle implements Lease {
   private readonly keys = new Set<string>();
   private lostHandler: ((err: Error) => void) | null = null;
   private lostError: Error | null = null;
+  private readonly backoff = new Backoff();
+  private readonly intervalMs: number;
+  private timer: NodeJS.Timeout | null = null;
+  private ended = false;
 
   constructor(
     readonly id: bigint,
     private readonly client: Etcd3,
     private readonly lease: EtcdLease,
+    ttlSecs: number,
   ) {
-    lease.on('lost', (err: Error) => {
-      this.lostError = err;
-      this.lostHandler?.(err);
-    });
+    this.intervalMs = (ttlSecs * 1000) / 3;
+    lease.on('lost', (err: Error) => this.lose(err));
+    this.schedule(this.intervalMs);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.ended) return;
+    this.timer = setTimeout(() => void this.keepAlive(), delayMs);
+    this.timer.unref();
+  }
+
+  private async keepAlive(): Promise<void> {
+    try {
+      await this.lease.keepaliveOnce({ deadline: new Date(Date.now() + this.intervalMs) });
+      this.backoff.reset();
+      this.schedule(this.intervalMs);
+    } catch (err) {
+      if (err instanceof EtcdLeaseInvalidError) this.lose(err);
+      else this.schedule(Math.min(this.backoff.next(), this.intervalMs));
+    }
+  }
+
+  private lose(err: Error): void {
+    if (this.lostError || this.ended) return;
+    this.lostError = err;
+    this.stopKeepAlive();
+    this.lostHandler?.(err);
+  }
+
+  private stopKeepAlive(): void {
+    this.ended = true;
+    if (this.timer) clearTimeout(this.timer);
   }
 
   async create(key: string, value: string): Promise<void> {
@@ -50,6 +92,7 @@ class EtcdLeaseHandle implements Lease {
   }
 
   async revoke(): Promise<void> {
+    this.stopKeepAlive();
     await Promise.all([...this.keys].map((key) => this.client.delete().key(key).exec().catch(() => undefined)));
     this.keys.clear();
     await this.lease.revoke().catch((err: unknown) => {
@@ -69,18 +112,19 @@ export class EtcdDiscoveryBackend implements DiscoveryBackend {
   private readonly watchers = new Set<Watcher>();
 
   constructor(private readonly opts: EtcdBackendOptions) {
-    this.client = new Etcd3({ hosts: opts.endpoints, dialTimeout: 3000, faultHandling: { host: () => PASS_THROUGH } });
+    const faultHandling: Partial<FaultHandling> = { host: () => PASS_THROUGH, watchBackoff: watchBackoff() as FaultHandling['watchBackoff'] };
+    this.client = new Etcd3({ hosts: opts.endpoints, dialTimeout: 3000, faultHandling });
   }
 
   async grantLease(): Promise<Lease> {
-    const lease = this.client.lease(this.opts.leaseTtlSecs);
+    const lease = this.client.lease(this.opts.leaseTtlSecs, { autoKeepAlive: false });
     let id: string;
     try {
       id = await lease.grant();
     } catch (err) {
       throw new Error(`cannot reach etcd at ${this.opts.endpoints.join(',')}: ${(err as Error).message}`);
     }
-    return new EtcdLeaseHandle(BigInt(id), this.client, lease);
+    return new EtcdLeaseHandle(BigInt(id), this.client, lease, this.opts.leaseTtlSecs);
   }
 
   async watch(prefix: string, handler: StoreEventHandler): Promise<() => void> {
@@ -101,12 +145,17 @@ export class EtcdDiscoveryBackend implements DiscoveryBackend {
     watcher.on('connected', () => {
       if (!disconnected) return;
       disconnected = false;
-      this.client
-        .getAll()
-        .prefix(prefix)
-        .exec()
-        .then((res) => view.resync(res.kvs.map((kv) => [kv.key.toString('utf8'), kv.value.toString('utf8')])))
-        .catch(() => undefined);
+      const backoff = new Backoff();
+      const relist = (): void => {
+        if (!this.watchers.has(watcher)) return;
+        this.client
+          .getAll()
+          .prefix(prefix)
+          .exec()
+          .then((res) => view.resync(res.kvs.map((kv) => [kv.key.toString('utf8'), kv.value.toString('utf8')])))
+          .catch(() => setTimeout(relist, backoff.next()).unref());
+      };
+      relist();
     });
     watcher.on('error', () => undefined);
     return () => {

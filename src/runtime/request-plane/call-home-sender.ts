@@ -40,6 +40,7 @@ export async function sendResponseStream(
   items: AsyncIterator<unknown>,
   first: IteratorResult<unknown> | Error,
   signal: AbortSignal,
+  stringify: (value: unknown) => string = JSON.stringify,
 ): Promise<void> {
   if (first instanceof Error) {
     socket.write(encodeTwoPartHeader({ error: first.message }));
@@ -61,7 +62,7 @@ export async function sendResponseStream(
         socket.cork();
         setImmediate(uncork);
       }
-      const ok = socket.write(encodeTwoPart(null, streamItemJson(JSON.stringify(next.value))));
+      const ok = socket.write(encodeTwoPart(null, streamItemJson(stringify(next.value))));
       if (!ok) await waitDrain(socket);
       next = await items.next();
     }

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { InternalError, UnavailableError } from '../../protocols/index.js';
-import { encodeTwoPartHeader, parseStreamControl, TwoPartDecoder, type CallHomeInfo, type TwoPartMessage } from '../codecs/index.js';
+import { encodeTwoPartHeader, parseJsonLossless, parseStreamControl, TwoPartDecoder, type CallHomeInfo, type TwoPartMessage } from '../codecs/index.js';
 import { advertiseHost, joinHostPort } from './advertise-host.js';
 import { ItemQueue } from './item-queue.js';
 
@@ -19,6 +19,8 @@ export class PendingStream {
   constructor(
     readonly subject: string,
     private readonly release: () => void,
+    /** Items are parsed with integers beyond 2^53 kept as bigint. */
+    private readonly exactIntegers = false,
   ) {}
 
   /** Fails the request if no worker calls back within `ms` (the worker may ack and then die). */
@@ -47,7 +49,7 @@ export class PendingStream {
       return;
     }
     if (msg.body.length === 0) return;
-    const wrapper = JSON.parse(msg.body.toString('utf8')) as { data?: unknown; complete_final?: boolean };
+    const wrapper = (this.exactIntegers ? parseJsonLossless : JSON.parse)(msg.body.toString('utf8')) as { data?: unknown; complete_final?: boolean };
     if (wrapper.data !== undefined) this.queue.push(wrapper.data);
     if (wrapper.complete_final) {
       this.completed = true;
@@ -96,10 +98,10 @@ export class CallHomeServer {
   constructor(private readonly opts: { advertiseHost?: string; maxMessageSize: number }) {}
 
   /** Registers a pending stream and returns where the worker must dial. */
-  async open(context: string): Promise<{ stream: PendingStream; info: CallHomeInfo }> {
+  async open(context: string, exactIntegers = false): Promise<{ stream: PendingStream; info: CallHomeInfo }> {
     const address = await this.listen();
     const subject = randomUUID();
-    const stream = new PendingStream(subject, () => this.pending.delete(subject));
+    const stream = new PendingStream(subject, () => this.pending.delete(subject), exactIntegers);
     this.pending.set(subject, stream);
     return { stream, info: { address, subject, context, stream_type: 'response' } };
   }

@@ -2,7 +2,7 @@
 // a frontend can route to upstream and dynamo-ts workers of any request plane at once.
 import { encode as encodeMsgpack } from '@msgpack/msgpack';
 import { UnavailableError } from '../../protocols/index.js';
-import { MSGPACK_OPTIONS, buildRequestControl, encodeTwoPart } from '../codecs/index.js';
+import { MSGPACK_OPTIONS, buildRequestControl, encodeTwoPart, stringifyJsonWithU64 } from '../codecs/index.js';
 import type { EndpointInstance } from '../discovery/index.js';
 import { CallHomeServer } from './call-home-server.js';
 import { streamLocal } from './local-plane.js';
@@ -51,12 +51,17 @@ export class MultiTransportClient implements RequestPlaneClient {
     ctx: CallContext,
     send: (headers: Record<string, string>, payload: Buffer) => Promise<void>,
   ): AsyncGenerator<unknown> {
-    const { stream, info } = await this.callHome.open(ctx.requestId);
+    const { stream, info } = await this.callHome.open(ctx.requestId, ctx.exactIntegers === true);
     const onAbort = (): void => stream.stop();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     try {
       const codec = target.requestPlaneCodec;
-      const body = codec === 'msgpack' ? encodeMsgpack(request, MSGPACK_OPTIONS) : JSON.stringify(request);
+      const body =
+        codec === 'msgpack'
+          ? encodeMsgpack(request, MSGPACK_OPTIONS)
+          : ctx.exactIntegers
+            ? stringifyJsonWithU64(request)
+            : JSON.stringify(request);
       const header = JSON.stringify(buildRequestControl(ctx.requestId, codec, info));
       try {
         await send({ ...ctx.headers, 'request-id': ctx.requestId }, encodeTwoPart(header, body));

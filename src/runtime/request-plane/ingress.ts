@@ -1,7 +1,7 @@
 // The worker half shared by the TCP and NATS request planes: look up the handler a request names,
 // ack at once, then decode the two-part payload, dial the caller back and stream the response.
 import { decode as decodeMsgpack } from '@msgpack/msgpack';
-import { MSGPACK_OPTIONS, decodeTwoPart, parseRequestControl } from '../codecs/index.js';
+import { MSGPACK_OPTIONS, decodeTwoPart, parseJsonLossless, parseRequestControl, stringifyJsonWithU64 } from '../codecs/index.js';
 import { dialCallHome, sendResponseStream } from './call-home-sender.js';
 import type { EndpointHandler } from './types.js';
 
@@ -59,7 +59,11 @@ export class Ingress {
   private async respond(handler: EndpointHandler, headers: Record<string, string>, payload: Buffer): Promise<void> {
     const msg = decodeTwoPart(payload);
     const control = parseRequestControl(msg.header);
-    const request = control.codec === 'msgpack' ? decodeMsgpack(msg.body, MSGPACK_OPTIONS) : JSON.parse(msg.body.toString('utf8'));
+    const exact = handler.exactIntegers === true;
+    const request =
+      control.codec === 'msgpack'
+        ? decodeMsgpack(msg.body, MSGPACK_OPTIONS)
+        : (exact ? parseJsonLossless : JSON.parse)(msg.body.toString('utf8'));
     const abort = new AbortController();
     this.inFlight.add(abort);
     try {
@@ -74,7 +78,7 @@ export class Ingress {
       } catch (err) {
         first = err instanceof Error ? err : new Error(String(err));
       }
-      await sendResponseStream(socket, items, first, abort.signal);
+      await sendResponseStream(socket, items, first, abort.signal, exact ? stringifyJsonWithU64 : JSON.stringify);
     } finally {
       this.inFlight.delete(abort);
     }

@@ -10,9 +10,11 @@ export interface RequestContext {
 
 /**
  * Serves one endpoint: takes the decoded request body and yields response items. For LLM endpoints
- * an item is an upstream Annotated envelope, `{data: LLMEngineOutput}`.
+ * an item is an upstream Annotated envelope, `{data: LLMEngineOutput}`. A handler marked
+ * `exactIntegers` (tensor endpoints: Int64/Uint64 data) gets integers beyond 2^53 as bigint and may
+ * yield bigints; the others keep plain `JSON.parse`/`JSON.stringify` on the hot path.
  */
-export type EndpointHandler = (request: unknown, ctx: RequestContext) => AsyncIterable<unknown>;
+export type EndpointHandler = ((request: unknown, ctx: RequestContext) => AsyncIterable<unknown>) & { readonly exactIntegers?: boolean };
 
 /** Worker side: makes handlers reachable and says how (the transport published in discovery). */
 export interface RequestPlaneServer {
@@ -27,6 +29,8 @@ export interface CallContext {
   requestId: string;
   signal: AbortSignal;
   headers?: Record<string, string>;
+  /** The request may hold bigints, and response integers beyond 2^53 must come back exact. */
+  exactIntegers?: boolean;
 }
 
 /** Frontend side: sends a request to one discovered instance and streams back its items. */

@@ -30,6 +30,7 @@ export async function* runCompletion(
   req: ModelInferRequest,
   inputs: CompletionInputs,
   signal: AbortSignal,
+  metadata?: Readonly<Record<string, string>>,
 ): AsyncGenerator<InferEvent> {
   let request;
   let runs;
@@ -50,7 +51,7 @@ export async function* runCompletion(
   };
   let steps: AsyncIterable<DecodedStep>;
   try {
-    steps = generateChoices({ engine: served.router, tokenTable: served.tokenTable }, runs, n, internalId, signal);
+    steps = generateChoices({ engine: served.router, tokenTable: served.tokenTable }, runs, n, internalId, signal, metadata);
   } catch (err) {
     throw generateError(err);
   }
