@@ -29,7 +29,6 @@ export {
   engineHandler,
   RemoteEngineClient,
   tensorEngineHandler,
-  tensorModelCardJson,
   kvEventPublisher,
   kvEventSubject,
   subscribeKvEvents,
@@ -38,3 +37,4 @@ export {
   type EndpointHandler,
   type EventPlane,
 } from './runtime/index.js';
+export { tensorModelCardJson } from './models/index.js';

@@ -6,7 +6,7 @@
 // whose files fail their BLAKE3 check is rejected.
 import type { Config } from '../config/index.js';
 import type { TensorModel } from '../frontends/grpc/index.js';
-import { loadModelCard, type ModelManager, type ServedModel } from '../models/index.js';
+import { loadModelCard, tensorModelConfigFromCard, type ModelManager, type ServedModel } from '../models/index.js';
 import type { Logger } from '../observability/index.js';
 import type { RouterEvent } from '../protocols/index.js';
 import { KvRouterPolicy, type RouterSnapshots, type WorkerInstance } from '../router/index.js';
@@ -21,7 +21,6 @@ import {
   componentScope,
   randomInstanceId,
   subscribeKvEvents,
-  tensorModelConfigFromCard,
   verifyFileChecksums,
   watchRecords,
   type DiscoveryBackend,

@@ -2,3 +2,4 @@ export * from './engine.js';
 export * from './errors.js';
 export * from './kv-events.js';
 export * from './openai.js';
+export * from './tensor.js';

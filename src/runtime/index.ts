@@ -12,13 +12,7 @@ export {
 export { engineHandler, RemoteEngineClient, engineOutputOf } from './engine-endpoint.js';
 export { fileChecksum, withFileChecksums, verifyFileChecksums } from './card-checksums.js';
 export { annotatedData, remoteCall, type RemoteCallLogger } from './remote-stream.js';
-export {
-  tensorEngineHandler,
-  RemoteTensorClient,
-  tensorModelCardJson,
-  tensorModelConfigToJson,
-  tensorModelConfigFromCard,
-} from './tensor-endpoint.js';
+export { tensorEngineHandler, RemoteTensorClient } from './tensor-endpoint.js';
 export { natsConnection, closeNatsConnections } from './nats-connection.js';
 export { randomInstanceId, instanceIdHex, parseInstanceIdHex } from './ids.js';
 export * from './discovery/index.js';
