@@ -240,7 +240,7 @@ async function streamResponse(
     const kind = sse.isClosed ? 'cancelled' : errorKindOf(err);
     tracker.finish('error', kind);
     if (kind !== 'cancelled') {
-      const log = { err, status: isDynamoError(err) ? err.httpStatus : 500 };
+      const log = { err, id: serializer.id, model: serializer.model, kind, status: isDynamoError(err) ? err.httpStatus : 500 };
       if (isDynamoError(err) && err.httpStatus < 500) reply.log.info(log, 'stream ended with a request error');
       else reply.log.error(log, 'stream failed');
     }
