@@ -1,6 +1,6 @@
 import type { Config } from '../config/index.js';
 import type { ModelDeploymentCard } from '../models/index.js';
-import { createRouterPolicy, LoadTracker, PushRouter, type PushRouterMode, type QueuePolicy } from '../router/index.js';
+import { createRouterPolicy, LoadTracker, PushRouter, type BusyThresholds, type PushRouterMode, type QueuePolicy } from '../router/index.js';
 
 /**
  * The PushRouter of a served model, from the router flags. `--load-aware` is upstream's preset:
@@ -32,10 +32,16 @@ export function buildRouter(config: Config, card: ModelDeploymentCard): PushRout
   });
   return new PushRouter(card.displayName, policy, {
     load,
-    busyThresholds: {
-      activeDecodeBlocksThreshold: config.activeDecodeBlocksThreshold ?? null,
-      activePrefillTokensThreshold: config.activePrefillTokensThreshold ?? null,
-      activePrefillTokensThresholdFrac: config.activePrefillTokensThresholdFrac ?? null,
-    },
+    busyThresholds: busyThresholds(config),
   });
+}
+
+/** `--admission-control none` clears the busy thresholds; otherwise the configured ones apply. */
+function busyThresholds(config: Config): BusyThresholds {
+  const off = config.admissionControl === 'none';
+  return {
+    activeDecodeBlocksThreshold: off ? null : (config.activeDecodeBlocksThreshold ?? null),
+    activePrefillTokensThreshold: off ? null : (config.activePrefillTokensThreshold ?? null),
+    activePrefillTokensThresholdFrac: off ? null : (config.activePrefillTokensThresholdFrac ?? null),
+  };
 }

@@ -55,17 +55,17 @@ test('built router modes are accepted', () => {
 });
 
 test('deprecated options warn instead of failing and are absent from Config', () => {
-  const result = run(['serve', '--enforce-disagg', '--admission-control', 'token-capacity'], { DYN_ROUTER_DURABLE_KV_EVENTS: '1' });
+  const result = run(['serve', '--enforce-disagg'], { DYN_ROUTER_DURABLE_KV_EVENTS: '1' });
   assert.deepEqual(result.warnings, [
     '--enforce-disagg is deprecated and ignored',
-    '--admission-control was removed and is ignored; set busy thresholds with the --active-* flags',
     'DYN_ROUTER_DURABLE_KV_EVENTS is deprecated and ignored; the event-plane local indexer replaces it',
   ]);
   assert.ok(!('enforceDisagg' in result.config));
   assert.deepEqual(run(['serve']).warnings, []);
 });
 
-test('deprecated options still validate their values', () => {
+test('--admission-control takes none or token-capacity', () => {
+  assert.equal(run(['serve', '--admission-control', 'token-capacity']).config.admissionControl, 'token-capacity');
   assertConfigError(['serve', '--admission-control', 'bogus'], {}, /^--admission-control must be one of none, token-capacity/);
 });
 

@@ -116,3 +116,24 @@ test('every worker busy: 529 with a message that says why', async () => {
     await service.stop();
   }
 });
+
+test('--admission-control: token-capacity applies the busy thresholds, none clears them', async () => {
+  const thresholds = ['--active-decode-blocks-threshold', '0.5', '--active-prefill-tokens-threshold', '100'];
+  for (const [mode, expected] of [
+    ['token-capacity', { activeDecodeBlocksThreshold: 0.5, activePrefillTokensThreshold: 100, activePrefillTokensThresholdFrac: null }],
+    ['none', { activeDecodeBlocksThreshold: null, activePrefillTokensThreshold: null, activePrefillTokensThresholdFrac: null }],
+  ] as const) {
+    const { service } = await serve([...thresholds, '--admission-control', mode]);
+    try {
+      assert.deepEqual({ ...service.models.get(MODEL).router.busyThresholds }, expected, mode);
+    } finally {
+      await service.stop();
+    }
+  }
+  const { service } = await serve(thresholds);
+  try {
+    assert.equal(service.models.get(MODEL).router.busyThresholds.activeDecodeBlocksThreshold, 0.5, 'unset: thresholds apply when given');
+  } finally {
+    await service.stop();
+  }
+});

@@ -15,6 +15,11 @@ export const runtimeOptions = [
     help: 'Stop tracking a request for migration once prompt + generated tokens exceed this',
   },
   {
+    key: 'admissionControl', flag: 'admission-control', env: 'DYN_ADMISSION_CONTROL', type: 'enum',
+    choices: { none: true, 'token-capacity': true }, group: 'Fault Tolerance', scope: 'frontend', built: true,
+    help: 'token-capacity applies the busy thresholds below; none clears them. Unset: they apply when given (newest upstream). Router queueing stays with --router-queue-threshold',
+  },
+  {
     key: 'activeDecodeBlocksThreshold', flag: 'active-decode-blocks-threshold', env: 'DYN_ACTIVE_DECODE_BLOCKS_THRESHOLD',
     type: 'float', min: 0, max: 1, group: 'Fault Tolerance', scope: 'frontend', built: true,
     help: 'A worker is busy when its KV block usage exceeds this fraction (off when unset)',
