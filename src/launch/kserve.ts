@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { ConfigError, type Config } from '../config/index.js';
+import type { Config } from '../config/index.js';
 import { startFrontend, type RunningFrontend } from '../frontends/grpc/index.js';
 import type { ModelManager } from '../models/index.js';
 import type { Logger, MetricsRegistry } from '../observability/index.js';
-import { tlsFiles, type TlsFiles } from './tls.js';
+import { grpcTlsFiles } from './tls.js';
 
 export interface KserveLayout {
   grpcPort: number;
@@ -21,21 +20,6 @@ export function kserveLayout(config: Config): KserveLayout | undefined {
   return undefined;
 }
 
-/**
- * The shared --tls-* files; or, with the gRPC guide's --use-tls, --cert-file/--key-file (falling
- * back to the shared ones) with the shared client CA.
- */
-function grpcTls(config: Config): TlsFiles | undefined {
-  const shared = tlsFiles(config);
-  if (!config.useTls) return shared;
-  const certPath = config.certFile ?? config.tlsCertPath;
-  const keyPath = config.keyFile ?? config.tlsKeyPath;
-  if (certPath === undefined || keyPath === undefined) {
-    throw new ConfigError('--use-tls needs --cert-file and --key-file (or --tls-cert-path and --tls-key-path)');
-  }
-  return { cert: readFileSync(certPath), key: readFileSync(keyPath), ca: shared?.ca };
-}
-
 export function startKserveGrpc(
   config: Config,
   layout: KserveLayout,
@@ -50,7 +34,7 @@ export function startKserveGrpc(
     metrics,
     logger,
     metricsPort: null,
-    tls: grpcTls(config),
+    tls: grpcTlsFiles(config),
     authToken: config.grpcAuthToken,
     maxMessageSize: config.maxMessageSize,
     keepaliveTimeMs: config.grpcKeepaliveTimeMs,

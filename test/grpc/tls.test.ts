@@ -123,11 +123,17 @@ test('gRPC TLS without a client CA accepts any client that trusts the server', a
   }
 });
 
-test('partial TLS options exit 2 naming what is missing', async () => {
+test('partial or missing TLS options exit 2 naming what is wrong', async () => {
   const cert = await runCli(['serve', '--tls-cert-path', pki.serverCert]);
   assert.equal(cert.code, 2);
   assert.match(cert.output, /--tls-cert-path and --tls-key-path must be given together/);
   const ca = await runCli(['serve', '--tls-client-ca-cert-path', pki.caPath]);
   assert.equal(ca.code, 2);
   assert.match(ca.output, /--tls-client-ca-cert-path requires --tls-cert-path and --tls-key-path/);
+  const useTls = await runCli(['serve', '--kserve-grpc-server', '--use-tls', '--cert-file', pki.serverCert]);
+  assert.equal(useTls.code, 2);
+  assert.match(useTls.output, /--use-tls needs --cert-file and --key-file/);
+  const missing = await runCli(['serve', '--tls-cert-path', path.join(pki.dir, 'nope.pem'), '--tls-key-path', pki.serverKey]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.output, /--tls-cert-path/);
 });

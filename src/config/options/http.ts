@@ -14,17 +14,17 @@ export const httpOptions = [
     help: 'HTTP listen port (0 picks a free port)',
   },
   {
-    key: 'tlsCertPath', flag: 'tls-cert-path', env: 'DYN_TLS_CERT_PATH', type: 'path',
+    key: 'tlsCertPath', flag: 'tls-cert-path', env: 'DYN_TLS_CERT_PATH', type: 'path', mustExist: true,
     group: 'HTTP & Networking', scope: 'frontend', built: true,
     help: 'TLS certificate (PEM) for HTTPS and the KServe gRPC listener; must be given together with --tls-key-path',
   },
   {
-    key: 'tlsKeyPath', flag: 'tls-key-path', env: 'DYN_TLS_KEY_PATH', type: 'path',
+    key: 'tlsKeyPath', flag: 'tls-key-path', env: 'DYN_TLS_KEY_PATH', type: 'path', mustExist: true,
     group: 'HTTP & Networking', scope: 'frontend', built: true,
     help: 'TLS private key (PEM) for HTTPS and the KServe gRPC listener; must be given together with --tls-cert-path',
   },
   {
-    key: 'tlsClientCaCertPath', flag: 'tls-client-ca-cert-path', env: 'DYN_TLS_CLIENT_CA_CERT_PATH', type: 'path',
+    key: 'tlsClientCaCertPath', flag: 'tls-client-ca-cert-path', env: 'DYN_TLS_CLIENT_CA_CERT_PATH', type: 'path', mustExist: true,
     group: 'HTTP & Networking', scope: 'frontend', built: true,
     help: 'CA bundle for verifying client certificates (mTLS, HTTP and gRPC); requires --tls-cert-path and --tls-key-path',
   },

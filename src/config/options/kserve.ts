@@ -45,12 +45,12 @@ export const kserveOptions = [
     help: `Serve gRPC over TLS with --cert-file and --key-file${GUIDE_ONLY}`,
   },
   {
-    key: 'certFile', flag: 'cert-file', env: 'DYNAMO_TLS_CERT', type: 'path',
+    key: 'certFile', flag: 'cert-file', env: 'DYNAMO_TLS_CERT', type: 'path', mustExist: true,
     group: 'KServe gRPC', scope: 'frontend', built: true,
     help: `TLS certificate for the gRPC listener${GUIDE_ONLY}`,
   },
   {
-    key: 'keyFile', flag: 'key-file', env: 'DYNAMO_TLS_KEY', type: 'path',
+    key: 'keyFile', flag: 'key-file', env: 'DYNAMO_TLS_KEY', type: 'path', mustExist: true,
     group: 'KServe gRPC', scope: 'frontend', built: true,
     help: `TLS private key for the gRPC listener${GUIDE_ONLY}`,
   },
