@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { parseCommandLine } from '../../src/config/index.js';
-import { DEFAULT_HTTP_PATHS, HttpService } from '../../src/frontends/http/index.js';
-import { buildServedModel } from '../../src/launch/index.js';
-import { loadDefaultModelCard, ModelManager } from '../../src/models/index.js';
-import { createLogger, MetricsRegistry } from '../../src/observability/index.js';
+import type { HttpService } from '../../src/frontends/http/index.js';
 import { ValidationError, type EngineClient, type LLMEngineOutput } from '../../src/protocols/index.js';
+import { httpWithEngines } from '../support/http-with-engines.js';
 import { postJson } from '../support/in-process.js';
 
 /** Emits the ids of "Hello" and " world", then fails with `error`. */
@@ -24,33 +21,10 @@ describe('errors after the stream has started', () => {
   let baseUrl: string;
 
   before(async () => {
-    const parsed = parseCommandLine(['serve'], {});
-    if (parsed.kind !== 'run') throw new Error('unexpected');
-    const models = new ModelManager();
-    const endpoint = { namespace: 'dynamo', component: 'backend', endpoint: 'generate' };
-    for (const [name, err] of [
-      ['leaky', new Error('disk /srv/secret failed')],
-      ['picky', new ValidationError('backend rejected max_tokens')],
-    ] as const) {
-      const model = buildServedModel(loadDefaultModelCard({ displayName: name }), parsed.config, endpoint);
-      model.router.setInstances([{ id: 1n, client: failingEngine(err) }]);
-      models.add(model);
-    }
-    http = new HttpService(
-      {
-        host: '127.0.0.1',
-        port: 0,
-        bodyLimitMb: 45,
-        overloadStatus: 529,
-        gracefulShutdownSecs: 1,
-        forceIncludeUsage: false,
-        paths: DEFAULT_HTTP_PATHS,
-        logger: createLogger('silent'),
-        metrics: new MetricsRegistry(),
-      },
-      models,
-    );
-    baseUrl = `http://127.0.0.1:${await http.listen()}`;
+    ({ http, baseUrl } = await httpWithEngines({
+      leaky: failingEngine(new Error('disk /srv/secret failed')),
+      picky: failingEngine(new ValidationError('backend rejected max_tokens')),
+    }));
   });
   after(async () => http.shutdown());
 

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseCommandLine } from '../../src/config/index.js';
-import { DEFAULT_HTTP_PATHS, HttpService } from '../../src/frontends/http/index.js';
-import { buildServedModel } from '../../src/launch/index.js';
-import { loadDefaultModelCard, ModelManager } from '../../src/models/index.js';
-import { createLogger, MetricsRegistry } from '../../src/observability/index.js';
+import type { HttpService } from '../../src/frontends/http/index.js';
+import { MetricsRegistry } from '../../src/observability/index.js';
 import { ValidationError, type EngineClient, type GenerateContext, type LLMEngineOutput } from '../../src/protocols/index.js';
+import { httpWithEngines } from '../support/http-with-engines.js';
 import { postJson } from '../support/in-process.js';
 
 let hangAborted = false;
@@ -43,32 +41,12 @@ describe('SSE keep-alive, pre-commit error peek and backend stream timeout', () 
   const metrics = new MetricsRegistry();
 
   before(async () => {
-    const parsed = parseCommandLine(['serve'], {});
-    if (parsed.kind !== 'run') throw new Error('unexpected');
-    const models = new ModelManager();
-    for (const [name, engine] of Object.entries(ENGINES)) {
-      const model = buildServedModel(loadDefaultModelCard({ displayName: name }), parsed.config, { namespace: 'dynamo', component: 'backend', endpoint: 'generate' });
-      model.router.setInstances([{ id: 1n, client: engine }]);
-      models.add(model);
-    }
-    http = new HttpService(
-      {
-        host: '127.0.0.1',
-        port: 0,
-        bodyLimitMb: 45,
-        overloadStatus: 529,
-        gracefulShutdownSecs: 1,
-        forceIncludeUsage: false,
-        paths: DEFAULT_HTTP_PATHS,
-        logger: createLogger('silent'),
-        metrics,
-        sseKeepAliveMs: 100,
-        preCommitErrorPeekMs: 500,
-        backendStreamTimeoutSecs: 1,
-      },
-      models,
-    );
-    baseUrl = `http://127.0.0.1:${await http.listen()}`;
+    ({ http, baseUrl } = await httpWithEngines(ENGINES, {
+      metrics,
+      sseKeepAliveMs: 100,
+      preCommitErrorPeekMs: 500,
+      backendStreamTimeoutSecs: 1,
+    }));
   });
   after(async () => http.shutdown());
 

@@ -17,20 +17,11 @@ import {
   namespaceScope,
   verifyFileChecksums,
   withFileChecksums,
-  type RuntimeOptions,
 } from '../../src/runtime/index.js';
 import { eventually } from '../support/in-process.js';
+import { IN_PROCESS_RUNTIME } from '../support/in-process-runtime.js';
 
-const OPTIONS: RuntimeOptions = {
-  discovery: 'mem',
-  requestPlane: 'inproc',
-  eventPlane: 'inproc',
-  etcdEndpoints: [],
-  natsServer: '',
-  leaseTtlSecs: 10,
-  tcpMaxMessageSize: 1 << 20,
-  advertiseHost: '127.0.0.1',
-};
+const OPTIONS = IN_PROCESS_RUNTIME;
 
 test('BLAKE3 of a file as upstream writes it; a changed file fails verification', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'dyn-blake3-'));

@@ -6,19 +6,11 @@ import { cardFromCardJson, ModelWatcher } from '../../src/launch/index.js';
 import { loadDefaultModelCard, ModelManager, toCardJson } from '../../src/models/index.js';
 import { createLogger } from '../../src/observability/index.js';
 import type { EngineClient, LLMEngineOutput } from '../../src/protocols/index.js';
-import { DistributedRuntime, engineHandler, namespaceScope, type RuntimeOptions } from '../../src/runtime/index.js';
+import { DistributedRuntime, engineHandler, namespaceScope } from '../../src/runtime/index.js';
 import { eventually } from '../support/in-process.js';
+import { IN_PROCESS_RUNTIME } from '../support/in-process-runtime.js';
 
-const OPTIONS: RuntimeOptions = {
-  discovery: 'mem',
-  requestPlane: 'inproc',
-  eventPlane: 'inproc',
-  etcdEndpoints: [],
-  natsServer: '',
-  leaseTtlSecs: 10,
-  tcpMaxMessageSize: 1 << 20,
-  advertiseHost: '127.0.0.1',
-};
+const OPTIONS = IN_PROCESS_RUNTIME;
 
 const echo: EngineClient = {
   async *generate(req): AsyncGenerator<LLMEngineOutput> {

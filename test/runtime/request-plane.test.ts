@@ -23,6 +23,7 @@ import {
   type RuntimeOptions,
 } from '../../src/runtime/index.js';
 import { eventually } from '../support/in-process.js';
+import { IN_PROCESS_RUNTIME } from '../support/in-process-runtime.js';
 
 const REQUEST: PreprocessedRequest = {
   model: 'm',
@@ -55,16 +56,7 @@ class CountingEngine implements EngineClient {
 
 /** In-process discovery (one shared store per process; each test uses its own namespace). */
 function options(requestPlane: RuntimeOptions['requestPlane'] = 'tcp'): RuntimeOptions {
-  return {
-    discovery: 'mem',
-    requestPlane,
-    eventPlane: 'inproc',
-    etcdEndpoints: [],
-    natsServer: 'nats://127.0.0.1:1',
-    leaseTtlSecs: 10,
-    tcpMaxMessageSize: 1 << 20,
-    advertiseHost: '127.0.0.1',
-  };
+  return { ...IN_PROCESS_RUNTIME, requestPlane, natsServer: 'nats://127.0.0.1:1' };
 }
 
 async function discover(runtime: DistributedRuntime, namespace: string, count: number): Promise<EndpointInstance[]> {

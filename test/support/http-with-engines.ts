@@ -1,0 +1,41 @@
+import { parseCommandLine } from '../../src/config/index.js';
+import { DEFAULT_HTTP_PATHS, HttpService, type HttpServiceOptions } from '../../src/frontends/http/index.js';
+import { buildServedModel } from '../../src/launch/index.js';
+import { loadDefaultModelCard, ModelManager } from '../../src/models/index.js';
+import { createLogger, MetricsRegistry } from '../../src/observability/index.js';
+import type { EngineClient } from '../../src/protocols/index.js';
+
+/**
+ * An HTTP service whose models are scripted engines: model `name` is served by `engines[name]`
+ * with the default tokenizer. Resolves to the service and its base URL.
+ */
+export async function httpWithEngines(engines: Record<string, EngineClient>, options: Partial<HttpServiceOptions> = {}) {
+  const parsed = parseCommandLine(['serve'], {});
+  if (parsed.kind !== 'run') throw new Error('unexpected');
+  const models = new ModelManager();
+  for (const [name, engine] of Object.entries(engines)) {
+    const model = buildServedModel(loadDefaultModelCard({ displayName: name }), parsed.config, {
+      namespace: 'dynamo',
+      component: 'backend',
+      endpoint: 'generate',
+    });
+    model.router.setInstances([{ id: 1n, client: engine }]);
+    models.add(model);
+  }
+  const http = new HttpService(
+    {
+      host: '127.0.0.1',
+      port: 0,
+      bodyLimitMb: 45,
+      overloadStatus: 529,
+      gracefulShutdownSecs: 1,
+      forceIncludeUsage: false,
+      paths: DEFAULT_HTTP_PATHS,
+      logger: createLogger('silent'),
+      metrics: new MetricsRegistry(),
+      ...options,
+    },
+    models,
+  );
+  return { http, baseUrl: `http://127.0.0.1:${await http.listen()}` };
+}
