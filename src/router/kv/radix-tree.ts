@@ -76,7 +76,6 @@ export class RadixTree {
   private active = new Uint32Array(1);
   private path = new Int32Array(64);
   /** Sink for pass 1's reads, so they cannot be optimized away. */
-  /** Sink for the prefetching reads of findMatches pass 1, so the optimizer cannot drop them. */
   private touched = 0;
   private readonly result: MatchResult = { count: 0, slots: new Int32Array(32), depths: new Int32Array(32) };
 
