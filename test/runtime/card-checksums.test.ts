@@ -5,9 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { parseCommandLine } from '../../src/config/index.js';
-import { ModelWatcher } from '../../src/launch/index.js';
-import { loadDefaultModelCard, ModelManager, toCardJson } from '../../src/models/index.js';
+import { loadDefaultModelCard, toCardJson } from '../../src/models/index.js';
 import type { Logger } from '../../src/observability/index.js';
 import type { EngineClient, LLMEngineOutput } from '../../src/protocols/index.js';
 import {
@@ -19,7 +17,7 @@ import {
   withFileChecksums,
 } from '../../src/runtime/index.js';
 import { eventually } from '../support/in-process.js';
-import { IN_PROCESS_RUNTIME } from '../support/in-process-runtime.js';
+import { IN_PROCESS_RUNTIME, startWatchingFrontend } from '../support/in-process-runtime.js';
 
 const OPTIONS = IN_PROCESS_RUNTIME;
 
@@ -43,23 +41,10 @@ test('BLAKE3 of a file as upstream writes it; a changed file fails verification'
 });
 
 test('the frontend serves a card whose checksums match and rejects one whose files differ', async () => {
-  const parsed = parseCommandLine(['frontend'], {});
-  if (parsed.kind !== 'run') assert.fail('expected a run command');
   const errors: string[] = [];
   const logger = { info() {}, warn() {}, debug() {}, error: (obj: object, msg: string) => errors.push(`${msg} ${JSON.stringify(obj)}`) } as unknown as Logger;
   const ns = `ck-${Date.now()}`;
-  const frontend = await DistributedRuntime.create(OPTIONS);
-  const models = new ModelManager();
-  const watcher = new ModelWatcher({
-    backend: frontend.discovery,
-    requestClient: frontend.requestClient,
-    events: () => frontend.events,
-    models,
-    config: parsed.config,
-    logger,
-    inScope: namespaceScope({ namespace: ns }),
-  });
-  await watcher.start();
+  const { frontend, models, watcher } = await startWatchingFrontend(namespaceScope({ namespace: ns }), logger);
   const echo: EngineClient = {
     async *generate(): AsyncGenerator<LLMEngineOutput> {
       yield { token_ids: [1], finish_reason: 'length' };

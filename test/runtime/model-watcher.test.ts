@@ -1,14 +1,12 @@
 // The frontend's model watcher in one process: mem discovery, in-process request plane.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseCommandLine } from '../../src/config/index.js';
-import { cardFromCardJson, ModelWatcher } from '../../src/launch/index.js';
-import { loadDefaultModelCard, ModelManager, toCardJson } from '../../src/models/index.js';
-import { createLogger } from '../../src/observability/index.js';
+import { cardFromCardJson } from '../../src/launch/index.js';
+import { loadDefaultModelCard, toCardJson } from '../../src/models/index.js';
 import type { EngineClient, LLMEngineOutput } from '../../src/protocols/index.js';
 import { DistributedRuntime, engineHandler, namespaceScope } from '../../src/runtime/index.js';
 import { eventually } from '../support/in-process.js';
-import { IN_PROCESS_RUNTIME } from '../support/in-process-runtime.js';
+import { IN_PROCESS_RUNTIME, startWatchingFrontend } from '../support/in-process-runtime.js';
 
 const OPTIONS = IN_PROCESS_RUNTIME;
 
@@ -32,22 +30,8 @@ test('a published card_json rebuilds the same card on the frontend side', () => 
 });
 
 test('models appear with their first worker, leave with their last; scope filters namespaces', async () => {
-  const parsed = parseCommandLine(['frontend'], {});
-  if (parsed.kind !== 'run') assert.fail('expected a run command');
-  const { config } = parsed;
   const ns = `mw-${Date.now()}`;
-  const frontend = await DistributedRuntime.create(OPTIONS);
-  const models = new ModelManager();
-  const watcher = new ModelWatcher({
-    backend: frontend.discovery,
-    requestClient: frontend.requestClient,
-    events: () => frontend.events,
-    models,
-    config,
-    logger: createLogger('silent'),
-    inScope: namespaceScope({ namespacePrefix: ns }),
-  });
-  await watcher.start();
+  const { frontend, models, watcher } = await startWatchingFrontend(namespaceScope({ namespacePrefix: ns }));
   const card = toCardJson(loadDefaultModelCard());
   const worker = async (namespace: string, name: string): Promise<DistributedRuntime> => {
     const rt = await DistributedRuntime.create(OPTIONS);

@@ -1,4 +1,8 @@
-import type { RuntimeOptions } from '../../src/runtime/index.js';
+import { parseCommandLine } from '../../src/config/index.js';
+import { ModelWatcher } from '../../src/launch/index.js';
+import { ModelManager } from '../../src/models/index.js';
+import { createLogger, type Logger } from '../../src/observability/index.js';
+import { DistributedRuntime, type NamespaceScope, type RuntimeOptions } from '../../src/runtime/index.js';
 
 /** A runtime that stays inside the test process: in-memory discovery, in-process planes. */
 export const IN_PROCESS_RUNTIME: RuntimeOptions = {
@@ -11,3 +15,25 @@ export const IN_PROCESS_RUNTIME: RuntimeOptions = {
   tcpMaxMessageSize: 1 << 20,
   advertiseHost: '127.0.0.1',
 };
+
+/**
+ * A frontend's side of discovery in the test process: its own runtime and a started model watcher
+ * filling `models` with the workers `inScope` accepts.
+ */
+export async function startWatchingFrontend(inScope: NamespaceScope, logger: Logger = createLogger('silent')) {
+  const parsed = parseCommandLine(['frontend'], {});
+  if (parsed.kind !== 'run') throw new Error('expected a run command');
+  const frontend = await DistributedRuntime.create(IN_PROCESS_RUNTIME);
+  const models = new ModelManager();
+  const watcher = new ModelWatcher({
+    backend: frontend.discovery,
+    requestClient: frontend.requestClient,
+    events: () => frontend.events,
+    models,
+    config: parsed.config,
+    logger,
+    inScope,
+  });
+  await watcher.start();
+  return { frontend, models, watcher };
+}
