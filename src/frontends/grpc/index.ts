@@ -5,8 +5,8 @@ export { ModelRepository, type RepositoryEntry } from './model-config/repository
 export { parseTextFormat } from './model-config/pbtxt.js';
 export { encodeModelConfig } from './model-config/model-info.js';
 export { loadProtos, protoDir, LOADER_OPTIONS } from './proto.js';
-export type { TensorEngine, TensorModel } from './tensor/engine.js';
-export type * from './tensor/types.js';
+export type { TensorEngine, TensorModel } from '../../protocols/index.js';
+export type * from '../../protocols/tensor.js';
 export { dataTypeByKserve, dataTypeByDynamo, dataTypeByTriton } from './tensor/data-types.js';
 export { floatToHalf, halfToFloat, floatToBf16, bf16ToFloat } from './tensor/half-float.js';
 export { encodeRaw, decodeRaw, joinLengthPrefixed, splitLengthPrefixed } from './tensor/raw-codec.js';

@@ -2,14 +2,12 @@
 // into InferEvents; the unary fold rules live here too (reference/kserve.md §3, §7).
 
 import { randomUUID } from 'node:crypto';
-import { DynamoError, InternalError, ValidationError } from '../../protocols/index.js';
+import { DynamoError, InternalError, ValidationError, type TensorModel, type NvCreateTensorRequest } from '../../protocols/index.js';
 import { toCompletionInputs } from './completions/request.js';
 import { runCompletion } from './completions/run.js';
 import type { InferEvent } from './infer-event.js';
 import type { KserveModels } from './model-registry.js';
 import { fromTensorResponse, toTensorRequest } from './tensor/convert.js';
-import type { TensorModel } from './tensor/engine.js';
-import type { NvCreateTensorRequest } from './tensor/types.js';
 import { checkResponseFields } from './tensor/validate.js';
 import type { ModelInferRequest, ModelInferResponse } from './wire-types.js';
 

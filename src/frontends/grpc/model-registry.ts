@@ -3,9 +3,8 @@
 // the load/unload state behind the repository RPCs.
 
 import { ModelManager, type ServedModel } from '../../models/index.js';
-import { NotFoundError, UnavailableError } from '../../protocols/index.js';
+import { NotFoundError, UnavailableError, type TensorModel } from '../../protocols/index.js';
 import type { ModelRepository } from './model-config/repository.js';
-import type { TensorModel } from './tensor/engine.js';
 
 export type ResolvedModel = { kind: 'completions'; served: ServedModel } | { kind: 'tensor'; model: TensorModel };
 

@@ -7,7 +7,7 @@ import { createLogger, MetricsRegistry, type Logger } from '../../observability/
 import { ModelRepository } from './model-config/repository.js';
 import { KserveModels } from './model-registry.js';
 import { KserveGrpcServer, type KserveGrpcOptions } from './server.js';
-import type { TensorModel } from './tensor/engine.js';
+import type { TensorModel } from '../../protocols/index.js';
 
 export interface FrontendOptions extends Partial<Omit<KserveGrpcOptions, 'logger' | 'metrics'>> {
   /** Shared with other frontends; a new one when absent. */

@@ -1,9 +1,8 @@
 // ModelMetadata / ModelConfig answers for each kind of model (reference/kserve.md §3).
 
-import { ValidationError } from '../../../protocols/index.js';
+import { ValidationError, type TensorModelConfig } from '../../../protocols/index.js';
 import { loadProtos, TO_OBJECT } from '../proto.js';
 import { dataTypeByDynamo } from '../tensor/data-types.js';
-import type { TensorModelConfig } from '../tensor/types.js';
 import type { ModelConfigMessage, ModelMetadataResponse } from '../wire-types.js';
 
 export function completionsMetadata(name: string): ModelMetadataResponse {

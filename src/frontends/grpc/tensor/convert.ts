@@ -1,6 +1,6 @@
 // KServe ModelInferRequest ⇄ tensor worker request/response (reference/kserve.md §6.2, §6.3).
 
-import { ValidationError } from '../../../protocols/index.js';
+import { ValidationError, type NvCreateTensorRequest, type NvCreateTensorResponse, type RequestedOutput, type Tensor, type TensorValues } from '../../../protocols/index.js';
 import {
   shapeOf,
   type InferInputTensor,
@@ -12,7 +12,6 @@ import {
 import { dataTypeByDynamo, dataTypeByKserve, type DataTypeInfo } from './data-types.js';
 import { fromInferParameters, toInferParameters } from './parameters.js';
 import { decodeRaw, encodeRaw } from './raw-codec.js';
-import type { NvCreateTensorRequest, NvCreateTensorResponse, RequestedOutput, Tensor, TensorValues } from './types.js';
 import { validateTensors } from './validate.js';
 
 /** The raw list must be empty or cover every input (shared by both model kinds). */

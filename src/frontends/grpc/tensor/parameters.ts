@@ -1,6 +1,5 @@
-import { ValidationError } from '../../../protocols/index.js';
+import { ValidationError, type ParameterValue, type Parameters } from '../../../protocols/index.js';
 import type { InferParameter, InferParameters } from '../wire-types.js';
-import type { ParameterValue, Parameters } from './types.js';
 
 /** KServe `InferParameter` → upstream ParameterValue; an empty oneof is an error, as upstream. */
 export function fromInferParameter(key: string, p: InferParameter): ParameterValue {

@@ -1,9 +1,8 @@
 // Checks on tensor requests and worker responses. `checkResponseFields` stands in for upstream's
 // strict JSON decoding of a worker reply; `validateTensors` is upstream's semantic validation.
 
-import { ValidationError } from '../../../protocols/index.js';
+import { ValidationError, type NvCreateTensorResponse, type Tensor } from '../../../protocols/index.js';
 import { isTensorDataType } from './data-types.js';
-import type { NvCreateTensorResponse, Tensor } from './types.js';
 
 export function validateTensors(tensors: readonly Tensor[]): void {
   for (const t of tensors) {

@@ -1,1 +1,0 @@
-export type { TensorEngine, TensorModel } from '../../../protocols/tensor.js';
