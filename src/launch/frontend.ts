@@ -1,12 +1,10 @@
 // `dynamo-ts frontend`: the HTTP frontend with no engine of its own. Models and workers come and go
 // through discovery; requests reach workers over the request plane they publish.
 import type { Config } from '../config/index.js';
-import { HttpService } from '../frontends/http/index.js';
 import { ModelManager } from '../models/index.js';
-import { MetricsRegistry, type Logger } from '../observability/index.js';
+import type { Logger } from '../observability/index.js';
 import { DistributedRuntime, namespaceScope } from '../runtime/index.js';
-import { httpServiceOptions } from './http-options.js';
-import { kserveLayout, startKserveGrpc } from './kserve.js';
+import { startFrontendServices } from './frontend-services.js';
 import { ModelWatcher } from './model-watcher.js';
 import { assertRouterStateSupported, frontendEventPlane, routerStateFactory } from './router-state.js';
 import { runtimeOptionsFromConfig } from './runtime-options.js';
@@ -22,11 +20,9 @@ export async function startFrontend(config: Config, logger: Logger): Promise<Fro
   assertRouterStateSupported(config, frontendEventPlane(config));
   const runtime = await DistributedRuntime.create(runtimeOptionsFromConfig(config, logger));
   const models = new ModelManager();
-  const kserve = kserveLayout(config);
-  const metrics = new MetricsRegistry(config.metricsPrefix);
-  const http = new HttpService({ ...httpServiceOptions(config, logger, metrics), port: kserve?.httpPort ?? config.httpPort }, models);
-  // gRPC first: discovered tensor models register with it.
-  const grpc = kserve ? await startKserveGrpc(config, kserve, models, metrics, logger) : undefined;
+  // gRPC starts before the watcher: discovered tensor models register with it.
+  const services = await startFrontendServices(config, models, logger);
+  const { http, grpc } = services;
   const watcher = new ModelWatcher({
     backend: runtime.discovery,
     requestClient: runtime.requestClient,
@@ -53,8 +49,7 @@ export async function startFrontend(config: Config, logger: Logger): Promise<Fro
     models,
     runtime,
     async stop() {
-      await grpc?.stop();
-      await http.shutdown();
+      await services.stop();
       watcher.stop();
       await runtime.shutdown();
     },

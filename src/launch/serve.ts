@@ -2,13 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError, type Config } from '../config/index.js';
 import { buildMockVocabulary, MockerEngine } from '../engines/mocker/index.js';
 import type { RunningFrontend } from '../frontends/grpc/index.js';
-import { HttpService } from '../frontends/http/index.js';
+import type { HttpService } from '../frontends/http/index.js';
 import { ModelManager } from '../models/index.js';
-import { MetricsRegistry, type Logger } from '../observability/index.js';
+import type { Logger } from '../observability/index.js';
 import type { KvCacheEvent } from '../protocols/index.js';
 import { KvRouterPolicy, type WorkerInstance } from '../router/index.js';
-import { httpServiceOptions } from './http-options.js';
-import { kserveLayout, startKserveGrpc } from './kserve.js';
+import { startFrontendServices } from './frontend-services.js';
 import { mockerEngineOptions } from './mocker-options.js';
 import { assertRouterStateSupported } from './router-state.js';
 import { buildServedModel, loadConfiguredCard, parseEndpoint } from './served-model.js';
@@ -74,11 +73,9 @@ export async function startServe(config: Config, logger: Logger): Promise<Runnin
   const models = new ModelManager();
   models.add(model);
 
-  const kserve = kserveLayout(config);
-  const metrics = new MetricsRegistry(config.metricsPrefix);
-  const http = new HttpService({ ...httpServiceOptions(config, logger, metrics), port: kserve?.httpPort ?? config.httpPort }, models);
+  const services = await startFrontendServices(config, models, logger);
+  const { http, grpc } = services;
   const port = await http.listen();
-  const grpc = kserve ? await startKserveGrpc(config, kserve, models, metrics, logger) : undefined;
 
   // Engines register after startup time, as a worker process would after loading its model.
   const register = (): void => {
@@ -107,8 +104,7 @@ export async function startServe(config: Config, logger: Logger): Promise<Runnin
     grpc,
     async stop() {
       clearTimeout(startupTimer);
-      await grpc?.stop();
-      await http.shutdown();
+      await services.stop();
       for (const engine of engines) engine.close();
     },
   };

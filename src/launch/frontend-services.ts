@@ -1,0 +1,32 @@
+import type { Config } from '../config/index.js';
+import type { RunningFrontend } from '../frontends/grpc/index.js';
+import { HttpService } from '../frontends/http/index.js';
+import type { ModelManager } from '../models/index.js';
+import { MetricsRegistry, type Logger } from '../observability/index.js';
+import { httpServiceOptions } from './http-options.js';
+import { kserveLayout, startKserveGrpc } from './kserve.js';
+
+export interface FrontendServices {
+  /** Not listening yet: the caller starts it once its models are in place. */
+  http: HttpService;
+  /** The KServe gRPC frontend, running, with --kserve-grpc-server or --grpc-port. */
+  grpc?: RunningFrontend;
+  /** Stops gRPC, then drains and stops HTTP. */
+  stop(): Promise<void>;
+}
+
+/** The HTTP service and, when configured, the KServe gRPC frontend over one model manager and one metrics registry. */
+export async function startFrontendServices(config: Config, models: ModelManager, logger: Logger): Promise<FrontendServices> {
+  const kserve = kserveLayout(config);
+  const metrics = new MetricsRegistry(config.metricsPrefix);
+  const http = new HttpService({ ...httpServiceOptions(config, logger, metrics), port: kserve?.httpPort ?? config.httpPort }, models);
+  const grpc = kserve ? await startKserveGrpc(config, kserve, models, metrics, logger) : undefined;
+  return {
+    http,
+    grpc,
+    async stop() {
+      await grpc?.stop();
+      await http.shutdown();
+    },
+  };
+}
