@@ -5,7 +5,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { Tokenizer } from 'tokenizers';
-import { slugify, type CardFile, type ModelDeploymentCard } from './card.js';
+import { slugify, type CardFile, type ModelDeploymentCard } from '../protocols/index.js';
 
 export interface LoadModelCardOptions {
   /** Served model name (`--model-name`); defaults to the folder path. */

@@ -2,7 +2,7 @@ import { NotFoundError } from '../protocols/index.js';
 import type { PushRouter } from '../router/index.js';
 import type { TokenTable } from '../pipeline/postprocess/index.js';
 import type { Preprocessor } from '../pipeline/preprocess/index.js';
-import type { ModelDeploymentCard } from './card.js';
+import type { ModelDeploymentCard } from '../protocols/index.js';
 
 /** Everything needed to serve one model name: its card, pre/post-processing and its router. */
 export interface ServedModel {

@@ -1,7 +1,7 @@
 // The model card of a tensor worker (model type TensorBased, input Tensor) and its tensor config
 // in upstream's `card_json` form.
 import type { TensorModelConfig } from '../protocols/index.js';
-import { slugify } from './card.js';
+import { slugify } from '../protocols/index.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 // One request inside the mocker: its tokens, KV progress, blocks held, stop rules and output channel.
 import type { CompletionUsage, LLMEngineOutput, PreprocessedRequest } from '../../protocols/index.js';
 import { ValidationError } from '../../protocols/index.js';
-import { computeLocalBlockHashes, computeSaltSeed, chainSequenceHash } from '../../router/kv/index.js';
+import { computeLocalBlockHashes, computeSaltSeed, chainSequenceHash } from '../../protocols/index.js';
 import type { BlockId } from './kv-manager.js';
 import type { MockerOptions } from './options.js';
 import { OutputChannel } from './output-channel.js';

@@ -1,6 +1,6 @@
 // Deterministic output tokens: a small PRNG seeded from (sampling seed, prompt) walks the unit table,
 // so the same seed and prompt always give the same tokens.
-import { computeLocalBlockHashes } from '../../router/kv/index.js';
+import { computeLocalBlockHashes } from '../../protocols/index.js';
 import type { MockVocabulary } from './vocabulary.js';
 
 /** Used when the request carries no sampling seed, so output is still reproducible. */

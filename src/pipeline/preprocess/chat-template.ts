@@ -7,7 +7,7 @@
 // fails there (upstream treats it as 0); such a render error becomes a 400 like any other.
 
 import { Template } from '@huggingface/jinja';
-import type { ModelDeploymentCard } from '../../models/index.js';
+import type { ModelDeploymentCard } from '../../protocols/index.js';
 import { ValidationError, type ChatCompletionRequest, type ChatMessage, type ChatTool } from '../../protocols/index.js';
 
 export interface ChatTemplateOptions {

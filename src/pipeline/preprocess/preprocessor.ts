@@ -2,7 +2,7 @@
 // engine's option blocks (reference/http.md §4.2).
 
 import { performance } from 'node:perf_hooks';
-import type { ModelDeploymentCard } from '../../models/index.js';
+import type { ModelDeploymentCard } from '../../protocols/index.js';
 import {
   NotImplementedError,
   ValidationError,

@@ -7,7 +7,7 @@ export {
   chainSequenceHash,
   computeSequenceHashes,
   type SaltOptions,
-} from './hashing.js';
+} from '../../protocols/index.js';
 export { RadixTree, TreeStatus, ROOT, type MatchResult } from './radix-tree.js';
 export { KvIndexer, TREE_STATUS_NAMES, type WorkerWithDpRank, type WorkerOverlap } from './indexer.js';
 export { decodeVllmEventBatch, decodeVllmSequence, vllmHashToU64, type VllmEventBatch, type VllmDecodeOptions } from './vllm-events.js';

@@ -3,7 +3,7 @@
 // batch with tagged-map events, and map batch with tagged-map events.
 import { decode as decodeMsgpack } from '@msgpack/msgpack';
 import { ValidationError, type KvCacheEvent, type KvCacheEventData, type StorageTier } from '../../protocols/index.js';
-import { computeEagleLocalBlockHashes, computeLocalBlockHashes, computeSaltSeed } from './hashing.js';
+import { computeEagleLocalBlockHashes, computeLocalBlockHashes, computeSaltSeed } from '../../protocols/index.js';
 
 // 64-bit integers (block hashes) decode as bigint, so none loses precision.
 const MSGPACK_OPTIONS = { useBigInt64: true } as const;
