@@ -2,7 +2,9 @@
 // --kserve-grpc-server` (mocker at speedup 1000, max_tokens 1) against a bare grpc-js server that
 // answers a fixed response (the floor grpc-js sets). Each server is its own child process; the
 // client is this process; the two are measured alternately, point by point, for several rounds.
-// Run: npm run bench:grpc -- [--seconds S] [--rounds R]
+// With --baseline DIR (another checkout, built), that build's server is measured as a third
+// alternative, interleaved the same way.
+// Run: npm run bench:grpc -- [--seconds S] [--rounds R] [--baseline DIR]
 import * as grpc from '@grpc/grpc-js';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -11,7 +13,9 @@ import { parseArgs } from 'node:util';
 import { loadProtos } from '../src/frontends/grpc/index.js';
 import { freePort, startProcess, type RunningProcess } from '../test/support/processes.js';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '2' } } });
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '2' }, baseline: { type: 'string' } },
+});
 const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
 const REQUEST = {
@@ -39,13 +43,13 @@ async function startBare(): Promise<{ port: number; stop(): void }> {
   return { port, stop: () => child.kill('SIGTERM') };
 }
 
-async function startKserve(): Promise<{ port: number; proc: RunningProcess }> {
+async function startKserve(bin?: string): Promise<{ port: number; proc: RunningProcess }> {
   const port = await freePort();
   const metricsPort = await freePort();
   const proc = startProcess([
     'serve', '--kserve-grpc-server', '--http-host', '127.0.0.1', '--http-port', String(port),
     '--grpc-metrics-port', String(metricsPort), '--speedup-ratio', '1000',
-  ]);
+  ], {}, bin);
   const deadline = Date.now() + 30_000;
   while (!(await fetch(`http://127.0.0.1:${metricsPort}/v1/models`).then((r) => r.ok, () => false))) {
     if (Date.now() > deadline) throw new Error(`kserve server did not start:\n${proc.output()}`);
@@ -82,17 +86,20 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 
 const bare = await startBare();
 const kserve = await startKserve();
-const results = new Map<number, { bare: Point[]; kserve: Point[] }>();
+const baseline = values.baseline ? await startKserve(path.resolve(values.baseline, 'bin/dynamo-ts.js')) : undefined;
+const results = new Map<number, { bare: Point[]; kserve: Point[]; baseline: Point[] }>();
 for (let round = 0; round < ROUNDS; round++) {
   for (const c of [1, 16, 64]) {
-    const r = results.get(c) ?? { bare: [], kserve: [] };
+    const r = results.get(c) ?? { bare: [], kserve: [], baseline: [] };
     r.bare.push(await measure(bare.port, c));
     r.kserve.push(await measure(kserve.port, c));
+    if (baseline) r.baseline.push(await measure(baseline.port, c));
     results.set(c, r);
   }
 }
 bare.stop();
 await kserve.proc.stop();
+await baseline?.proc.stop();
 
 console.log(`ModelInfer, ${ROUNDS} rounds x ${SECONDS} s per point, medians; servers in child processes`);
 console.log('| concurrency | bare req/s | bare p50/p99 ms | kserve+mocker req/s | kserve p50/p99 ms | ratio |');
@@ -107,3 +114,7 @@ for (const [c, r] of results) {
   );
 }
 console.log(`kserve_over_bare_rps_min=${Math.min(...ratios).toFixed(3)}`);
+if (baseline) {
+  const overBaseline = [...results].map(([c, r]) => `c=${c}:${(median(r.kserve.map((p) => p.rps)) / median(r.baseline.map((p) => p.rps))).toFixed(3)}`);
+  console.log(`kserve_over_baseline_rps ${overBaseline.join(' ')}`);
+}

@@ -3,8 +3,11 @@
 //   http:   the same request through `dynamo-ts serve` in a child process (HTTP + SSE + detokenizer
 //           + stop jail), read with node:http from this process
 // The mocker runs with a huge speedup so the engine is never the limit: the gap is frontend cost.
-// Usage: node dist/bench/stream-overhead.js [--rounds N] [--tokens N]
+// With --baseline DIR (another checkout, built), a third alternative runs that build's `serve` the
+// same way, so a change is measured against the code before it in the same run.
+// Usage: node dist/bench/stream-overhead.js [--rounds N] [--tokens N] [--baseline DIR]
 import http from 'node:http';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort, startProcess, waitForModel } from '../test/support/processes.js';
 import { streamChat, streamingChatBody } from './support/sse-client.js';
@@ -13,7 +16,7 @@ import { startServe } from '../src/launch/index.js';
 import { createLogger } from '../src/observability/index.js';
 
 const { values } = parseArgs({
-  options: { rounds: { type: 'string', default: '10' }, tokens: { type: 'string', default: '4000' } },
+  options: { rounds: { type: 'string', default: '10' }, tokens: { type: 'string', default: '4000' }, baseline: { type: 'string' } },
 });
 const rounds = Number(values.rounds);
 const maxTokens = Number(values.tokens);
@@ -32,9 +35,14 @@ async function main(): Promise<void> {
   const service = await startServe(parsed.config, createLogger('silent'));
   const model = service.models.get(MODEL);
   const engine = service.engines[0]!;
-  const port = await freePort();
-  const server = startProcess(['serve', '--http-host', '127.0.0.1', '--http-port', String(port), '--speedup-ratio', '1000000']);
-  await waitForModel(`http://127.0.0.1:${port}`, MODEL, server);
+  const startServer = async (bin?: string): Promise<{ port: number; stop(): Promise<unknown> }> => {
+    const port = await freePort();
+    const server = startProcess(['serve', '--http-host', '127.0.0.1', '--http-port', String(port), '--speedup-ratio', '1000000'], {}, bin);
+    await waitForModel(`http://127.0.0.1:${port}`, MODEL, server);
+    return { port, stop: () => server.stop() };
+  };
+  const server = await startServer();
+  const baseline = values.baseline ? await startServer(path.resolve(values.baseline, 'bin/dynamo-ts.js')) : undefined;
 
   async function viaEngine(i: number): Promise<Sample> {
     const prepared = await model.preprocessor.preprocessChat(model.preprocessor.validateChat(JSON.parse(streamingChatBody(MODEL, maxTokens))));
@@ -51,21 +59,25 @@ async function main(): Promise<void> {
 
   const agent = new http.Agent({ keepAlive: true });
   const payload = streamingChatBody(MODEL, maxTokens);
-  async function viaHttp(): Promise<Sample> {
+  async function viaHttp(port: number): Promise<Sample> {
     const t = await streamChat(port, payload, agent);
     return { ttftMs: t.ttftMs, tokensPerSec: (t.tokens / t.ms) * 1000, tokens: t.tokens };
   }
 
   const engineSamples: Sample[] = [];
   const httpSamples: Sample[] = [];
+  const baselineSamples: Sample[] = [];
   await viaEngine(-1);
-  await viaHttp();
+  await viaHttp(server.port);
+  if (baseline) await viaHttp(baseline.port);
   for (let i = 0; i < rounds; i++) {
     engineSamples.push(await viaEngine(i));
-    httpSamples.push(await viaHttp());
+    httpSamples.push(await viaHttp(server.port));
+    if (baseline) baselineSamples.push(await viaHttp(baseline.port));
   }
   await service.stop();
   await server.stop();
+  await baseline?.stop();
 
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const report = (name: string, s: Sample[]): { ttft: number; tps: number } => {
@@ -79,6 +91,10 @@ async function main(): Promise<void> {
   const h = report('http', httpSamples);
   console.log(`ttft_added_ms=${(h.ttft - e.ttft).toFixed(3)}`);
   console.log(`tokens_per_s_ratio_http_over_engine=${(h.tps / e.tps).toFixed(3)}`);
+  if (baseline) {
+    const b = report('base', baselineSamples);
+    console.log(`tokens_per_s_ratio_http_over_baseline=${(h.tps / b.tps).toFixed(3)} ttft_added_over_baseline_ms=${(h.ttft - b.ttft).toFixed(3)}`);
+  }
 }
 
 main().catch((err) => {

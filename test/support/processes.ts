@@ -29,9 +29,10 @@ export interface RunningProcess {
   exited: Promise<number | null>;
 }
 
-export function startProcess(args: string[], env: Record<string, string> = {}): RunningProcess {
-  const proc = spawn(process.execPath, [BIN, ...args], {
-    cwd: REPO_ROOT,
+/** `bin` lets a benchmark start another checkout's build beside this one. */
+export function startProcess(args: string[], env: Record<string, string> = {}, bin = BIN): RunningProcess {
+  const proc = spawn(process.execPath, [bin, ...args], {
+    cwd: path.resolve(path.dirname(bin), '..'),
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
