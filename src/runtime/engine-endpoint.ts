@@ -14,7 +14,8 @@ import type { EndpointHandler, RequestPlaneClient } from './request-plane/index.
 /** Serves an engine as an endpoint handler: each output becomes `{data: LLMEngineOutput}`. */
 export function engineHandler(engine: EngineClient): EndpointHandler {
   return async function* serveEngine(request, ctx) {
-    for await (const out of engine.generate(request as PreprocessedRequest, { requestId: ctx.requestId, signal: ctx.signal })) {
+    const { requestId, signal, metadata } = ctx;
+    for await (const out of engine.generate(request as PreprocessedRequest, { requestId, signal, metadata })) {
       yield { data: out };
     }
   };
@@ -29,7 +30,8 @@ export class RemoteEngineClient implements EngineClient {
   ) {}
 
   generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncGenerator<LLMEngineOutput> {
-    return remoteCall(this.client, this.instance, request, { requestId: ctx.requestId, signal: ctx.signal }, engineOutputData, this.logger);
+    const { requestId, signal, metadata } = ctx;
+    return remoteCall(this.client, this.instance, request, { requestId, signal, metadata }, engineOutputData, this.logger);
   }
 }
 

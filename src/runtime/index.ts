@@ -15,6 +15,7 @@ export { annotatedData, remoteCall, type RemoteCallLogger } from './remote-strea
 export { tensorEngineHandler, RemoteTensorClient } from './tensor-endpoint.js';
 export { natsConnection, closeNatsConnections } from './nats-connection.js';
 export { randomInstanceId, instanceIdHex, parseInstanceIdHex } from './ids.js';
+export { AsyncQueue } from './async-queue/index.js';
 export * from './discovery/index.js';
 export * from './request-plane/index.js';
 export * from './event-plane/index.js';

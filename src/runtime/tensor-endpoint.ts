@@ -38,7 +38,8 @@ function convertMessage(message: unknown, toWire: boolean): unknown {
 export function tensorEngineHandler(engine: TensorEngine): EndpointHandler {
   const serveTensors = async function* (request: unknown, ctx: GenerateContext): AsyncGenerator<unknown> {
     const typed = convertMessage(request, false) as NvCreateTensorRequest;
-    for await (const res of engine.generate(typed, { requestId: ctx.requestId, signal: ctx.signal })) {
+    const { requestId, signal, metadata } = ctx;
+    for await (const res of engine.generate(typed, { requestId, signal, metadata })) {
       yield { data: convertMessage(res, true) };
     }
   };
@@ -54,11 +55,12 @@ export class RemoteTensorClient implements TensorEngine {
   ) {}
 
   generate(request: NvCreateTensorRequest, ctx: GenerateContext): AsyncGenerator<NvCreateTensorResponse> {
+    const { requestId, signal, metadata } = ctx;
     return remoteCall(
       this.client,
       this.instance,
       convertMessage(request, true),
-      { requestId: ctx.requestId, signal: ctx.signal, exactIntegers: true },
+      { requestId, signal, metadata, exactIntegers: true },
       (data) => convertMessage(data, false) as NvCreateTensorResponse,
       this.logger,
     );

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { createServer, connect, type Socket } from 'node:net';
 import { test } from 'node:test';
-import type { EngineClient, LLMEngineOutput, PreprocessedRequest } from '../../src/protocols/index.js';
+import type { EngineClient, GenerateContext, LLMEngineOutput, PreprocessedRequest, TensorEngine } from '../../src/protocols/index.js';
 import {
+  closeNatsConnections,
   decodeEndpointInstance,
   DistributedRuntime,
   encodeAck,
@@ -15,13 +16,16 @@ import {
   parseRequestControl,
   decodeTwoPart,
   RemoteEngineClient,
+  RemoteTensorClient,
   RequestFrameDecoder,
   STREAM_END_JSON,
   streamItemJson,
+  tensorEngineHandler,
   watchRecords,
   type EndpointInstance,
   type RuntimeOptions,
 } from '../../src/runtime/index.js';
+import { startNats } from '../support/infra-servers.js';
 import { eventually } from '../support/in-process.js';
 import { IN_PROCESS_RUNTIME } from '../support/in-process-runtime.js';
 
@@ -55,8 +59,8 @@ class CountingEngine implements EngineClient {
 }
 
 /** In-process discovery (one shared store per process; each test uses its own namespace). */
-function options(requestPlane: RuntimeOptions['requestPlane'] = 'tcp'): RuntimeOptions {
-  return { ...IN_PROCESS_RUNTIME, requestPlane, natsServer: 'nats://127.0.0.1:1' };
+function options(requestPlane: RuntimeOptions['requestPlane'] = 'tcp', natsServer = 'nats://127.0.0.1:1'): RuntimeOptions {
+  return { ...IN_PROCESS_RUNTIME, requestPlane, natsServer };
 }
 
 async function discover(runtime: DistributedRuntime, namespace: string, count: number): Promise<EndpointInstance[]> {
@@ -222,3 +226,64 @@ test('Annotated items: sparse Python shape, error events and finish_reason error
   assert.throws(() => engineOutputOf({ event: 'error', error: 'oom' }), /worker error: oom/);
   assert.throws(() => engineOutputOf({ data: { token_ids: [], finish_reason: { error: 'bad' } } }), /worker error: bad/);
 });
+
+type SeenMetadata = GenerateContext['metadata'] | null;
+
+/** Engines that record the request metadata each call's context carries (null when none). */
+function recordingEngines(): { llm: EngineClient; tensor: TensorEngine; seen: { llm: SeenMetadata[]; tensor: SeenMetadata[] } } {
+  const seen = { llm: [] as SeenMetadata[], tensor: [] as SeenMetadata[] };
+  return {
+    seen,
+    llm: {
+      async *generate(_request, ctx) {
+        seen.llm.push(ctx.metadata ?? null);
+        yield { token_ids: [7], finish_reason: 'stop' };
+      },
+    },
+    tensor: {
+      async *generate(request, ctx) {
+        seen.tensor.push(ctx.metadata ?? null);
+        yield { model: request.model, tensors: [] };
+      },
+    },
+  };
+}
+
+for (const plane of ['tcp', 'nats', 'inproc'] as const) {
+  test(`${plane} request plane: the request context's metadata reaches the worker's LLM and tensor engines`, async () => {
+    const nats = plane === 'nats' ? await startNats() : null;
+    const ns = `rp-meta-${plane}-${Date.now()}`;
+    const opts = options(plane, nats?.url);
+    const worker = await DistributedRuntime.create(opts);
+    const { llm, tensor, seen } = recordingEngines();
+    const component = worker.namespace(ns).component('backend');
+    await component.endpoint('generate').serveEndpoint(engineHandler(llm));
+    await component.endpoint('tensor').serveEndpoint(tensorEngineHandler(tensor));
+    const frontend = await DistributedRuntime.create(opts);
+    try {
+      const instances = await discover(frontend, ns, 2);
+      const at = (endpoint: string): EndpointInstance => instances.find((i) => i.endpoint === endpoint)!;
+      const llmClient = new RemoteEngineClient(frontend.requestClient, at('generate'));
+      const tensorClient = new RemoteTensorClient(frontend.requestClient, at('tensor'));
+      const signal = new AbortController().signal;
+      // Any string survives: case, spaces and characters a header name could not hold.
+      const metadata = { tenant: 'acme', 'trace-id': 'abc', 'Key With Spaces': ' padded value ', 'ключ': 'значение' };
+
+      assert.deepEqual(await collect(llmClient.generate(REQUEST, { requestId: 'm1', signal, metadata })), [7]);
+      await collect(llmClient.generate(REQUEST, { requestId: 'm2', signal }));
+      assert.deepEqual(seen.llm, [metadata, null]);
+
+      const tensorRequest = { id: null, model: 'tensor-model', tensors: [] };
+      for await (const res of tensorClient.generate(tensorRequest, { requestId: 't1', signal, metadata })) assert.equal(res.model, 'tensor-model');
+      for await (const _ of tensorClient.generate(tensorRequest, { requestId: 't2', signal })) void _;
+      assert.deepEqual(seen.tensor, [metadata, null]);
+    } finally {
+      await worker.shutdown();
+      await frontend.shutdown();
+      if (nats) {
+        await closeNatsConnections();
+        await nats.dispose();
+      }
+    }
+  });
+}

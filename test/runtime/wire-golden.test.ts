@@ -96,6 +96,21 @@ test('request control message carries the call-home info as a JSON string', () =
   assert.equal(parseRequestControl(Buffer.from(JSON.stringify(old))).codec, 'json');
 });
 
+test('request metadata travels as the control message metadata map, omitted when empty', () => {
+  const callHome = { address: '10.0.0.1:4000', subject: 's-1', context: 'req-1', stream_type: 'response' } as const;
+  const control = buildRequestControl('req-1', 'msgpack', callHome, { tenant: 'acme', 'trace-id': 'abc' });
+  assert.equal(
+    JSON.stringify(control),
+    '{"id":"req-1","request_type":"single_in","response_type":"many_out","payload_codec":"msgpack","connection_info":{"transport":"tcp_server","info":"{\\"address\\":\\"10.0.0.1:4000\\",\\"subject\\":\\"s-1\\",\\"context\\":\\"req-1\\",\\"stream_type\\":\\"response\\"}"},"metadata":{"tenant":"acme","trace-id":"abc"}}',
+  );
+  assert.deepEqual(parseRequestControl(Buffer.from(JSON.stringify(control))).metadata, { tenant: 'acme', 'trace-id': 'abc' });
+  assert.equal('metadata' in buildRequestControl('req-1', 'json', callHome, {}), false);
+  assert.equal(parseRequestControl(Buffer.from(JSON.stringify(buildRequestControl('req-1', 'json', callHome)))).metadata, undefined);
+  // Only string values are taken from a peer's map.
+  const odd = { ...buildRequestControl('req-1', 'json', callHome), metadata: { a: 'x', b: 1, c: null } };
+  assert.deepEqual(parseRequestControl(Buffer.from(JSON.stringify(odd))).metadata, { a: 'x' });
+});
+
 const ENDPOINT_VALUE =
   '{"type":"Endpoint","component":"backend","endpoint":"generate","namespace":"dynamo","instance_id":2252259416447694086,"transport":{"tcp":"127.0.0.1:33379/1f41a2019b64b506/generate"},"request_plane_codec":"json"}';
 

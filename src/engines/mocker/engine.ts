@@ -89,10 +89,11 @@ export class MockerEngine implements EngineClient {
     this.scheduler.enqueue(seq);
     this.wake();
     try {
+      // Drained here rather than with `yield*`, which would add a promise hop per token.
       for (;;) {
         let out: LLMEngineOutput | undefined;
         while ((out = seq.channel.shift()) !== undefined) yield out;
-        if (seq.channel.isClosed) return;
+        if (seq.channel.isEnded) return;
         await seq.channel.wait();
       }
     } finally {
@@ -114,7 +115,7 @@ export class MockerEngine implements EngineClient {
   private cancel(seq: Sequence): void {
     if (seq.finished) return;
     this.scheduler.remove(seq);
-    seq.channel.close();
+    seq.channel.end();
   }
 
   private wake(): void {

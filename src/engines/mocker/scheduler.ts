@@ -168,7 +168,7 @@ export class Scheduler {
         anyFinished = true;
       }
       seq.channel.push(out);
-      if (seq.finished) seq.channel.close();
+      if (seq.finished) seq.channel.end();
     }
     if (anyFinished) this.running = this.running.filter((s) => !s.finished);
   }
@@ -250,6 +250,6 @@ export class Scheduler {
   private finish(seq: Sequence, out: LLMEngineOutput): void {
     this.remove(seq);
     seq.channel.push(out);
-    seq.channel.close();
+    seq.channel.end();
   }
 }

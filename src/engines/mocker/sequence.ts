@@ -2,9 +2,9 @@
 import type { CompletionUsage, LLMEngineOutput, PreprocessedRequest } from '../../protocols/index.js';
 import { ValidationError } from '../../protocols/index.js';
 import { computeLocalBlockHashes, computeSaltSeed, chainSequenceHash } from '../../protocols/index.js';
+import { AsyncQueue } from '../../runtime/async-queue/index.js';
 import type { BlockId } from './kv-manager.js';
 import type { MockerOptions } from './options.js';
-import { OutputChannel } from './output-channel.js';
 import { TokenStream, promptSeedHash } from './token-stream.js';
 import type { MockVocabulary } from './vocabulary.js';
 
@@ -34,7 +34,8 @@ export class Sequence {
   /** Prefix-cache hit at first admission, reported as cached_tokens. */
   cachedTokens = 0;
   finished = false;
-  readonly channel = new OutputChannel();
+  /** Filled by the scheduler loop, drained by the request's generate() iterator. */
+  readonly channel = new AsyncQueue<LLMEngineOutput>();
 
   constructor(
     readonly requestId: string,

@@ -20,5 +20,6 @@ export {
   type CallHomeInfo,
   type PayloadCodec,
   type RequestControlMessage,
+  type ParsedRequestControl,
   type StreamControl,
 } from './messages.js';

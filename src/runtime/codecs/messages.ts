@@ -17,21 +17,38 @@ export interface RequestControlMessage {
   response_type: 'many_out';
   payload_codec?: PayloadCodec;
   connection_info: { transport: 'tcp_server'; info: string };
+  /** The request context's metadata (e.g. gRPC `x-dynamo-meta-*`, prefix stripped); omitted when empty. */
+  metadata?: Readonly<Record<string, string>>;
   frontend_send_ts_ns?: number;
 }
 
-export function buildRequestControl(id: string, codec: PayloadCodec, callHome: CallHomeInfo): RequestControlMessage {
-  return {
+export function buildRequestControl(
+  id: string,
+  codec: PayloadCodec,
+  callHome: CallHomeInfo,
+  metadata?: Readonly<Record<string, string>>,
+): RequestControlMessage {
+  const msg: RequestControlMessage = {
     id,
     request_type: 'single_in',
     response_type: 'many_out',
     payload_codec: codec,
     connection_info: { transport: 'tcp_server', info: JSON.stringify(callHome) },
   };
+  if (metadata && Object.keys(metadata).length > 0) msg.metadata = metadata;
+  return msg;
+}
+
+export interface ParsedRequestControl {
+  id: string;
+  codec: PayloadCodec;
+  callHome: CallHomeInfo;
+  /** Undefined when the caller sent none. */
+  metadata?: Record<string, string>;
 }
 
 /** Reads a request header; throws with a reason when it is not one we can answer. */
-export function parseRequestControl(header: Buffer): { id: string; codec: PayloadCodec; callHome: CallHomeInfo } {
+export function parseRequestControl(header: Buffer): ParsedRequestControl {
   const msg = JSON.parse(header.toString('utf8')) as Partial<RequestControlMessage>;
   const conn = msg.connection_info;
   if (!conn || conn.transport !== 'tcp_server') {
@@ -43,7 +60,15 @@ export function parseRequestControl(header: Buffer): { id: string; codec: Payloa
   }
   const codec = msg.payload_codec ?? 'json';
   if (codec !== 'json' && codec !== 'msgpack') throw new Error(`unknown payload_codec ${JSON.stringify(codec)}`);
-  return { id: String(msg.id ?? ''), codec, callHome };
+  return { id: String(msg.id ?? ''), codec, callHome, metadata: stringEntries(msg.metadata) };
+}
+
+/** The string-valued entries of a metadata map; anything else in it is ignored. */
+function stringEntries(value: unknown): Record<string, string> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  let out: Record<string, string> | undefined;
+  for (const [k, v] of Object.entries(value)) if (typeof v === 'string') (out ??= {})[k] = v;
+  return out;
 }
 
 /** Header-only control frames (snake_case upstream ControlMessage). */

@@ -3,13 +3,14 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { InternalError, UnavailableError } from '../../protocols/index.js';
+import { AsyncQueue } from '../async-queue/index.js';
 import { encodeTwoPartHeader, parseJsonLossless, parseStreamControl, TwoPartDecoder, type CallHomeInfo, type TwoPartMessage } from '../codecs/index.js';
 import { advertiseHost, joinHostPort } from './advertise-host.js';
-import { ItemQueue } from './item-queue.js';
 
 /** One request waiting for, then receiving, its response stream. */
 export class PendingStream {
-  readonly queue = new ItemQueue<unknown>();
+  /** The response items, in arrival order; JSON never yields undefined. */
+  readonly queue = new AsyncQueue<{} | null>();
   socket: Socket | null = null;
   private arrivalTimer: NodeJS.Timeout | null = null;
   private prologueSeen = false;

@@ -62,7 +62,7 @@ export class MultiTransportClient implements RequestPlaneClient {
           : ctx.exactIntegers
             ? stringifyJsonWithU64(request)
             : JSON.stringify(request);
-      const header = JSON.stringify(buildRequestControl(ctx.requestId, codec, info));
+      const header = JSON.stringify(buildRequestControl(ctx.requestId, codec, info, ctx.metadata));
       try {
         await send({ ...ctx.headers, 'request-id': ctx.requestId }, encodeTwoPart(header, body));
       } catch (err) {
@@ -70,7 +70,7 @@ export class MultiTransportClient implements RequestPlaneClient {
         throw err;
       }
       stream.expectCallWithin(this.opts.callHomeTimeoutMs ?? 10_000, `worker ${target.instanceId.toString(16)}`);
-      yield* stream.queue.drain();
+      yield* stream.queue;
     } finally {
       ctx.signal.removeEventListener('abort', onAbort);
       // Leaving early (consumer break) cancels the work on the worker.

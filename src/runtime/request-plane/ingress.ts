@@ -70,7 +70,7 @@ export class Ingress {
       const socket = await dialCallHome(control.callHome, () => abort.abort());
       socket.on('close', () => abort.abort());
       const requestId = headers['request-id'] ?? headers['x-request-id'] ?? control.id;
-      const items = handler(request, { requestId, signal: abort.signal, headers })[Symbol.asyncIterator]();
+      const items = handler(request, { requestId, signal: abort.signal, headers, metadata: control.metadata })[Symbol.asyncIterator]();
       // The first item decides between a clean prologue and an error prologue.
       let first: IteratorResult<unknown> | Error;
       try {

@@ -32,5 +32,5 @@ export class LocalRequestPlaneServer implements RequestPlaneServer {
 export function streamLocal(path: string, request: unknown, ctx: CallContext): AsyncIterable<unknown> {
   const handler = handlers.get(path);
   if (!handler) throw new UnavailableError(`no in-process endpoint ${path}`);
-  return handler(request, { requestId: ctx.requestId, signal: ctx.signal, headers: ctx.headers ?? {} });
+  return handler(request, { requestId: ctx.requestId, signal: ctx.signal, headers: ctx.headers ?? {}, metadata: ctx.metadata });
 }

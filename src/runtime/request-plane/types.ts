@@ -6,6 +6,8 @@ export interface RequestContext {
   signal: AbortSignal;
   /** Frame headers (traceparent, request-id, ...). */
   headers: Readonly<Record<string, string>>;
+  /** The caller's request metadata (the control message's `metadata` map), when it sent any. */
+  metadata?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -29,6 +31,8 @@ export interface CallContext {
   requestId: string;
   signal: AbortSignal;
   headers?: Record<string, string>;
+  /** Client request metadata for the worker (GenerateContext.metadata); sent in the control message. */
+  metadata?: Readonly<Record<string, string>>;
   /** The request may hold bigints, and response integers beyond 2^53 must come back exact. */
   exactIntegers?: boolean;
 }
