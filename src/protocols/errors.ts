@@ -63,7 +63,8 @@ export class DynamoError extends Error {
 
   constructor(kind: ErrorKind, message: string, details?: Record<string, unknown>) {
     super(message);
-    this.name = 'DynamoError';
+    // Each subclass's own name (ValidationError, ...) in stack traces and logs.
+    this.name = new.target.name;
     this.kind = kind;
     this.httpStatus = ERROR_KINDS[kind].http;
     this.grpcStatus = ERROR_KINDS[kind].grpc;
@@ -75,70 +76,60 @@ export class DynamoError extends Error {
 export class ValidationError extends DynamoError {
   constructor(message: string, details?: Record<string, unknown>) {
     super('validation', message, details);
-    this.name = 'ValidationError';
   }
 }
 
 export class UnauthenticatedError extends DynamoError {
   constructor(message: string) {
     super('unauthenticated', message);
-    this.name = 'UnauthenticatedError';
   }
 }
 
 export class NotFoundError extends DynamoError {
   constructor(message: string) {
     super('not_found', message);
-    this.name = 'NotFoundError';
   }
 }
 
 export class MethodNotAllowedError extends DynamoError {
   constructor(message: string) {
     super('method_not_allowed', message);
-    this.name = 'MethodNotAllowedError';
   }
 }
 
 export class PayloadTooLargeError extends DynamoError {
   constructor(message: string) {
     super('payload_too_large', message);
-    this.name = 'PayloadTooLargeError';
   }
 }
 
 export class UnsupportedMediaTypeError extends DynamoError {
   constructor(message = 'Expected request with Content-Type application/json') {
     super('unsupported_media_type', message);
-    this.name = 'UnsupportedMediaTypeError';
   }
 }
 
 export class UnprocessableError extends DynamoError {
   constructor(message: string) {
     super('unprocessable', message);
-    this.name = 'UnprocessableError';
   }
 }
 
 export class CancelledError extends DynamoError {
   constructor(message = 'Request cancelled') {
     super('cancelled', message);
-    this.name = 'CancelledError';
   }
 }
 
 export class InternalError extends DynamoError {
   constructor(message = INTERNAL_ERROR_MESSAGE) {
     super('internal', message);
-    this.name = 'InternalError';
   }
 }
 
 export class NotImplementedError extends DynamoError {
   constructor(message: string) {
     super('not_implemented', message);
-    this.name = 'NotImplementedError';
   }
 }
 
@@ -146,7 +137,6 @@ export class NotImplementedError extends DynamoError {
 export class UnavailableError extends DynamoError {
   constructor(message: string) {
     super('unavailable', message);
-    this.name = 'UnavailableError';
   }
 }
 
@@ -154,7 +144,6 @@ export class UnavailableError extends DynamoError {
 export class OverloadedError extends DynamoError {
   constructor(message = 'Service temporarily overloaded', details?: Record<string, unknown>) {
     super('overload', message, details);
-    this.name = 'OverloadedError';
   }
 }
 
@@ -162,7 +151,6 @@ export class OverloadedError extends DynamoError {
 export class ResponseTimeoutError extends DynamoError {
   constructor(message: string) {
     super('response_timeout', message);
-    this.name = 'ResponseTimeoutError';
   }
 }
 
