@@ -5,10 +5,7 @@ export { MockerEngine } from './engines/mocker/index.js';
 export { createLogger } from './observability/index.js';
 export * from './protocols/index.js';
 export {
-  startFrontend,
   encodeModelConfig,
-  type FrontendOptions,
-  type RunningFrontend,
   type TensorEngine,
   type TensorModel,
   type TensorModelConfig,
@@ -18,6 +15,9 @@ export {
 export { ModelManager } from './models/index.js';
 export { MetricsRegistry } from './observability/index.js';
 export {
+  startKserveFrontend as startFrontend,
+  type KserveFrontendOptions as FrontendOptions,
+  type RunningKserveFrontend as RunningFrontend,
   startFrontend as startDistributedFrontend,
   startMocker,
   workerRuntimeFromEnv,

@@ -1,5 +1,5 @@
 import type { Config } from '../config/index.js';
-import type { RunningFrontend } from '../frontends/grpc/index.js';
+import type { RunningGrpcFrontend } from '../frontends/grpc/index.js';
 import { HttpService } from '../frontends/http/index.js';
 import type { ModelManager } from '../models/index.js';
 import { MetricsRegistry, type Logger } from '../observability/index.js';
@@ -10,7 +10,7 @@ export interface FrontendServices {
   /** Not listening yet: the caller starts it once its models are in place. */
   http: HttpService;
   /** The KServe gRPC frontend, running, with --kserve-grpc-server or --grpc-port. */
-  grpc?: RunningFrontend;
+  grpc?: RunningGrpcFrontend;
   /** Stops gRPC, then drains and stops HTTP. */
   stop(): Promise<void>;
 }

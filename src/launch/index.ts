@@ -1,6 +1,7 @@
 export { startServe, type RunningService } from './serve.js';
 export { buildServedModel, loadConfiguredCard, parseEndpoint, type EndpointId } from './served-model.js';
 export { startFrontend, type FrontendService } from './frontend.js';
+export { startKserveFrontend, type KserveFrontendOptions, type RunningKserveFrontend } from './kserve-frontend.js';
 export { startMocker, type RunningMocker } from './mocker.js';
 export { ModelWatcher, type ModelWatcherDeps } from './model-watcher.js';
 export { cardFromCardJson } from './remote-card.js';

@@ -1,5 +1,5 @@
 import type { Config } from '../config/index.js';
-import { startFrontend, type RunningFrontend } from '../frontends/grpc/index.js';
+import { startGrpcFrontend, type RunningGrpcFrontend } from '../frontends/grpc/index.js';
 import type { ModelManager } from '../models/index.js';
 import type { Logger, MetricsRegistry } from '../observability/index.js';
 import { grpcTlsFiles } from './tls.js';
@@ -26,14 +26,13 @@ export function startKserveGrpc(
   models: ModelManager,
   metrics: MetricsRegistry,
   logger: Logger,
-): Promise<RunningFrontend> {
-  return startFrontend({
+): Promise<RunningGrpcFrontend> {
+  return startGrpcFrontend({
     host: config.httpHost,
     port: layout.grpcPort,
     models,
     metrics,
     logger,
-    metricsPort: null,
     tls: grpcTlsFiles(config),
     authToken: config.grpcAuthToken,
     maxMessageSize: config.maxMessageSize,

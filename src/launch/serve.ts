@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError, type Config } from '../config/index.js';
 import { buildMockVocabulary, MockerEngine } from '../engines/mocker/index.js';
-import type { RunningFrontend } from '../frontends/grpc/index.js';
+import type { RunningGrpcFrontend } from '../frontends/grpc/index.js';
 import type { HttpService } from '../frontends/http/index.js';
 import { ModelManager } from '../models/index.js';
 import type { Logger } from '../observability/index.js';
@@ -21,7 +21,7 @@ export interface RunningService {
   /** The instance id of each engine, in the same order. */
   readonly instanceIds: readonly bigint[];
   /** The KServe gRPC frontend, with --kserve-grpc-server or --grpc-port. */
-  readonly grpc?: RunningFrontend;
+  readonly grpc?: RunningGrpcFrontend;
   stop(): Promise<void>;
 }
 

@@ -1,5 +1,6 @@
-// One error hierarchy for the whole product. Each error knows its HTTP status and gRPC status code;
-// frontends map them once and never format error bodies by hand.
+// One error hierarchy for the whole product, driven by one table: every error kind with its HTTP
+// status, reason phrase and gRPC status code. Frontends map errors once and never format error
+// bodies by hand.
 
 /** gRPC status codes (the numbers are fixed by the gRPC spec). */
 export const GrpcStatus = {
@@ -22,19 +23,37 @@ export const GrpcStatus = {
   UNAUTHENTICATED: 16,
 } as const;
 
-/** The `error_type` label of request metrics, also the stable machine-readable code. */
-export type ErrorKind =
-  | 'validation'
-  | 'not_found'
-  | 'overload'
-  | 'unavailable'
-  | 'cancelled'
-  | 'response_timeout'
-  | 'internal'
-  | 'not_implemented'
-  | 'unsupported_media_type'
-  | 'payload_too_large'
-  | 'unauthenticated';
+/** How one error kind reads on each wire. */
+export interface ErrorStatuses {
+  readonly http: number;
+  /** The `type` of an HTTP error body; 499 and 529 have no standard phrase. */
+  readonly httpReason: string;
+  readonly grpc: number;
+}
+
+/** The registry. A kind's name is the `error_type` label of request metrics and the stable machine-readable code. */
+export const ERROR_KINDS = {
+  validation: { http: 400, httpReason: 'Bad Request', grpc: GrpcStatus.INVALID_ARGUMENT },
+  unauthenticated: { http: 401, httpReason: 'Unauthorized', grpc: GrpcStatus.UNAUTHENTICATED },
+  not_found: { http: 404, httpReason: 'Not Found', grpc: GrpcStatus.NOT_FOUND },
+  method_not_allowed: { http: 405, httpReason: 'Method Not Allowed', grpc: GrpcStatus.UNIMPLEMENTED },
+  payload_too_large: { http: 413, httpReason: 'Payload Too Large', grpc: GrpcStatus.RESOURCE_EXHAUSTED },
+  unsupported_media_type: { http: 415, httpReason: 'Unsupported Media Type', grpc: GrpcStatus.INVALID_ARGUMENT },
+  /** JSON that is well-formed but not the expected shape (admin routes). */
+  unprocessable: { http: 422, httpReason: 'Unprocessable Entity', grpc: GrpcStatus.INVALID_ARGUMENT },
+  cancelled: { http: 499, httpReason: 'Client Closed Request', grpc: GrpcStatus.CANCELLED },
+  internal: { http: 500, httpReason: 'Internal Server Error', grpc: GrpcStatus.INTERNAL },
+  not_implemented: { http: 501, httpReason: 'Not Implemented', grpc: GrpcStatus.UNIMPLEMENTED },
+  unavailable: { http: 503, httpReason: 'Service Unavailable', grpc: GrpcStatus.UNAVAILABLE },
+  response_timeout: { http: 504, httpReason: 'Gateway Timeout', grpc: GrpcStatus.DEADLINE_EXCEEDED },
+  /** 529 unless DYN_HTTP_OVERLOAD_STATUS_CODE says otherwise (an HTTP mapping concern). */
+  overload: { http: 529, httpReason: 'Overloaded', grpc: GrpcStatus.UNAVAILABLE },
+} as const satisfies Record<string, ErrorStatuses>;
+
+export type ErrorKind = keyof typeof ERROR_KINDS;
+
+/** All a client learns of an unexpected error; the frontends log the real one. */
+export const INTERNAL_ERROR_MESSAGE = 'Internal server error';
 
 export class DynamoError extends Error {
   readonly kind: ErrorKind;
@@ -42,18 +61,13 @@ export class DynamoError extends Error {
   readonly grpcStatus: number;
   readonly details?: Record<string, unknown>;
 
-  constructor(
-    kind: ErrorKind,
-    message: string,
-    httpStatus: number,
-    grpcStatus: number,
-    details?: Record<string, unknown>,
-  ) {
+  constructor(kind: ErrorKind, message: string, details?: Record<string, unknown>) {
     super(message);
-    this.name = 'DynamoError';
+    // Each subclass's own name (ValidationError, ...) in stack traces and logs.
+    this.name = new.target.name;
     this.kind = kind;
-    this.httpStatus = httpStatus;
-    this.grpcStatus = grpcStatus;
+    this.httpStatus = ERROR_KINDS[kind].http;
+    this.grpcStatus = ERROR_KINDS[kind].grpc;
     this.details = details;
   }
 }
@@ -61,52 +75,82 @@ export class DynamoError extends Error {
 /** 400: the request is malformed or breaks a rule. The message names the field. */
 export class ValidationError extends DynamoError {
   constructor(message: string, details?: Record<string, unknown>) {
-    super('validation', message, 400, GrpcStatus.INVALID_ARGUMENT, details);
-    this.name = 'ValidationError';
+    super('validation', message, details);
+  }
+}
+
+export class UnauthenticatedError extends DynamoError {
+  constructor(message: string) {
+    super('unauthenticated', message);
   }
 }
 
 export class NotFoundError extends DynamoError {
   constructor(message: string) {
-    super('not_found', message, 404, GrpcStatus.NOT_FOUND);
-    this.name = 'NotFoundError';
+    super('not_found', message);
+  }
+}
+
+export class MethodNotAllowedError extends DynamoError {
+  constructor(message: string) {
+    super('method_not_allowed', message);
+  }
+}
+
+export class PayloadTooLargeError extends DynamoError {
+  constructor(message: string) {
+    super('payload_too_large', message);
+  }
+}
+
+export class UnsupportedMediaTypeError extends DynamoError {
+  constructor(message = 'Expected request with Content-Type application/json') {
+    super('unsupported_media_type', message);
+  }
+}
+
+export class UnprocessableError extends DynamoError {
+  constructor(message: string) {
+    super('unprocessable', message);
+  }
+}
+
+export class CancelledError extends DynamoError {
+  constructor(message = 'Request cancelled') {
+    super('cancelled', message);
+  }
+}
+
+export class InternalError extends DynamoError {
+  constructor(message = INTERNAL_ERROR_MESSAGE) {
+    super('internal', message);
   }
 }
 
 export class NotImplementedError extends DynamoError {
   constructor(message: string) {
-    super('not_implemented', message, 501, GrpcStatus.UNIMPLEMENTED);
-    this.name = 'NotImplementedError';
+    super('not_implemented', message);
   }
 }
 
 /** 503: nothing can serve the request right now (no workers, draining, model not ready). */
 export class UnavailableError extends DynamoError {
   constructor(message: string) {
-    super('unavailable', message, 503, GrpcStatus.UNAVAILABLE);
-    this.name = 'UnavailableError';
+    super('unavailable', message);
   }
 }
 
-/** 529 by default: every worker is busy. */
+/** Every worker is busy. */
 export class OverloadedError extends DynamoError {
-  constructor(message = 'Service temporarily overloaded', httpStatus = 529, details?: Record<string, unknown>) {
-    super('overload', message, httpStatus, GrpcStatus.UNAVAILABLE, details);
-    this.name = 'OverloadedError';
+  constructor(message = 'Service temporarily overloaded', details?: Record<string, unknown>) {
+    super('overload', message, details);
   }
 }
 
-export class CancelledError extends DynamoError {
-  constructor(message = 'Request cancelled') {
-    super('cancelled', message, 499, GrpcStatus.CANCELLED);
-    this.name = 'CancelledError';
-  }
-}
-
-export class InternalError extends DynamoError {
-  constructor(message = 'Internal server error') {
-    super('internal', message, 500, GrpcStatus.INTERNAL);
-    this.name = 'InternalError';
+/** The backend stayed silent longer than allowed. */
+export class ResponseTimeoutError extends DynamoError {
+  constructor(message: string) {
+    super('response_timeout', message);
   }
 }
 

@@ -3,9 +3,8 @@
 
 import * as grpc from '@grpc/grpc-js';
 import { parseCommandLine } from '../../src/config/index.js';
-import { startFrontend, type FrontendOptions, type RunningFrontend, type TensorModel } from '../../src/frontends/grpc/index.js';
-import { loadProtos } from '../../src/frontends/grpc/index.js';
-import { buildServedModel } from '../../src/launch/index.js';
+import { loadProtos, type TensorModel } from '../../src/frontends/grpc/index.js';
+import { buildServedModel, startKserveFrontend, type KserveFrontendOptions, type RunningKserveFrontend } from '../../src/launch/index.js';
 import { loadDefaultModelCard, ModelManager, type ServedModel } from '../../src/models/index.js';
 import { createLogger } from '../../src/observability/index.js';
 import type { EngineClient, GenerateContext, LLMEngineOutput, PreprocessedRequest } from '../../src/protocols/index.js';
@@ -77,7 +76,7 @@ export function tensorModel(name: string, config?: TensorModel['config']): Tenso
 export type Client = grpc.Client & Record<string, (...args: unknown[]) => unknown>;
 
 export interface Harness {
-  frontend: RunningFrontend;
+  frontend: RunningKserveFrontend;
   models: ModelManager;
   client: Client;
   call<T = Record<string, unknown>>(method: string, request: unknown, metadata?: grpc.Metadata): Promise<T>;
@@ -100,10 +99,10 @@ export function unary<T>(client: Client, method: string, request: unknown, metad
   });
 }
 
-export async function startHarness(opts: { completions?: ServedModel[]; tensors?: TensorModel[] } & FrontendOptions = {}): Promise<Harness> {
+export async function startHarness(opts: { completions?: ServedModel[]; tensors?: TensorModel[] } & KserveFrontendOptions = {}): Promise<Harness> {
   const models = new ModelManager();
   for (const m of opts.completions ?? []) models.add(m);
-  const frontend = await startFrontend({
+  const frontend = await startKserveFrontend({
     host: '127.0.0.1',
     port: 0,
     metricsPort: null,

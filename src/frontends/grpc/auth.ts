@@ -1,13 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type * as grpc from '@grpc/grpc-js';
-import { DynamoError, GrpcStatus } from '../../protocols/index.js';
-
-export class UnauthenticatedError extends DynamoError {
-  constructor(message: string) {
-    super('unauthenticated', message, 401, GrpcStatus.UNAUTHENTICATED);
-    this.name = 'UnauthenticatedError';
-  }
-}
+import { UnauthenticatedError } from '../../protocols/index.js';
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 

@@ -4,11 +4,14 @@ import * as grpc from '@grpc/grpc-js';
 import { GrpcStatus, NotImplementedError } from '../../protocols/index.js';
 import type { BearerAuth } from './auth.js';
 import type { CallTracker, GrpcMetrics } from './grpc-metrics.js';
-import { toServiceError } from './status.js';
+import { callRequestId } from './request-id.js';
+import { toServiceError, type FailureLog } from './status.js';
 
 export interface WrapContext {
   service: string;
   metrics: GrpcMetrics;
+  /** Receives the errors whose text the client does not see. */
+  logger: FailureLog;
   auth?: BearerAuth;
 }
 
@@ -21,7 +24,7 @@ export function wrapUnary<Req, Res>(ctx: WrapContext, method: string, impl: Unar
     const tracker = metrics.start();
     tracker.received();
     const fail = (err: unknown): void => {
-      const status = toServiceError(err);
+      const status = toServiceError(err, { method, requestId: () => callRequestId(call.metadata, call.request) }, ctx.logger);
       tracker.handled(status.code ?? GrpcStatus.INTERNAL);
       callback(status);
     };
@@ -43,7 +46,7 @@ export function wrapBidi<Req, Res>(ctx: WrapContext, method: string, impl: BidiI
   return (call) => {
     const tracker = metrics.start();
     const fail = (err: unknown): void => {
-      const status = toServiceError(err);
+      const status = toServiceError(err, { method, requestId: () => callRequestId(call.metadata) }, ctx.logger);
       tracker.handled(status.code ?? GrpcStatus.INTERNAL);
       if (!call.cancelled) call.emit('error', status);
     };

@@ -1,4 +1,4 @@
-export { startFrontend, type FrontendOptions, type RunningFrontend } from './start.js';
+export { startGrpcFrontend, type GrpcFrontendOptions, type RunningGrpcFrontend } from './start.js';
 export { KserveGrpcServer, type KserveGrpcOptions } from './server.js';
 export { KserveModels, type ResolvedModel, type ModelIndexEntry } from './model-registry.js';
 export { ModelRepository, type RepositoryEntry } from './model-config/repository.js';

@@ -1,12 +1,13 @@
 // Routes a ModelInferRequest to its model's path (tensor or completions) and turns worker output
 // into InferEvents; the unary fold rules live here too (reference/kserve.md §3, §7).
 
-import { randomUUID } from 'node:crypto';
-import { DynamoError, InternalError, ValidationError, type TensorModel, type NvCreateTensorRequest } from '../../protocols/index.js';
+import { InternalError, ValidationError, type TensorModel, type NvCreateTensorRequest } from '../../protocols/index.js';
 import { toCompletionInputs } from './completions/request.js';
 import { runCompletion } from './completions/run.js';
 import type { InferEvent } from './infer-event.js';
 import type { KserveModels } from './model-registry.js';
+import { engineRequestId } from './request-id.js';
+import { errorText, generateFailure, parseFailure } from './run-errors.js';
 import { fromTensorResponse, toTensorRequest } from './tensor/convert.js';
 import { checkResponseFields } from './tensor/validate.js';
 import type { ModelInferRequest, ModelInferResponse } from './wire-types.js';
@@ -15,16 +16,6 @@ export interface InferRun {
   model: string;
   endpoint: 'completions' | 'tensor';
   events: AsyncGenerator<InferEvent>;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-function parseError(err: unknown): unknown {
-  return err instanceof ValidationError ? new ValidationError(`Failed to parse request: ${err.message}`) : err;
 }
 
 /** Resolves and converts the request; throws the RPC-level error for unknown models and bad input. */
@@ -41,7 +32,7 @@ export function startInfer(
     try {
       request = toTensorRequest(req);
     } catch (err) {
-      throw parseError(err);
+      throw parseFailure(err);
     }
     const raw = (req.raw_input_contents?.length ?? 0) > 0;
     return { model: req.model_name, endpoint: 'tensor', events: runTensor(resolved.model, request, req.id ?? '', raw, signal, metadata) };
@@ -50,7 +41,7 @@ export function startInfer(
   try {
     inputs = toCompletionInputs(req);
   } catch (err) {
-    throw parseError(err);
+    throw parseFailure(err);
   }
   if (unary && inputs.stream) throw new ValidationError('Streaming is not supported for this endpoint');
   return { model: req.model_name, endpoint: 'completions', events: runCompletion(resolved.served, req, inputs, signal, metadata) };
@@ -66,11 +57,9 @@ async function* runTensor(
 ): AsyncGenerator<InferEvent> {
   let outputs: AsyncIterable<unknown>;
   try {
-    const requestId = id && UUID.test(id) ? id : randomUUID();
-    outputs = model.engine.generate(request, { requestId, signal, metadata });
+    outputs = model.engine.generate(request, { requestId: engineRequestId(id), signal, metadata });
   } catch (err) {
-    if (err instanceof DynamoError && err.kind !== 'internal') throw err;
-    throw new InternalError(`Failed to generate tensor response stream: ${message(err)}`);
+    throw generateFailure('Failed to generate tensor response stream', err);
   }
   try {
     for await (const out of outputs) {
@@ -78,19 +67,19 @@ async function* runTensor(
       try {
         checkResponseFields(out);
       } catch (err) {
-        yield { error: message(err) };
+        yield { error: errorText(err) };
         continue;
       }
       try {
         response = fromTensorResponse(out, id, raw);
       } catch (err) {
-        yield { error: message(err), conversion: true };
+        yield { error: errorText(err), conversion: true };
         continue;
       }
       yield { response };
     }
   } catch (err) {
-    yield { error: message(err) };
+    yield { error: errorText(err) };
   }
 }
 

@@ -56,9 +56,10 @@ export class KserveGrpcServer {
     const metrics = new GrpcMetrics(opts.metrics);
     const auth = opts.authToken ? new BearerAuth(opts.authToken) : undefined;
     this.inference = new InferenceService(models, opts.metrics, opts.metadataPrefix?.toLowerCase());
-    this.server.addService(protos.inference, this.inference.handlers({ service: 'inference.GRPCInferenceService', metrics, auth }));
+    const { logger } = opts;
+    this.server.addService(protos.inference, this.inference.handlers({ service: 'inference.GRPCInferenceService', metrics, logger, auth }));
     // Health stays open without a token so orchestrator probes work.
-    this.server.addService(protos.health, healthHandlers({ service: 'grpc.health.v1.Health', metrics }, models));
+    this.server.addService(protos.health, healthHandlers({ service: 'grpc.health.v1.Health', metrics, logger }, models));
     // grpc.reflection.v1 and v1alpha, open like health so grpcurl/grpc_cli can discover the API.
     new ReflectionService(protos.packageDefinition).addToServer(this.server);
   }

@@ -1,30 +1,24 @@
-// Library entry: start the KServe gRPC frontend in this process, over a shared ModelManager and
-// metrics registry, with an optional side HTTP server for /metrics, /health and /live.
+// Starts the KServe gRPC frontend over a ModelManager and a metrics registry shared with whatever
+// else runs in the process. Side servers (/metrics, /health, /live) are composed in launch/.
 
-import { DEFAULT_HTTP_PATHS, HttpService } from '../http/index.js';
-import { ModelManager } from '../../models/index.js';
-import { createLogger, MetricsRegistry, type Logger } from '../../observability/index.js';
+import type { ModelManager } from '../../models/index.js';
+import type { Logger, MetricsRegistry } from '../../observability/index.js';
+import type { TensorModel } from '../../protocols/index.js';
 import { ModelRepository } from './model-config/repository.js';
 import { KserveModels } from './model-registry.js';
 import { KserveGrpcServer, type KserveGrpcOptions } from './server.js';
-import type { TensorModel } from '../../protocols/index.js';
 
-export interface FrontendOptions extends Partial<Omit<KserveGrpcOptions, 'logger' | 'metrics'>> {
-  /** Shared with other frontends; a new one when absent. */
-  models?: ModelManager;
-  metrics?: MetricsRegistry;
-  logger?: Logger;
-  /** Side HTTP server port for /metrics, /health, /live (upstream default 8788); null for none. */
-  metricsPort?: number | null;
+export interface GrpcFrontendOptions extends Partial<Omit<KserveGrpcOptions, 'logger' | 'metrics'>> {
+  models: ModelManager;
+  metrics: MetricsRegistry;
+  logger: Logger;
   /** A Triton-layout model repository whose config.pbtxt files describe the served models. */
   modelRepository?: string;
   tensorModels?: TensorModel[];
 }
 
-export interface RunningFrontend {
+export interface RunningGrpcFrontend {
   readonly grpcPort: number;
-  /** Port of the side HTTP server, when started. */
-  readonly metricsPort?: number;
   readonly models: KserveModels;
   readonly grpc: KserveGrpcServer;
   readonly metrics: MetricsRegistry;
@@ -33,14 +27,11 @@ export interface RunningFrontend {
   stop(): Promise<void>;
 }
 
-export async function startFrontend(opts: FrontendOptions = {}): Promise<RunningFrontend> {
-  const logger = opts.logger ?? createLogger('info');
-  const metrics = opts.metrics ?? new MetricsRegistry();
-  const manager = opts.models ?? new ModelManager();
+export async function startGrpcFrontend(opts: GrpcFrontendOptions): Promise<RunningGrpcFrontend> {
+  const { logger, metrics, tls } = opts;
   const repository = opts.modelRepository ? new ModelRepository(opts.modelRepository) : undefined;
-  const models = new KserveModels(manager, repository);
+  const models = new KserveModels(opts.models, repository);
   for (const m of opts.tensorModels ?? []) models.addTensorModel(m);
-  const { tls } = opts;
   const grpcServer = new KserveGrpcServer(
     {
       host: opts.host ?? '0.0.0.0',
@@ -59,37 +50,14 @@ export async function startFrontend(opts: FrontendOptions = {}): Promise<Running
     models,
   );
   const grpcPort = await grpcServer.listen();
-  let side: HttpService | undefined;
-  let metricsPort: number | undefined;
-  if (opts.metricsPort !== null && opts.metricsPort !== undefined) {
-    side = new HttpService(
-      {
-        host: opts.host ?? '0.0.0.0',
-        port: opts.metricsPort,
-        bodyLimitMb: 1,
-        overloadStatus: 503,
-        gracefulShutdownSecs: 0,
-        forceIncludeUsage: false,
-        paths: DEFAULT_HTTP_PATHS,
-        logger,
-        metrics,
-      },
-      manager,
-    );
-    metricsPort = await side.listen();
-  }
-  logger.info({ grpcPort, metricsPort, tls: tls !== undefined, mtls: tls?.ca !== undefined, auth: opts.authToken !== undefined }, 'KServe gRPC frontend listening');
+  logger.info({ grpcPort, tls: tls !== undefined, mtls: tls?.ca !== undefined, auth: opts.authToken !== undefined }, 'KServe gRPC frontend listening');
   return {
     grpcPort,
-    metricsPort,
     models,
     grpc: grpcServer,
     metrics,
     addTensorModel: (m) => models.addTensorModel(m),
     removeTensorModel: (name) => models.removeTensorModel(name),
-    async stop() {
-      await grpcServer.shutdown();
-      await side?.shutdown();
-    },
+    stop: () => grpcServer.shutdown(),
   };
 }

@@ -1,10 +1,25 @@
 import * as grpc from '@grpc/grpc-js';
-import { DynamoError, GrpcStatus } from '../../protocols/index.js';
+import { ERROR_KINDS, INTERNAL_ERROR_MESSAGE, isDynamoError } from '../../protocols/index.js';
 
-/** The one place errors become gRPC statuses: a DynamoError keeps its own code and text. */
-export function toServiceError(err: unknown): Partial<grpc.StatusObject> {
-  if (err instanceof DynamoError) return { code: err.grpcStatus, details: err.message };
-  return { code: GrpcStatus.INTERNAL, details: err instanceof Error ? err.message : String(err) };
+/** Where unexpected errors are recorded, since their text never reaches the client. */
+export interface FailureLog {
+  error(obj: object, msg: string): void;
+}
+
+/** Which call failed: the RPC method and a lazily computed request id. */
+export interface FailedCall {
+  method: string;
+  requestId(): string;
+}
+
+/**
+ * The one place errors become gRPC statuses. A DynamoError keeps its own code and text; anything
+ * else is unexpected: INTERNAL with a generic text, the real error logged with the request id.
+ */
+export function toServiceError(err: unknown, call: FailedCall, log: FailureLog): Partial<grpc.StatusObject> {
+  if (isDynamoError(err)) return { code: err.grpcStatus, details: err.message };
+  log.error({ err, requestId: call.requestId(), method: call.method }, 'gRPC request failed');
+  return { code: ERROR_KINDS.internal.grpc, details: INTERNAL_ERROR_MESSAGE };
 }
 
 export const STATUS_NAMES: Record<number, string> = Object.fromEntries(

@@ -1,11 +1,13 @@
+// The one place an error becomes an HTTP reply: statuses and reason phrases come from the error
+// registry; unknown errors never leak their text.
 import { STATUS_CODES } from 'node:http';
-import { isDynamoError, type DynamoError, type ErrorKind } from '../../protocols/index.js';
+import { ERROR_KINDS, INTERNAL_ERROR_MESSAGE, isDynamoError, type ErrorKind } from '../../protocols/index.js';
+
+const REASON_BY_STATUS = new Map<number, string>(Object.values(ERROR_KINDS).map((s) => [s.http, s.httpReason]));
 
 /** The canonical reason phrase used as the `type` of an error body. */
 export function reasonPhrase(status: number): string {
-  if (status === 529) return 'Overloaded';
-  if (status === 499) return 'Client Closed Request';
-  return STATUS_CODES[status] ?? 'UnknownError';
+  return REASON_BY_STATUS.get(status) ?? STATUS_CODES[status] ?? 'UnknownError';
 }
 
 interface ErrorFields {
@@ -29,13 +31,11 @@ function errorBody(fields: ErrorFields): HttpErrorReply['body'] {
   return { ...fields, error: fields };
 }
 
-/**
- * The one place an error becomes an HTTP reply for the OpenAI-style routes: a flat
- * `{message, type, code}` object. Unknown errors never leak their text.
- */
+/** The OpenAI-style routes' reply: a flat `{message, type, code}` object. */
 export function httpErrorReply(err: unknown, overloadStatus: number): HttpErrorReply {
   if (!isDynamoError(err)) {
-    return { status: 500, kind: 'internal', body: errorBody({ message: 'Internal server error', type: reasonPhrase(500), code: 500 }) };
+    const status = ERROR_KINDS.internal.http;
+    return { status, kind: 'internal', body: errorBody({ message: INTERNAL_ERROR_MESSAGE, type: reasonPhrase(status), code: status }) };
   }
   const status = err.kind === 'overload' ? overloadStatus : err.httpStatus;
   const fields: ErrorFields = { message: err.message, type: reasonPhrase(status), code: status };
@@ -44,13 +44,29 @@ export function httpErrorReply(err: unknown, overloadStatus: number): HttpErrorR
 }
 
 /**
+ * The admin routes' reply: `{"error": "..."}`. Framework errors with a 4xx status describe the
+ * client's mistake and keep their text; any other unknown error reads "Internal server error".
+ */
+export function adminErrorReply(err: unknown): { status: number; body: { error: string } } {
+  if (isDynamoError(err)) return { status: err.httpStatus, body: { error: err.message } };
+  const { statusCode, message } = err as { statusCode?: unknown; message?: unknown };
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500 && typeof message === 'string') {
+    return { status: statusCode, body: { error: message } };
+  }
+  return { status: ERROR_KINDS.internal.http, body: { error: INTERNAL_ERROR_MESSAGE } };
+}
+
+const STREAM_INTERNAL_ERROR = JSON.stringify({
+  error: { message: INTERNAL_ERROR_MESSAGE, type: 'internal_server_error', code: ERROR_KINDS.internal.http },
+});
+
+/**
  * An error after the SSE stream has started: it travels as a `data:` line with an `error` wrapper.
  * Only request errors keep their message; everything else reads "Internal server error".
  */
 export function streamErrorJson(err: unknown): string {
-  const e = err as DynamoError;
-  if (isDynamoError(err) && e.httpStatus >= 400 && e.httpStatus < 500 && e.kind !== 'cancelled') {
-    return JSON.stringify({ error: { message: e.message, type: 'invalid_request_error', code: e.httpStatus } });
+  if (isDynamoError(err) && err.httpStatus >= 400 && err.httpStatus < 500 && err.kind !== 'cancelled') {
+    return JSON.stringify({ error: { message: err.message, type: 'invalid_request_error', code: err.httpStatus } });
   }
-  return '{"error":{"message":"Internal server error","type":"internal_server_error","code":500}}';
+  return STREAM_INTERNAL_ERROR;
 }

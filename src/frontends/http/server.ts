@@ -1,7 +1,15 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { DynamoError, GrpcStatus, NotFoundError, ValidationError } from '../../protocols/index.js';
+import {
+  isDynamoError,
+  MethodNotAllowedError,
+  NotFoundError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+  type DynamoError,
+} from '../../protocols/index.js';
 import { httpErrorReply } from './error-envelope.js';
 import { parseJsonBody } from './json-body.js';
 import type { HttpServiceState } from './service-state.js';
@@ -13,24 +21,13 @@ export interface HttpServerOptions {
   tls?: { cert: Buffer; key: Buffer; ca?: Buffer };
 }
 
-/** Raised by the body parser; mapped like every other error. */
-class UnsupportedMediaTypeError extends DynamoError {
-  constructor() {
-    super('unsupported_media_type', 'Expected request with Content-Type application/json', 415, GrpcStatus.INVALID_ARGUMENT);
-  }
-}
-
-class MethodNotAllowedError extends DynamoError {
-  constructor(method: string, url: string) {
-    super('validation', `Method ${method} not allowed on ${url}; use POST`, 405, GrpcStatus.UNIMPLEMENTED);
-  }
-}
-
-class PayloadTooLargeError extends DynamoError {
-  constructor(limitMb: number) {
-    super('payload_too_large', `Request body exceeds the limit of ${limitMb} MB set by DYN_HTTP_BODY_LIMIT_MB`, 413, GrpcStatus.RESOURCE_EXHAUSTED);
-  }
-}
+/** Fastify's own errors, by code, as the typed errors they stand for; others stay unknown (500). */
+const FRAMEWORK_ERRORS = new Map<string, (bodyLimitMb: number) => DynamoError>([
+  ['FST_ERR_CTP_BODY_TOO_LARGE', (limitMb) => new PayloadTooLargeError(`Request body exceeds the limit of ${limitMb} MB set by DYN_HTTP_BODY_LIMIT_MB`)],
+  ['FST_ERR_CTP_INVALID_MEDIA_TYPE', () => new UnsupportedMediaTypeError()],
+  ['FST_ERR_CTP_EMPTY_JSON_BODY', () => new ValidationError('Failed to read request body')],
+  ['FST_ERR_CTP_INVALID_CONTENT_LENGTH', () => new ValidationError('Failed to read request body')],
+]);
 
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json(?:\s*;.*)?$/i;
 
@@ -87,13 +84,9 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
   });
 
   app.setErrorHandler((err: unknown, req, reply) => {
-    const e = err as { code?: string; statusCode?: number };
-    let mapped: unknown = err;
-    if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') mapped = new PayloadTooLargeError(opts.bodyLimitMb);
-    else if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') mapped = new UnsupportedMediaTypeError();
-    else if (e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || e.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH')
-      mapped = new ValidationError('Failed to read request body');
-    if (!(mapped instanceof DynamoError)) req.log.error({ err }, 'unhandled error in %s %s', req.method, req.url);
+    const fromFramework = FRAMEWORK_ERRORS.get((err as { code?: string }).code ?? '');
+    const mapped = fromFramework ? fromFramework(opts.bodyLimitMb) : err;
+    if (!isDynamoError(mapped)) req.log.error({ err }, 'unhandled error in %s %s', req.method, req.url);
     return sendError(reply, mapped, state.overloadStatus);
   });
 
@@ -116,6 +109,6 @@ export function postRoute(
     method: ['GET', 'PUT', 'DELETE', 'PATCH'],
     url,
     handler: async (req, reply) =>
-      sendError(reply.header('allow', 'POST'), new MethodNotAllowedError(req.method, url), 0),
+      sendError(reply.header('allow', 'POST'), new MethodNotAllowedError(`Method ${req.method} not allowed on ${url}; use POST`), 0),
   });
 }

@@ -1,11 +1,4 @@
-import { DynamoError, GrpcStatus } from '../../protocols/index.js';
-
-/** DYN_HTTP_BACKEND_STREAM_TIMEOUT_SECS fired: the backend stayed silent too long. */
-export class ResponseTimeoutError extends DynamoError {
-  constructor(seconds: number) {
-    super('response_timeout', `No response from the backend for ${seconds} s`, 504, GrpcStatus.DEADLINE_EXCEEDED);
-  }
-}
+import { ResponseTimeoutError } from '../../protocols/index.js';
 
 /**
  * Steps from `source`, failing with ResponseTimeoutError when none arrives within `timeoutSecs`
@@ -32,7 +25,7 @@ function raceTimeout<T>(pending: Promise<T>, seconds: number, onTimeout: () => v
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       onTimeout();
-      reject(new ResponseTimeoutError(seconds));
+      reject(new ResponseTimeoutError(`No response from the backend for ${seconds} s`));
     }, seconds * 1000);
   });
   return Promise.race([pending, timeout]).finally(() => clearTimeout(timer));

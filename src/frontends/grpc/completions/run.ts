@@ -1,20 +1,16 @@
 // Runs one KServe completions request through the shared OpenAI pipeline (validate → preprocess →
 // generateChoices) and yields KServe responses: one folded response, or one per streamed step.
 
-import { randomUUID } from 'node:crypto';
 import type { ServedModel } from '../../../models/index.js';
 import { generateChoices, type DecodedStep } from '../../../pipeline/index.js';
-import { DynamoError, InternalError, ValidationError } from '../../../protocols/index.js';
 import type { InferEvent } from '../infer-event.js';
+import { engineRequestId } from '../request-id.js';
+import { errorText, generateFailure, parseFailure } from '../run-errors.js';
 import type { ModelInferRequest } from '../wire-types.js';
 import type { CompletionInputs } from './request.js';
 import { completionResponse, type ChoiceOutput, type ExtraOutputs } from './response.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+const GENERATE_FAILED = 'Failed to generate completions';
 
 /** `cancelled` from an engine that stopped on its own reads as `stop`, as on the HTTP side. */
 function finishText(reason: DecodedStep['finish_reason']): string | null {
@@ -38,12 +34,11 @@ export async function* runCompletion(
     request = served.preprocessor.validateCompletion(inputs.body);
     runs = await served.preprocessor.preprocessCompletion(request);
   } catch (err) {
-    if (err instanceof ValidationError) throw new ValidationError(`Failed to parse request: ${err.message}`);
-    throw err;
+    throw parseFailure(err);
   }
   const n = request.n ?? 1;
   const id = req.id ?? '';
-  const internalId = id && UUID.test(id) ? id : randomUUID();
+  const internalId = engineRequestId(id);
   const inputTokens = runs.reduce((sum, r) => sum + r.promptTokens, 0);
   const extras: ExtraOutputs = {
     inputTokens: inputs.returnInputTokens ? inputTokens : undefined,
@@ -53,14 +48,14 @@ export async function* runCompletion(
   try {
     steps = generateChoices({ engine: served.router, tokenTable: served.tokenTable }, runs, n, internalId, signal, metadata);
   } catch (err) {
-    throw generateError(err);
+    throw generateFailure(GENERATE_FAILED, err);
   }
   const iterator = steps[Symbol.asyncIterator]();
   let first: IteratorResult<DecodedStep>;
   try {
     first = await iterator.next();
   } catch (err) {
-    throw generateError(err);
+    throw generateFailure(GENERATE_FAILED, err);
   }
   const model = served.name;
   if (inputs.stream) {
@@ -81,7 +76,7 @@ export async function* runCompletion(
       if (step.finish_reason !== null) choice.finishReason = finishText(step.finish_reason);
     }
   } catch (err) {
-    yield { error: message(err) };
+    yield { error: errorText(err) };
     return;
   }
   const ordered = [...choices.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
@@ -105,12 +100,6 @@ async function* streamSteps(
       yield { response: completionResponse(model, id, [choice], extras) };
     }
   } catch (err) {
-    yield { error: message(err) };
+    yield { error: errorText(err) };
   }
-}
-
-function generateError(err: unknown): DynamoError {
-  // Unavailable/overloaded keep their own status (UNAVAILABLE, RESOURCE_EXHAUSTED-like); the rest is INTERNAL.
-  if (err instanceof DynamoError && err.kind !== 'internal') return err;
-  return new InternalError(`Failed to generate completions: ${message(err)}`);
 }

@@ -1,0 +1,19 @@
+// Request ids on the gRPC side: the one an engine sees, and the one a failed call is logged with.
+
+import { randomUUID } from 'node:crypto';
+import type * as grpc from '@grpc/grpc-js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The request's `id` when it is a UUID (the engine sees the client's id), else a fresh one. */
+export function engineRequestId(id: string): string {
+  return id && UUID.test(id) ? id : randomUUID();
+}
+
+/** `x-request-id` metadata, else the request message's `id`, else a fresh UUID. */
+export function callRequestId(metadata: grpc.Metadata, request?: unknown): string {
+  const header = metadata.get('x-request-id')[0];
+  if (typeof header === 'string' && header.length > 0) return header;
+  const id = (request as { id?: unknown } | null | undefined)?.id;
+  return typeof id === 'string' && id.length > 0 ? id : randomUUID();
+}
