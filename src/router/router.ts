@@ -1,5 +1,6 @@
 // Routes each request of one model to one of its live instances, through the routing layers of
 // routing-chain.ts. Generic over the kind of request, so LLM and tensor models share it.
+import type { GenerateContext } from '../protocols/index.js';
 import { NO_BUSY_THRESHOLDS, type BusyThresholds } from './busy.js';
 import { LoadTracker } from './load-tracker.js';
 import type { RouterPolicy, StreamingEngine } from './policy.js';
@@ -7,7 +8,6 @@ import type { RequestView } from './request-views.js';
 import { composeLayers, sendToTarget, targetOf, type Decision, type Dispatch, type Instance, type RouteStep } from './route.js';
 import { routingChain } from './routing-chain.js';
 import type { RouterView } from './router-view.js';
-import type { GenerateContext } from '../protocols/index.js';
 
 export interface RouterOptions {
   /** Shared with a load-based policy, which reads it. */
