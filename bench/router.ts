@@ -10,8 +10,8 @@ import { parseArgs } from 'node:util';
 import { buildMockVocabulary, MockerEngine } from '../src/engines/mocker/index.js';
 import { loadDefaultModelCard } from '../src/models/index.js';
 import { TokenTable } from '../src/pipeline/index.js';
-import type { PreprocessedRequest } from '../src/protocols/index.js';
-import { createRouterPolicy, KvRouterPolicy, LoadTracker, PushRouter, type PushRouterMode } from '../src/router/index.js';
+import type { PreprocessedRequest, RouterMode } from '../src/protocols/index.js';
+import { createRouterPolicy, LoadTracker, PushRouter } from '../src/router/index.js';
 
 const { values } = parseArgs({
   options: {
@@ -60,7 +60,7 @@ const card = loadDefaultModelCard();
 const vocab = buildMockVocabulary(TokenTable.fromFile(card.tokenizerJsonPath, card.files.tokenizerConfig?.path));
 
 interface ModeResult {
-  mode: PushRouterMode;
+  mode: RouterMode;
   ttftMs: number[];
   seconds: number;
   outputTokens: number;
@@ -72,10 +72,11 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 }
 
-async function runMode(mode: PushRouterMode): Promise<ModeResult> {
+async function runMode(mode: RouterMode): Promise<ModeResult> {
   const load = new LoadTracker();
   const policy = createRouterPolicy(mode, { load, kv: { blockSize: BLOCK_SIZE } });
   const router = new PushRouter('bench', policy, { load });
+  const kv = policy.kvEvents;
   const engines = Array.from({ length: WORKERS }, (_, i) => {
     const id = BigInt(i + 1);
     return new MockerEngine({
@@ -83,7 +84,7 @@ async function runMode(mode: PushRouterMode): Promise<ModeResult> {
       numGpuBlocks: GPU_BLOCKS,
       blockSize: BLOCK_SIZE,
       speedupRatio: SPEEDUP,
-      onKvEvent: policy instanceof KvRouterPolicy ? (e) => policy.applyKvEvent(id, e) : undefined,
+      onKvEvent: kv ? (e) => kv.applyKvEvent(id, e) : undefined,
     });
   });
   router.setInstances(engines.map((client, i) => ({ id: BigInt(i + 1), client })));

@@ -93,6 +93,15 @@ export interface ListSpec extends BaseSpec<readonly string[]> {
   readonly default: readonly string[];
 }
 
+/**
+ * Enum choices that are all built, from a list of names kept elsewhere (e.g. the router modes in
+ * protocols/), so that `Config`'s field type is exactly that list's union.
+ */
+export function allBuilt<K extends string>(names: readonly K[]): Readonly<Record<K, true>> {
+  // Object.fromEntries types its keys as string; the entries are exactly `names`.
+  return Object.fromEntries(names.map((name) => [name, true])) as Record<K, true>;
+}
+
 export type OptionSpec = NumberSpec | BoolSpec | StringSpec | EnumSpec | ListSpec;
 
 export type OptionValue = number | boolean | string | readonly string[] | undefined;

@@ -6,5 +6,4 @@ export { startMocker, type RunningMocker } from './mocker.js';
 export { ModelWatcher, type ModelWatcherDeps } from './model-watcher.js';
 export { cardFromCardJson } from './remote-card.js';
 export { runtimeOptionsFromConfig, workerRuntimeFromEnv } from './runtime-options.js';
-export { TensorRouter } from './tensor-router.js';
 export { type TensorModelSink } from './model-watcher.js';

@@ -5,11 +5,11 @@
 // TensorBased) go to the KServe gRPC frontend's tensor registry instead of the ModelManager. A card
 // whose files fail their BLAKE3 check is rejected.
 import type { Config } from '../config/index.js';
-import type { TensorModel } from '../frontends/grpc/index.js';
+import type { TensorEngine, TensorModel } from '../frontends/grpc/index.js';
 import { loadModelCard, tensorModelConfigFromCard, type ModelManager, type ServedModel } from '../models/index.js';
 import type { Logger } from '../observability/index.js';
 import type { RouterEvent } from '../protocols/index.js';
-import { KvRouterPolicy, type RouterSnapshots, type WorkerInstance } from '../router/index.js';
+import { TensorRouter, type RouterSnapshots, type WorkerInstance } from '../router/index.js';
 import {
   decodeEndpointInstance,
   decodeModelRecord,
@@ -33,7 +33,6 @@ import {
 import { cardFromCardJson } from './remote-card.js';
 import type { RouterStateFactory } from './router-state.js';
 import { buildServedModel } from './served-model.js';
-import { TensorRouter } from './tensor-router.js';
 
 /** Where discovered tensor models go: the running KServe gRPC frontend. */
 export interface TensorModelSink {
@@ -72,6 +71,18 @@ function instanceRef(rec: { namespace: string; component: string; endpoint: stri
 
 function isTensorCard(cardJson: Record<string, unknown>): boolean {
   return typeof cardJson.model_type === 'string' && cardJson.model_type.split('|').some((t) => t.trim() === 'TensorBased');
+}
+
+/**
+ * A tensor model's engine reports routing errors (no live instance) from inside its stream, which
+ * the gRPC tensor run answers as a stream error, as it always has; the router throws them at call.
+ */
+function routingErrorsInStream(engine: TensorEngine): TensorEngine {
+  return {
+    async *generate(request, ctx) {
+      yield* engine.generate(request, ctx);
+    },
+  };
 }
 
 interface InstanceClients {
@@ -194,7 +205,7 @@ export class ModelWatcher {
         return null;
       }
       const tensor = new TensorRouter(servedName);
-      sink.addTensorModel({ name: servedName, engine: tensor, config: tensorModelConfigFromCard(record.cardJson) });
+      sink.addTensorModel({ name: servedName, engine: routingErrorsInStream(tensor), config: tensorModelConfigFromCard(record.cardJson) });
       model = { tensor, cardKeys: new Set() };
     } else {
       const served = this.buildModel(record, servedName);
@@ -245,18 +256,18 @@ export class ModelWatcher {
     }
   }
 
-  /** A kv-routed model's indexer learns from its workers' KV events on the event plane. */
+  /** A policy that takes KV events learns from its workers' events on the event plane. */
   private feedKvEvents(served: ServedModel, record: ModelRecord): Promise<() => void> | undefined {
-    const policy = served.router.policy;
-    if (!(policy instanceof KvRouterPolicy)) return undefined;
+    const kv = served.router.policy.kvEvents;
+    if (!kv) return undefined;
     const { logger } = this.deps;
     // Live events are applied on top of the saved router state: those that arrive while it loads
     // wait for it (undefined: still loading; null: no snapshots).
-    const starting = this.deps.routerState?.(policy, record.namespace, record.component);
+    const starting = this.deps.routerState?.(kv, record.namespace, record.component);
     let saver: RouterSnapshots | null | undefined = starting ? undefined : null;
     const early: RouterEvent[] = [];
     const apply = (e: RouterEvent): void => {
-      policy.applyKvEvent(e.worker_id, e.event, e.storage_tier);
+      kv.applyKvEvent(e.worker_id, e.event, e.storage_tier);
       saver?.eventApplied();
     };
     void starting?.then((s) => {
@@ -273,7 +284,7 @@ export class ModelWatcher {
     subscription.catch((err: Error) => logger.error({ model: served.name, err: err.message }, 'cannot subscribe to KV events'));
     if (!this.deps.config.routerReplicaSync) return subscription;
     const scope = componentScope(record.namespace, record.component);
-    const sync = policy.startReplicaSync(this.deps.events(), scope, randomInstanceId());
+    const sync = kv.startReplicaSync(this.deps.events(), scope, randomInstanceId());
     sync.catch((err: Error) => logger.error({ model: served.name, err: err.message }, 'cannot start router replica sync'));
     return Promise.all([subscription, sync]).then(([off, stopSync]) => () => {
       off();
@@ -302,6 +313,6 @@ export class ModelWatcher {
     model.served?.router.setInstances(
       live.map(({ inst, clients }): WorkerInstance => ({ id: inst.instanceId, client: clients.llm, deviceType: inst.deviceType })),
     );
-    model.tensor?.setInstances(live.map(({ clients }) => clients.tensor));
+    model.tensor?.setInstances(live.map(({ inst, clients }) => ({ id: inst.instanceId, client: clients.tensor })));
   }
 }

@@ -1,13 +1,14 @@
 import type { Config } from '../config/index.js';
 import type { ModelDeploymentCard } from '../models/index.js';
-import { createRouterPolicy, LoadTracker, PushRouter, type BusyThresholds, type PushRouterMode, type QueuePolicy } from '../router/index.js';
+import type { RouterMode } from '../protocols/index.js';
+import { createRouterPolicy, LoadTracker, PushRouter, type BusyThresholds } from '../router/index.js';
 
 /**
  * The PushRouter of a served model, from the router flags. `--load-aware` is upstream's preset:
  * kv routing on load alone (no overlap credit, so the indexer is never consulted).
  */
 export function buildRouter(config: Config, card: ModelDeploymentCard): PushRouter {
-  const mode = (config.loadAware ? 'kv' : config.routerMode) as PushRouterMode;
+  const mode: RouterMode = config.loadAware ? 'kv' : config.routerMode;
   const load = new LoadTracker();
   const policy = createRouterPolicy(mode, {
     load,
@@ -27,7 +28,7 @@ export function buildRouter(config: Config, card: ModelDeploymentCard): PushRout
       assumeKvReuse: config.routerAssumeKvReuse,
       trackPrefillTokens: config.routerTrackPrefillTokens,
       queueThreshold: config.routerQueueThreshold ?? null,
-      queuePolicy: config.routerQueuePolicy as QueuePolicy,
+      queuePolicy: config.routerQueuePolicy,
     },
   });
   return new PushRouter(card.displayName, policy, {

@@ -3,11 +3,11 @@
 // planes have no shared store, so setting either flag there is a startup error.
 import { ConfigError, OPTIONS, type Config } from '../config/index.js';
 import type { Logger } from '../observability/index.js';
-import { NatsRouterStateStore, RouterSnapshots, type KvRouterPolicy } from '../router/index.js';
-import { componentScope, defaultEventPlane, natsConnection } from '../runtime/index.js';
+import { RouterSnapshots, type KvEventSink } from '../router/index.js';
+import { componentScope, defaultEventPlane, natsConnection, NatsRouterStateStore } from '../runtime/index.js';
 
-/** Starts a kv router's snapshots for one worker component: loads (or resets) the saved state first. */
-export type RouterStateFactory = (policy: KvRouterPolicy, namespace: string, component: string) => Promise<RouterSnapshots | null>;
+/** Starts the snapshots of a policy's KV state for one worker component: loads (or resets) the saved state first. */
+export type RouterStateFactory = (kv: KvEventSink, namespace: string, component: string) => Promise<RouterSnapshots | null>;
 
 const DEFAULT_THRESHOLD = OPTIONS.find((o) => o.key === 'routerSnapshotThreshold')!.default;
 
@@ -33,13 +33,13 @@ export function frontendEventPlane(config: Config): string {
 /** Undefined unless the frontend's event plane is NATS. Without JetStream, snapshots are off (warning). */
 export function routerStateFactory(config: Config, logger: Logger): RouterStateFactory | undefined {
   if (frontendEventPlane(config) !== 'nats') return undefined;
-  return async (policy, namespace, component) => {
-    if (!policy.options.useKvEvents) return null;
+  return async (kv, namespace, component) => {
+    if (!kv.appliesEvents) return null;
     const scope = componentScope(namespace, component);
     const log = logger.child({ scope });
     try {
       const store = new NatsRouterStateStore(await natsConnection(config.natsServer), scope);
-      const snapshots = new RouterSnapshots(policy, store, { threshold: config.routerSnapshotThreshold, logger: log });
+      const snapshots = new RouterSnapshots(kv, store, { threshold: config.routerSnapshotThreshold, logger: log });
       await snapshots.start(config.routerResetStates);
       return snapshots;
     } catch (err) {

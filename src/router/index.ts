@@ -1,18 +1,35 @@
+export { Router, type RouterOptions } from './router.js';
+export { PushRouter } from './push-router.js';
+export { TensorRouter } from './tensor-router.js';
+export type { RouterPolicy, WorkerInstance, WorkerCapacity, KvEventSink, StreamingEngine, AnyInstance } from './policy.js';
+export { LLM_REQUESTS, TENSOR_REQUESTS, type RequestView } from './request-views.js';
+export { routingChain, type RoutingChain } from './routing-chain.js';
 export {
-  PushRouter,
-  RoundRobinPolicy,
-  RandomPolicy,
-  DirectPolicy,
-  type RouterPolicy,
-  type WorkerInstance,
-  type WorkerCapacity,
-} from './push-router.js';
-export { createRouterPolicy, type PushRouterMode, type RouterPolicyDeps } from './create-policy.js';
+  composeLayers,
+  stepLayer,
+  sendToTarget,
+  type Decision,
+  type Dispatch,
+  type Instance,
+  type Route,
+  type RouteStep,
+  type RoutingLayer,
+} from './route.js';
+export type { RouterView } from './router-view.js';
+export { busyGate, loadTracking, pinning, policySelect, requireWorkers, routerQueue } from './layers/index.js';
+export {
+  createRouterPolicy,
+  routerPolicyNeeds,
+  type PolicyFor,
+  type PolicyNeed,
+  type KvSettings,
+  type RouterPolicyDeps,
+} from './policy-registry.js';
+export { RoundRobinPolicy, RandomPolicy, DirectPolicy } from './basic-policies.js';
 export { KvRouterPolicy, DEFAULT_KV_ROUTER_OPTIONS, type KvRouterOptions, type KvDecision } from './kv-router-policy.js';
 export { LeastLoadedPolicy, PowerOfTwoPolicy, DeviceAwareWeightedPolicy, DEFAULT_CUDA_TO_CPU_RATIO } from './load-policies.js';
 export { LoadTracker, observeStream, type StreamObserver } from './load-tracker.js';
 export { busyReason, anyThresholdSet, NO_BUSY_THRESHOLDS, type BusyThresholds, type WorkerLoadSnapshot } from './busy.js';
-export type { QueuePolicy } from './kv/index.js';
 export {
   ReplicaSync,
   ACTIVE_SEQUENCES_TOPIC,
@@ -26,9 +43,7 @@ export {
   RouterSnapshots,
   SNAPSHOT_LOCK,
   CLEANUP_LOCK,
-  type RouterStateStore,
   type RouterSnapshotsOptions,
   type SnapshotLogger,
-  type LockRelease,
 } from './router-snapshots.js';
-export { NatsRouterStateStore, SNAPSHOT_BUCKET, SNAPSHOT_OBJECT, LOCK_STREAM } from './nats-router-state.js';
+export type { RouterStateStore, LockRelease } from '../runtime/index.js';

@@ -1,6 +1,6 @@
 // `--router-mode kv`: route each request to the worker with the lowest cost given how much of its
 // prompt the worker has cached (the KV indexer) and how loaded it is (active sequences).
-import type { KvCacheEvent, LLMEngineOutput, PreprocessedRequest, RouterEvent, StorageTier } from '../protocols/index.js';
+import type { KvCacheEvent, LLMEngineOutput, PreprocessedRequest, QueuePolicy, RouterEvent, StorageTier } from '../protocols/index.js';
 import {
   ActiveSequences,
   blockKey,
@@ -13,11 +13,10 @@ import {
   TtlPruner,
   workerCosts,
   type Candidate,
-  type QueuePolicy,
   type SelectorWeights,
 } from './kv/index.js';
 import type { StreamObserver } from './load-tracker.js';
-import type { RouterPolicy, WorkerInstance } from './push-router.js';
+import type { AnyInstance, KvEventSink, RouterPolicy } from './policy.js';
 import { ReplicaSync, type EventBus } from './replica-sync.js';
 
 export interface KvRouterOptions extends SelectorWeights {
@@ -78,7 +77,7 @@ export interface KvDecision {
   cost: number;
 }
 
-export class KvRouterPolicy implements RouterPolicy {
+export class KvRouterPolicy implements RouterPolicy, KvEventSink {
   /** Device-tier blocks. */
   readonly indexer = new KvIndexer();
   /** Host and disk tier blocks, created on a worker's first event of that tier. */
@@ -89,11 +88,13 @@ export class KvRouterPolicy implements RouterPolicy {
   private readonly pruner: TtlPruner | null;
   private readonly pending = new WeakMap<PreprocessedRequest, Analysis>();
   private knownWorkers = new Set<bigint>();
-  private liveInstances: readonly WorkerInstance[] = [];
+  private liveInstances: readonly AnyInstance[] = [];
   /** Requests waiting for prefill capacity (only with a queue threshold). */
   readonly queue: PendingQueue;
   /** The most recent decision (observability and tests). */
   lastDecision: KvDecision | null = null;
+  /** The caller feeds this policy its workers' KV events. */
+  readonly kvEvents: KvEventSink = this;
 
   constructor(options: Partial<KvRouterOptions> & { blockSize: number }) {
     this.options = Object.freeze({ ...DEFAULT_KV_ROUTER_OPTIONS, ...options });
@@ -110,7 +111,7 @@ export class KvRouterPolicy implements RouterPolicy {
   }
 
   /** With a queue threshold: wait while every worker is over it (or others already wait). */
-  admission(instances: readonly WorkerInstance[], request: PreprocessedRequest, signal: AbortSignal): Promise<void> | null {
+  admission(instances: readonly AnyInstance[], request: PreprocessedRequest, signal: AbortSignal): Promise<void> | null {
     if (this.options.queueThreshold === null) return null;
     if (this.queue.size === 0 && !this.allOverThreshold(instances)) return null;
     const a = this.analyze(request);
@@ -123,7 +124,7 @@ export class KvRouterPolicy implements RouterPolicy {
     });
   }
 
-  private allOverThreshold(instances: readonly WorkerInstance[]): boolean {
+  private allOverThreshold(instances: readonly AnyInstance[]): boolean {
     const threshold = this.options.queueThreshold;
     if (threshold === null || instances.length === 0) return false;
     return instances.every((inst) => {
@@ -135,6 +136,10 @@ export class KvRouterPolicy implements RouterPolicy {
   /** Load freed somewhere: let the next queued request try. */
   private releaseQueued(): void {
     if (this.queue.size > 0) this.queue.releaseOne(() => !this.allOverThreshold(this.liveInstances));
+  }
+
+  get appliesEvents(): boolean {
+    return this.options.useKvEvents;
   }
 
   /**
@@ -191,7 +196,7 @@ export class KvRouterPolicy implements RouterPolicy {
     };
   }
 
-  select(instances: readonly WorkerInstance[], request: PreprocessedRequest): WorkerInstance {
+  select<I extends AnyInstance>(instances: readonly I[], request: PreprocessedRequest): I {
     const a = this.analyze(request);
     const isl = request.token_ids.length;
     const o = this.options;
@@ -212,7 +217,7 @@ export class KvRouterPolicy implements RouterPolicy {
     return chosen;
   }
 
-  track(instance: WorkerInstance, request: PreprocessedRequest, requestId: string): StreamObserver {
+  track(instance: AnyInstance, request: PreprocessedRequest, requestId: string): StreamObserver {
     const a = this.pending.get(request) ?? this.analyze(request);
     this.pending.delete(request);
     if (this.pruner) {
@@ -254,7 +259,7 @@ export class KvRouterPolicy implements RouterPolicy {
     };
   }
 
-  onInstancesChanged(instances: readonly WorkerInstance[]): void {
+  onInstancesChanged(instances: readonly AnyInstance[]): void {
     const live = new Set(instances.map((i) => i.id));
     for (const w of this.knownWorkers) {
       if (live.has(w)) continue;

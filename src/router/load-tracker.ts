@@ -45,18 +45,18 @@ export class LoadTracker {
 }
 
 /** Observers of one routed request's stream. */
-export interface StreamObserver {
+export interface StreamObserver<Out = LLMEngineOutput> {
   /** Each output as it passes (the first one marks the end of prefill). */
-  onOutput(out: LLMEngineOutput): void;
+  onOutput(out: Out): void;
   /** Once: the stream finished, failed, or its consumer stopped early. */
   onEnd(): void;
 }
 
 /** Passes a stream through unchanged while reporting its outputs and its end. */
-export function observeStream(stream: AsyncIterable<LLMEngineOutput>, observer: StreamObserver): AsyncIterable<LLMEngineOutput> {
+export function observeStream<Out>(stream: AsyncIterable<Out>, observer: StreamObserver<Out>): AsyncIterable<Out> {
   return {
-    [Symbol.asyncIterator](): AsyncIterator<LLMEngineOutput> {
-      let inner: AsyncIterator<LLMEngineOutput>;
+    [Symbol.asyncIterator](): AsyncIterator<Out> {
+      let inner: AsyncIterator<Out>;
       try {
         inner = stream[Symbol.asyncIterator]();
       } catch (err) {

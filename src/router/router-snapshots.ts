@@ -2,25 +2,13 @@
 // saves its indexers to shared storage every `threshold` applied KV events, so that a router
 // starting later begins from that state instead of an empty tree; `--router-reset-states` makes a
 // starting router wipe the shared state instead of loading it. Storage is behind RouterStateStore
-// (NATS object store in production, see nats-router-state.ts).
-import type { KvRouterPolicy } from './kv-router-policy.js';
+// (NATS object store in production, see runtime/nats-router-state.ts).
+import type { RouterStateStore } from '../runtime/index.js';
 import { decodeKvSnapshot, encodeKvSnapshot } from './kv/index.js';
+import type { KvEventSink } from './policy.js';
 
 export const SNAPSHOT_LOCK = 'router-snapshot-lock';
 export const CLEANUP_LOCK = 'router-cleanup-lock';
-
-/** Releases a lock. */
-export type LockRelease = () => Promise<void>;
-
-export interface RouterStateStore {
-  /** The saved snapshot, or null when there is none. */
-  load(): Promise<Uint8Array | null>;
-  save(snapshot: Uint8Array): Promise<void>;
-  /** Deletes everything the store persisted for this router scope; returns what it removed. */
-  reset(): Promise<string[]>;
-  /** Takes the named lock for at most `ttlMs` (a crashed holder cannot block for ever); null when held elsewhere. */
-  tryLock(name: string, ttlMs: number): Promise<LockRelease | null>;
-}
 
 export interface SnapshotLogger {
   info(obj: object, msg: string): void;
@@ -45,7 +33,7 @@ export class RouterSnapshots {
   private readonly lockTtlMs: number;
 
   constructor(
-    private readonly policy: KvRouterPolicy,
+    private readonly policy: Pick<KvEventSink, 'dumpKvEvents' | 'restoreKvEvents'>,
     private readonly store: RouterStateStore,
     private readonly options: RouterSnapshotsOptions,
   ) {

@@ -20,3 +20,5 @@ export * from './discovery/index.js';
 export * from './request-plane/index.js';
 export * from './event-plane/index.js';
 export * from './codecs/index.js';
+export { NatsRouterStateStore, SNAPSHOT_BUCKET, SNAPSHOT_OBJECT, LOCK_STREAM } from './nats-router-state.js';
+export type { RouterStateStore, LockRelease } from './router-state-store.js';

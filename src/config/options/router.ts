@@ -1,14 +1,12 @@
-import type { OptionSpec } from '../option-spec.js';
+import { QUEUE_POLICIES, ROUTER_MODES } from '../../protocols/index.js';
+import { allBuilt, type OptionSpec } from '../option-spec.js';
 
 const KV_ONLY = 'KV routing is not available yet in this build';
 
 export const routerOptions = [
   {
     key: 'routerMode', flag: 'router-mode', env: 'DYN_ROUTER_MODE', type: 'enum',
-    choices: {
-      'round-robin': true, random: true, kv: true, direct: true,
-      'least-loaded': true, 'device-aware-weighted': true, 'power-of-two': true,
-    },
+    choices: allBuilt(ROUTER_MODES),
     group: 'Router', scope: 'frontend', built: true, default: 'round-robin',
     help: 'How a worker is picked for each request',
   },
@@ -121,7 +119,7 @@ export const routerOptions = [
   },
   {
     key: 'routerQueuePolicy', flag: 'router-queue-policy', env: 'DYN_ROUTER_QUEUE_POLICY',
-    type: 'enum', choices: { fcfs: true, wspt: true, lcfs: true },
+    type: 'enum', choices: allBuilt(QUEUE_POLICIES),
     group: 'Router', scope: 'frontend', built: true, default: 'fcfs',
     help: 'Order of the router queue: fcfs (tail TTFT), wspt (average TTFT) or lcfs (comparison only)',
   },

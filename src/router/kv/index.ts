@@ -15,5 +15,5 @@ export { splitU64Into, joinU64 } from './u64.js';
 export { ActiveSequences, blockKey, type ActiveSequencesOptions, type NewRequest } from './active-sequences.js';
 export { workerCosts, pickCandidate, type SelectorWeights, type Candidate } from './selector.js';
 export { TtlPruner, DEFAULT_MAX_TREE_SIZE, DEFAULT_PRUNE_TARGET_RATIO, type ExpiredBlock } from './ttl-pruner.js';
-export { PendingQueue, type QueuePolicy, type QueuedRequest } from './pending-queue.js';
+export { PendingQueue, type QueuedRequest } from './pending-queue.js';
 export { encodeKvSnapshot, decodeKvSnapshot } from './snapshot.js';

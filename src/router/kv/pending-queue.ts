@@ -3,9 +3,7 @@
 //   fcfs: priority_jump - arrival offset (s), higher first (good for tail TTFT)
 //   wspt: (1 + priority_jump) / max(1, uncached prompt tokens), higher first (Smith's rule: mean TTFT)
 //   lcfs: latest arrival first (for comparison only)
-import { CancelledError } from '../../protocols/index.js';
-
-export type QueuePolicy = 'fcfs' | 'wspt' | 'lcfs';
+import { CancelledError, type QueuePolicy } from '../../protocols/index.js';
 
 export interface QueuedRequest {
   priorityJump: number;

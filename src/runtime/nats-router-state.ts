@@ -15,7 +15,7 @@ import {
 } from '@nats-io/jetstream';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { LockRelease, RouterStateStore } from './router-snapshots.js';
+import type { LockRelease, RouterStateStore } from './router-state-store.js';
 
 export const SNAPSHOT_BUCKET = 'radix-bucket';
 export const SNAPSHOT_OBJECT = 'radix-state';

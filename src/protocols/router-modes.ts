@@ -1,0 +1,14 @@
+// The names of the router modes and router queue orders, written once. They live here, with the
+// wire types, because two layers need them and neither may import the other: the config table
+// offers them as --router-mode / --router-queue-policy choices (and derives `Config`'s types from
+// them) without loading the router, and the router registers one policy per mode name.
+
+/** `--router-mode` values, in the order help and docs list them. */
+export const ROUTER_MODES = ['round-robin', 'random', 'kv', 'direct', 'least-loaded', 'device-aware-weighted', 'power-of-two'] as const;
+
+export type RouterMode = (typeof ROUTER_MODES)[number];
+
+/** `--router-queue-policy` values: the order in which the router queue releases requests. */
+export const QUEUE_POLICIES = ['fcfs', 'wspt', 'lcfs'] as const;
+
+export type QueuePolicy = (typeof QUEUE_POLICIES)[number];

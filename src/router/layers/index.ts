@@ -1,0 +1,6 @@
+export { pinning } from './pinning.js';
+export { requireWorkers } from './require-workers.js';
+export { busyGate } from './busy-gate.js';
+export { routerQueue } from './router-queue.js';
+export { policySelect } from './policy-select.js';
+export { loadTracking } from './load-tracking.js';

@@ -1,0 +1,9 @@
+// The policy picks among the candidates, unless the request is already bound to an instance.
+import type { RouterPolicy } from '../policy.js';
+import type { RouteStep } from '../route.js';
+
+export function policySelect<Req, Out>(policy: RouterPolicy<Req, Out>): RouteStep<Req, Out> {
+  return (decision) => {
+    decision.target ??= policy.select(decision.candidates, decision.request);
+  };
+}

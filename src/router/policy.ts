@@ -1,0 +1,66 @@
+// What a router policy is and what it may offer its caller. A policy declares its needs as
+// capabilities on itself (a KV event sink, an admission queue), so callers wire by what is there
+// and never test a policy's class.
+import type {
+  EngineClient,
+  GenerateContext,
+  KvCacheEvent,
+  LLMEngineOutput,
+  PreprocessedRequest,
+  RouterEvent,
+  StorageTier,
+} from '../protocols/index.js';
+import type { StreamObserver } from './load-tracker.js';
+import type { EventBus } from './replica-sync.js';
+
+/** Anything that serves one kind of request as a stream: an EngineClient, a TensorEngine. */
+export interface StreamingEngine<Req, Out> {
+  generate(request: Req, ctx: GenerateContext): AsyncIterable<Out>;
+}
+
+/** One routable worker instance of a model. */
+export interface WorkerInstance<C = EngineClient> {
+  /** Upstream instance ids are u64; kept as bigint so ids above 2^53 stay exact. */
+  readonly id: bigint;
+  readonly client: C;
+  /** `cpu` for CPU-only workers (device-aware-weighted routing); accelerators otherwise. */
+  readonly deviceType?: 'cpu' | 'cuda';
+  /** The worker's published KV capacity and use, for busy detection. */
+  readonly capacity?: () => WorkerCapacity;
+}
+
+export interface WorkerCapacity {
+  kvUsedBlocks: number;
+  kvTotalBlocks: number;
+  maxNumBatchedTokens?: number;
+}
+
+/** Any instance, whatever its client: what policies look at (ids, device, capacity). */
+export type AnyInstance = WorkerInstance<unknown>;
+
+/**
+ * What a policy that learns from workers' KV events offers: the caller subscribes it to the event
+ * plane, may share its load with other router replicas, and may save and restore its state.
+ */
+export interface KvEventSink {
+  /** False in approximate mode: events are ignored, so there is no indexer state worth saving. */
+  readonly appliesEvents: boolean;
+  applyKvEvent(workerId: bigint, event: KvCacheEvent, tier?: StorageTier): void;
+  /** The cached blocks as single-block store events (a snapshot's content). */
+  dumpKvEvents(): RouterEvent[];
+  restoreKvEvents(events: readonly RouterEvent[]): void;
+  /** Shares active sequences with the other replicas on `bus`; resolves to the function that stops it. */
+  startReplicaSync(bus: EventBus, scope: string, routerId: bigint, timing?: { heartbeatMs?: number; peerTimeoutMs?: number }): Promise<() => void>;
+}
+
+/** Picks an instance for a request. One implementation per router mode, chosen by name. */
+export interface RouterPolicy<Req = PreprocessedRequest, Out = LLMEngineOutput> {
+  select<I extends AnyInstance>(instances: readonly I[], request: Req): I;
+  /** The request was dispatched to `instance` (chosen by select, or pinned): observe its stream. */
+  track?(instance: AnyInstance, request: Req, requestId: string): StreamObserver<Out> | null;
+  /** The router queue: a promise to wait on before the policy selects, or null to go on at once. */
+  admission?(instances: readonly AnyInstance[], request: Req, signal: AbortSignal): Promise<void> | null;
+  onInstancesChanged?(instances: readonly AnyInstance[]): void;
+  /** Present when the policy learns from workers' KV events. */
+  readonly kvEvents?: KvEventSink;
+}

@@ -1,0 +1,22 @@
+// What routing reads from each kind of request it routes: the instance a request is pinned to and
+// the prompt tokens that count as prefill load.
+import type { NvCreateTensorRequest, PreprocessedRequest } from '../protocols/index.js';
+
+export interface RequestView<Req> {
+  /** The instance the request names, or null to let the router choose. */
+  pinnedInstance(request: Req): string | number | null;
+  /** Prompt tokens the worker has to prefill: load from dispatch until the first output. */
+  promptTokens(request: Req): number;
+}
+
+/** LLM requests: pinned by nvext.backend_instance_id (or the decode worker of a disaggregated pair). */
+export const LLM_REQUESTS: RequestView<PreprocessedRequest> = {
+  pinnedInstance: (r) => r.routing?.backend_instance_id ?? r.routing?.decode_worker_id ?? null,
+  promptTokens: (r) => r.token_ids.length,
+};
+
+/** Tensor requests carry no routing hints, and no prompt to prefill. */
+export const TENSOR_REQUESTS: RequestView<NvCreateTensorRequest> = {
+  pinnedInstance: () => null,
+  promptTokens: () => 0,
+};

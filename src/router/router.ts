@@ -1,0 +1,66 @@
+// Routes each request of one model to one of its live instances, through the routing layers of
+// routing-chain.ts. Generic over the kind of request, so LLM and tensor models share it.
+import type { GenerateContext } from '../protocols/index.js';
+import { NO_BUSY_THRESHOLDS, type BusyThresholds } from './busy.js';
+import { LoadTracker } from './load-tracker.js';
+import type { RouterPolicy, StreamingEngine } from './policy.js';
+import type { RequestView } from './request-views.js';
+import { composeLayers, sendToTarget, targetOf, type Decision, type Dispatch, type Instance, type RouteStep } from './route.js';
+import { routingChain } from './routing-chain.js';
+import type { RouterView } from './router-view.js';
+
+export interface RouterOptions {
+  /** Shared with a load-based policy, which reads it. */
+  load?: LoadTracker;
+  busyThresholds?: BusyThresholds;
+}
+
+export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<Req, Out> {
+  private live: Instance<Req, Out>[] = [];
+  readonly load: LoadTracker;
+  /** Busy thresholds; replaced at runtime by `/busy_threshold`. */
+  busyThresholds: BusyThresholds;
+  private readonly dispatch: Dispatch<Req, Out>;
+  private readonly choose: readonly RouteStep<Req, Out>[];
+
+  constructor(
+    readonly modelName: string,
+    readonly policy: RouterPolicy<Req, Out>,
+    readonly requests: RequestView<Req>,
+    opts: RouterOptions = {},
+  ) {
+    this.load = opts.load ?? new LoadTracker();
+    this.busyThresholds = opts.busyThresholds ?? NO_BUSY_THRESHOLDS;
+    const chain = routingChain<Req, Out>(this);
+    this.dispatch = composeLayers(chain.layers, sendToTarget);
+    this.choose = chain.choose;
+  }
+
+  get instances(): readonly Instance<Req, Out>[] {
+    return this.live;
+  }
+
+  setInstances(instances: readonly Instance<Req, Out>[]): void {
+    this.live = [...instances].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    this.policy.onInstancesChanged?.(this.live);
+  }
+
+  get instanceIds(): bigint[] {
+    return this.live.map((i) => i.id);
+  }
+
+  /**
+   * Routing errors (unknown pinned instance, no instances, all busy) are thrown here, synchronously,
+   * unless the request waited in the router queue first.
+   */
+  generate(request: Req, ctx: GenerateContext): AsyncIterable<Out> {
+    return this.dispatch({ request, ctx, candidates: this.live, target: null });
+  }
+
+  /** The instance a request would go to now, without queueing or dispatching it. */
+  pick(request: Req): Instance<Req, Out> {
+    const decision: Decision<Req, Out> = { request, candidates: this.live, target: null };
+    for (const step of this.choose) step(decision);
+    return targetOf(decision);
+  }
+}

@@ -1,0 +1,22 @@
+// The routing layers in order: the one place that says what wraps what. A migration layer
+// (re-sending a failed stream's request) goes first, around all of them.
+import { busyGate, loadTracking, pinning, policySelect, requireWorkers, routerQueue } from './layers/index.js';
+import { stepLayer, type RouteStep, type RoutingLayer } from './route.js';
+import type { RouterView } from './router-view.js';
+
+export interface RoutingChain<Req, Out> {
+  /** Every layer, outermost first; the chosen instance's client ends the chain. */
+  readonly layers: readonly RoutingLayer<Req, Out>[];
+  /** The steps that choose an instance, in the same order, without queueing or dispatch. */
+  readonly choose: readonly RouteStep<Req, Out>[];
+}
+
+export function routingChain<Req, Out>(router: RouterView<Req, Out>): RoutingChain<Req, Out> {
+  // A request pinned to an instance passes the gates untouched: each leaves a chosen target alone.
+  const gates: RouteStep<Req, Out>[] = [pinning(router), requireWorkers(router), busyGate(router)];
+  const select = policySelect(router.policy);
+  return {
+    layers: [...gates.map((gate) => stepLayer(gate)), routerQueue(router.policy, gates), stepLayer(select), loadTracking(router)],
+    choose: [...gates, select],
+  };
+}
