@@ -5,3 +5,4 @@ export * from './openai.js';
 export * from './tensor.js';
 export * from './kv-hashing.js';
 export * from './model-card.js';
+export * from './request-events.js';

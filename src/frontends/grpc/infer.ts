@@ -2,10 +2,18 @@
 // into InferEvents; the unary fold rules live here too (reference/kserve.md §3, §7).
 
 import { randomUUID } from 'node:crypto';
-import { DynamoError, InternalError, ValidationError, type TensorModel, type NvCreateTensorRequest } from '../../protocols/index.js';
+import { RequestLifecycle } from '../../pipeline/index.js';
+import {
+  DynamoError,
+  InternalError,
+  ValidationError,
+  type NvCreateTensorRequest,
+  type RequestScope,
+  type TensorModel,
+} from '../../protocols/index.js';
 import { toCompletionInputs } from './completions/request.js';
 import { runCompletion } from './completions/run.js';
-import type { InferEvent } from './infer-event.js';
+import type { InferEvent, RunContext } from './infer-event.js';
 import type { KserveModels } from './model-registry.js';
 import { fromTensorResponse, toTensorRequest } from './tensor/convert.js';
 import { checkResponseFields } from './tensor/validate.js';
@@ -13,8 +21,17 @@ import type { ModelInferRequest, ModelInferResponse } from './wire-types.js';
 
 export interface InferRun {
   model: string;
-  endpoint: 'completions' | 'tensor';
+  /** Its request events: the service publishes the outcome, the run the tokens. */
+  request: RequestLifecycle;
   events: AsyncGenerator<InferEvent>;
+}
+
+export interface InferOptions {
+  signal: AbortSignal;
+  requestType: 'stream' | 'unary';
+  /** The frontend the run's request events belong to. */
+  scope: RequestScope;
+  metadata?: Readonly<Record<string, string>>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -27,15 +44,20 @@ function parseError(err: unknown): unknown {
   return err instanceof ValidationError ? new ValidationError(`Failed to parse request: ${err.message}`) : err;
 }
 
-/** Resolves and converts the request; throws the RPC-level error for unknown models and bad input. */
-export function startInfer(
-  models: KserveModels,
-  req: ModelInferRequest,
-  signal: AbortSignal,
-  unary: boolean,
-  metadata?: Readonly<Record<string, string>>,
-): InferRun {
+/**
+ * Resolves and converts the request, then starts its request events; throws the RPC-level error
+ * for unknown models and bad input (those are not counted as requests).
+ */
+export function startInfer(models: KserveModels, req: ModelInferRequest, opts: InferOptions): InferRun {
   const resolved = models.require(req.model_name);
+  const id = req.id ?? '';
+  const requestId = id && UUID.test(id) ? id : randomUUID();
+  const start = (endpoint: string): RunContext => ({
+    signal: opts.signal,
+    requestId,
+    metadata: opts.metadata,
+    request: RequestLifecycle.start({ scope: opts.scope, id: requestId, model: req.model_name, endpoint, requestType: opts.requestType }),
+  });
   if (resolved.kind === 'tensor') {
     let request: NvCreateTensorRequest;
     try {
@@ -44,7 +66,8 @@ export function startInfer(
       throw parseError(err);
     }
     const raw = (req.raw_input_contents?.length ?? 0) > 0;
-    return { model: req.model_name, endpoint: 'tensor', events: runTensor(resolved.model, request, req.id ?? '', raw, signal, metadata) };
+    const ctx = start('tensor');
+    return { model: req.model_name, request: ctx.request, events: runTensor(resolved.model, request, id, raw, ctx) };
   }
   let inputs;
   try {
@@ -52,8 +75,9 @@ export function startInfer(
   } catch (err) {
     throw parseError(err);
   }
-  if (unary && inputs.stream) throw new ValidationError('Streaming is not supported for this endpoint');
-  return { model: req.model_name, endpoint: 'completions', events: runCompletion(resolved.served, req, inputs, signal, metadata) };
+  if (opts.requestType === 'unary' && inputs.stream) throw new ValidationError('Streaming is not supported for this endpoint');
+  const ctx = start('completions');
+  return { model: req.model_name, request: ctx.request, events: runCompletion(resolved.served, req, inputs, ctx) };
 }
 
 async function* runTensor(
@@ -61,13 +85,11 @@ async function* runTensor(
   request: NvCreateTensorRequest,
   id: string,
   raw: boolean,
-  signal: AbortSignal,
-  metadata: Readonly<Record<string, string>> | undefined,
+  ctx: RunContext,
 ): AsyncGenerator<InferEvent> {
   let outputs: AsyncIterable<unknown>;
   try {
-    const requestId = id && UUID.test(id) ? id : randomUUID();
-    outputs = model.engine.generate(request, { requestId, signal, metadata });
+    outputs = model.engine.generate(request, { requestId: ctx.requestId, signal: ctx.signal, metadata: ctx.metadata });
   } catch (err) {
     if (err instanceof DynamoError && err.kind !== 'internal') throw err;
     throw new InternalError(`Failed to generate tensor response stream: ${message(err)}`);

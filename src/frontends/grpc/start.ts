@@ -3,16 +3,21 @@
 
 import { DEFAULT_HTTP_PATHS, HttpService } from '../http/index.js';
 import { ModelManager } from '../../models/index.js';
-import { createLogger, MetricsRegistry, type Logger } from '../../observability/index.js';
+import { createLogger, meteredRequestScope, MetricsRegistry, type Logger } from '../../observability/index.js';
 import { ModelRepository } from './model-config/repository.js';
 import { KserveModels } from './model-registry.js';
 import { KserveGrpcServer, type KserveGrpcOptions } from './server.js';
-import type { TensorModel } from '../../protocols/index.js';
+import type { RequestScope, TensorModel } from '../../protocols/index.js';
 
-export interface FrontendOptions extends Partial<Omit<KserveGrpcOptions, 'logger' | 'metrics'>> {
+export interface FrontendOptions extends Partial<Omit<KserveGrpcOptions, 'logger' | 'metrics' | 'requestScope'>> {
   /** Shared with other frontends; a new one when absent. */
   models?: ModelManager;
   metrics?: MetricsRegistry;
+  /**
+   * The scope of this frontend's request events, from whoever counts them. When absent the
+   * frontend makes its own and counts its requests into `metrics` until it stops.
+   */
+  requestScope?: RequestScope;
   logger?: Logger;
   /** Side HTTP server port for /metrics, /health, /live (upstream default 8788); null for none. */
   metricsPort?: number | null;
@@ -36,6 +41,9 @@ export interface RunningFrontend {
 export async function startFrontend(opts: FrontendOptions = {}): Promise<RunningFrontend> {
   const logger = opts.logger ?? createLogger('info');
   const metrics = opts.metrics ?? new MetricsRegistry();
+  const { scope: requestScope, close: stopCounting } = opts.requestScope
+    ? { scope: opts.requestScope, close: () => undefined }
+    : meteredRequestScope(metrics, 'kserve-grpc');
   const manager = opts.models ?? new ModelManager();
   const repository = opts.modelRepository ? new ModelRepository(opts.modelRepository) : undefined;
   const models = new KserveModels(manager, repository);
@@ -55,6 +63,7 @@ export async function startFrontend(opts: FrontendOptions = {}): Promise<Running
       metadataPrefix: opts.metadataPrefix,
       logger,
       metrics,
+      requestScope,
     },
     models,
   );
@@ -73,6 +82,7 @@ export async function startFrontend(opts: FrontendOptions = {}): Promise<Running
         paths: DEFAULT_HTTP_PATHS,
         logger,
         metrics,
+        requestScope,
       },
       manager,
     );
@@ -90,6 +100,7 @@ export async function startFrontend(opts: FrontendOptions = {}): Promise<Running
     async stop() {
       await grpcServer.shutdown();
       await side?.shutdown();
+      stopCounting();
     },
   };
 }
