@@ -16,7 +16,7 @@ export {
   type NvCreateTensorResponse,
 } from './frontends/grpc/index.js';
 export { ModelManager } from './models/index.js';
-export { MetricsRegistry } from './observability/index.js';
+export { FrontendMetrics, meteredRequestScope, MetricsRegistry } from './observability/index.js';
 export {
   startFrontend as startDistributedFrontend,
   startMocker,

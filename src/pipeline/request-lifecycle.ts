@@ -3,7 +3,7 @@
 
 import {
   isDynamoError,
-  requestChannels,
+  requestChannels as channels,
   type CompletionUsage,
   type ErrorKind,
   type RequestInfo,
@@ -22,8 +22,6 @@ export interface RequestDescription {
 export interface UsageSource {
   usage(): CompletionUsage;
 }
-
-const channels = requestChannels;
 
 /** The error's kind, `internal` for anything that is not a DynamoError. */
 export function errorKindOf(error: unknown): ErrorKind {

@@ -1,7 +1,7 @@
 // The GRPCInferenceService handlers (reference/kserve.md §3), thin over KserveModels and infer.ts.
 
 import * as grpc from '@grpc/grpc-js';
-import { CancelledError, ValidationError, type RequestScope } from '../../protocols/index.js';
+import { CancelledError, ValidationError, type ErrorKind, type RequestScope } from '../../protocols/index.js';
 import { packageVersion } from '../../config/version.js';
 import { unimplemented, wrapBidi, wrapUnary, type WrapContext } from './call-wrappers.js';
 import { foldUnary, startInfer, type InferRun } from './infer.js';
@@ -30,10 +30,12 @@ interface NameRequest {
   version?: string;
 }
 
+/** A run whose outcome goes to its request events and the model statistics. */
 interface StartedRun {
   run: InferRun;
-  /** Adds the run's outcome to the model statistics. */
-  record(ok: boolean): void;
+  succeed(): void;
+  /** `kind` defaults to the error's own; `cancelled` is a cancel. */
+  fail(error: unknown, kind?: ErrorKind): void;
 }
 
 const EXTENSIONS = ['model_configuration', 'model_repository', 'statistics', 'binary_tensor_data'];
@@ -126,7 +128,17 @@ export class InferenceService {
     const startNs = process.hrtime.bigint();
     const run = startInfer(this.models, req, { signal, requestType, scope: this.requestScope, metadata });
     const inputDone = process.hrtime.bigint();
-    return { run, record: (ok: boolean): void => this.stats.record(run.model, ok, startNs, inputDone) };
+    return {
+      run,
+      succeed: () => {
+        run.request.succeed();
+        this.stats.record(run.model, true, startNs, inputDone);
+      },
+      fail: (error, kind) => {
+        run.request.fail(error, kind);
+        this.stats.record(run.model, false, startNs, inputDone);
+      },
+    };
   }
 
   private async infer(req: ModelInferRequest, call: grpc.ServerUnaryCall<ModelInferRequest, ModelInferResponse>): Promise<ModelInferResponse> {
@@ -137,12 +149,10 @@ export class InferenceService {
     try {
       started = this.start(req, abort.signal, 'unary', requestMetadata(call.metadata, this.metadataPrefix));
       const response = await foldUnary(started.run);
-      started.run.request.succeed();
-      started.record(true);
+      started.succeed();
       return response;
     } catch (err) {
-      started?.run.request.fail(err);
-      started?.record(false);
+      started?.fail(err);
       // Stops whatever the engine still produces (e.g. extra tensor responses). A successful fold
       // has drained the run, so only failures abort; the error as reason spares a DOMException.
       abort.abort(err);
@@ -169,10 +179,10 @@ export class InferenceService {
     for await (const req of readMessages<ModelInferRequest>(call)) {
       tracker.received();
       if (abort.signal.aborted) return;
-      const { run, record } = this.start(req, abort.signal, 'stream', metadata);
+      const started = this.start(req, abort.signal, 'stream', metadata);
       let failure: string | undefined;
       try {
-        for await (const event of run.events) {
+        for await (const event of started.run.events) {
           if (abort.signal.aborted) break;
           if (event.error !== undefined) {
             failure ??= event.error;
@@ -183,14 +193,13 @@ export class InferenceService {
           }
         }
       } catch (err) {
-        run.request.fail(err);
-        record(false);
+        started.fail(err);
         throw err;
       }
-      if (abort.signal.aborted) run.request.cancel();
-      else if (failure !== undefined) run.request.fail(failure, 'internal');
-      else run.request.succeed();
-      record(failure === undefined && !abort.signal.aborted);
+      // In-stream errors arrive as texts, without a kind: they count as internal.
+      if (abort.signal.aborted) started.fail(abort.signal.reason, 'cancelled');
+      else if (failure !== undefined) started.fail(failure, 'internal');
+      else started.succeed();
     }
   }
 }
