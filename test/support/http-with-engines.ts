@@ -24,7 +24,7 @@ export async function httpWithEngines(engines: Record<string, EngineClient>, opt
     models.add(model);
   }
   const metrics = options.metrics ?? new MetricsRegistry();
-  const requests = options.requestScope ? undefined : meteredRequestScope(metrics, 'test-http');
+  const requests = options.requestScope ? { scope: options.requestScope, close: () => undefined } : meteredRequestScope(metrics, 'test-http');
   const http = new HttpService(
     {
       host: '127.0.0.1',
@@ -37,10 +37,10 @@ export async function httpWithEngines(engines: Record<string, EngineClient>, opt
       logger: createLogger('silent'),
       ...options,
       metrics,
-      requestScope: options.requestScope ?? requests!.scope,
+      requestScope: requests.scope,
     },
     models,
   );
-  http.app.addHook('onClose', async () => requests?.close());
+  http.app.addHook('onClose', async () => requests.close());
   return { http, baseUrl: `http://127.0.0.1:${await http.listen()}` };
 }
