@@ -13,7 +13,7 @@ export {
   type NvCreateTensorResponse,
 } from './frontends/grpc/index.js';
 export { ModelManager } from './models/index.js';
-export { MetricsRegistry } from './observability/index.js';
+export { FrontendMetrics, meteredRequestScope, MetricsRegistry } from './observability/index.js';
 export {
   startKserveFrontend as startFrontend,
   type KserveFrontendOptions as FrontendOptions,

@@ -2,7 +2,7 @@ import type { Config } from '../config/index.js';
 import type { RunningGrpcFrontend } from '../frontends/grpc/index.js';
 import { HttpService } from '../frontends/http/index.js';
 import type { ModelManager } from '../models/index.js';
-import { MetricsRegistry, type Logger } from '../observability/index.js';
+import { meteredRequestScope, MetricsRegistry, type Logger } from '../observability/index.js';
 import { httpServiceOptions } from './http-options.js';
 import { kserveLayout, startKserveGrpc } from './kserve.js';
 
@@ -15,18 +15,29 @@ export interface FrontendServices {
   stop(): Promise<void>;
 }
 
-/** The HTTP service and, when configured, the KServe gRPC frontend over one model manager and one metrics registry. */
+/**
+ * The HTTP service and, when configured, the KServe gRPC frontend over one model manager and one
+ * metrics registry. Both publish their requests' events in one scope, counted into the registry.
+ */
 export async function startFrontendServices(config: Config, models: ModelManager, logger: Logger): Promise<FrontendServices> {
   const kserve = kserveLayout(config);
   const metrics = new MetricsRegistry(config.metricsPrefix);
-  const http = new HttpService({ ...httpServiceOptions(config, logger, metrics), port: kserve?.httpPort ?? config.httpPort }, models);
-  const grpc = kserve ? await startKserveGrpc(config, kserve, models, metrics, logger) : undefined;
+  const requests = meteredRequestScope(metrics, 'frontend');
+  const http = new HttpService({ ...httpServiceOptions(config, logger, metrics, requests.scope), port: kserve?.httpPort ?? config.httpPort }, models);
+  let grpc: RunningGrpcFrontend | undefined;
+  try {
+    grpc = kserve ? await startKserveGrpc(config, kserve, models, metrics, requests.scope, logger) : undefined;
+  } catch (err) {
+    requests.close();
+    throw err;
+  }
   return {
     http,
     grpc,
     async stop() {
       await grpc?.stop();
       await http.shutdown();
+      requests.close();
     },
   };
 }

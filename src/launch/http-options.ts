@@ -1,10 +1,11 @@
 import type { Config } from '../config/index.js';
 import { DEFAULT_HTTP_PATHS, type HttpServiceOptions } from '../frontends/http/index.js';
 import type { Logger, MetricsRegistry } from '../observability/index.js';
+import type { RequestScope } from '../protocols/index.js';
 import { tlsFiles } from './tls.js';
 
 /** The HTTP service settings of a frontend (`serve` and `frontend` alike). */
-export function httpServiceOptions(config: Config, logger: Logger, metrics: MetricsRegistry): HttpServiceOptions {
+export function httpServiceOptions(config: Config, logger: Logger, metrics: MetricsRegistry, requestScope: RequestScope): HttpServiceOptions {
   return {
     host: config.httpHost,
     port: config.httpPort,
@@ -24,6 +25,7 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     },
     logger,
     metrics,
+    requestScope,
     sseKeepAliveMs: config.httpSseKeepAliveIntervalMs,
     preCommitErrorPeekMs: config.httpPreCommitErrorPeekMs,
     backendStreamTimeoutSecs: config.httpBackendStreamTimeoutSecs,

@@ -4,9 +4,15 @@
 import { startGrpcFrontend, type GrpcFrontendOptions, type RunningGrpcFrontend } from '../frontends/grpc/index.js';
 import { DEFAULT_HTTP_PATHS, HttpService } from '../frontends/http/index.js';
 import { ModelManager } from '../models/index.js';
-import { createLogger, MetricsRegistry } from '../observability/index.js';
+import { createLogger, meteredRequestScope, MetricsRegistry } from '../observability/index.js';
+import type { RequestScope } from '../protocols/index.js';
 
 export interface KserveFrontendOptions extends Partial<GrpcFrontendOptions> {
+  /**
+   * The scope of this frontend's request events, from whoever counts them. When absent the
+   * frontend makes its own and counts its requests into `metrics` until it stops.
+   */
+  requestScope?: RequestScope;
   /** Side HTTP server port for /metrics, /health, /live (upstream default 8788); null for none. */
   metricsPort?: number | null;
 }
@@ -21,7 +27,16 @@ export async function startKserveFrontend(opts: KserveFrontendOptions = {}): Pro
   const logger = opts.logger ?? createLogger('info');
   const metrics = opts.metrics ?? new MetricsRegistry();
   const models = opts.models ?? new ModelManager();
-  const grpc = await startGrpcFrontend({ ...grpcOptions, logger, metrics, models });
+  const counted = opts.requestScope ? { scope: opts.requestScope, close: () => undefined } : meteredRequestScope(metrics, 'kserve-grpc');
+  const requestScope = counted.scope;
+  const started = await startGrpcFrontend({ ...grpcOptions, logger, metrics, models, requestScope });
+  const grpc = {
+    ...started,
+    async stop() {
+      await started.stop();
+      counted.close();
+    },
+  };
   if (metricsPort === null || metricsPort === undefined) return grpc;
   const side = new HttpService(
     {
@@ -34,6 +49,7 @@ export async function startKserveFrontend(opts: KserveFrontendOptions = {}): Pro
       paths: DEFAULT_HTTP_PATHS,
       logger,
       metrics,
+      requestScope,
     },
     models,
   );

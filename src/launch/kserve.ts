@@ -2,6 +2,7 @@ import type { Config } from '../config/index.js';
 import { startGrpcFrontend, type RunningGrpcFrontend } from '../frontends/grpc/index.js';
 import type { ModelManager } from '../models/index.js';
 import type { Logger, MetricsRegistry } from '../observability/index.js';
+import type { RequestScope } from '../protocols/index.js';
 import { grpcTlsFiles } from './tls.js';
 
 export interface KserveLayout {
@@ -25,6 +26,7 @@ export function startKserveGrpc(
   layout: KserveLayout,
   models: ModelManager,
   metrics: MetricsRegistry,
+  requestScope: RequestScope,
   logger: Logger,
 ): Promise<RunningGrpcFrontend> {
   return startGrpcFrontend({
@@ -32,6 +34,7 @@ export function startKserveGrpc(
     port: layout.grpcPort,
     models,
     metrics,
+    requestScope,
     logger,
     tls: grpcTlsFiles(config),
     authToken: config.grpcAuthToken,

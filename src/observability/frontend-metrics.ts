@@ -1,8 +1,15 @@
 // Per-request frontend metrics with upstream's names, labels and buckets (reference/http.md §2.4),
-// under the metrics prefix. Shared by the HTTP and gRPC frontends.
+// under the metrics prefix, counted from the request events of one scope (protocols/request-events.ts):
+// the frontends publish requests through the pipeline and never call these metrics themselves.
 
 import type { Counter, Gauge, Histogram } from 'prom-client';
-import type { CompletionUsage, ErrorKind } from '../protocols/index.js';
+import {
+  subscribeRequestEvents,
+  type CompletionUsage,
+  type ErrorKind,
+  type RequestInfo,
+  type RequestScope,
+} from '../protocols/index.js';
 import type { MetricsRegistry } from './metrics.js';
 
 export type RequestStatus = 'success' | 'error';
@@ -12,17 +19,6 @@ const INPUT_TOKEN_BUCKETS = [0, 100, 210, 430, 870, 1800, 3600, 7400, 15000, 310
 const OUTPUT_TOKEN_BUCKETS = [0, 100, 210, 430, 880, 1800, 3700, 7600, 16000, 32000];
 const TTFT_BUCKETS = [0, 0.0022, 0.0047, 0.01, 0.022, 0.047, 0.1, 0.22, 0.47, 1, 2.2, 4.7, 10, 22, 48, 100, 220, 480];
 const ITL_BUCKETS = [0, 0.0019, 0.0035, 0.0067, 0.013, 0.024, 0.045, 0.084, 0.16, 0.3, 0.56, 1.1, 2];
-
-export interface RequestTracker {
-  /** A step released text or tokens: the first one sets TTFT, later ones inter-token latency. */
-  output(tokens: number): void;
-  /** Records the outcome once; later calls are ignored. */
-  finish(status: RequestStatus, errorType?: ErrorKind | '', usage?: CompletionUsage): void;
-}
-
-function nowSeconds(): number {
-  return performance.now() / 1000;
-}
 
 export class FrontendMetrics {
   private readonly requests: Counter<'model' | 'endpoint' | 'request_type' | 'status' | 'error_type'>;
@@ -39,6 +35,7 @@ export class FrontendMetrics {
   private readonly outputTokensTotal: Counter<'model'>;
   private readonly cancellations: Counter<'model' | 'endpoint' | 'request_type'>;
   private readonly rejections: Counter<'model' | 'endpoint'>;
+  private readonly itlByModel = new Map<string, Histogram.Internal<'model'>>();
 
   constructor(registry: MetricsRegistry) {
     const n = (s: string) => registry.name(s);
@@ -64,44 +61,62 @@ export class FrontendMetrics {
     this.rejections = registry.counter(n('model_rejection_total'), 'Requests rejected because every worker was busy', ['model', 'endpoint']);
   }
 
-  /** `endpoint` is e.g. `chat_completions`, `completions` or `tensor`; `requestType` is `stream` or `unary`. */
-  start(model: string, endpoint: string, requestType: 'stream' | 'unary'): RequestTracker {
-    const startedAt = nowSeconds();
-    this.started.inc({ model, endpoint, request_type: requestType });
-    this.inflight.inc({ model });
-    this.active.inc({ model });
-    let lastOutput = 0;
-    let done = false;
-    // Bound children: one label lookup per request, not per token.
-    const itl = this.itl.labels({ model });
-    return {
-      output: (tokens) => {
-        if (tokens <= 0 || done) return;
-        const now = nowSeconds();
-        if (lastOutput === 0) this.ttft.observe({ model }, now - startedAt);
-        else itl.observe(now - lastOutput);
-        lastOutput = now;
+  /** Counts the requests of `scope` from the request events until the returned function is called. */
+  observe(scope: RequestScope): () => void {
+    return subscribeRequestEvents(scope, {
+      start: ({ request: r }) => {
+        this.started.inc({ model: r.model, endpoint: r.endpoint, request_type: r.requestType });
+        this.inflight.inc({ model: r.model });
+        this.active.inc({ model: r.model });
       },
-      finish: (status, errorType = '', usage) => {
-        if (done) return;
-        done = true;
-        this.inflight.dec({ model });
-        this.active.dec({ model });
-        this.requests.inc({ model, endpoint, request_type: requestType, status, error_type: status === 'success' ? '' : errorType });
-        this.duration.observe({ model }, nowSeconds() - startedAt);
-        if (errorType === 'cancelled') {
-          this.cancellations.inc({ model, endpoint, request_type: requestType });
-          this.disconnected.inc();
-        }
-        if (errorType === 'overload') this.rejections.inc({ model, endpoint });
-        if (usage) {
-          this.inputTokens.observe({ model }, usage.prompt_tokens);
-          this.outputTokens.observe({ model }, usage.completion_tokens);
-          this.outputTokensTotal.inc({ model }, usage.completion_tokens);
-          const cached = usage.prompt_tokens_details?.cached_tokens;
-          if (cached !== undefined && cached !== null) this.cachedTokens.observe({ model }, cached);
-        }
+      firstToken: ({ request, ttft }) => this.ttft.observe({ model: request.model }, ttft),
+      token: ({ request, interval }) => {
+        if (interval !== null) this.itlOf(request.model).observe(interval);
       },
-    };
+      end: ({ request, usage, duration }) => {
+        this.finish(request, 'success', '', duration);
+        if (usage) this.observeUsage(request.model, usage);
+      },
+      error: ({ request, kind, duration }) => {
+        this.finish(request, 'error', kind, duration);
+        if (kind === 'overload') this.rejections.inc({ model: request.model, endpoint: request.endpoint });
+      },
+      cancel: ({ request, duration }) => {
+        this.finish(request, 'error', 'cancelled', duration);
+        this.cancellations.inc({ model: request.model, endpoint: request.endpoint, request_type: request.requestType });
+        this.disconnected.inc();
+      },
+    });
   }
+
+  /** The model's inter-token latency child, bound once: the token path is hot. */
+  private itlOf(model: string): Histogram.Internal<'model'> {
+    let child = this.itlByModel.get(model);
+    if (!child) {
+      child = this.itl.labels({ model });
+      this.itlByModel.set(model, child);
+    }
+    return child;
+  }
+
+  private finish(r: RequestInfo, status: RequestStatus, errorType: ErrorKind | '', duration: number): void {
+    this.inflight.dec({ model: r.model });
+    this.active.dec({ model: r.model });
+    this.requests.inc({ model: r.model, endpoint: r.endpoint, request_type: r.requestType, status, error_type: errorType });
+    this.duration.observe({ model: r.model }, duration);
+  }
+
+  private observeUsage(model: string, usage: CompletionUsage): void {
+    this.inputTokens.observe({ model }, usage.prompt_tokens);
+    this.outputTokens.observe({ model }, usage.completion_tokens);
+    this.outputTokensTotal.inc({ model }, usage.completion_tokens);
+    const cached = usage.prompt_tokens_details?.cached_tokens;
+    if (cached !== undefined && cached !== null) this.cachedTokens.observe({ model }, cached);
+  }
+}
+
+/** A new request scope whose requests are counted into `registry`, and how to stop counting them. */
+export function meteredRequestScope(registry: MetricsRegistry, name: string): { scope: RequestScope; close: () => void } {
+  const scope: RequestScope = { name };
+  return { scope, close: new FrontendMetrics(registry).observe(scope) };
 }

@@ -1,3 +1,3 @@
 export { createLogger, type Logger } from './logger.js';
 export { MetricsRegistry } from './metrics.js';
-export { FrontendMetrics, type RequestStatus, type RequestTracker } from './frontend-metrics.js';
+export { FrontendMetrics, meteredRequestScope, type RequestStatus } from './frontend-metrics.js';

@@ -1,6 +1,15 @@
 export { generateChoices, type GenerationTarget, type PromptRun } from './generate.js';
 export { mergeAsync } from './merge-async.js';
-export { TokenTable, decodeStream, type DecodedStep } from './postprocess/index.js';
+export {
+  TokenTable,
+  decodeStream,
+  ResponseFold,
+  type ChoiceDelta,
+  type DecodedStep,
+  type FoldedChoice,
+  type WireFinishReason,
+} from './postprocess/index.js';
+export { errorKindOf, RequestLifecycle, type RequestDescription, type UsageSource } from './request-lifecycle.js';
 export {
   Preprocessor,
   HfTokenizer,

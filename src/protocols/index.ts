@@ -6,3 +6,4 @@ export * from './tensor.js';
 export * from './kv-hashing.js';
 export * from './model-card.js';
 export * from './router-modes.js';
+export * from './request-events.js';

@@ -10,6 +10,7 @@ import {
   LongRunningEngine,
   SplitEngine,
   startHarness,
+  streamInfer,
   textInput,
   texts,
   rawBytes,
@@ -113,17 +114,7 @@ test('sampling parameters and vLLM-backend inputs', async () => {
   );
 });
 
-function stream(requests: unknown[]): Promise<{ messages: any[]; error?: grpc.ServiceError }> {
-  return new Promise((resolve) => {
-    const call = (h.client.ModelStreamInfer as () => grpc.ClientDuplexStream<unknown, any>).call(h.client);
-    const messages: any[] = [];
-    call.on('data', (m) => messages.push(m));
-    call.on('error', (error: grpc.ServiceError) => resolve({ messages, error }));
-    call.on('end', () => resolve({ messages }));
-    for (const r of requests) call.write(r);
-    call.end();
-  });
-}
+const stream = (requests: unknown[]) => streamInfer(h.client, requests);
 
 test('stream infer: streaming request yields one message per step, non-streaming ones fold, in order', async () => {
   const streamed = await stream([{ model_name: 'split', id: '1234', inputs: [textInput('dummy input'), boolInput('streaming', true)] }]);

@@ -99,6 +99,19 @@ export function unary<T>(client: Client, method: string, request: unknown, metad
   });
 }
 
+/** Sends `requests` on one ModelStreamInfer call and collects what comes back until it ends. */
+export function streamInfer(client: Client, requests: unknown[]): Promise<{ messages: any[]; error?: grpc.ServiceError }> {
+  return new Promise((resolve) => {
+    const call = (client.ModelStreamInfer as () => grpc.ClientDuplexStream<unknown, any>).call(client);
+    const messages: any[] = [];
+    call.on('data', (m) => messages.push(m));
+    call.on('error', (error: grpc.ServiceError) => resolve({ messages, error }));
+    call.on('end', () => resolve({ messages }));
+    for (const r of requests) call.write(r);
+    call.end();
+  });
+}
+
 export async function startHarness(opts: { completions?: ServedModel[]; tensors?: TensorModel[] } & KserveFrontendOptions = {}): Promise<Harness> {
   const models = new ModelManager();
   for (const m of opts.completions ?? []) models.add(m);

@@ -2,12 +2,13 @@ import { parseCommandLine } from '../../src/config/index.js';
 import { DEFAULT_HTTP_PATHS, HttpService, type HttpServiceOptions } from '../../src/frontends/http/index.js';
 import { buildServedModel } from '../../src/launch/index.js';
 import { loadDefaultModelCard, ModelManager } from '../../src/models/index.js';
-import { createLogger, MetricsRegistry } from '../../src/observability/index.js';
+import { createLogger, meteredRequestScope, MetricsRegistry } from '../../src/observability/index.js';
 import type { EngineClient } from '../../src/protocols/index.js';
 
 /**
  * An HTTP service whose models are scripted engines: model `name` is served by `engines[name]`
- * with the default tokenizer. Resolves to the service and its base URL.
+ * with the default tokenizer. Resolves to the service and its base URL. Without a request scope
+ * in `options`, its requests are counted into `options.metrics` (or a new registry) until it stops.
  */
 export async function httpWithEngines(engines: Record<string, EngineClient>, options: Partial<HttpServiceOptions> = {}) {
   const parsed = parseCommandLine(['serve'], {});
@@ -22,6 +23,8 @@ export async function httpWithEngines(engines: Record<string, EngineClient>, opt
     model.router.setInstances([{ id: 1n, client: engine }]);
     models.add(model);
   }
+  const metrics = options.metrics ?? new MetricsRegistry();
+  const requests = options.requestScope ? { scope: options.requestScope, close: () => undefined } : meteredRequestScope(metrics, 'test-http');
   const http = new HttpService(
     {
       host: '127.0.0.1',
@@ -32,10 +35,12 @@ export async function httpWithEngines(engines: Record<string, EngineClient>, opt
       forceIncludeUsage: false,
       paths: DEFAULT_HTTP_PATHS,
       logger: createLogger('silent'),
-      metrics: new MetricsRegistry(),
       ...options,
+      metrics,
+      requestScope: requests.scope,
     },
     models,
   );
+  http.app.addHook('onClose', async () => requests.close());
   return { http, baseUrl: `http://127.0.0.1:${await http.listen()}` };
 }

@@ -1,3 +1,4 @@
+import type { RequestLifecycle } from '../../pipeline/index.js';
 import type { ModelInferResponse } from './wire-types.js';
 
 /**
@@ -8,3 +9,14 @@ import type { ModelInferResponse } from './wire-types.js';
 export type InferEvent =
   | { response: ModelInferResponse; error?: undefined }
   | { error: string; conversion?: boolean; response?: undefined };
+
+/** What one inference run is given besides its request. */
+export interface RunContext {
+  signal: AbortSignal;
+  /** The id engines see: the request's own when it is a UUID, else a fresh one. */
+  requestId: string;
+  /** The run's request events. */
+  request: RequestLifecycle;
+  /** Passed through to every engine request. */
+  metadata?: Readonly<Record<string, string>>;
+}

@@ -1,10 +1,17 @@
 // Routes a ModelInferRequest to its model's path (tensor or completions) and turns worker output
 // into InferEvents; the unary fold rules live here too (reference/kserve.md §3, §7).
 
-import { InternalError, ValidationError, type TensorModel, type NvCreateTensorRequest } from '../../protocols/index.js';
+import { RequestLifecycle } from '../../pipeline/index.js';
+import {
+  InternalError,
+  ValidationError,
+  type NvCreateTensorRequest,
+  type RequestScope,
+  type TensorModel,
+} from '../../protocols/index.js';
 import { toCompletionInputs } from './completions/request.js';
 import { runCompletion } from './completions/run.js';
-import type { InferEvent } from './infer-event.js';
+import type { InferEvent, RunContext } from './infer-event.js';
 import type { KserveModels } from './model-registry.js';
 import { engineRequestId } from './request-id.js';
 import { errorText, generateFailure, parseFailure } from './run-errors.js';
@@ -14,19 +21,33 @@ import type { ModelInferRequest, ModelInferResponse } from './wire-types.js';
 
 export interface InferRun {
   model: string;
-  endpoint: 'completions' | 'tensor';
+  /** Its request events: the service publishes the outcome, the run the tokens. */
+  request: RequestLifecycle;
   events: AsyncGenerator<InferEvent>;
 }
 
-/** Resolves and converts the request; throws the RPC-level error for unknown models and bad input. */
-export function startInfer(
-  models: KserveModels,
-  req: ModelInferRequest,
-  signal: AbortSignal,
-  unary: boolean,
-  metadata?: Readonly<Record<string, string>>,
-): InferRun {
+export interface InferOptions {
+  signal: AbortSignal;
+  requestType: 'stream' | 'unary';
+  /** The frontend the run's request events belong to. */
+  scope: RequestScope;
+  metadata?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Resolves and converts the request, then starts its request events; throws the RPC-level error
+ * for unknown models and bad input (those are not counted as requests).
+ */
+export function startInfer(models: KserveModels, req: ModelInferRequest, opts: InferOptions): InferRun {
   const resolved = models.require(req.model_name);
+  const id = req.id ?? '';
+  const requestId = engineRequestId(id);
+  const start = (endpoint: string): RunContext => ({
+    signal: opts.signal,
+    requestId,
+    metadata: opts.metadata,
+    request: RequestLifecycle.start({ scope: opts.scope, id: requestId, model: req.model_name, endpoint, requestType: opts.requestType }),
+  });
   if (resolved.kind === 'tensor') {
     let request: NvCreateTensorRequest;
     try {
@@ -35,7 +56,8 @@ export function startInfer(
       throw parseFailure(err);
     }
     const raw = (req.raw_input_contents?.length ?? 0) > 0;
-    return { model: req.model_name, endpoint: 'tensor', events: runTensor(resolved.model, request, req.id ?? '', raw, signal, metadata) };
+    const ctx = start('tensor');
+    return { model: req.model_name, request: ctx.request, events: runTensor(resolved.model, request, id, raw, ctx) };
   }
   let inputs;
   try {
@@ -43,8 +65,9 @@ export function startInfer(
   } catch (err) {
     throw parseFailure(err);
   }
-  if (unary && inputs.stream) throw new ValidationError('Streaming is not supported for this endpoint');
-  return { model: req.model_name, endpoint: 'completions', events: runCompletion(resolved.served, req, inputs, signal, metadata) };
+  if (opts.requestType === 'unary' && inputs.stream) throw new ValidationError('Streaming is not supported for this endpoint');
+  const ctx = start('completions');
+  return { model: req.model_name, request: ctx.request, events: runCompletion(resolved.served, req, inputs, ctx) };
 }
 
 async function* runTensor(
@@ -52,12 +75,11 @@ async function* runTensor(
   request: NvCreateTensorRequest,
   id: string,
   raw: boolean,
-  signal: AbortSignal,
-  metadata: Readonly<Record<string, string>> | undefined,
+  ctx: RunContext,
 ): AsyncGenerator<InferEvent> {
   let outputs: AsyncIterable<unknown>;
   try {
-    outputs = model.engine.generate(request, { requestId: engineRequestId(id), signal, metadata });
+    outputs = model.engine.generate(request, { requestId: ctx.requestId, signal: ctx.signal, metadata: ctx.metadata });
   } catch (err) {
     throw generateFailure('Failed to generate tensor response stream', err);
   }

@@ -5,6 +5,7 @@ import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import type { Http2Server, Http2Session } from 'node:http2';
 import type { Logger, MetricsRegistry } from '../../observability/index.js';
+import type { RequestScope } from '../../protocols/index.js';
 import { BearerAuth } from './auth.js';
 import { GrpcMetrics } from './grpc-metrics.js';
 import { healthHandlers } from './health.js';
@@ -31,7 +32,9 @@ export interface KserveGrpcOptions {
   /** Prefix of the `x-dynamo-meta-*` metadata passed through to engines (DYN_METADATA_HEADER). */
   metadataPrefix?: string;
   logger: Logger;
+  /** grpc_server_* metrics go here; request metrics come from the request events of `requestScope`. */
   metrics: MetricsRegistry;
+  requestScope: RequestScope;
 }
 
 export class KserveGrpcServer {
@@ -55,7 +58,7 @@ export class KserveGrpcServer {
     const protos = loadProtos();
     const metrics = new GrpcMetrics(opts.metrics);
     const auth = opts.authToken ? new BearerAuth(opts.authToken) : undefined;
-    this.inference = new InferenceService(models, opts.metrics, opts.metadataPrefix?.toLowerCase());
+    this.inference = new InferenceService(models, opts.requestScope, opts.metadataPrefix?.toLowerCase());
     const { logger } = opts;
     this.server.addService(protos.inference, this.inference.handlers({ service: 'inference.GRPCInferenceService', metrics, logger, auth }));
     // Health stays open without a token so orchestrator probes work.

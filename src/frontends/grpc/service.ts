@@ -1,8 +1,7 @@
 // The GRPCInferenceService handlers (reference/kserve.md §3), thin over KserveModels and infer.ts.
 
 import * as grpc from '@grpc/grpc-js';
-import { CancelledError, ValidationError } from '../../protocols/index.js';
-import { FrontendMetrics, type MetricsRegistry } from '../../observability/index.js';
+import { CancelledError, ValidationError, type ErrorKind, type RequestScope } from '../../protocols/index.js';
 import { packageVersion } from '../../config/version.js';
 import { unimplemented, wrapBidi, wrapUnary, type WrapContext } from './call-wrappers.js';
 import { foldUnary, startInfer, type InferRun } from './infer.js';
@@ -31,20 +30,26 @@ interface NameRequest {
   version?: string;
 }
 
+/** A run whose outcome goes to its request events and the model statistics. */
+interface StartedRun {
+  run: InferRun;
+  succeed(): void;
+  /** `kind` defaults to the error's own; `cancelled` is a cancel. */
+  fail(error: unknown, kind?: ErrorKind): void;
+}
+
 const EXTENSIONS = ['model_configuration', 'model_repository', 'statistics', 'binary_tensor_data'];
 
 export class InferenceService {
   readonly stats = new ModelStatisticsTracker();
-  private readonly frontendMetrics: FrontendMetrics;
 
   constructor(
     private readonly models: KserveModels,
-    metrics: MetricsRegistry,
+    /** The frontend whose request events this service's runs publish. */
+    private readonly requestScope: RequestScope,
     /** Lower-case prefix of the metadata keys passed through to engines. */
     private readonly metadataPrefix = DEFAULT_METADATA_PREFIX,
-  ) {
-    this.frontendMetrics = new FrontendMetrics(metrics);
-  }
+  ) {}
 
   /** grpc-js handler map for `inference.GRPCInferenceService`. */
   handlers(ctx: WrapContext): grpc.UntypedServiceImplementation {
@@ -118,31 +123,36 @@ export class InferenceService {
     return { model_stats: this.models.index().map((m) => this.stats.message(m.name)) };
   }
 
-  /** Tracks metrics and statistics around one inference run. */
-  private track(run: InferRun, requestType: 'stream' | 'unary', startNs: bigint) {
-    const tracker = this.frontendMetrics.start(run.model, run.endpoint, requestType);
+  /** Starts one inference run (its request events start with it). */
+  private start(req: ModelInferRequest, signal: AbortSignal, requestType: 'stream' | 'unary', metadata: Readonly<Record<string, string>> | undefined): StartedRun {
+    const startNs = process.hrtime.bigint();
+    const run = startInfer(this.models, req, { signal, requestType, scope: this.requestScope, metadata });
     const inputDone = process.hrtime.bigint();
-    return (ok: boolean): void => {
-      tracker.finish(ok ? 'success' : 'error');
-      this.stats.record(run.model, ok, startNs, inputDone);
+    return {
+      run,
+      succeed: () => {
+        run.request.succeed();
+        this.stats.record(run.model, true, startNs, inputDone);
+      },
+      fail: (error, kind) => {
+        run.request.fail(error, kind);
+        this.stats.record(run.model, false, startNs, inputDone);
+      },
     };
   }
 
   private async infer(req: ModelInferRequest, call: grpc.ServerUnaryCall<ModelInferRequest, ModelInferResponse>): Promise<ModelInferResponse> {
-    const startNs = process.hrtime.bigint();
     const abort = new AbortController();
     const onCancel = (): void => abort.abort(new CancelledError());
     call.once('cancelled', onCancel);
-    let done: ((ok: boolean) => void) | undefined;
+    let started: StartedRun | undefined;
     try {
-      const metadata = requestMetadata(call.metadata, this.metadataPrefix);
-      const run = startInfer(this.models, req, abort.signal, true, metadata);
-      done = this.track(run, 'unary', startNs);
-      const response = await foldUnary(run);
-      done(true);
+      started = this.start(req, abort.signal, 'unary', requestMetadata(call.metadata, this.metadataPrefix));
+      const response = await foldUnary(started.run);
+      started.succeed();
       return response;
     } catch (err) {
-      done?.(false);
+      started?.fail(err);
       // Stops whatever the engine still produces (e.g. extra tensor responses). A successful fold
       // has drained the run, so only failures abort; the error as reason spares a DOMException.
       abort.abort(err);
@@ -169,15 +179,13 @@ export class InferenceService {
     for await (const req of readMessages<ModelInferRequest>(call)) {
       tracker.received();
       if (abort.signal.aborted) return;
-      const startNs = process.hrtime.bigint();
-      const run = startInfer(this.models, req, abort.signal, false, metadata);
-      const done = this.track(run, 'stream', startNs);
-      let ok = true;
+      const started = this.start(req, abort.signal, 'stream', metadata);
+      let failure: string | undefined;
       try {
-        for await (const event of run.events) {
+        for await (const event of started.run.events) {
           if (abort.signal.aborted) break;
           if (event.error !== undefined) {
-            ok = false;
+            failure ??= event.error;
             const text = event.conversion ? `Failed to convert response: ${event.error}` : event.error;
             await write({ error_message: text, infer_response: null });
           } else {
@@ -185,10 +193,13 @@ export class InferenceService {
           }
         }
       } catch (err) {
-        done(false);
+        started.fail(err);
         throw err;
       }
-      done(ok && !abort.signal.aborted);
+      // In-stream errors arrive as texts, without a kind: they count as internal.
+      if (abort.signal.aborted) started.fail(abort.signal.reason, 'cancelled');
+      else if (failure !== undefined) started.fail(failure, 'internal');
+      else started.succeed();
     }
   }
 }

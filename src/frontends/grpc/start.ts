@@ -3,15 +3,17 @@
 
 import type { ModelManager } from '../../models/index.js';
 import type { Logger, MetricsRegistry } from '../../observability/index.js';
-import type { TensorModel } from '../../protocols/index.js';
+import type { RequestScope, TensorModel } from '../../protocols/index.js';
 import { ModelRepository } from './model-config/repository.js';
 import { KserveModels } from './model-registry.js';
 import { KserveGrpcServer, type KserveGrpcOptions } from './server.js';
 
-export interface GrpcFrontendOptions extends Partial<Omit<KserveGrpcOptions, 'logger' | 'metrics'>> {
+export interface GrpcFrontendOptions extends Partial<Omit<KserveGrpcOptions, 'logger' | 'metrics' | 'requestScope'>> {
   models: ModelManager;
   metrics: MetricsRegistry;
   logger: Logger;
+  /** The scope its request events are published under (whoever counts them subscribes to it). */
+  requestScope: RequestScope;
   /** A Triton-layout model repository whose config.pbtxt files describe the served models. */
   modelRepository?: string;
   tensorModels?: TensorModel[];
@@ -46,6 +48,7 @@ export async function startGrpcFrontend(opts: GrpcFrontendOptions): Promise<Runn
       metadataPrefix: opts.metadataPrefix,
       logger,
       metrics,
+      requestScope: opts.requestScope,
     },
     models,
   );

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { FrontendMetrics, type MetricsRegistry } from '../../observability/index.js';
+import type { MetricsRegistry } from '../../observability/index.js';
 import type { ModelManager } from '../../models/index.js';
+import type { RequestScope } from '../../protocols/index.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { registerBusyThresholdRoute } from './busy-threshold-route.js';
 import { registerOpenAiRoutes } from './openai-routes.js';
@@ -42,6 +43,8 @@ export interface HttpServiceOptions {
   backendStreamTimeoutSecs?: number;
   /** The process's registry: both frontends share it, `/metrics` renders it. */
   metrics: MetricsRegistry;
+  /** The scope of this frontend's request events (whoever created it counts them into `metrics`). */
+  requestScope: RequestScope;
   /** DYN_DISABLE_FRONTEND_ADMIN_API: leave out `/busy_threshold` (it answers 404). */
   disableAdminApi?: boolean;
   /** HTTPS with these PEM contents; with `ca`, clients must present a certificate it signed (mTLS). */
@@ -69,7 +72,7 @@ export class HttpService {
       chatPath: opts.paths.chat,
       completionsPath: opts.paths.completions,
       forceIncludeUsage: opts.forceIncludeUsage,
-      metrics: new FrontendMetrics(opts.metrics),
+      requestScope: opts.requestScope,
       sseKeepAliveMs: opts.sseKeepAliveMs,
       preCommitErrorPeekMs: opts.preCommitErrorPeekMs,
       backendStreamTimeoutSecs: opts.backendStreamTimeoutSecs,

@@ -1,18 +1,10 @@
+import type { ChoiceDelta, FoldedChoice } from '../../pipeline/index.js';
 import type { CompletionUsage } from '../../protocols/index.js';
 
 // Chunks are assembled from pre-serialized pieces: per token only the text goes through
 // JSON.stringify, everything else is fixed for the request.
 
 export type ApiKind = 'chat' | 'completions';
-
-export interface ChoiceDelta {
-  index: number;
-  text: string;
-  /** First chunk of a choice (chat adds `role`). */
-  first: boolean;
-  finishReason: string | null;
-  stopReason: string | number | null;
-}
 
 export class ChunkSerializer {
   private readonly head: string;
@@ -28,7 +20,7 @@ export class ChunkSerializer {
     this.head = `{"id":${JSON.stringify(id)},"object":"${object}","created":${created},"model":${JSON.stringify(model)}${fingerprint},"choices":[`;
   }
 
-  /** One chunk holding one choice's delta. */
+  /** One chunk holding one choice's delta (chat adds `role` to a choice's first). */
   choice(d: ChoiceDelta): string {
     return `${this.head}${this.choiceBody(d)}],"usage":null}`;
   }
@@ -48,13 +40,6 @@ export class ChunkSerializer {
     if (d.text.length > 0) delta += `${delta ? ',' : ''}"content":${JSON.stringify(d.text)}`;
     return `{"index":${d.index},"delta":{${delta}},"finish_reason":${finish},"logprobs":null${stopReason}}`;
   }
-}
-
-export interface FoldedChoice {
-  index: number;
-  text: string;
-  finishReason: string | null;
-  stopReason: string | number | null;
 }
 
 /** The unary response: the stream folded into one object. */

@@ -1,10 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServedModel, ModelManager } from '../../models/index.js';
-import { generateChoices, validateChatRequest, validateCompletionRequest, type DecodedStep, type PreparedRequest } from '../../pipeline/index.js';
-import type { FrontendMetrics, RequestTracker } from '../../observability/index.js';
-import { CancelledError, isDynamoError, type CompletionUsage, type ErrorKind } from '../../protocols/index.js';
+import {
+  errorKindOf,
+  generateChoices,
+  RequestLifecycle,
+  ResponseFold,
+  validateChatRequest,
+  validateCompletionRequest,
+  type DecodedStep,
+  type PreparedRequest,
+} from '../../pipeline/index.js';
+import { CancelledError, isDynamoError, type RequestScope } from '../../protocols/index.js';
 import { streamErrorJson } from './error-envelope.js';
-import { ChunkSerializer, foldedResponse, type ApiKind, type FoldedChoice } from './openai-chunks.js';
+import { ChunkSerializer, foldedResponse, type ApiKind } from './openai-chunks.js';
 import { applyRoutingHeaders } from './routing-headers.js';
 import { postRoute, requestIdOf, sendError } from './server.js';
 import type { HttpServiceState } from './service-state.js';
@@ -16,7 +24,8 @@ export interface OpenAiRouteOptions {
   completionsPath: string;
   /** DYN_ENABLE_FORCE_INCLUDE_USAGE: every stream ends with a usage chunk. */
   forceIncludeUsage: boolean;
-  metrics: FrontendMetrics;
+  /** The frontend whose request events these requests publish. */
+  requestScope: RequestScope;
   /** DYN_HTTP_SSE_KEEP_ALIVE_INTERVAL_MS */
   sseKeepAliveMs?: number;
   /** DYN_HTTP_PRE_COMMIT_ERROR_PEEK_MS */
@@ -45,41 +54,6 @@ export function registerOpenAiRoutes(
   postRoute(app, opts.completionsPath, handler('completions'));
 }
 
-/** Sums usage over every prompt and choice of one request. */
-class UsageTally {
-  private readonly completion = new Map<number, number>();
-  private cached: number | undefined;
-
-  constructor(private readonly promptTokens: number) {}
-
-  add(step: DecodedStep): void {
-    if (step.usage) {
-      this.completion.set(step.index, step.usage.completion_tokens);
-      const cached = step.usage.prompt_tokens_details?.cached_tokens;
-      if (cached !== undefined && cached !== null) this.cached = Math.max(this.cached ?? 0, cached);
-    } else {
-      this.completion.set(step.index, (this.completion.get(step.index) ?? 0) + step.token_ids.length);
-    }
-  }
-
-  usage(): CompletionUsage {
-    let completion = 0;
-    for (const c of this.completion.values()) completion += c;
-    const usage: CompletionUsage = {
-      prompt_tokens: this.promptTokens,
-      completion_tokens: completion,
-      total_tokens: this.promptTokens + completion,
-    };
-    if (this.cached !== undefined) usage.prompt_tokens_details = { cached_tokens: this.cached };
-    return usage;
-  }
-}
-
-/** `cancelled` from an engine that stopped on its own reads as `stop` to OpenAI clients. */
-function openAiFinish(reason: DecodedStep['finish_reason']): string | null {
-  return reason === 'cancelled' ? 'stop' : reason;
-}
-
 /** The `endpoint` label of request metrics. */
 const ENDPOINT_LABEL: Record<ApiKind, string> = { chat: 'chat_completions', completions: 'completions' };
 
@@ -95,10 +69,6 @@ function modelNameOf(kind: ApiKind, body: unknown): string {
   return '';
 }
 
-function errorKindOf(err: unknown): ErrorKind {
-  return isDynamoError(err) ? err.kind : 'internal';
-}
-
 async function handleInference(
   kind: ApiKind,
   req: FastifyRequest,
@@ -109,13 +79,19 @@ async function handleInference(
 ): Promise<unknown> {
   const requestId = requestIdOf(req);
   let counted = false;
-  let tracker: RequestTracker | undefined;
+  let request: RequestLifecycle | undefined;
   try {
     state.assertServing();
     // Upstream resolves the model before validating the body: an unknown model is 404 whatever else is wrong.
     const served = models.get(modelNameOf(kind, req.body));
     const streaming = (req.body as { stream?: unknown }).stream === true;
-    tracker = opts.metrics.start(served.name, ENDPOINT_LABEL[kind], streaming ? 'stream' : 'unary');
+    request = RequestLifecycle.start({
+      scope: opts.requestScope,
+      id: requestId,
+      model: served.name,
+      endpoint: ENDPOINT_LABEL[kind],
+      requestType: streaming ? 'stream' : 'unary',
+    });
     applyRoutingHeaders(req.body, req.headers);
     const prepared = await prepare(kind, req.body, served);
     const flags = prepared.flags;
@@ -137,7 +113,7 @@ async function handleInference(
     const id = `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${requestId}`;
     const created = Math.floor(Date.now() / 1000);
     const includeUsage = opts.forceIncludeUsage || flags.stream_options?.include_usage === true;
-    const tally = new UsageTally(promptTokens);
+    const fold = new ResponseFold({ promptTokens, collectText: !flags.stream, request });
     const guarded = withInactivityTimeout(
       await peekFirst(steps[Symbol.asyncIterator](), opts.preCommitErrorPeekMs),
       opts.backendStreamTimeoutSecs,
@@ -147,20 +123,20 @@ async function handleInference(
       reply.hijack();
       const serializer = new ChunkSerializer(kind, id, created, flags.model);
       const annotations = annotationEvents(prepared.runs[0]!, requestId);
-      await streamResponse(reply, serializer, guarded, tally, includeUsage, tracker, opts.sseKeepAliveMs, annotations);
+      await streamResponse(reply, serializer, guarded, fold, includeUsage, request, opts.sseKeepAliveMs, annotations);
       return;
     }
-    const folded = await foldResponse(guarded, tally, abort.signal, tracker);
-    if (!folded) {
-      tracker.finish('error', 'cancelled');
+    for await (const step of guarded) fold.step(step);
+    if (abort.signal.aborted) {
+      request.cancel();
       return;
     }
-    tracker.finish('success', '', folded.usage);
+    request.succeed();
     return reply
       .header('content-type', 'application/json')
-      .send(JSON.stringify(foldedResponse(kind, id, created, flags.model, folded.choices, folded.usage)));
+      .send(JSON.stringify(foldedResponse(kind, id, created, flags.model, fold.choices(), fold.usage())));
   } catch (err) {
-    tracker?.finish('error', errorKindOf(err));
+    request?.fail(err);
     if (!isDynamoError(err)) req.log.error({ err, requestId }, 'request failed');
     if (reply.sent || reply.raw.headersSent) return;
     return sendError(reply, err, state.overloadStatus);
@@ -201,9 +177,9 @@ async function streamResponse(
   reply: FastifyReply,
   serializer: ChunkSerializer,
   steps: AsyncIterable<DecodedStep>,
-  tally: UsageTally,
+  fold: ResponseFold,
   includeUsage: boolean,
-  tracker: RequestTracker,
+  request: RequestLifecycle,
   keepAliveMs: number | undefined,
   annotations: [string, string][],
 ): Promise<void> {
@@ -212,33 +188,23 @@ async function streamResponse(
   if (typeof echoed === 'string') headers['x-request-id'] = echoed;
   const sse = new SseWriter(reply.raw, headers, keepAliveMs);
   for (const [name, json] of annotations) sse.annotation(name, json);
-  const started = new Set<number>();
   try {
     for await (const step of steps) {
       if (sse.isClosed) break;
-      tally.add(step);
-      tracker.output(step.token_ids.length);
-      const finishReason = openAiFinish(step.finish_reason);
-      // Steps whose text is still held back by the stop-string jail carry nothing to send.
-      if (step.text.length === 0 && finishReason === null) continue;
-      const first = !started.has(step.index);
-      if (first) started.add(step.index);
-      sse.data(
-        serializer.choice({ index: step.index, text: step.text, first, finishReason, stopReason: step.stop_reason }),
-      );
+      const delta = fold.step(step);
+      if (delta) sse.data(serializer.choice(delta));
     }
     // A client that went away gets no [DONE]: nobody is listening.
     if (sse.isClosed) {
-      tracker.finish('error', 'cancelled');
+      request.cancel();
       return;
     }
-    const usage = tally.usage();
-    if (includeUsage) sse.data(serializer.usage(usage));
+    if (includeUsage) sse.data(serializer.usage(fold.usage()));
     sse.done();
-    tracker.finish('success', '', usage);
+    request.succeed();
   } catch (err) {
     const kind = sse.isClosed ? 'cancelled' : errorKindOf(err);
-    tracker.finish('error', kind);
+    request.fail(err, kind);
     if (kind !== 'cancelled') {
       const log = { err, id: serializer.id, model: serializer.model, kind, status: isDynamoError(err) ? err.httpStatus : 500 };
       if (isDynamoError(err) && err.httpStatus < 500) reply.log.info(log, 'stream ended with a request error');
@@ -253,29 +219,4 @@ async function streamResponse(
     sse.data(streamErrorJson(err));
     sse.done();
   }
-}
-
-async function foldResponse(
-  steps: AsyncIterable<DecodedStep>,
-  tally: UsageTally,
-  signal: AbortSignal,
-  tracker: RequestTracker,
-): Promise<{ choices: FoldedChoice[]; usage: CompletionUsage } | null> {
-  const choices = new Map<number, FoldedChoice>();
-  for await (const step of steps) {
-    tally.add(step);
-    tracker.output(step.token_ids.length);
-    let choice = choices.get(step.index);
-    if (!choice) {
-      choice = { index: step.index, text: '', finishReason: null, stopReason: null };
-      choices.set(step.index, choice);
-    }
-    choice.text += step.text;
-    if (step.finish_reason !== null) {
-      choice.finishReason = openAiFinish(step.finish_reason);
-      choice.stopReason = step.stop_reason;
-    }
-  }
-  if (signal.aborted) return null;
-  return { choices: [...choices.values()], usage: tally.usage() };
 }

@@ -18,3 +18,11 @@ export {
   type DecodeStreamOptions,
   type DecodedStep,
 } from './decode-stream.js';
+export {
+  ResponseFold,
+  wireFinishReason,
+  type ChoiceDelta,
+  type FoldedChoice,
+  type ResponseFoldOptions,
+  type WireFinishReason,
+} from './response-fold.js';

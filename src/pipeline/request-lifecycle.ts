@@ -1,0 +1,106 @@
+// Publishes one request's events on the request channels (protocols/request-events.ts). Messages
+// are built only when a channel has subscribers; the per-token message is one reused object.
+
+import {
+  isDynamoError,
+  requestChannels as channels,
+  type CompletionUsage,
+  type ErrorKind,
+  type RequestInfo,
+  type RequestScope,
+} from '../protocols/index.js';
+
+export interface RequestDescription {
+  scope: RequestScope;
+  id: string;
+  model: string;
+  endpoint: string;
+  requestType: 'stream' | 'unary';
+}
+
+/** Whatever counts the request's usage (its response fold). */
+export interface UsageSource {
+  usage(): CompletionUsage;
+}
+
+/** The error's kind, `internal` for anything that is not a DynamoError. */
+export function errorKindOf(error: unknown): ErrorKind {
+  return isDynamoError(error) ? error.kind : 'internal';
+}
+
+/** One request's events; the outcome (end, error or cancel) is published once, later calls are ignored. */
+export class RequestLifecycle {
+  readonly info: RequestInfo;
+  private closed = false;
+  private sawTokens = false;
+  private lastTokensAt: number;
+  private usageSource: UsageSource | undefined;
+  private readonly tokenEvent: { request: RequestInfo; tokens: number; interval: number | null };
+
+  private constructor(description: RequestDescription) {
+    this.info = { ...description, startedAt: performance.now() };
+    this.lastTokensAt = this.info.startedAt;
+    this.tokenEvent = { request: this.info, tokens: 0, interval: null };
+  }
+
+  /** Starts a request and publishes its start event. */
+  static start(description: RequestDescription): RequestLifecycle {
+    const lifecycle = new RequestLifecycle(description);
+    if (channels.start.hasSubscribers) channels.start.publish({ request: lifecycle.info });
+    return lifecycle;
+  }
+
+  /** A step released `tokens` tokens: the first such step is the first token. */
+  tokens(tokens: number): void {
+    if (tokens <= 0 || this.closed) return;
+    const first = !this.sawTokens;
+    this.sawTokens = true;
+    const firstWanted = first && channels.firstToken.hasSubscribers;
+    if (!firstWanted && !channels.token.hasSubscribers) return;
+    const now = performance.now();
+    if (firstWanted) channels.firstToken.publish({ request: this.info, ttft: (now - this.info.startedAt) / 1000 });
+    if (channels.token.hasSubscribers) {
+      this.tokenEvent.tokens = tokens;
+      this.tokenEvent.interval = first ? null : (now - this.lastTokensAt) / 1000;
+      channels.token.publish(this.tokenEvent);
+    }
+    this.lastTokensAt = now;
+  }
+
+  /** The end event carries `source`'s usage. */
+  usageFrom(source: UsageSource): void {
+    this.usageSource = source;
+  }
+
+  succeed(): void {
+    if (!this.close() || !channels.end.hasSubscribers) return;
+    channels.end.publish({ request: this.info, usage: this.usageSource?.usage(), duration: this.elapsed() });
+  }
+
+  /** The client went away or cancelled. */
+  cancel(): void {
+    if (!this.close() || !channels.cancel.hasSubscribers) return;
+    channels.cancel.publish({ request: this.info, duration: this.elapsed() });
+  }
+
+  /** Ends the request with `error`, of `kind` (by default the error's own, else `internal`); `cancelled` is a cancel. */
+  fail(error: unknown, kind: ErrorKind = errorKindOf(error)): void {
+    if (kind === 'cancelled') {
+      this.cancel();
+      return;
+    }
+    if (!this.close() || !channels.error.hasSubscribers) return;
+    channels.error.publish({ request: this.info, kind, error, duration: this.elapsed() });
+  }
+
+  /** True the first time: the outcome is still to publish. */
+  private close(): boolean {
+    if (this.closed) return false;
+    this.closed = true;
+    return true;
+  }
+
+  private elapsed(): number {
+    return (performance.now() - this.info.startedAt) / 1000;
+  }
+}

@@ -1,0 +1,120 @@
+// Request events on node:diagnostics_channel: the pipeline publishes one request's life (start,
+// first token, tokens, end, error, cancel); metrics and tracing subscribe. Channels are
+// process-global while one process may run several frontends, so every message names the scope
+// (frontend) its request belongs to and subscriptions only see their own scope.
+
+import { subscribe, unsubscribe, channel, type Channel } from 'node:diagnostics_channel';
+import type { CompletionUsage } from './engine.js';
+import type { ErrorKind } from './errors.js';
+
+/** Identifies the frontend a request belongs to; compared by identity, the name is for people. */
+export interface RequestScope {
+  readonly name: string;
+}
+
+/** One request as every event of it names it; the same object for all of its events. */
+export interface RequestInfo {
+  readonly scope: RequestScope;
+  readonly id: string;
+  readonly model: string;
+  /** The `endpoint` metric label: `chat_completions`, `completions`, `tensor`, ... */
+  readonly endpoint: string;
+  readonly requestType: 'stream' | 'unary';
+  /** `performance.now()` when the request started, in milliseconds. */
+  readonly startedAt: number;
+}
+
+export interface RequestStartEvent {
+  readonly request: RequestInfo;
+}
+
+/** The first step that carried tokens. */
+export interface RequestFirstTokenEvent {
+  readonly request: RequestInfo;
+  /** Seconds since the start. */
+  readonly ttft: number;
+}
+
+/**
+ * A step that carried tokens, the first included. The publisher reuses one object per request
+ * (the token path is hot): read it in the handler, do not keep it.
+ */
+export interface RequestTokenEvent {
+  readonly request: RequestInfo;
+  readonly tokens: number;
+  /** Seconds since the previous step with tokens; null on the first. */
+  readonly interval: number | null;
+}
+
+export interface RequestEndEvent {
+  readonly request: RequestInfo;
+  /** The request's usage, when it has token counts (tensor requests have none). */
+  readonly usage: CompletionUsage | undefined;
+  /** Seconds since the start. */
+  readonly duration: number;
+}
+
+export interface RequestErrorEvent {
+  readonly request: RequestInfo;
+  readonly kind: Exclude<ErrorKind, 'cancelled'>;
+  readonly error: unknown;
+  readonly duration: number;
+}
+
+/** The client went away or cancelled the request. */
+export interface RequestCancelEvent {
+  readonly request: RequestInfo;
+  readonly duration: number;
+}
+
+export interface RequestEventMap {
+  start: RequestStartEvent;
+  firstToken: RequestFirstTokenEvent;
+  token: RequestTokenEvent;
+  end: RequestEndEvent;
+  error: RequestErrorEvent;
+  cancel: RequestCancelEvent;
+}
+
+export type RequestEventName = keyof RequestEventMap;
+
+/** The channel names, stable for outside subscribers. */
+export const REQUEST_CHANNEL_NAMES: Readonly<Record<RequestEventName, string>> = {
+  start: 'dynamo-ts:request:start',
+  firstToken: 'dynamo-ts:request:first-token',
+  token: 'dynamo-ts:request:token',
+  end: 'dynamo-ts:request:end',
+  error: 'dynamo-ts:request:error',
+  cancel: 'dynamo-ts:request:cancel',
+};
+
+/** The channel objects, created once; publishers check `hasSubscribers` before building a message. */
+export const requestChannels: Readonly<Record<RequestEventName, Channel>> = {
+  start: channel(REQUEST_CHANNEL_NAMES.start),
+  firstToken: channel(REQUEST_CHANNEL_NAMES.firstToken),
+  token: channel(REQUEST_CHANNEL_NAMES.token),
+  end: channel(REQUEST_CHANNEL_NAMES.end),
+  error: channel(REQUEST_CHANNEL_NAMES.error),
+  cancel: channel(REQUEST_CHANNEL_NAMES.cancel),
+};
+
+export type RequestEventHandlers = { [K in RequestEventName]?: (event: RequestEventMap[K]) => void };
+
+/** Calls `handlers` for the events of `scope`'s requests until the returned function is called. */
+export function subscribeRequestEvents(scope: RequestScope, handlers: RequestEventHandlers): () => void {
+  const listeners: [string, (message: unknown) => void][] = [];
+  for (const name of Object.keys(handlers) as RequestEventName[]) {
+    const handler = handlers[name] as ((event: { request: RequestInfo }) => void) | undefined;
+    if (!handler) continue;
+    const listener = (message: unknown): void => {
+      const event = message as { request: RequestInfo };
+      if (event.request.scope === scope) handler(event);
+    };
+    subscribe(REQUEST_CHANNEL_NAMES[name], listener);
+    listeners.push([REQUEST_CHANNEL_NAMES[name], listener]);
+  }
+  return () => {
+    for (const [name, listener] of listeners) unsubscribe(name, listener);
+    listeners.length = 0;
+  };
+}
