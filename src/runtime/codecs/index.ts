@@ -22,3 +22,4 @@ export {
   type RequestControlMessage,
   type StreamControl,
 } from './messages.js';
+export { encodeActiveLoad, decodeActiveLoad } from './active-load.js';
