@@ -33,8 +33,10 @@ export async function startMocker(config: Config, logger: Logger): Promise<Runni
     logger.error({}, 'discovery lease lost: exiting so a supervisor can restart this worker');
     process.exit(1);
   };
-  const first = await DistributedRuntime.create(runtimeOptionsFromConfig(config, logger, onLeaseLost));
-  return runMockers(config, logger, [first, ...(await siblings(first, config.numWorkers - 1))]);
+  return runMockers(config, logger, async () => {
+    const first = await DistributedRuntime.create(runtimeOptionsFromConfig(config, logger, onLeaseLost));
+    return [first, ...(await siblings(first, config.numWorkers - 1))];
+  });
 }
 
 /** `count` more instances in `runtime`'s process: shared connections, a lease and instance id each. */
@@ -61,13 +63,16 @@ function workerCardJson(card: ModelDeploymentCard, engine: Readonly<MockerOption
 /**
  * One mocker engine per runtime, registered through it. The card goes out at once, so frontends
  * know the model (not ready yet) while the engines load; the endpoints follow after
- * `--startup-time`, as a real engine takes requests once loaded.
+ * `--startup-time`, as a real engine takes requests once loaded. The runtimes are made only once
+ * the model is loaded: loading blocks the event loop for a second or more, which a fresh etcd
+ * lease with a short TTL may not survive.
  */
-export async function runMockers(config: Config, logger: Logger, runtimes: DistributedRuntime[]): Promise<RunningMocker> {
+export async function runMockers(config: Config, logger: Logger, makeRuntimes: () => Promise<DistributedRuntime[]>): Promise<RunningMocker> {
   const blockSize = config.kvCacheBlockSize ?? config.blockSize;
   const card = loadConfiguredCard(config, blockSize);
   const ep = parseEndpoint(config.endpoint ?? `dyn://${config.namespace || 'dynamo'}.backend.generate`);
   const vocab = buildMockVocabulary(sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path));
+  const runtimes = await makeRuntimes();
   const engines = runtimes.map(
     (rt) =>
       new MockerEngine({

@@ -63,7 +63,7 @@ export async function startServe(config: Config, logger: Logger): Promise<Runnin
   let workers: RunningMocker | undefined;
   let frontend: FrontendService | undefined;
   try {
-    workers = await runMockers(local, logger, await siblings(runtime, config.numWorkers));
+    workers = await runMockers(local, logger, () => siblings(runtime, config.numWorkers));
     frontend = await runFrontend(local, logger, runtime, arrival);
     await arrival.until(workers.card.displayName, config.startupTime ? 0 : workers.engines.length);
   } catch (err) {
