@@ -1,11 +1,14 @@
 // `dynamo-ts frontend`: the HTTP frontend with no engine of its own. Models and workers come and go
-// through discovery; requests reach workers over the request plane they publish.
+// through discovery; requests reach workers over the request plane they publish. `serve` starts its
+// frontend through the same path, over an in-process runtime.
 import type { Config } from '../config/index.js';
+import type { RunningGrpcFrontend } from '../frontends/grpc/index.js';
+import type { HttpService } from '../frontends/http/index.js';
 import { ModelManager } from '../models/index.js';
 import type { Logger } from '../observability/index.js';
 import { DistributedRuntime, namespaceScope } from '../runtime/index.js';
 import { startFrontendServices } from './frontend-services.js';
-import { ModelWatcher } from './model-watcher.js';
+import { ModelWatcher, type ModelWatcherObserver } from './model-watcher.js';
 import { assertRouterStateSupported, frontendEventPlane, routerStateFactory } from './router-state.js';
 import { runtimeOptionsFromConfig } from './runtime-options.js';
 
@@ -13,12 +16,21 @@ export interface FrontendService {
   readonly port: number;
   readonly models: ModelManager;
   readonly runtime: DistributedRuntime;
+  readonly http: HttpService;
+  /** The KServe gRPC frontend, with --kserve-grpc-server or --grpc-port. */
+  readonly grpc?: RunningGrpcFrontend;
+  /** Drains and stops the services, then the watcher, then shuts the runtime down. */
   stop(): Promise<void>;
 }
 
 export async function startFrontend(config: Config, logger: Logger): Promise<FrontendService> {
   assertRouterStateSupported(config, frontendEventPlane(config));
   const runtime = await DistributedRuntime.create(runtimeOptionsFromConfig(config, logger));
+  return runFrontend(config, logger, runtime);
+}
+
+/** The frontend over `runtime`: its model watcher fills the models the HTTP and gRPC services serve. */
+export async function runFrontend(config: Config, logger: Logger, runtime: DistributedRuntime, observer?: ModelWatcherObserver): Promise<FrontendService> {
   const models = new ModelManager();
   // gRPC starts before the watcher: discovered tensor models register with it.
   const services = await startFrontendServices(config, models, logger);
@@ -37,6 +49,7 @@ export async function startFrontend(config: Config, logger: Logger): Promise<Fro
     }),
     tensorModels: grpc,
     routerState: routerStateFactory(config, logger),
+    observer,
   });
   await watcher.start();
   const port = await http.listen();
@@ -48,6 +61,8 @@ export async function startFrontend(config: Config, logger: Logger): Promise<Fro
     port,
     models,
     runtime,
+    http,
+    grpc,
     async stop() {
       await services.stop();
       watcher.stop();

@@ -1,65 +1,108 @@
 // `dynamo-ts mocker`: simulated engines as standalone workers. Each of `--num-workers` engines is
-// its own instance (own lease and instance id) serving the model's endpoint and publishing its card
-// and KV events.
+// its own instance (own lease and instance id) serving the model's endpoint and publishing its card,
+// its KV events and its load. `serve` starts its workers through the same path.
 import type { Config } from '../config/index.js';
-import { buildMockVocabulary, MockerEngine } from '../engines/mocker/index.js';
-import { toCardJson } from '../models/index.js';
+import { buildMockVocabulary, MockerEngine, type MockerOptions } from '../engines/mocker/index.js';
+import { toCardJson, type ModelDeploymentCard } from '../models/index.js';
 import type { Logger } from '../observability/index.js';
-import { TokenTable } from '../pipeline/index.js';
-import { announceKvEvents, DistributedRuntime, engineHandler, kvEventPublisher } from '../runtime/index.js';
+import {
+  announceKvEvents,
+  announceLoadMetrics,
+  DistributedRuntime,
+  engineHandler,
+  kvEventPublisher,
+  loadMetricsPublisher,
+  type Endpoint,
+} from '../runtime/index.js';
 import { mockerEngineOptions } from './mocker-options.js';
 import { runtimeOptionsFromConfig } from './runtime-options.js';
 import { loadConfiguredCard, parseEndpoint } from './served-model.js';
+import { sharedTokenTable } from './token-tables.js';
 
 export interface RunningMocker {
+  /** One per engine, in the same order. */
   readonly runtimes: readonly DistributedRuntime[];
   readonly engines: readonly MockerEngine[];
+  /** The card the workers publish. */
+  readonly card: ModelDeploymentCard;
   stop(): Promise<void>;
 }
 
 export async function startMocker(config: Config, logger: Logger): Promise<RunningMocker> {
-  const blockSize = config.kvCacheBlockSize ?? config.blockSize;
-  const card = loadConfiguredCard(config, blockSize);
-  const ep = parseEndpoint(config.endpoint ?? `dyn://${config.namespace || 'dynamo'}.backend.generate`);
-  const vocab = buildMockVocabulary(TokenTable.fromFile(card.tokenizerJsonPath, card.files.tokenizerConfig?.path));
   const onLeaseLost = (): void => {
     logger.error({}, 'discovery lease lost: exiting so a supervisor can restart this worker');
     process.exit(1);
   };
-  const first = await DistributedRuntime.create(runtimeOptionsFromConfig(config, logger, onLeaseLost));
-  const runtimes = [first];
-  for (let i = 1; i < config.numWorkers; i++) runtimes.push(await first.sibling());
+  return runMockers(config, logger, async () => {
+    const first = await DistributedRuntime.create(runtimeOptionsFromConfig(config, logger, onLeaseLost));
+    return [first, ...(await siblings(first, config.numWorkers - 1))];
+  });
+}
+
+/** `count` more instances in `runtime`'s process: shared connections, a lease and instance id each. */
+export async function siblings(runtime: DistributedRuntime, count: number): Promise<DistributedRuntime[]> {
+  const out: DistributedRuntime[] = [];
+  for (let i = 0; i < count; i++) out.push(await runtime.sibling());
+  return out;
+}
+
+/** The card as upstream workers publish it: `runtime_config` carries the capacity busy detection compares load with. */
+function workerCardJson(card: ModelDeploymentCard, engine: Readonly<MockerOptions>): Record<string, unknown> {
+  const json = toCardJson(card);
+  return {
+    ...json,
+    runtime_config: {
+      ...(json.runtime_config as Record<string, unknown>),
+      total_kv_blocks: engine.numGpuBlocks,
+      max_num_seqs: engine.maxNumSeqs,
+      max_num_batched_tokens: engine.maxNumBatchedTokens,
+    },
+  };
+}
+
+/**
+ * One mocker engine per runtime, registered through it. The card goes out at once, so frontends
+ * know the model (not ready yet) while the engines load; the endpoints follow after
+ * `--startup-time`, as a real engine takes requests once loaded. The runtimes are made only once
+ * the model is loaded: loading blocks the event loop for a second or more, which a fresh etcd
+ * lease with a short TTL may not survive.
+ */
+export async function runMockers(config: Config, logger: Logger, makeRuntimes: () => Promise<DistributedRuntime[]>): Promise<RunningMocker> {
+  const blockSize = config.kvCacheBlockSize ?? config.blockSize;
+  const card = loadConfiguredCard(config, blockSize);
+  const ep = parseEndpoint(config.endpoint ?? `dyn://${config.namespace || 'dynamo'}.backend.generate`);
+  const vocab = buildMockVocabulary(sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path));
+  const runtimes = await makeRuntimes();
   const engines = runtimes.map(
     (rt) =>
       new MockerEngine({
         ...mockerEngineOptions(config, vocab, blockSize),
         onKvEvent: kvEventPublisher(rt.events, ep.namespace, ep.component, rt.instanceId),
+        onLoad: loadMetricsPublisher(rt.events, ep.namespace, rt.instanceId),
       }),
   );
+  const endpointOf = (rt: DistributedRuntime): Endpoint => rt.namespace(ep.namespace).component(ep.component).endpoint(ep.endpoint);
 
-  // Workers register once "loaded", as a real engine would after its startup time.
-  const register = async (): Promise<void> => {
-    const cardJson = toCardJson(card);
-    if (config.enablePrefixCaching) await announceKvEvents(first.events, ep.namespace, ep.component);
-    for (const [i, rt] of runtimes.entries()) {
-      const endpoint = rt.namespace(ep.namespace).component(ep.component).endpoint(ep.endpoint);
-      await endpoint.serveEndpoint(engineHandler(engines[i]!));
-      await endpoint.registerModel(cardJson, { modelType: card.modelType, modelInput: card.modelInput });
-    }
-    logger.info(
-      { model: card.displayName, endpoint: `${ep.namespace}.${ep.component}.${ep.endpoint}`, instances: runtimes.map((r) => r.instanceIdHex) },
-      'dynamo-ts mocker registered',
-    );
+  const cardJson = workerCardJson(card, engines[0]!.options);
+  for (const rt of runtimes) await endpointOf(rt).registerModel(cardJson, { modelType: card.modelType, modelInput: card.modelInput });
+
+  const serve = async (): Promise<void> => {
+    const events = runtimes[0]!.events;
+    await announceLoadMetrics(events, ep.namespace);
+    if (config.enablePrefixCaching) await announceKvEvents(events, ep.namespace, ep.component);
+    for (const [i, rt] of runtimes.entries()) await endpointOf(rt).serveEndpoint(engineHandler(engines[i]!));
+    logger.info({ model: card.displayName, endpoint: `${ep.namespace}.${ep.component}.${ep.endpoint}`, instances: runtimes.map((r) => r.instanceIdHex) }, 'dynamo-ts mocker registered');
   };
   let startup: NodeJS.Timeout | undefined;
   if (config.startupTime) {
-    startup = setTimeout(() => void register().catch((err: Error) => logger.error({ err: err.message }, 'registration failed')), config.startupTime * 1000);
+    startup = setTimeout(() => void serve().catch((err: Error) => logger.error({ err: err.message }, 'registration failed')), config.startupTime * 1000);
   } else {
-    await register();
+    await serve();
   }
   return {
     runtimes,
     engines,
+    card,
     async stop() {
       clearTimeout(startup);
       for (const rt of runtimes.slice().reverse()) await rt.shutdown();

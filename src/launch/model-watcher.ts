@@ -3,13 +3,14 @@
 // card and leaves with its last; its router holds the instances that have both a card and a live
 // endpoint record, so an instance whose lease ends leaves routing at once. Tensor models (model type
 // TensorBased) go to the KServe gRPC frontend's tensor registry instead of the ModelManager. A card
-// whose files fail their BLAKE3 check is rejected.
+// whose files fail their BLAKE3 check is rejected. Workers' load reports (`kv_metrics`) feed each
+// instance's capacity, which busy detection reads.
 import type { Config } from '../config/index.js';
 import type { TensorEngine, TensorModel } from '../frontends/grpc/index.js';
 import { loadModelCard, tensorModelConfigFromCard, type ModelManager, type ServedModel } from '../models/index.js';
 import type { Logger } from '../observability/index.js';
 import type { RouterEvent } from '../protocols/index.js';
-import { TensorRouter, type RouterSnapshots, type WorkerInstance } from '../router/index.js';
+import { TensorRouter, WorkerLoads, type RouterSnapshots, type WorkerInstance } from '../router/index.js';
 import {
   decodeEndpointInstance,
   decodeModelRecord,
@@ -21,6 +22,7 @@ import {
   componentScope,
   randomInstanceId,
   subscribeKvEvents,
+  subscribeLoadMetrics,
   verifyFileChecksums,
   watchRecords,
   type DiscoveryBackend,
@@ -30,7 +32,7 @@ import {
   type NamespaceScope,
   type RequestPlaneClient,
 } from '../runtime/index.js';
-import { cardFromCardJson } from './remote-card.js';
+import { cardFromCardJson, cardWorkerTotals } from './remote-card.js';
 import type { RouterStateFactory } from './router-state.js';
 import { buildServedModel } from './served-model.js';
 
@@ -53,6 +55,15 @@ export interface ModelWatcherDeps {
   tensorModels?: TensorModelSink;
   /** Router state snapshots (NATS event plane only). */
   routerState?: RouterStateFactory;
+  observer?: ModelWatcherObserver;
+}
+
+/** Told what becomes of discovered models (`serve` waits on it for its own). */
+export interface ModelWatcherObserver {
+  /** The model's instances were re-derived (it went live, or a worker came or left): `instances` are live now. */
+  modelChanged?(name: string, instances: number): void;
+  /** The model's card was rejected or cannot be served. */
+  modelRejected?(name: string, err: Error): void;
 }
 
 /** One discovered model: an LLM served through the ModelManager, or a tensor model. */
@@ -98,6 +109,9 @@ export class ModelWatcher {
   /** Models whose first card is being checked (file checksums) before they go live. */
   private readonly preparing = new Set<string>();
   private readonly stops: (() => void)[] = [];
+  private readonly loads = new WorkerLoads();
+  /** Namespace → its load-report subscription, opened with its first LLM model. */
+  private readonly loadSubscriptions = new Map<string, Promise<() => void>>();
 
   constructor(private readonly deps: ModelWatcherDeps) {}
 
@@ -118,7 +132,10 @@ export class ModelWatcher {
         },
         onDelete: (key) => {
           const ref = key.slice(INSTANCES_BUCKET.length + 1);
-          if (!this.instances.delete(ref)) return;
+          const inst = this.instances.get(ref);
+          if (!inst) return;
+          this.instances.delete(ref);
+          this.loads.forget(inst.instanceId);
           this.clients.delete(ref);
           logger.info({ instance: ref }, 'worker instance left');
           this.refreshFor(ref);
@@ -141,6 +158,8 @@ export class ModelWatcher {
     for (const stop of this.stops.splice(0)) stop();
     for (const name of this.live.keys()) if (this.live.get(name)!.tensor) this.deps.tensorModels?.removeTensorModel(name);
     for (const model of this.live.values()) void model.unsubscribe?.then((off) => off()).catch(() => undefined);
+    for (const sub of this.loadSubscriptions.values()) void sub.then((off) => off()).catch(() => undefined);
+    this.loadSubscriptions.clear();
   }
 
   private addCard(key: string, record: ModelRecord): void {
@@ -191,6 +210,7 @@ export class ModelWatcher {
         { model: servedName, namespace: record.namespace, instance: record.instanceId.toString(16), err: (err as Error).message },
         'model card rejected: its files do not match the checksums it carries',
       );
+      this.deps.observer?.modelRejected?.(servedName, err as Error);
       return false;
     }
   }
@@ -211,6 +231,7 @@ export class ModelWatcher {
       const served = this.buildModel(record, servedName);
       if (!served) return null;
       model = { served, cardKeys: new Set(), unsubscribe: this.feedKvEvents(served, record) };
+      this.watchLoads(record.namespace);
       this.deps.models.add(served);
     }
     this.live.set(servedName, model);
@@ -252,6 +273,7 @@ export class ModelWatcher {
       return buildServedModel(card, config, record);
     } catch (err) {
       logger.error({ model: servedName, err: (err as Error).message }, 'cannot serve discovered model');
+      this.deps.observer?.modelRejected?.(servedName, err as Error);
       return null;
     }
   }
@@ -292,6 +314,20 @@ export class ModelWatcher {
     });
   }
 
+  /** Load reports are per namespace: one subscription serves every model in it. */
+  private watchLoads(namespace: string): void {
+    if (this.loadSubscriptions.has(namespace)) return;
+    const { logger } = this.deps;
+    const subscription = subscribeLoadMetrics(
+      this.deps.events(),
+      namespace,
+      (load) => this.loads.apply(load),
+      (err) => logger.warn({ err: err.message }, 'undecodable load report'),
+    );
+    subscription.catch((err: Error) => logger.error({ namespace, err: err.message }, 'cannot subscribe to worker load reports'));
+    this.loadSubscriptions.set(namespace, subscription);
+  }
+
   /** Re-derives the instances of every model with a card for `ref`. */
   private refreshFor(ref: string): void {
     const names = new Set<string>();
@@ -302,17 +338,26 @@ export class ModelWatcher {
   private refresh(name: string): void {
     const model = this.live.get(name);
     if (!model) return;
-    const byId = new Map<bigint, { inst: EndpointInstance; clients: InstanceClients }>();
+    const byId = new Map<bigint, { inst: EndpointInstance; clients: InstanceClients; record: ModelRecord }>();
     for (const key of model.cardKeys) {
-      const ref = instanceRef(this.cards.get(key)!.record);
+      const { record } = this.cards.get(key)!;
+      const ref = instanceRef(record);
       const inst = this.instances.get(ref);
       const clients = this.clients.get(ref);
-      if (inst && clients) byId.set(inst.instanceId, { inst, clients });
+      if (inst && clients) byId.set(inst.instanceId, { inst, clients, record });
     }
     const live = [...byId.values()];
     model.served?.router.setInstances(
-      live.map(({ inst, clients }): WorkerInstance => ({ id: inst.instanceId, client: clients.llm, deviceType: inst.deviceType })),
+      live.map(
+        ({ inst, clients, record }): WorkerInstance => ({
+          id: inst.instanceId,
+          client: clients.llm,
+          deviceType: inst.deviceType,
+          capacity: this.loads.capacityOf(inst.instanceId, cardWorkerTotals(record.cardJson)),
+        }),
+      ),
     );
     model.tensor?.setInstances(live.map(({ inst, clients }) => ({ id: inst.instanceId, client: clients.tensor })));
+    this.deps.observer?.modelChanged?.(name, live.length);
   }
 }

@@ -2,6 +2,7 @@
 // names its tokenizer files by absolute path (upstream CheckedFiles); on one host they are read in
 // place. BLAKE3 checksums are checked before this runs (ModelWatcher, runtime/card-checksums.ts).
 import { loadCardFromFiles, type ModelDeploymentCard, type ModelInput, type ModelTypeFlag } from '../models/index.js';
+import type { WorkerTotals } from '../router/index.js';
 
 type Json = Record<string, unknown>;
 
@@ -44,4 +45,13 @@ export function cardFromCardJson(card: Json, servedName?: string): ModelDeployme
   const modelType = typeof card.model_type === 'string' ? (card.model_type.split('|').map((t) => t.trim()) as ModelTypeFlag[]) : loaded.modelType;
   const modelInput = (typeof card.model_input === 'string' ? card.model_input : loaded.modelInput) as ModelInput;
   return { ...loaded, modelType, modelInput };
+}
+
+/** The capacity a worker's card declares (`runtime_config.total_kv_blocks`, `max_num_batched_tokens`). */
+export function cardWorkerTotals(card: Json): WorkerTotals {
+  const runtimeConfig = (card.runtime_config ?? {}) as Json;
+  return {
+    kvTotalBlocks: positiveInt(runtimeConfig.total_kv_blocks) ?? undefined,
+    maxNumBatchedTokens: positiveInt(runtimeConfig.max_num_batched_tokens) ?? undefined,
+  };
 }

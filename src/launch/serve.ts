@@ -1,16 +1,19 @@
-import { randomBytes } from 'node:crypto';
+// `dynamo-ts serve`: `frontend` + `mocker` in one process, over an in-process runtime (mem
+// discovery, in-process request and event planes). The workers register, publish KV events and
+// load, and the frontend discovers and routes to them, exactly as in a cluster.
+import { randomUUID } from 'node:crypto';
 import { ConfigError, type Config } from '../config/index.js';
-import { buildMockVocabulary, MockerEngine } from '../engines/mocker/index.js';
+import type { MockerEngine } from '../engines/mocker/index.js';
 import type { RunningGrpcFrontend } from '../frontends/grpc/index.js';
 import type { HttpService } from '../frontends/http/index.js';
-import { ModelManager } from '../models/index.js';
+import type { ModelManager } from '../models/index.js';
 import type { Logger } from '../observability/index.js';
-import type { KvCacheEvent } from '../protocols/index.js';
-import { KvRouterPolicy, type WorkerInstance } from '../router/index.js';
-import { startFrontendServices } from './frontend-services.js';
-import { mockerEngineOptions } from './mocker-options.js';
+import { DistributedRuntime } from '../runtime/index.js';
+import { runFrontend, type FrontendService } from './frontend.js';
+import { runMockers, siblings, type RunningMocker } from './mocker.js';
+import { ModelArrival } from './model-arrival.js';
 import { assertRouterStateSupported } from './router-state.js';
-import { buildServedModel, loadConfiguredCard, parseEndpoint } from './served-model.js';
+import { runtimeOptionsFromConfig } from './runtime-options.js';
 
 export interface RunningService {
   /** The bound HTTP port. */
@@ -45,67 +48,42 @@ function assertSingleProcess(config: Config): void {
   }
 }
 
-/** A random non-zero 63-bit id, shaped like upstream's lease-derived instance ids. */
-function newInstanceId(): bigint {
-  return (randomBytes(8).readBigUInt64BE() >> 1n) | 1n;
-}
-
 /**
- * `dynamo-ts serve`: the frontend and `--num-workers` in-process mocker engines, with in-memory
- * discovery and the in-process request plane.
+ * The frontend and `--num-workers` mocker workers, each worker a sibling instance of the frontend's
+ * runtime. Returns once the frontend has discovered the model (with every worker, unless
+ * `--startup-time` delays them).
  */
 export async function startServe(config: Config, logger: Logger): Promise<RunningService> {
   assertSingleProcess(config);
   assertRouterStateSupported(config, 'inproc');
-  const blockSize = config.kvCacheBlockSize ?? config.blockSize;
-  const card = loadConfiguredCard(config, blockSize);
-  const endpoint = parseEndpoint(config.endpoint ?? `dyn://${config.namespace || 'dynamo'}.backend.generate`);
-  const model = buildServedModel(card, config, endpoint);
-  const vocab = buildMockVocabulary(model.tokenTable);
-
-  // In kv mode each engine's KV events feed the router's indexer under that engine's instance id.
-  const policy = model.router.policy;
-  const ids = Array.from({ length: config.numWorkers }, newInstanceId);
-  const engines = ids.map((id) => {
-    const onKvEvent = policy instanceof KvRouterPolicy ? (e: KvCacheEvent) => policy.applyKvEvent(id, e) : undefined;
-    return new MockerEngine({ ...mockerEngineOptions(config, vocab, blockSize), onKvEvent });
-  });
-  const models = new ModelManager();
-  models.add(model);
-
-  const services = await startFrontendServices(config, models, logger);
-  const { http, grpc } = services;
-  const port = await http.listen();
-
-  // Engines register after startup time, as a worker process would after loading its model.
-  const register = (): void => {
-    const instances: WorkerInstance[] = engines.map((engine, i) => ({
-      id: ids[i]!,
-      client: engine,
-      capacity: () => ({
-        kvUsedBlocks: engine.stats().kvActiveBlocks,
-        kvTotalBlocks: engine.options.numGpuBlocks,
-        maxNumBatchedTokens: engine.options.maxNumBatchedTokens,
-      }),
-    }));
-    model.router.setInstances(instances);
-    logger.info({ model: model.name, instances: instances.length }, 'model ready');
-  };
-  const startupTimer = config.startupTime ? setTimeout(register, config.startupTime * 1000) : undefined;
-  if (!startupTimer) register();
-
-  logger.info({ host: config.httpHost, port, model: model.name, workers: engines.length }, 'dynamo-ts serve listening');
+  const local: Config = { ...config, eventPlane: 'inproc' };
+  // A discovery store and event table of its own: several `serve`s in one process stay apart.
+  const runtime = await DistributedRuntime.create({ ...runtimeOptionsFromConfig(local, logger), memScope: `serve-${randomUUID()}` });
+  const arrival = new ModelArrival();
+  let workers: RunningMocker | undefined;
+  let frontend: FrontendService | undefined;
+  try {
+    workers = await runMockers(local, logger, () => siblings(runtime, config.numWorkers));
+    frontend = await runFrontend(local, logger, runtime, arrival);
+    await arrival.until(workers.card.displayName, config.startupTime ? 0 : workers.engines.length);
+  } catch (err) {
+    await (frontend ? frontend.stop() : runtime.shutdown());
+    await workers?.stop();
+    throw err;
+  }
+  logger.info({ host: config.httpHost, port: frontend.port, model: workers.card.displayName, workers: workers.engines.length }, 'dynamo-ts serve listening');
+  const { port, models, http, grpc } = frontend;
   return {
     port,
     models,
     http,
-    engines,
-    instanceIds: ids,
     grpc,
+    engines: workers.engines,
+    instanceIds: workers.runtimes.map((rt) => rt.instanceId),
     async stop() {
-      clearTimeout(startupTimer);
-      await services.stop();
-      for (const engine of engines) engine.close();
+      // Draining first: in-flight requests finish on engines that are still running.
+      await frontend.stop();
+      await workers.stop();
     },
   };
 }

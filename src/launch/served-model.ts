@@ -1,7 +1,8 @@
 import type { Config } from '../config/index.js';
 import { loadDefaultModelCard, loadModelCard, type ModelDeploymentCard, type ServedModel } from '../models/index.js';
-import { HfTokenizer, Preprocessor, TokenTable } from '../pipeline/index.js';
+import { HfTokenizer, Preprocessor } from '../pipeline/index.js';
 import { buildRouter } from './router-options.js';
+import { sharedTokenTable } from './token-tables.js';
 
 /** The card of the model this process serves: `--model-path`, or the bundled Qwen3 tokenizer. */
 export function loadConfiguredCard(config: Config, blockSize: number): ModelDeploymentCard {
@@ -23,10 +24,10 @@ export function parseEndpoint(url: string): EndpointId {
 
 /**
  * Everything the frontend needs to serve a card: tokenizer, byte table, preprocessor and a router
- * with no instances yet. The token table and tokenizer are built once here, never per request.
+ * with no instances yet. The token table and tokenizer are built here, never per request.
  */
 export function buildServedModel(card: ModelDeploymentCard, config: Config, endpoint: EndpointId): ServedModel {
-  const tokenTable = TokenTable.fromFile(card.tokenizerJsonPath, card.files.tokenizerConfig?.path);
+  const tokenTable = sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path);
   const preprocessor = new Preprocessor(card, new HfTokenizer(card.tokenizerJsonPath), {
     maxOutputTokens: config.maxOutputTokens,
     ignoreUnsupportedFields: config.ignoreOpenaiFeUnsupportedFields,

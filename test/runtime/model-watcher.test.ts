@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { cardFromCardJson } from '../../src/launch/index.js';
 import { loadDefaultModelCard, toCardJson } from '../../src/models/index.js';
 import type { EngineClient, LLMEngineOutput } from '../../src/protocols/index.js';
-import { DistributedRuntime, engineHandler, namespaceScope } from '../../src/runtime/index.js';
+import { DistributedRuntime, engineHandler, loadMetricsPublisher, namespaceScope } from '../../src/runtime/index.js';
 import { eventually } from '../support/in-process.js';
 import { IN_PROCESS_RUNTIME, startWatchingFrontend } from '../support/in-process-runtime.js';
 
@@ -61,5 +61,37 @@ test('models appear with their first worker, leave with their last; scope filter
   } finally {
     watcher.stop();
     for (const rt of [b, outside, frontend]) await rt.shutdown();
+  }
+});
+
+test('workers\' load reports and their cards\' runtime_config drive busy detection', async () => {
+  const ns = `mw-load-${Date.now()}`;
+  const { frontend, models, watcher } = await startWatchingFrontend(namespaceScope({ namespace: ns }));
+  const worker = await DistributedRuntime.create(OPTIONS);
+  try {
+    const card = toCardJson(loadDefaultModelCard());
+    const ep = worker.namespace(ns).component('backend').endpoint('generate');
+    await ep.serveEndpoint(engineHandler(echo));
+    await ep.registerModel(
+      { ...card, display_name: 'loaded', runtime_config: { ...(card.runtime_config as object), total_kv_blocks: 100, max_num_batched_tokens: 512 } },
+      { modelType: ['Chat', 'Completions'], modelInput: 'Tokens' },
+    );
+    await eventually(() => models.has('loaded') && models.get('loaded').router.instanceIds.length === 1, 5000, 'the model');
+    const router = models.get('loaded').router;
+    router.busyThresholds = { activeDecodeBlocksThreshold: 0.5, activePrefillTokensThreshold: null, activePrefillTokensThresholdFrac: null };
+    const request = { model: 'loaded', token_ids: [42], stop_conditions: {}, sampling_options: {}, output_options: {}, eos_token_ids: [] };
+    const ctx = { requestId: 'r', signal: new AbortController().signal };
+    const report = loadMetricsPublisher(worker.events, ns, worker.instanceId);
+
+    report({ dp_rank: 0, kv_used_blocks: 60 });
+    assert.throws(() => router.generate(request, ctx), /all 1 workers of model loaded are busy \(KV block usage 0\.600 > active_decode_blocks_threshold 0\.5\)/);
+    report({ dp_rank: 0, kv_used_blocks: 10 });
+    const out: LLMEngineOutput[] = [];
+    for await (const o of router.generate(request, ctx)) out.push(o);
+    assert.equal(out.length, 1);
+  } finally {
+    watcher.stop();
+    await worker.shutdown();
+    await frontend.shutdown();
   }
 });

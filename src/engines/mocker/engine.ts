@@ -1,6 +1,7 @@
 // The mocker as an EngineClient: owns the scheduler loop and paces it in (sped-up) simulated time.
 import type {
   EngineClient,
+  EngineLoad,
   GenerateContext,
   KvCacheEventData,
   LLMEngineOutput,
@@ -42,10 +43,15 @@ export class MockerEngine implements EngineClient {
   private simulatedMs = 0;
   private timer: NodeJS.Timeout | null = null;
   private timerDone: (() => void) | null = null;
+  private readonly onLoad: ((load: EngineLoad) => void) | undefined;
+  /** The last load reported, so an unchanged step reports nothing. */
+  private reportedBlocks = -1;
+  private reportedWaiting = -1;
 
   constructor(options: MockerEngineOptions) {
     this.options = Object.freeze(resolveMockerOptions(options));
     this.vocab = options.vocab;
+    this.onLoad = options.onLoad;
     const sink = options.onKvEvent;
     const dpRank = this.options.dpRank;
     const emit =
@@ -116,6 +122,18 @@ export class MockerEngine implements EngineClient {
     if (seq.finished) return;
     this.scheduler.remove(seq);
     seq.channel.end();
+    this.reportLoad();
+  }
+
+  /** A closed engine reports nothing: its worker is leaving and its event plane may be gone. */
+  private reportLoad(): void {
+    if (!this.onLoad || this.closed) return;
+    const blocks = this.scheduler.kv.numActiveBlocks;
+    const waiting = this.scheduler.numWaiting;
+    if (blocks === this.reportedBlocks && waiting === this.reportedWaiting) return;
+    this.reportedBlocks = blocks;
+    this.reportedWaiting = waiting;
+    this.onLoad({ dp_rank: this.options.dpRank, kv_used_blocks: blocks, waiting_requests: waiting });
   }
 
   private wake(): void {
@@ -130,15 +148,18 @@ export class MockerEngine implements EngineClient {
     try {
       while (!this.closed && this.scheduler.hasWork) {
         const plan = this.scheduler.schedule();
+        this.reportLoad();
         await this.pace(plan.durationMs / this.options.speedupRatio);
         if (this.closed) break;
         this.scheduler.complete(plan);
+        this.reportLoad();
       }
     } catch (err) {
       for (const seq of this.scheduler.sequences()) {
         this.scheduler.remove(seq);
         seq.channel.fail(err);
       }
+      this.reportLoad();
     } finally {
       this.loopRunning = false;
     }

@@ -1,4 +1,4 @@
-import type { KvCacheEvent } from '../../protocols/index.js';
+import type { EngineLoad, KvCacheEvent } from '../../protocols/index.js';
 import { ValidationError } from '../../protocols/index.js';
 import type { MockVocabulary } from './vocabulary.js';
 
@@ -31,6 +31,8 @@ export interface MockerEngineOptions extends Partial<MockerOptions> {
   vocab: MockVocabulary;
   /** In-process KV event sink; event_id counts from 0, dp_rank is set. Not called when prefix caching is off. */
   onKvEvent?: (event: KvCacheEvent) => void;
+  /** Load sink: called when the KV blocks in use or the waiting requests change (after a scheduler step or a cancel). */
+  onLoad?: (load: EngineLoad) => void;
 }
 
 export const DEFAULT_MOCKER_OPTIONS: Readonly<MockerOptions> = Object.freeze({

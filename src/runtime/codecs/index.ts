@@ -23,3 +23,4 @@ export {
   type ParsedRequestControl,
   type StreamControl,
 } from './messages.js';
+export { encodeActiveLoad, decodeActiveLoad } from './active-load.js';

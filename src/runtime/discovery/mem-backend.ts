@@ -1,4 +1,4 @@
-// In-process discovery: one shared map per process. Tests and `serve` only; leases never expire.
+// In-process discovery: one shared map per scope per process. Tests and `serve` only; leases never expire.
 import { randomInstanceId } from '../ids.js';
 import { KeyExistsError, type DiscoveryBackend, type Lease, type StoreEventHandler } from './backend.js';
 

@@ -11,6 +11,8 @@ export interface EventPlaneDeps {
   backend: DiscoveryBackend;
   lease: () => Promise<Lease>;
   advertiseHost: string;
+  /** inproc only: planes with the same scope share one subscriber table. */
+  memScope?: string;
 }
 
 /** Upstream's default when unset: nats with etcd or kubernetes discovery, zmq otherwise. */
@@ -25,6 +27,6 @@ export function createEventPlane(name: EventPlaneName, deps: EventPlaneDeps): Ev
     case 'zmq':
       return new ZmqEventPlane({ backend: deps.backend, lease: deps.lease, advertiseHost: deps.advertiseHost });
     case 'inproc':
-      return new LocalEventPlane();
+      return new LocalEventPlane(deps.memScope);
   }
 }

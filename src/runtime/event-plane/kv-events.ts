@@ -3,6 +3,7 @@
 // are u64: written as bare numbers, read back losslessly as bigint.
 import type { KvCacheEvent, RouterEvent } from '../../protocols/index.js';
 import { decodeRouterEvent, encodeRouterEvent } from '../codecs/index.js';
+import { subscribeDecoded } from './decoded-subscription.js';
 import { componentScope, type EventPlane } from './types.js';
 
 export const KV_EVENT_TOPIC = 'kv-events';
@@ -33,14 +34,5 @@ export function subscribeKvEvents(
   handler: (event: RouterEvent) => void,
   onInvalid?: (err: Error) => void,
 ): Promise<() => void> {
-  return plane.subscribe(kvEventSubject(namespace, component), (payload) => {
-    let event: RouterEvent;
-    try {
-      event = decodeRouterEvent(payload.toString('utf8'));
-    } catch (err) {
-      onInvalid?.(err as Error);
-      return;
-    }
-    handler(event);
-  });
+  return subscribeDecoded(plane, kvEventSubject(namespace, component), decodeRouterEvent, handler, onInvalid);
 }

@@ -1,22 +1,33 @@
-// In-process event plane: subjects are keys of one process-wide table.
+// In-process event plane: subjects are keys of a process-wide table, one per scope, as the mem
+// discovery backend keeps one store per scope.
 import type { EventPlane } from './types.js';
 
-const subscribers = new Map<string, Set<(payload: Buffer) => void>>();
+type Subscribers = Map<string, Set<(payload: Buffer) => void>>;
+
+const scopes = new Map<string, Subscribers>();
 
 export class LocalEventPlane implements EventPlane {
   readonly kind = 'inproc';
   private readonly mine = new Set<() => void>();
+  private readonly subscribers: Subscribers;
+
+  /** Planes created with the same `scope` in one process see each other's events. */
+  constructor(scope = 'default') {
+    let subscribers = scopes.get(scope);
+    if (!subscribers) scopes.set(scope, (subscribers = new Map()));
+    this.subscribers = subscribers;
+  }
 
   publish(subject: string, payload: Uint8Array | string): void {
-    const set = subscribers.get(subject);
+    const set = this.subscribers.get(subject);
     if (!set) return;
     const buf = typeof payload === 'string' ? Buffer.from(payload) : Buffer.from(payload);
     for (const handler of set) handler(buf);
   }
 
   async subscribe(subject: string, handler: (payload: Buffer) => void): Promise<() => void> {
-    let set = subscribers.get(subject);
-    if (!set) subscribers.set(subject, (set = new Set()));
+    let set = this.subscribers.get(subject);
+    if (!set) this.subscribers.set(subject, (set = new Set()));
     set.add(handler);
     const off = (): void => {
       set.delete(handler);

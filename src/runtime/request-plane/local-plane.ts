@@ -29,6 +29,11 @@ export class LocalRequestPlaneServer implements RequestPlaneServer {
   }
 }
 
+/** The handler an in-process address reaches, while it is served. */
+export function localHandler(path: string): EndpointHandler | undefined {
+  return handlers.get(path);
+}
+
 export function streamLocal(path: string, request: unknown, ctx: CallContext): AsyncIterable<unknown> {
   const handler = handlers.get(path);
   if (!handler) throw new UnavailableError(`no in-process endpoint ${path}`);
