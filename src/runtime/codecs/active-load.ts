@@ -1,7 +1,9 @@
 // Upstream `ActiveLoad` JSON (reference/router.md §8.4) ⇄ the protocol type. The worker id is a u64
-// written as a bare number and read back losslessly; absent counts stay absent.
+// written as a bare number and read back losslessly; absent counts stay absent. Workers report on
+// every change of their KV use, so both directions avoid the general lossless JSON codec: the
+// message is written field by field, and read with JSON.parse once the u64 is taken from its digits.
 import { ValidationError, type ActiveLoad } from '../../protocols/index.js';
-import { asU64, parseJsonLossless, stringifyJsonWithU64 } from './lossless-json.js';
+import { asU64, parseJsonLossless } from './lossless-json.js';
 
 const COUNTS = ['active_decode_blocks', 'active_prefill_tokens', 'kv_used_blocks', 'waiting_requests'] as const;
 
@@ -14,14 +16,31 @@ function isCount(v: unknown): v is number {
 }
 
 export function encodeActiveLoad(load: ActiveLoad): string {
-  return stringifyJsonWithU64(load);
+  let text = `{"worker_id":${load.worker_id},"dp_rank":${load.dp_rank}`;
+  for (const key of COUNTS) {
+    const v = load[key];
+    if (v !== undefined) text += `,"${key}":${v}`;
+  }
+  return `${text}}`;
+}
+
+/** The worker id's digits, as upstream writes them: first key, bare number. */
+const LEADING_WORKER_ID = /^\{"worker_id":(\d{1,20}),/;
+
+/** JSON.parse with the worker id read from its digits; the general lossless parser for other layouts. */
+function parseLoad(text: string): unknown {
+  const id = LEADING_WORKER_ID.exec(text);
+  if (!id) return parseJsonLossless(text);
+  const root = JSON.parse(text) as Record<string, unknown>;
+  root.worker_id = BigInt(id[1]!);
+  return root;
 }
 
 /** Throws a ValidationError naming the first bad field; null counts read as absent. */
 export function decodeActiveLoad(text: string): ActiveLoad {
   let root: unknown;
   try {
-    root = parseJsonLossless(text);
+    root = parseLoad(text);
   } catch (err) {
     return bad((err as Error).message);
   }

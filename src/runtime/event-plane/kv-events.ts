@@ -15,7 +15,9 @@ export function kvEventSubject(namespace: string, component: string): string {
 /** Publishes one worker's KV events; hand the result to the engine's `onKvEvent`. */
 export function kvEventPublisher(plane: EventPlane, namespace: string, component: string, workerId: bigint): (event: KvCacheEvent) => void {
   const subject = kvEventSubject(namespace, component);
-  return (event) => plane.publish(subject, encodeRouterEvent({ worker_id: workerId, event }));
+  return (event) => {
+    if (plane.hasSubscribers?.(subject) !== false) plane.publish(subject, encodeRouterEvent({ worker_id: workerId, event }));
+  };
 }
 
 /** Makes a component's KV event subject discoverable before its first event (ZMQ). */

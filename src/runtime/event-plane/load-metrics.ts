@@ -15,7 +15,9 @@ export function loadMetricsSubject(namespace: string): string {
 /** Publishes one worker's load; hand the result to the engine's `onLoad`. */
 export function loadMetricsPublisher(plane: EventPlane, namespace: string, workerId: bigint): (load: EngineLoad) => void {
   const subject = loadMetricsSubject(namespace);
-  return (load) => plane.publish(subject, encodeActiveLoad({ worker_id: workerId, ...load }));
+  return (load) => {
+    if (plane.hasSubscribers?.(subject) !== false) plane.publish(subject, encodeActiveLoad({ worker_id: workerId, ...load }));
+  };
 }
 
 /** Makes a namespace's load subject discoverable before the first report (ZMQ). */

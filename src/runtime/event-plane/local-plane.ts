@@ -25,6 +25,10 @@ export class LocalEventPlane implements EventPlane {
     for (const handler of set) handler(buf);
   }
 
+  hasSubscribers(subject: string): boolean {
+    return (this.subscribers.get(subject)?.size ?? 0) > 0;
+  }
+
   async subscribe(subject: string, handler: (payload: Buffer) => void): Promise<() => void> {
     let set = this.subscribers.get(subject);
     if (!set) this.subscribers.set(subject, (set = new Set()));

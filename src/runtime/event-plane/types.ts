@@ -3,6 +3,11 @@ export interface EventPlane {
   readonly kind: string;
   /** Fire-and-forget: events published while nobody listens are lost. */
   publish(subject: string, payload: Uint8Array | string): void;
+  /**
+   * False when nobody listens on `subject`, so a publisher can skip encoding; only planes that can
+   * tell (in-process) have it. Remote listeners are never known, so NATS and ZMQ leave it out.
+   */
+  hasSubscribers?(subject: string): boolean;
   /** Makes `subject` discoverable before the first publish (ZMQ channel records); optional. */
   announce?(subject: string): Promise<void>;
   /** Resolves once subscribed; the result unsubscribes. */
