@@ -2,16 +2,17 @@ import { ResponseTimeoutError } from '../../protocols/index.js';
 
 /**
  * Steps from `source`, failing with ResponseTimeoutError when none arrives within `timeoutSecs`
- * (and calling `onTimeout` so the engine request is killed). Without a timeout it passes through.
+ * (and calling `onTimeout` so the engine request is killed). Without a timeout (the default) the
+ * source itself is iterated: no generator hop per token.
  */
-export async function* withInactivityTimeout<T>(
-  source: AsyncIterator<T>,
-  timeoutSecs: number | undefined,
-  onTimeout: () => void,
-): AsyncGenerator<T> {
+export function withInactivityTimeout<T>(source: AsyncIterator<T>, timeoutSecs: number | undefined, onTimeout: () => void): AsyncIterable<T> {
+  return timeoutSecs ? guardInactivity(source, timeoutSecs, onTimeout) : { [Symbol.asyncIterator]: () => source };
+}
+
+async function* guardInactivity<T>(source: AsyncIterator<T>, timeoutSecs: number, onTimeout: () => void): AsyncGenerator<T> {
   try {
     for (;;) {
-      const next = timeoutSecs ? await raceTimeout(source.next(), timeoutSecs, onTimeout) : await source.next();
+      const next = await raceTimeout(source.next(), timeoutSecs, onTimeout);
       if (next.done) return;
       yield next.value;
     }
