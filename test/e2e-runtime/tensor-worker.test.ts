@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
-import { makeClient, rawBytes, unary, type Client } from '../grpc/harness.js';
+import { makeClient, rawBytes, unary, type Client } from '../frontends/grpc/harness.js';
 import { freePort, REPO_ROOT, startProcess, type RunningProcess } from '../support/processes.js';
 
 let kvRoot: string;

@@ -1,0 +1,110 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KvBlockManager, type BlockId } from '../../../src/engines/mocker/index.js';
+import type { KvCacheEventData } from '../../../src/protocols/index.js';
+
+const full = (...ids: number[]): bigint[] => ids.map((i) => BigInt(i));
+const sorted = (blocks: bigint[]): bigint[] => [...blocks].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+function refs(kv: KvBlockManager, ids: number[]): Record<number, number> {
+  const out: Record<number, number> = {};
+  for (const id of ids) if (kv.refCount(BigInt(id)) > 0) out[id] = kv.refCount(BigInt(id));
+  return out;
+}
+
+test('pinned KV manager sequence (capacity 10)', () => {
+  const events: KvCacheEventData[] = [];
+  const kv = new KvBlockManager(10, (e) => events.push(e));
+  const use = (...ids: number[]): boolean => kv.use(full(...ids), full(...ids));
+  const all = Array.from({ length: 13 }, (_, i) => i);
+
+  assert.ok(use(0, 1, 2, 3, 4));
+  assert.ok(use(0, 1, 5, 6));
+  assert.deepEqual(refs(kv, all), { 0: 2, 1: 2, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1 });
+
+  kv.destroy(full(4));
+  kv.deref(full(0, 1, 2, 3));
+  assert.deepEqual(sorted(kv.inactiveBlocks()), full(2, 3));
+  assert.deepEqual(refs(kv, all), { 0: 1, 1: 1, 5: 1, 6: 1 });
+
+  kv.destroy(full(6));
+  kv.deref(full(0, 1, 5));
+  assert.deepEqual(sorted(kv.inactiveBlocks()), full(0, 1, 2, 3, 5));
+  assert.equal(kv.numActiveBlocks, 0);
+
+  assert.ok(use(0, 1, 2, 7, 8, 9));
+  assert.deepEqual(sorted(kv.inactiveBlocks()), full(3, 5));
+  assert.equal(kv.probeNewBlocks(full(0, 1, 2, 3, 4)), 1);
+
+  events.length = 0;
+  assert.ok(use(10, 11, 12));
+  assert.deepEqual(kv.inactiveBlocks(), full(5));
+  // The third new block hit capacity and evicted 3, the least recently released.
+  assert.deepEqual(events[0], { removed: { block_hashes: [3n] } });
+  assert.deepEqual(events[1], {
+    stored: {
+      parent_hash: null,
+      blocks: full(10, 11, 12).map((h) => ({ block_hash: h, tokens_hash: h, mm_extra_info: null })),
+    },
+  });
+});
+
+test('capacity: an 11th distinct block fails when nothing is evictable', () => {
+  const kv = new KvBlockManager(10);
+  for (let i = 0; i < 10; i++) assert.ok(kv.use([BigInt(i)], [BigInt(i)]));
+  assert.equal(kv.use([10n], [10n]), false);
+  assert.equal(kv.numActiveBlocks, 10);
+  assert.equal(kv.refCount(10n), 0);
+});
+
+test('stored events name the parent and skip blocks already present', () => {
+  const events: KvCacheEventData[] = [];
+  const kv = new KvBlockManager(10, (e) => events.push(e));
+  kv.use(full(1, 2), [101n, 102n]);
+  kv.use(full(1, 2, 3), [101n, 102n, 103n]);
+  assert.deepEqual(events, [
+    {
+      stored: {
+        parent_hash: null,
+        blocks: [
+          { block_hash: 1n, tokens_hash: 101n, mm_extra_info: null },
+          { block_hash: 2n, tokens_hash: 102n, mm_extra_info: null },
+        ],
+      },
+    },
+    { stored: { parent_hash: 2n, blocks: [{ block_hash: 3n, tokens_hash: 103n, mm_extra_info: null }] } },
+  ]);
+});
+
+test('private blocks are freed on release, never announced, and promote to full blocks', () => {
+  const events: KvCacheEventData[] = [];
+  const kv = new KvBlockManager(4, (e) => events.push(e));
+  const partial: BlockId[] = [7];
+  assert.ok(kv.use(partial, []));
+  assert.equal(events.length, 0);
+  kv.promote(7, 50n, 49n, 500n);
+  assert.equal(kv.refCount(7), 0);
+  assert.equal(kv.refCount(50n), 1);
+  assert.deepEqual(events, [
+    { stored: { parent_hash: 49n, blocks: [{ block_hash: 50n, tokens_hash: 500n, mm_extra_info: null }] } },
+  ]);
+  // A second partial promoted to the same hash shares the block, with no new event.
+  kv.use([8], []);
+  kv.promote(8, 50n, 49n, 500n);
+  assert.equal(kv.refCount(50n), 2);
+  assert.equal(events.length, 1);
+  kv.use([9], []);
+  kv.deref([9]);
+  assert.equal(kv.numActiveBlocks, 1);
+  assert.equal(kv.numInactiveBlocks, 0);
+  kv.destroy([50n]);
+  assert.deepEqual(events[1], { removed: { block_hashes: [50n] } });
+});
+
+test('use is all-or-nothing under an active-block limit', () => {
+  const kv = new KvBlockManager(10);
+  assert.ok(kv.use(full(1, 2, 3), full(1, 2, 3)));
+  assert.equal(kv.use(full(4, 5), full(4, 5), 3n, 4), false);
+  assert.equal(kv.numActiveBlocks, 3);
+  assert.ok(kv.use(full(4), full(4), 3n, 4));
+});
