@@ -67,6 +67,24 @@ async function until(what: string, cond: () => boolean): Promise<void> {
   }
 }
 
+/**
+ * Waits until `frontend` routes to `instance`: a frontend learns each worker from discovery on its
+ * own schedule, so one that lists the model may not know the second worker yet. The probe prompt
+ * is shorter than a KV block, so it stores nothing.
+ */
+async function untilRoutable(frontend: { baseUrl: string }, instance: bigint): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const res = await postJson(frontend.baseUrl, '/v1/completions', { model: MODEL, prompt: 'hi', max_tokens: 1 }, {
+      'x-dynamo-worker-instance-id': instance.toString(),
+    });
+    await res.text();
+    if (res.status === 200) return;
+    assert.ok(Date.now() < deadline, `${frontend.baseUrl} never routed to worker ${instance}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** The worker whose first prompt block of a new prefix (Stored with no parent) arrives next. */
 async function nextPrefillWorker(): Promise<bigint> {
   let found: bigint | undefined;
@@ -83,6 +101,7 @@ test('frontend 2 routes away from the worker frontend 1 loaded', async () => {
   await waitForModel(front2.baseUrl, MODEL, front2.proc);
   await until('two worker instances', () => instanceIds.size === 2);
   const [a, b] = [...instanceIds];
+  for (const frontend of [front1, front2]) for (const instance of [a!, b!]) await untilRoutable(frontend, instance);
 
   // Worker B gets the larger cache, so that on equal costs (no shared load) frontend 2 would pick A.
   kvEvents.length = 0;
