@@ -18,6 +18,7 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     paths: {
       chat: config.httpSvcChatPath ?? DEFAULT_HTTP_PATHS.chat,
       completions: config.httpSvcCmpPath ?? DEFAULT_HTTP_PATHS.completions,
+      responses: config.httpSvcResponsesPath ?? DEFAULT_HTTP_PATHS.responses,
       models: config.httpSvcModelsPath ?? DEFAULT_HTTP_PATHS.models,
       health: config.httpSvcHealthPath ?? DEFAULT_HTTP_PATHS.health,
       live: config.httpSvcLivePath ?? DEFAULT_HTTP_PATHS.live,
