@@ -40,6 +40,8 @@ interface StreamFlags {
   stream?: boolean | null;
   n?: number | null;
   stream_options?: { include_usage?: boolean | null } | null;
+  /** Completions only: the answer starts with the prompt. */
+  echo?: boolean | null;
 }
 
 export function registerOpenAiRoutes(
@@ -113,7 +115,13 @@ async function handleInference(
     const id = `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${requestId}`;
     const created = Math.floor(Date.now() / 1000);
     const includeUsage = opts.forceIncludeUsage || flags.stream_options?.include_usage === true;
-    const fold = new ResponseFold({ promptTokens, collectText: !flags.stream, request });
+    const fold = new ResponseFold({
+      promptTokens,
+      collectText: !flags.stream,
+      request,
+      logprobs: prepared.runs[0]!.request.output_options.logprobs != null,
+      prefix: kind === 'completions' && flags.echo === true ? echoPrefix(prepared.runs, n, served) : undefined,
+    });
     const guarded = withInactivityTimeout(
       await peekFirst(steps[Symbol.asyncIterator](), opts.preCommitErrorPeekMs),
       opts.backendStreamTimeoutSecs,
@@ -157,6 +165,17 @@ function annotationEvents(run: PreparedRequest, requestId: string): [string, str
     else if (name === 'request_id') events.push([name, JSON.stringify(requestId)]);
   }
   return events;
+}
+
+/**
+ * Completions `echo`: choice `i` starts with the text of prompt `i / n`, as the client sent it
+ * (token-id prompts are decoded).
+ */
+function echoPrefix(runs: PreparedRequest[], n: number, served: ServedModel): (index: number) => string {
+  const texts = runs.map(
+    (r) => r.formattedPrompt ?? served.tokenTable.decode(r.request.token_ids, r.request.output_options.skip_special_tokens ?? true),
+  );
+  return (index) => texts[Math.floor(index / n)] ?? '';
 }
 
 interface Prepared {
