@@ -35,10 +35,14 @@ interface StreamFlags {
   stream?: boolean | null;
   n?: number | null;
   stream_options?: { include_usage?: boolean | null } | null;
+  /** Completions only: the answer starts with the prompt. */
+  echo?: boolean | null;
 }
 
 interface Prepared extends PreparedGeneration {
   flags: StreamFlags;
+  /** Completions `echo`: the text each choice starts with. */
+  prefix?: (index: number) => string;
 }
 
 export function registerOpenAiRoutes(
@@ -79,14 +83,22 @@ class OpenAiRoute implements GenerationRoute<Prepared> {
       return { flags: request, n: request.n ?? 1, runs: [await served.preprocessor.preprocessChat(request)] };
     }
     const request = served.preprocessor.validateCompletion(body);
-    return { flags: request, n: request.n ?? 1, runs: await served.preprocessor.preprocessCompletion(request) };
+    const n = request.n ?? 1;
+    const runs = await served.preprocessor.preprocessCompletion(request);
+    return { flags: request, n, runs, prefix: request.echo === true ? echoPrefix(runs, n, served) : undefined };
   }
 
   async respond(generation: Generation<Prepared>, reply: FastifyReply): Promise<unknown> {
-    const { flags } = generation.prepared;
+    const { flags, runs, prefix } = generation.prepared;
     const id = `${this.kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${generation.requestId}`;
     const created = Math.floor(Date.now() / 1000);
-    const fold = new ResponseFold({ promptTokens: generation.promptTokens, collectText: !flags.stream, request: generation.request });
+    const fold = new ResponseFold({
+      promptTokens: generation.promptTokens,
+      collectText: !flags.stream,
+      request: generation.request,
+      logprobs: runs[0]!.request.output_options.logprobs != null,
+      prefix,
+    });
     if (!flags.stream) {
       if (!(await foldAll(generation, fold))) return;
       return sendJson(reply, foldedResponse(this.kind, id, created, flags.model, fold.choices(), fold.usage()));
@@ -121,4 +133,15 @@ function annotationEvents(run: PreparedRequest, requestId: string): [string, str
     else if (name === 'request_id') events.push([name, JSON.stringify(requestId)]);
   }
   return events;
+}
+
+/**
+ * Completions `echo`: choice `i` starts with the text of prompt `i / n`, as the client sent it
+ * (token-id prompts are decoded).
+ */
+function echoPrefix(runs: PreparedRequest[], n: number, served: ServedModel): (index: number) => string {
+  const texts = runs.map(
+    (r) => r.formattedPrompt ?? served.tokenTable.decode(r.request.token_ids, r.request.output_options.skip_special_tokens ?? true),
+  );
+  return (index) => texts[Math.floor(index / n)] ?? '';
 }
