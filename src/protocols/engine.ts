@@ -57,9 +57,19 @@ export interface RoutingHints {
   priority?: number | null;
 }
 
+/** One media item for the engine, as upstream's serde enum `MultimodalData::Url` serializes. */
+export interface MultimodalData {
+  Url: string;
+}
+
+/** Media by content part type (`image_url`, `video_url`, `audio_url`), in message order. */
+export type MultimodalDataMap = Record<string, MultimodalData[]>;
+
 export interface PreprocessedRequest {
   model: string;
   token_ids: number[];
+  /** The chat's media, for the worker to fetch and encode; the prompt holds their placeholders. */
+  multi_modal_data?: MultimodalDataMap | null;
   stop_conditions: StopConditions;
   sampling_options: SamplingOptions;
   output_options: OutputOptions;

@@ -21,7 +21,7 @@ type Emit = (type: string, payload: Json) => void;
 
 /**
  * One output item as it streams. The assistant's text is a MessageOutput; the reasoning and
- * function-call items of issue 10's parsers implement this too, each opened by ResponseEvents
+ * function-call items of the output parsers (not built yet) implement this too, each opened by ResponseEvents
  * when the fold's delta first carries its kind of content.
  */
 interface StreamedOutput {
