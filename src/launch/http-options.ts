@@ -18,6 +18,10 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     paths: {
       chat: config.httpSvcChatPath ?? DEFAULT_HTTP_PATHS.chat,
       completions: config.httpSvcCmpPath ?? DEFAULT_HTTP_PATHS.completions,
+      embeddings: config.httpSvcEmbPath ?? DEFAULT_HTTP_PATHS.embeddings,
+      images: config.httpSvcImagesPath ?? DEFAULT_HTTP_PATHS.images,
+      videos: config.httpSvcVideosPath ?? DEFAULT_HTTP_PATHS.videos,
+      videosStream: config.httpSvcVideosStreamPath ?? DEFAULT_HTTP_PATHS.videosStream,
       models: config.httpSvcModelsPath ?? DEFAULT_HTTP_PATHS.models,
       health: config.httpSvcHealthPath ?? DEFAULT_HTTP_PATHS.health,
       live: config.httpSvcLivePath ?? DEFAULT_HTTP_PATHS.live,

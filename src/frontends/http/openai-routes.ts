@@ -83,7 +83,7 @@ async function handleInference(
   try {
     state.assertServing();
     // Upstream resolves the model before validating the body: an unknown model is 404 whatever else is wrong.
-    const served = models.get(modelNameOf(kind, req.body));
+    const served = models.getFor(modelNameOf(kind, req.body), kind);
     const streaming = (req.body as { stream?: unknown }).stream === true;
     request = RequestLifecycle.start({
       scope: opts.requestScope,

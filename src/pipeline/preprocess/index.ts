@@ -3,3 +3,4 @@ export { Preprocessor, type PreparedRequest, type PreprocessorOptions } from './
 export { HfTokenizer } from './tokenizer.js';
 export { validateChatRequest, validateCompletionRequest, promptBatchSize, type ValidationOptions } from './validate.js';
 export { DEFAULT_MAX_OUTPUT_TOKENS } from './validate-rules.js';
+export { validateEmbeddingRequest, validateImageRequest, validateVideoRequest, type EmbeddingRequest } from './media-requests.js';
