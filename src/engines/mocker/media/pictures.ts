@@ -20,7 +20,7 @@ export function drawPicture(seed: number, frame: number, width: number, height: 
   const next = seededUint32(seed);
   const from = [next() & 255, next() & 255, next() & 255];
   const to = [next() & 255, next() & 255, next() & 255];
-  const bar = (frame * 4) % width;
+  const bar = frame % width;
   const pixels = new Uint8Array(width * height * 3);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
