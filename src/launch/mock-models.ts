@@ -27,7 +27,7 @@ export interface MockModel {
   runtimeConfig: Record<string, unknown>;
 }
 
-type MockModelType = Config['mockerModelType'];
+type MockModelType = Config['modelType'];
 
 function llmMock({ config, card, blockSize, endpoint, runtimes }: MockModelSetup): MockModel {
   const vocab = buildMockVocabulary(sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path));
