@@ -2,26 +2,18 @@
 // its own instance (own lease and instance id) serving the model's endpoint and publishing its card,
 // its KV events and its load. `serve` starts its workers through the same path.
 import type { Config } from '../config/index.js';
-import { buildMockVocabulary, MockerEngine, type MockerOptions } from '../engines/mocker/index.js';
+import type { MockerEngine } from '../engines/mocker/index.js';
 import { toCardJson, type ModelDeploymentCard } from '../models/index.js';
 import type { Logger } from '../observability/index.js';
-import {
-  announceKvEvents,
-  announceLoadMetrics,
-  DistributedRuntime,
-  engineHandler,
-  kvEventPublisher,
-  loadMetricsPublisher,
-  type Endpoint,
-} from '../runtime/index.js';
-import { mockerEngineOptions } from './mocker-options.js';
+import { announceKvEvents, announceLoadMetrics, DistributedRuntime, type Endpoint } from '../runtime/index.js';
+import { MOCK_MODELS } from './mock-models.js';
 import { runtimeOptionsFromConfig } from './runtime-options.js';
 import { loadConfiguredCard, parseEndpoint } from './served-model.js';
-import { sharedTokenTable } from './token-tables.js';
 
 export interface RunningMocker {
   /** One per engine, in the same order. */
   readonly runtimes: readonly DistributedRuntime[];
+  /** The simulated LLM engines, one per runtime; none when the model is an embedding, image or video model. */
   readonly engines: readonly MockerEngine[];
   /** The card the workers publish. */
   readonly card: ModelDeploymentCard;
@@ -47,17 +39,9 @@ export async function siblings(runtime: DistributedRuntime, count: number): Prom
 }
 
 /** The card as upstream workers publish it: `runtime_config` carries the capacity busy detection compares load with. */
-function workerCardJson(card: ModelDeploymentCard, engine: Readonly<MockerOptions>): Record<string, unknown> {
+function workerCardJson(card: ModelDeploymentCard, runtimeConfig: Record<string, unknown>): Record<string, unknown> {
   const json = toCardJson(card);
-  return {
-    ...json,
-    runtime_config: {
-      ...(json.runtime_config as Record<string, unknown>),
-      total_kv_blocks: engine.numGpuBlocks,
-      max_num_seqs: engine.maxNumSeqs,
-      max_num_batched_tokens: engine.maxNumBatchedTokens,
-    },
-  };
+  return { ...json, runtime_config: { ...(json.runtime_config as Record<string, unknown>), ...runtimeConfig } };
 }
 
 /**
@@ -69,29 +53,23 @@ function workerCardJson(card: ModelDeploymentCard, engine: Readonly<MockerOption
  */
 export async function runMockers(config: Config, logger: Logger, makeRuntimes: () => Promise<DistributedRuntime[]>): Promise<RunningMocker> {
   const blockSize = config.kvCacheBlockSize ?? config.blockSize;
-  const card = loadConfiguredCard(config, blockSize);
+  const loaded = loadConfiguredCard(config, blockSize);
   const ep = parseEndpoint(config.endpoint ?? `dyn://${config.namespace || 'dynamo'}.backend.generate`);
-  const vocab = buildMockVocabulary(sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path));
   const runtimes = await makeRuntimes();
-  const engines = runtimes.map(
-    (rt) =>
-      new MockerEngine({
-        ...mockerEngineOptions(config, vocab, blockSize),
-        onKvEvent: kvEventPublisher(rt.events, ep.namespace, ep.component, rt.instanceId),
-        onLoad: loadMetricsPublisher(rt.events, ep.namespace, rt.instanceId),
-      }),
-  );
+  const model = MOCK_MODELS[config.modelType]({ config, card: loaded, blockSize, endpoint: ep, runtimes });
+  const card: ModelDeploymentCard = { ...loaded, modelType: model.modelType };
+  const { engines, handlers } = model;
   const endpointOf = (rt: DistributedRuntime): Endpoint => rt.namespace(ep.namespace).component(ep.component).endpoint(ep.endpoint);
 
-  const cardJson = workerCardJson(card, engines[0]!.options);
+  const cardJson = workerCardJson(card, model.runtimeConfig);
   for (const rt of runtimes) await endpointOf(rt).registerModel(cardJson, { modelType: card.modelType, modelInput: card.modelInput });
 
   const serve = async (): Promise<void> => {
     const events = runtimes[0]!.events;
     await announceLoadMetrics(events, ep.namespace);
     if (config.enablePrefixCaching) await announceKvEvents(events, ep.namespace, ep.component);
-    for (const [i, rt] of runtimes.entries()) await endpointOf(rt).serveEndpoint(engineHandler(engines[i]!));
-    logger.info({ model: card.displayName, endpoint: `${ep.namespace}.${ep.component}.${ep.endpoint}`, instances: runtimes.map((r) => r.instanceIdHex) }, 'dynamo-ts mocker registered');
+    for (const [i, rt] of runtimes.entries()) await endpointOf(rt).serveEndpoint(handlers[i]!);
+    logger.info({ model: card.displayName, modelType: card.modelType.join(' | '), endpoint: `${ep.namespace}.${ep.component}.${ep.endpoint}`, instances: runtimes.map((r) => r.instanceIdHex) }, 'dynamo-ts mocker registered');
   };
   let startup: NodeJS.Timeout | undefined;
   if (config.startupTime) {

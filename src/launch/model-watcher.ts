@@ -18,6 +18,7 @@ import {
   INSTANCES_BUCKET,
   MODELS_BUCKET,
   RemoteEngineClient,
+  RemoteMediaClient,
   RemoteTensorClient,
   componentScope,
   randomInstanceId,
@@ -99,6 +100,7 @@ function routingErrorsInStream(engine: TensorEngine): TensorEngine {
 interface InstanceClients {
   llm: RemoteEngineClient;
   tensor: RemoteTensorClient;
+  media: RemoteMediaClient;
 }
 
 export class ModelWatcher {
@@ -127,6 +129,7 @@ export class ModelWatcher {
           this.clients.set(ref, {
             llm: new RemoteEngineClient(requestClient, inst, logger),
             tensor: new RemoteTensorClient(requestClient, inst, logger),
+            media: new RemoteMediaClient(requestClient, inst, logger),
           });
           this.refreshFor(ref);
         },
@@ -254,6 +257,7 @@ export class ModelWatcher {
     void model.unsubscribe?.then((off) => off()).catch(() => undefined);
     if (model.served) {
       model.served.router.setInstances([]);
+      for (const router of Object.values(model.served.media)) router.setInstances([]);
       this.deps.models.remove(card.name);
     }
     if (model.tensor) {
@@ -357,6 +361,10 @@ export class ModelWatcher {
         }),
       ),
     );
+    if (model.served) {
+      const media = live.map(({ inst, clients }) => ({ id: inst.instanceId, client: clients.media }));
+      for (const router of Object.values(model.served.media)) router.setInstances(media);
+    }
     model.tensor?.setInstances(live.map(({ inst, clients }) => ({ id: inst.instanceId, client: clients.tensor })));
     this.deps.observer?.modelChanged?.(name, live.length);
   }

@@ -67,13 +67,13 @@ export async function startServe(config: Config, logger: Logger): Promise<Runnin
   try {
     workers = await runMockers(local, logger, () => siblings(runtime, config.numWorkers));
     frontend = await runFrontend(local, logger, runtime, arrival);
-    await arrival.until(workers.card.displayName, config.startupTime ? 0 : workers.engines.length);
+    await arrival.until(workers.card.displayName, config.startupTime ? 0 : workers.runtimes.length);
   } catch (err) {
     await (frontend ? frontend.stop() : runtime.shutdown());
     await workers?.stop();
     throw err;
   }
-  logger.info({ host: config.httpHost, port: frontend.port, model: workers.card.displayName, workers: workers.engines.length }, 'dynamo-ts serve listening');
+  logger.info({ host: config.httpHost, port: frontend.port, model: workers.card.displayName, workers: workers.runtimes.length }, 'dynamo-ts serve listening');
   const { port, models, http, grpc, done } = frontend;
   return {
     port,

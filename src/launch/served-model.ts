@@ -1,6 +1,8 @@
 import type { Config } from '../config/index.js';
-import { loadDefaultModelCard, loadModelCard, type ModelDeploymentCard, type ServedModel } from '../models/index.js';
+import { loadDefaultModelCard, loadModelCard, type MediaRouter, type MediaRouters, type ModelDeploymentCard, type ServedModel } from '../models/index.js';
 import { HfTokenizer, Preprocessor } from '../pipeline/index.js';
+import type { MediaKind, MediaWire } from '../protocols/index.js';
+import { createRouterPolicy, EMBEDDING_REQUESTS, Router, UNHINTED_REQUESTS, type RequestView } from '../router/index.js';
 import { buildRouter } from './router-options.js';
 import { sharedTokenTable } from './token-tables.js';
 
@@ -40,7 +42,24 @@ export function buildServedModel(card: ModelDeploymentCard, config: Config, endp
     preprocessor,
     tokenTable,
     router: buildRouter(config, card),
+    media: mediaRouters(card.displayName),
     endpoint,
     created: Math.floor(Date.now() / 1000),
   };
+}
+
+/**
+ * Embeddings, images and videos go round-robin, as upstream's default push router does: there is
+ * no KV cache to aim at and no decode load to balance.
+ */
+function mediaRouters(name: string): MediaRouters {
+  return {
+    embeddings: roundRobin<'embeddings'>(name, EMBEDDING_REQUESTS),
+    images: roundRobin<'images'>(name, UNHINTED_REQUESTS),
+    videos: roundRobin<'videos'>(name, UNHINTED_REQUESTS),
+  };
+}
+
+function roundRobin<K extends MediaKind>(name: string, view: RequestView<MediaWire[K]['request']>): MediaRouter<K> {
+  return new Router<MediaWire[K]['request'], MediaWire[K]['output']>(name, createRouterPolicy('round-robin'), view);
 }

@@ -1,8 +1,12 @@
-import { NotFoundError } from '../protocols/index.js';
-import type { PushRouter } from '../router/index.js';
+import { modelTypeMismatch, NotFoundError, ValidationError, type MediaKind, type MediaWire, type ModelApi } from '../protocols/index.js';
+import type { PushRouter, Router } from '../router/index.js';
 import type { TokenTable } from '../pipeline/postprocess/index.js';
 import type { Preprocessor } from '../pipeline/preprocess/index.js';
 import type { ModelDeploymentCard } from '../protocols/index.js';
+
+/** One router per media kind, over the same worker instances as the model's LLM router. */
+export type MediaRouter<K extends MediaKind> = Router<MediaWire[K]['request'], MediaWire[K]['output']>;
+export type MediaRouters = { readonly [K in MediaKind]: MediaRouter<K> };
 
 /** Everything needed to serve one model name: its card, pre/post-processing and its router. */
 export interface ServedModel {
@@ -11,6 +15,8 @@ export interface ServedModel {
   readonly preprocessor: Preprocessor;
   readonly tokenTable: TokenTable;
   readonly router: PushRouter;
+  /** Embeddings, images and videos go to the workers through these. */
+  readonly media: MediaRouters;
   /** The worker endpoint serving it (`dyn://namespace.component.endpoint`). */
   readonly endpoint: { namespace: string; component: string; endpoint: string };
   /** Unix seconds when the model first appeared. */
@@ -33,6 +39,17 @@ export class ModelManager {
   get(name: string): ServedModel {
     const model = this.models.get(name);
     if (!model) throw new NotFoundError('Model not found');
+    return model;
+  }
+
+  /**
+   * The model for one API: 404 when unknown, 400 naming the model's type when it is of another
+   * type. Every route resolves its model here, so the check is the same everywhere.
+   */
+  getFor(name: string, api: ModelApi): ServedModel {
+    const model = this.get(name);
+    const mismatch = modelTypeMismatch(model.name, model.card.modelType, api);
+    if (mismatch) throw new ValidationError(mismatch, { model: model.name, model_type: model.card.modelType });
     return model;
   }
 

@@ -17,6 +17,10 @@ export {
   HfTokenizer,
   validateChatRequest,
   validateCompletionRequest,
+  validateEmbeddingRequest,
+  validateImageRequest,
+  validateVideoRequest,
+  type EmbeddingRequest,
   type PreparedRequest,
   type PreprocessorOptions,
 } from './preprocess/index.js';

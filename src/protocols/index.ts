@@ -8,3 +8,4 @@ export * from './kv-hashing.js';
 export * from './model-card.js';
 export * from './router-modes.js';
 export * from './request-events.js';
+export * from './media.js';

@@ -87,3 +87,24 @@ function checkedFile(file: CardFile): Record<string, unknown> {
     ? { path: file.path, size: file.size }
     : { path: file.path, checksum: file.checksum, size: file.size };
 }
+
+/** The API families of the frontends, each served by models of one type. */
+export type ModelApi = 'chat' | 'completions' | 'responses' | 'embeddings' | 'images' | 'videos';
+
+/** The model type each API needs, and how a "wrong type" error names the API. */
+export const API_MODEL_TYPES: Readonly<Record<ModelApi, { type: ModelTypeFlag; describe: string }>> = {
+  chat: { type: 'Chat', describe: 'chat completions' },
+  completions: { type: 'Completions', describe: 'completions' },
+  responses: { type: 'Chat', describe: 'the Responses API' },
+  embeddings: { type: 'Embedding', describe: 'embeddings' },
+  images: { type: 'Images', describe: 'image generation' },
+  videos: { type: 'Videos', describe: 'video generation' },
+};
+
+/** Null when a card of `types` serves `api`, else the 400 message that says which type the model is. */
+export function modelTypeMismatch(name: string, types: readonly ModelTypeFlag[], api: ModelApi): string | null {
+  const need = API_MODEL_TYPES[api];
+  if (types.includes(need.type)) return null;
+  const is = types.length > 0 ? types.join(' | ') : 'none';
+  return `Model '${name}' is of type ${is} and cannot serve ${need.describe} (model type ${need.type} required)`;
+}

@@ -2,7 +2,7 @@ export { Router, type RouterOptions } from './router.js';
 export { PushRouter } from './push-router.js';
 export { TensorRouter } from './tensor-router.js';
 export type { RouterPolicy, WorkerInstance, WorkerCapacity, KvEventSink, StreamingEngine, AnyInstance } from './policy.js';
-export { LLM_REQUESTS, TENSOR_REQUESTS, type RequestView } from './request-views.js';
+export { LLM_REQUESTS, TENSOR_REQUESTS, EMBEDDING_REQUESTS, UNHINTED_REQUESTS, type RequestView } from './request-views.js';
 export { routingChain, type RoutingChain } from './routing-chain.js';
 export {
   composeLayers,

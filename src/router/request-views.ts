@@ -1,6 +1,6 @@
 // What routing reads from each kind of request it routes: the instance a request is pinned to and
 // the prompt tokens that count as prefill load.
-import type { NvCreateTensorRequest, PreprocessedRequest } from '../protocols/index.js';
+import type { NvCreateTensorRequest, PreprocessedEmbeddingRequest, PreprocessedRequest } from '../protocols/index.js';
 
 export interface RequestView<Req> {
   /** The instance the request names, or null to let the router choose. */
@@ -15,8 +15,16 @@ export const LLM_REQUESTS: RequestView<PreprocessedRequest> = {
   promptTokens: (r) => r.token_ids.length,
 };
 
-/** Tensor requests carry no routing hints, and no prompt to prefill. */
-export const TENSOR_REQUESTS: RequestView<NvCreateTensorRequest> = {
+/** Requests with no routing hints and no prompt to prefill: tensors, images, videos. */
+export const UNHINTED_REQUESTS: RequestView<unknown> = {
   pinnedInstance: () => null,
   promptTokens: () => 0,
+};
+
+export const TENSOR_REQUESTS: RequestView<NvCreateTensorRequest> = UNHINTED_REQUESTS;
+
+/** Embedding requests: every input's tokens are prefill work. */
+export const EMBEDDING_REQUESTS: RequestView<PreprocessedEmbeddingRequest> = {
+  pinnedInstance: () => null,
+  promptTokens: (r) => r.token_ids.reduce((sum, ids) => sum + ids.length, 0),
 };

@@ -13,6 +13,7 @@ export { engineHandler, RemoteEngineClient, engineOutputOf } from './engine-endp
 export { fileChecksum, withFileChecksums, verifyFileChecksums } from './card-checksums.js';
 export { annotatedData, remoteCall, type RemoteCallLogger } from './remote-stream.js';
 export { tensorEngineHandler, RemoteTensorClient } from './tensor-endpoint.js';
+export { mediaHandler, RemoteMediaClient, type MediaEngine } from './media-endpoint.js';
 export { natsConnection, closeNatsConnections } from './nats-connection.js';
 export { randomInstanceId, instanceIdHex, parseInstanceIdHex } from './ids.js';
 export { AsyncQueue } from './async-queue/index.js';

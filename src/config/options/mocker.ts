@@ -77,6 +77,12 @@ export const mockerOptions = [
     help: 'Role of the engine in (dis)aggregated serving',
   },
   {
+    key: 'modelType', flag: 'model-type', env: 'DYN_MOCKER_MODEL_TYPE', envIsLocal: true, type: 'enum',
+    choices: { chat: true, embedding: true, images: true, videos: true },
+    group: 'Mocker Engine', scope: 'mocker', built: true, default: 'chat',
+    help: 'What the simulated model is, as its card says: chat (a Chat | Completions LLM), embedding (unit-norm vectors from the tokens), images (small PNGs) or videos (a short frame stream)',
+  },
+  {
     key: 'engineType', flag: 'engine-type', env: 'DYN_MOCKER_ENGINE_TYPE', envIsLocal: true, type: 'enum',
     choices: { vllm: true, sglang: false, trtllm: false },
     group: 'Mocker Engine', scope: 'mocker', built: true, default: 'vllm',

@@ -17,3 +17,12 @@ export {
 export { KvBlockManager, type BlockId, type KvEventSink } from './kv-manager.js';
 export { prefillTimeMs, decodeTimeMs } from './timing.js';
 export { DEFAULT_SAMPLING_SEED } from './token-stream.js';
+export {
+  MockEmbeddingEngine,
+  MockImageEngine,
+  MockVideoEngine,
+  embedTokens,
+  DEFAULT_EMBEDDING_DIMENSIONS,
+  DEFAULT_VIDEO_FPS,
+  DEFAULT_VIDEO_SECONDS,
+} from './media/index.js';

@@ -38,11 +38,15 @@ export class KserveModels {
     return [...this.tensors.keys()];
   }
 
-  /** A loaded model by name; tensor models take precedence, as upstream's dispatch does. */
+  /**
+   * A loaded model by name; tensor models take precedence, as upstream's dispatch does. Models
+   * that are not Completions models (embeddings, images, videos) are invisible here, as upstream's.
+   */
   resolve(name: string): ResolvedModel | undefined {
     const tensor = this.tensors.get(name);
     if (tensor) return { kind: 'tensor', model: tensor };
-    return this.manager.has(name) ? { kind: 'completions', served: this.manager.get(name) } : undefined;
+    const served = this.manager.has(name) ? this.manager.get(name) : undefined;
+    return served?.card.modelType.includes('Completions') ? { kind: 'completions', served } : undefined;
   }
 
   /** The model, or NOT_FOUND `Model '<name>' not found` (UNAVAILABLE when it was unloaded). */

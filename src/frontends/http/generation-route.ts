@@ -1,23 +1,22 @@
-// What every generating route does around the pipeline: readiness, the model lookup, the request's
-// lifecycle events, routing headers, cancellation when the client goes away, the in-flight count,
-// the engine fan-out behind the pre-commit peek and the inactivity guard, and the error reply. A
-// route (chat, completions, Responses) says how it prepares its body and how it answers.
+// What every generating route does around the pipeline, on the model-route skeleton: routing
+// headers, the engine fan-out behind the pre-commit peek and the inactivity guard, folding and
+// streaming helpers. A route (chat, completions, Responses) says how it prepares its body and how
+// it answers.
 
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ModelManager, ServedModel } from '../../models/index.js';
+import type { FastifyReply } from 'fastify';
+import type { ServedModel } from '../../models/index.js';
 import {
   errorKindOf,
   generateChoices,
-  RequestLifecycle,
+  type RequestLifecycle,
   type ChoiceDelta,
   type DecodedStep,
   type PreparedRequest,
   type ResponseFold,
 } from '../../pipeline/index.js';
-import { CancelledError, isDynamoError, type RequestScope } from '../../protocols/index.js';
+import { isDynamoError, type ModelApi, type RequestScope } from '../../protocols/index.js';
+import type { ModelRouteSpec } from './model-route.js';
 import { applyRoutingHeaders } from './routing-headers.js';
-import { requestIdOf, sendError } from './server.js';
-import type { HttpServiceState } from './service-state.js';
 import { SseWriter } from './sse-writer.js';
 import { peekFirst, withInactivityTimeout } from './stream-guard.js';
 
@@ -54,6 +53,8 @@ export interface Generation<P extends PreparedGeneration> {
 export interface GenerationRoute<P extends PreparedGeneration> {
   /** The `endpoint` label of request metrics. */
   readonly endpoint: string;
+  /** The API it serves: a model of another type is a 400 that says which type it is. */
+  readonly api: ModelApi;
   /** The requested model; a body without a usable one fails validation here, before a 404 could answer it. */
   modelName(body: unknown): string;
   prepare(body: unknown, served: ServedModel): Promise<P>;
@@ -61,57 +62,38 @@ export interface GenerationRoute<P extends PreparedGeneration> {
   respond(generation: Generation<P>, reply: FastifyReply): Promise<unknown>;
 }
 
-export function generationHandler<P extends PreparedGeneration>(
-  route: GenerationRoute<P>,
-  state: HttpServiceState,
-  models: ModelManager,
-  opts: GenerationRouteOptions,
-): (req: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
-  return async (req, reply) => {
-    const requestId = requestIdOf(req);
-    let counted = false;
-    let request: RequestLifecycle | undefined;
-    try {
-      state.assertServing();
-      // Upstream resolves the model before validating the body: an unknown model is 404 whatever else is wrong.
-      const served = models.get(route.modelName(req.body));
-      request = RequestLifecycle.start({
-        scope: opts.requestScope,
-        id: requestId,
-        model: served.name,
-        endpoint: route.endpoint,
-        requestType: (req.body as { stream?: unknown }).stream === true ? 'stream' : 'unary',
-      });
+/**
+ * A generating route as a model route: routing headers applied before the body is prepared, then
+ * the engine fan-out behind the pre-commit peek and the inactivity guard, answered by the route.
+ */
+export function generationSpec<P extends PreparedGeneration>(route: GenerationRoute<P>, opts: GenerationRouteOptions): ModelRouteSpec<P> {
+  return {
+    api: route.api,
+    endpoint: route.endpoint,
+    modelName: (body) => route.modelName(body),
+    streaming: (body) => (body as { stream?: unknown } | null)?.stream === true,
+    prepare(req, served) {
       applyRoutingHeaders(req.body, req.headers);
-      const prepared = await route.prepare(req.body, served);
-      const abort = new AbortController();
-      reply.raw.on('close', () => {
-        if (!reply.raw.writableFinished) abort.abort(new CancelledError());
-      });
-      state.inflight++;
-      counted = true;
+      return route.prepare(req.body, served);
+    },
+    async run(call, prepared, reply) {
       const steps = generateChoices(
-        { engine: served.router, tokenTable: served.tokenTable },
+        { engine: call.served.router, tokenTable: call.served.tokenTable },
         prepared.runs.map((r) => ({ request: r.request, promptTokens: r.promptTokens })),
         prepared.n,
-        requestId,
-        abort.signal,
+        call.requestId,
+        call.signal,
       );
       const guarded = withInactivityTimeout(
         await peekFirst(steps[Symbol.asyncIterator](), opts.preCommitErrorPeekMs),
         opts.backendStreamTimeoutSecs,
-        () => abort.abort(),
+        call.abort,
       );
       const promptTokens = prepared.runs.reduce((sum, r) => sum + r.promptTokens, 0);
-      return await route.respond({ prepared, requestId, request, steps: guarded, promptTokens, signal: abort.signal }, reply);
-    } catch (err) {
-      request?.fail(err);
-      if (!isDynamoError(err)) req.log.error({ err, requestId }, 'request failed');
-      if (reply.sent || reply.raw.headersSent) return;
-      return sendError(reply, err, state.overloadStatus);
-    } finally {
-      if (counted) state.inflight--;
-    }
+      const { requestId, request, signal } = call;
+      await route.respond({ prepared, requestId, request, steps: guarded, promptTokens, signal }, reply);
+      return undefined;
+    },
   };
 }
 

@@ -5,15 +5,22 @@ import type { ModelManager } from '../../models/index.js';
 import type { RequestScope } from '../../protocols/index.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { registerBusyThresholdRoute } from './busy-threshold-route.js';
+import { EMBEDDINGS_ROUTE } from './embeddings-route.js';
+import { IMAGES_ROUTE, VIDEOS_ROUTE, VIDEOS_STREAM_ROUTE } from './media-routes.js';
+import { modelRouteHandler } from './model-route.js';
 import { registerOpenAiRoutes } from './openai-routes.js';
 import { registerResponsesRoute } from './responses/index.js';
-import { createHttpServer } from './server.js';
+import { createHttpServer, postRoute } from './server.js';
 import { HttpServiceState } from './service-state.js';
 
 export interface HttpPaths {
   chat: string;
   completions: string;
   responses: string;
+  embeddings: string;
+  images: string;
+  videos: string;
+  videosStream: string;
   models: string;
   health: string;
   live: string;
@@ -24,6 +31,10 @@ export const DEFAULT_HTTP_PATHS: HttpPaths = {
   chat: '/v1/chat/completions',
   completions: '/v1/completions',
   responses: '/v1/responses',
+  embeddings: '/v1/embeddings',
+  images: '/v1/images/generations',
+  videos: '/v1/videos/generations',
+  videosStream: '/v1/videos/generations/stream',
   models: '/v1/models',
   health: '/health',
   live: '/live',
@@ -87,6 +98,11 @@ export class HttpService {
       preCommitErrorPeekMs: opts.preCommitErrorPeekMs,
       backendStreamTimeoutSecs: opts.backendStreamTimeoutSecs,
     });
+    const context = { state: this.state, models, requestScope: opts.requestScope };
+    postRoute(this.app, opts.paths.embeddings, modelRouteHandler(context, EMBEDDINGS_ROUTE));
+    postRoute(this.app, opts.paths.images, modelRouteHandler(context, IMAGES_ROUTE));
+    postRoute(this.app, opts.paths.videos, modelRouteHandler(context, VIDEOS_ROUTE));
+    postRoute(this.app, opts.paths.videosStream, modelRouteHandler(context, VIDEOS_STREAM_ROUTE));
     this.app.get(opts.paths.metrics, async (_req, reply) =>
       reply.header('content-type', opts.metrics.contentType).send(await opts.metrics.render()),
     );

@@ -9,7 +9,7 @@ import {
 import { streamErrorJson } from './error-envelope.js';
 import {
   foldAll,
-  generationHandler,
+  generationSpec,
   openEventStream,
   sendJson,
   streamGeneration,
@@ -18,6 +18,7 @@ import {
   type GenerationRouteOptions,
   type PreparedGeneration,
 } from './generation-route.js';
+import { modelRouteHandler } from './model-route.js';
 import { ChunkSerializer, foldedResponse, type ApiKind } from './openai-chunks.js';
 import { postRoute } from './server.js';
 import type { HttpServiceState } from './service-state.js';
@@ -51,8 +52,9 @@ export function registerOpenAiRoutes(
   models: ModelManager,
   opts: OpenAiRouteOptions,
 ): void {
-  postRoute(app, opts.chatPath, generationHandler(new OpenAiRoute('chat', opts), state, models, opts));
-  postRoute(app, opts.completionsPath, generationHandler(new OpenAiRoute('completions', opts), state, models, opts));
+  const ctx = { state, models, requestScope: opts.requestScope };
+  postRoute(app, opts.chatPath, modelRouteHandler(ctx, generationSpec(new OpenAiRoute('chat', opts), opts)));
+  postRoute(app, opts.completionsPath, modelRouteHandler(ctx, generationSpec(new OpenAiRoute('completions', opts), opts)));
 }
 
 /** The `endpoint` label of request metrics. */
@@ -61,12 +63,14 @@ const ENDPOINT_LABEL: Record<ApiKind, string> = { chat: 'chat_completions', comp
 /** Chat completions or legacy completions. */
 class OpenAiRoute implements GenerationRoute<Prepared> {
   readonly endpoint: string;
+  readonly api: ApiKind;
 
   constructor(
     private readonly kind: ApiKind,
     private readonly opts: OpenAiRouteOptions,
   ) {
     this.endpoint = ENDPOINT_LABEL[kind];
+    this.api = kind;
   }
 
   modelName(body: unknown): string {

@@ -4,3 +4,4 @@ export { HfTokenizer } from './tokenizer.js';
 export { validateChatRequest, validateCompletionRequest, promptBatchSize, type ValidationOptions } from './validate.js';
 export { DEFAULT_MAX_OUTPUT_TOKENS } from './validate-rules.js';
 export { MEDIA_KIND_OF_PART, templateMediaKinds, type MediaKind } from './media-parts.js';
+export { validateEmbeddingRequest, validateImageRequest, validateVideoRequest, type EmbeddingRequest } from './media-requests.js';

@@ -8,6 +8,7 @@ import {
   ValidationError,
   type ChatCompletionRequest,
   type CompletionRequest,
+  type PreprocessedEmbeddingRequest,
   type PreprocessedRequest,
 } from '../../protocols/index.js';
 import { ChatTemplate } from './chat-template.js';
@@ -20,6 +21,7 @@ import {
   samplingOptions,
   stopConditions,
 } from './request-options.js';
+import type { EmbeddingRequest } from './media-requests.js';
 import type { HfTokenizer } from './tokenizer.js';
 import { validateChatRequest, validateCompletionRequest, type ValidationOptions } from './validate.js';
 
@@ -85,6 +87,33 @@ export class Preprocessor {
   async preprocessCompletion(req: CompletionRequest): Promise<PreparedRequest[]> {
     const prompts = await Promise.all(this.completionPrompts(req));
     return prompts.map((prompt) => this.prepare(req, prompt));
+  }
+
+  /**
+   * Texts are tokenized as raw text (with the post-processor's special tokens, as completions
+   * prompts are). An input longer than the context length is a 400 that names its index.
+   */
+  async preprocessEmbedding(req: EmbeddingRequest): Promise<{ request: PreprocessedEmbeddingRequest; promptTokens: number }> {
+    const token_ids = await Promise.all(
+      req.inputs.map((input) => (typeof input === 'string' ? this.tokenizer.encode(input, true) : Promise.resolve(input))),
+    );
+    const contextLength = this.card.contextLength;
+    const over = token_ids.findIndex((ids) => ids.length > contextLength);
+    if (over >= 0) {
+      throw new ValidationError(
+        `input[${over}] has ${token_ids[over]!.length} tokens, more than this model's maximum context length of ${contextLength} tokens`,
+        { index: over, tokens: token_ids[over]!.length, context_length: contextLength },
+      );
+    }
+    const request: PreprocessedEmbeddingRequest = {
+      token_ids,
+      model: req.model,
+      encoding_format: req.encodingFormat,
+      dimensions: req.dimensions,
+      mdc_sum: null,
+      annotations: req.annotations,
+    };
+    return { request, promptTokens: token_ids.reduce((sum, ids) => sum + ids.length, 0) };
   }
 
   private async chatPrompt(req: ChatCompletionRequest): Promise<Prompt> {

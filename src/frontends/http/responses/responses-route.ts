@@ -7,7 +7,7 @@ import type { ModelManager, ServedModel } from '../../../models/index.js';
 import { ResponseFold } from '../../../pipeline/index.js';
 import {
   foldAll,
-  generationHandler,
+  generationSpec,
   openEventStream,
   sendJson,
   streamGeneration,
@@ -16,6 +16,7 @@ import {
   type GenerationRouteOptions,
   type PreparedGeneration,
 } from '../generation-route.js';
+import { modelRouteHandler } from '../model-route.js';
 import { postRoute } from '../server.js';
 import type { HttpServiceState } from '../service-state.js';
 import { translateResponsesRequest, responsesModelName } from './request.js';
@@ -33,11 +34,13 @@ interface Prepared extends PreparedGeneration {
 }
 
 export function registerResponsesRoute(app: FastifyInstance, state: HttpServiceState, models: ModelManager, opts: ResponsesRouteOptions): void {
-  postRoute(app, opts.responsesPath, generationHandler(new ResponsesRoute(opts), state, models, opts));
+  const ctx = { state, models, requestScope: opts.requestScope };
+  postRoute(app, opts.responsesPath, modelRouteHandler(ctx, generationSpec(new ResponsesRoute(opts), opts)));
 }
 
 class ResponsesRoute implements GenerationRoute<Prepared> {
   readonly endpoint = 'responses';
+  readonly api = 'responses' as const;
 
   constructor(private readonly opts: ResponsesRouteOptions) {}
 

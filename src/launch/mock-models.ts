@@ -1,0 +1,68 @@
+// What `dynamo-ts mocker --model-type` serves, by name: the simulated LLM (chat and completions) or
+// one of the media mockers. Each entry says the card's model types, the per-instance handlers, and
+// the capacity its card declares.
+import type { Config } from '../config/index.js';
+import { buildMockVocabulary, MockEmbeddingEngine, MockerEngine, MockImageEngine, MockVideoEngine } from '../engines/mocker/index.js';
+import type { ModelDeploymentCard, ModelTypeFlag } from '../models/index.js';
+import { engineHandler, kvEventPublisher, loadMetricsPublisher, mediaHandler, type DistributedRuntime, type EndpointHandler } from '../runtime/index.js';
+import { mockerEngineOptions } from './mocker-options.js';
+import type { EndpointId } from './served-model.js';
+import { sharedTokenTable } from './token-tables.js';
+
+export interface MockModelSetup {
+  config: Config;
+  card: ModelDeploymentCard;
+  blockSize: number;
+  endpoint: EndpointId;
+  runtimes: readonly DistributedRuntime[];
+}
+
+export interface MockModel {
+  modelType: ModelTypeFlag[];
+  /** The simulated LLM engines (none for media models). */
+  engines: MockerEngine[];
+  /** One per runtime, in the same order. */
+  handlers: EndpointHandler[];
+  /** Added to the card's `runtime_config`: the capacity busy detection compares load with. */
+  runtimeConfig: Record<string, unknown>;
+}
+
+type MockModelType = Config['modelType'];
+
+function llmMock({ config, card, blockSize, endpoint, runtimes }: MockModelSetup): MockModel {
+  const vocab = buildMockVocabulary(sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path));
+  const engines = runtimes.map(
+    (rt) =>
+      new MockerEngine({
+        ...mockerEngineOptions(config, vocab, blockSize),
+        onKvEvent: kvEventPublisher(rt.events, endpoint.namespace, endpoint.component, rt.instanceId),
+        onLoad: loadMetricsPublisher(rt.events, endpoint.namespace, rt.instanceId),
+      }),
+  );
+  const options = engines[0]!.options;
+  return {
+    modelType: card.modelType,
+    engines,
+    handlers: engines.map((e) => engineHandler(e)),
+    runtimeConfig: {
+      total_kv_blocks: options.numGpuBlocks,
+      max_num_seqs: options.maxNumSeqs,
+      max_num_batched_tokens: options.maxNumBatchedTokens,
+    },
+  };
+}
+
+/** A media mocker: one stateless engine behind every instance's handler. */
+function mediaMock(modelType: ModelTypeFlag, handler: () => EndpointHandler): (setup: MockModelSetup) => MockModel {
+  return ({ runtimes }) => {
+    const shared = handler();
+    return { modelType: [modelType], engines: [], handlers: runtimes.map(() => shared), runtimeConfig: {} };
+  };
+}
+
+export const MOCK_MODELS: Readonly<Record<MockModelType, (setup: MockModelSetup) => MockModel>> = {
+  chat: llmMock,
+  embedding: mediaMock('Embedding', () => mediaHandler<'embeddings'>(new MockEmbeddingEngine())),
+  images: mediaMock('Images', () => mediaHandler<'images'>(new MockImageEngine())),
+  videos: mediaMock('Videos', () => mediaHandler<'videos'>(new MockVideoEngine())),
+};
