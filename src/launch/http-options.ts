@@ -1,4 +1,4 @@
-import type { Config } from '../config/index.js';
+import { packageVersion, type Config } from '../config/index.js';
 import { DEFAULT_HTTP_PATHS, type HttpServiceOptions } from '../frontends/http/index.js';
 import type { Logger, MetricsRegistry } from '../observability/index.js';
 import type { RequestScope } from '../protocols/index.js';
@@ -22,7 +22,11 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
       health: config.httpSvcHealthPath ?? DEFAULT_HTTP_PATHS.health,
       live: config.httpSvcLivePath ?? DEFAULT_HTTP_PATHS.live,
       metrics: config.httpSvcMetricsPath ?? DEFAULT_HTTP_PATHS.metrics,
+      busyThreshold: config.httpSvcBusyThresholdPath ?? DEFAULT_HTTP_PATHS.busyThreshold,
+      openapi: config.httpSvcOpenapiPath ?? DEFAULT_HTTP_PATHS.openapi,
+      docs: config.httpSvcDocsPath ?? DEFAULT_HTTP_PATHS.docs,
     },
+    version: packageVersion(),
     logger,
     metrics,
     requestScope,

@@ -15,6 +15,11 @@ export {
   HfTokenizer,
   validateChatRequest,
   validateCompletionRequest,
+  bodySchemaOf,
+  CHAT_REQUEST_SCHEMA,
+  COMPLETION_REQUEST_SCHEMA,
+  type FieldKind,
+  type JsonSchema,
   type PreparedRequest,
   type PreprocessorOptions,
 } from './preprocess/index.js';

@@ -36,6 +36,7 @@ export async function httpWithEngines(engines: Record<string, EngineClient>, opt
       paths: DEFAULT_HTTP_PATHS,
       logger: createLogger('silent'),
       ...options,
+      version: options.version ?? 'test',
       metrics,
       requestScope: requests.scope,
     },

@@ -6,6 +6,8 @@ import type { RequestScope } from '../../protocols/index.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { registerBusyThresholdRoute } from './busy-threshold-route.js';
 import { registerOpenAiRoutes } from './openai-routes.js';
+import { registerOpenApi } from './openapi.js';
+import { documented, type RouteDoc } from './route-docs.js';
 import { createHttpServer } from './server.js';
 import { HttpServiceState } from './service-state.js';
 
@@ -16,6 +18,9 @@ export interface HttpPaths {
   health: string;
   live: string;
   metrics: string;
+  busyThreshold: string;
+  openapi: string;
+  docs: string;
 }
 
 export const DEFAULT_HTTP_PATHS: HttpPaths = {
@@ -25,6 +30,9 @@ export const DEFAULT_HTTP_PATHS: HttpPaths = {
   health: '/health',
   live: '/live',
   metrics: '/metrics',
+  busyThreshold: '/busy_threshold',
+  openapi: '/openapi.json',
+  docs: '/docs',
 };
 
 export interface HttpServiceOptions {
@@ -49,6 +57,8 @@ export interface HttpServiceOptions {
   disableAdminApi?: boolean;
   /** HTTPS with these PEM contents; with `ca`, clients must present a certificate it signed (mTLS). */
   tls?: HttpTls;
+  /** Shown as the API version in /openapi.json. */
+  version: string;
 }
 
 export interface HttpTls {
@@ -56,6 +66,12 @@ export interface HttpTls {
   key: Buffer;
   ca?: Buffer;
 }
+
+const METRICS_DOC: RouteDoc = {
+  summary: 'Prometheus metrics',
+  tag: 'Service',
+  responses: { 200: { description: 'Prometheus text exposition', content: { 'text/plain': { type: 'string' } } } },
+};
 
 /** The OpenAI-compatible HTTP service: routes, lifecycle and graceful shutdown. */
 export class HttpService {
@@ -68,7 +84,14 @@ export class HttpService {
   ) {
     this.state = new HttpServiceState(opts.overloadStatus);
     this.app = createHttpServer({ bodyLimitMb: opts.bodyLimitMb, overloadStatus: opts.overloadStatus, logger: opts.logger, tls: opts.tls }, this.state);
-    registerOpenAiRoutes(this.app, this.state, models, {
+    registerOpenApi(this.app, { documentPath: opts.paths.openapi, docsPath: opts.paths.docs, version: opts.version });
+    // Routes go in after the OpenAPI plugin has loaded, so the document sees every one of them.
+    void this.app.register(async (scope) => this.registerRoutes(scope, models));
+  }
+
+  private registerRoutes(app: FastifyInstance, models: ModelManager): void {
+    const opts = this.opts;
+    registerOpenAiRoutes(app, this.state, models, {
       chatPath: opts.paths.chat,
       completionsPath: opts.paths.completions,
       forceIncludeUsage: opts.forceIncludeUsage,
@@ -77,17 +100,17 @@ export class HttpService {
       preCommitErrorPeekMs: opts.preCommitErrorPeekMs,
       backendStreamTimeoutSecs: opts.backendStreamTimeoutSecs,
     });
-    this.app.get(opts.paths.metrics, async (_req, reply) =>
+    app.get(opts.paths.metrics, documented(METRICS_DOC), async (_req, reply) =>
       reply.header('content-type', opts.metrics.contentType).send(await opts.metrics.render()),
     );
-    registerAdminRoutes(this.app, this.state, models, {
+    registerAdminRoutes(app, this.state, models, {
       modelsPath: opts.paths.models,
       healthPath: opts.paths.health,
       livePath: opts.paths.live,
       contextWindow: opts.contextWindow,
       maxOutputTokens: opts.maxOutputTokens,
     });
-    if (!opts.disableAdminApi) registerBusyThresholdRoute(this.app, models);
+    if (!opts.disableAdminApi) registerBusyThresholdRoute(app, models, opts.paths.busyThreshold);
   }
 
   /** Start listening; resolves to the bound port (useful with port 0). */

@@ -13,6 +13,7 @@ import {
 import { CancelledError, isDynamoError, type RequestScope } from '../../protocols/index.js';
 import { streamErrorJson } from './error-envelope.js';
 import { ChunkSerializer, foldedResponse, type ApiKind } from './openai-chunks.js';
+import { CHAT_DOC, COMPLETIONS_DOC } from './openai-route-docs.js';
 import { applyRoutingHeaders } from './routing-headers.js';
 import { postRoute, requestIdOf, sendError } from './server.js';
 import type { HttpServiceState } from './service-state.js';
@@ -50,8 +51,8 @@ export function registerOpenAiRoutes(
 ): void {
   const handler = (kind: ApiKind) => (req: FastifyRequest, reply: FastifyReply) =>
     handleInference(kind, req, reply, state, models, opts);
-  postRoute(app, opts.chatPath, handler('chat'));
-  postRoute(app, opts.completionsPath, handler('completions'));
+  postRoute(app, opts.chatPath, handler('chat'), CHAT_DOC);
+  postRoute(app, opts.completionsPath, handler('completions'), COMPLETIONS_DOC);
 }
 
 /** The `endpoint` label of request metrics. */

@@ -3,3 +3,5 @@ export { Preprocessor, type PreparedRequest, type PreprocessorOptions } from './
 export { HfTokenizer } from './tokenizer.js';
 export { validateChatRequest, validateCompletionRequest, promptBatchSize, type ValidationOptions } from './validate.js';
 export { DEFAULT_MAX_OUTPUT_TOKENS } from './validate-rules.js';
+export { bodySchemaOf, CHAT_REQUEST_SCHEMA, COMPLETION_REQUEST_SCHEMA, type JsonSchema } from './request-schemas.js';
+export type { FieldKind } from './json-types.js';
