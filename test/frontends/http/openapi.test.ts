@@ -166,3 +166,11 @@ test('with the admin API off, /busy_threshold is absent from the document too', 
     await ctx.service.stop();
   }
 });
+
+test('two routes set to one path stop startup with a config error naming both variables', async () => {
+  await assert.rejects(
+    serveInProcess([], { DYN_HTTP_SVC_DOCS_PATH: '/health' }),
+    (err: Error & { exitCode?: number }) =>
+      err.exitCode === 2 && err.message === "DYN_HTTP_SVC_HEALTH_PATH and DYN_HTTP_SVC_DOCS_PATH are both '/health': every route needs its own path",
+  );
+});
