@@ -13,6 +13,7 @@ export {
   type NvCreateTensorResponse,
 } from './frontends/grpc/index.js';
 export { ModelManager } from './models/index.js';
+export type { RouteExtension, RouteExtensionContext } from './frontends/http/index.js';
 export { FrontendMetrics, meteredRequestScope, MetricsRegistry } from './observability/index.js';
 export {
   startKserveFrontend as startFrontend,

@@ -2,7 +2,8 @@ import { ConfigError, parseCommandLine, writeConfigDump, type Config, type Subco
 import { startFrontend, startMocker, startServe } from '../launch/index.js';
 import { createLogger, type Logger } from '../observability/index.js';
 
-type Starter = (config: Config, logger: Logger) => Promise<{ stop(): Promise<void> }>;
+/** A running service; `done` resolves when it ends by itself (the --interactive chat was closed). */
+type Starter = (config: Config, logger: Logger) => Promise<{ stop(): Promise<void>; done?: Promise<void> }>;
 
 const STARTERS: Record<Subcommand, Starter> = {
   serve: startServe,
@@ -27,13 +28,15 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
     process.stdout.write(parsed.text.endsWith('\n') ? parsed.text : `${parsed.text}\n`);
     return 0;
   }
-  const { command, config } = parsed;
-  const logger = createLogger(config.log);
+  const { command, config, sources } = parsed;
+  // The terminal chat shares the terminal with stderr: keep info lines out of it unless asked for.
+  const quiet = config.interactive && sources.log === 'default';
+  const logger = createLogger(quiet ? 'warn' : config.log);
   for (const warning of parsed.warnings) logger.warn(warning);
   if (config.dumpConfigTo) await writeConfigDump(config.dumpConfigTo, config);
 
   const service = await STARTERS[command](config, logger);
-  await waitForShutdownSignal(logger);
+  await Promise.race([waitForShutdownSignal(logger), ...(service.done ? [service.done] : [])]);
   await service.stop();
   logger.flush?.();
   return 0;

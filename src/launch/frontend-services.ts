@@ -3,6 +3,7 @@ import type { RunningGrpcFrontend } from '../frontends/grpc/index.js';
 import { HttpService } from '../frontends/http/index.js';
 import type { ModelManager } from '../models/index.js';
 import { meteredRequestScope, MetricsRegistry, type Logger } from '../observability/index.js';
+import type { RequestScope } from '../protocols/index.js';
 import { httpServiceOptions } from './http-options.js';
 import { kserveLayout, startKserveGrpc } from './kserve.js';
 
@@ -11,6 +12,8 @@ export interface FrontendServices {
   http: HttpService;
   /** The KServe gRPC frontend, running, with --kserve-grpc-server or --grpc-port. */
   grpc?: RunningGrpcFrontend;
+  /** The scope this frontend's request events are published in (counted into its metrics). */
+  requestScope: RequestScope;
   /** Stops gRPC, then drains and stops HTTP. */
   stop(): Promise<void>;
 }
@@ -34,6 +37,7 @@ export async function startFrontendServices(config: Config, models: ModelManager
   return {
     http,
     grpc,
+    requestScope: requests.scope,
     async stop() {
       await grpc?.stop();
       await http.shutdown();

@@ -8,7 +8,9 @@ import { ModelManager } from '../models/index.js';
 import type { Logger } from '../observability/index.js';
 import { DistributedRuntime, namespaceScope } from '../runtime/index.js';
 import { startFrontendServices } from './frontend-services.js';
+import { startInteractiveChat } from './interactive-chat.js';
 import { ModelWatcher, type ModelWatcherObserver } from './model-watcher.js';
+import { installRouteExtensions, loadRouteExtensions } from './route-extensions.js';
 import { assertRouterStateSupported, frontendEventPlane, routerStateFactory } from './router-state.js';
 import { runtimeOptionsFromConfig } from './runtime-options.js';
 
@@ -19,6 +21,8 @@ export interface FrontendService {
   readonly http: HttpService;
   /** The KServe gRPC frontend, with --kserve-grpc-server or --grpc-port. */
   readonly grpc?: RunningGrpcFrontend;
+  /** With --interactive: resolves when the user ends the terminal chat. */
+  readonly done?: Promise<void>;
   /** Drains and stops the services, then the watcher, then shuts the runtime down. */
   stop(): Promise<void>;
 }
@@ -32,9 +36,17 @@ export async function startFrontend(config: Config, logger: Logger): Promise<Fro
 /** The frontend over `runtime`: its model watcher fills the models the HTTP and gRPC services serve. */
 export async function runFrontend(config: Config, logger: Logger, runtime: DistributedRuntime, observer?: ModelWatcherObserver): Promise<FrontendService> {
   const models = new ModelManager();
+  // Extensions load first: a bad one fails startup before anything listens.
+  const extensions = await loadRouteExtensions(config);
   // gRPC starts before the watcher: discovered tensor models register with it.
   const services = await startFrontendServices(config, models, logger);
   const { http, grpc } = services;
+  try {
+    await installRouteExtensions(http, models, logger, extensions);
+  } catch (err) {
+    await services.stop();
+    throw err;
+  }
   const watcher = new ModelWatcher({
     backend: runtime.discovery,
     requestClient: runtime.requestClient,
@@ -52,17 +64,22 @@ export async function runFrontend(config: Config, logger: Logger, runtime: Distr
     observer,
   });
   await watcher.start();
-  const port = await http.listen();
-  logger.info(
-    { host: config.httpHost, port, discovery: config.discoveryBackend, requestPlane: config.requestPlane },
-    'dynamo-ts frontend listening',
-  );
+  // Interactive mode chats in the terminal instead of serving HTTP (as upstream's -i).
+  const chat = config.interactive ? startInteractiveChat(config, models, services.requestScope, logger) : undefined;
+  const port = chat ? 0 : await http.listen();
+  if (!chat) {
+    logger.info(
+      { host: config.httpHost, port, discovery: config.discoveryBackend, requestPlane: config.requestPlane },
+      'dynamo-ts frontend listening',
+    );
+  }
   return {
     port,
     models,
     runtime,
     http,
     grpc,
+    done: chat?.done,
     async stop() {
       await services.stop();
       watcher.stop();

@@ -7,6 +7,7 @@ import type { HttpPaths } from '../frontends/http/index.js';
 const PATH_OPTIONS = {
   chat: 'httpSvcChatPath',
   completions: 'httpSvcCmpPath',
+  responses: 'httpSvcResponsesPath',
   models: 'httpSvcModelsPath',
   health: 'httpSvcHealthPath',
   live: 'httpSvcLivePath',

@@ -25,6 +25,8 @@ export interface RunningService {
   readonly instanceIds: readonly bigint[];
   /** The KServe gRPC frontend, with --kserve-grpc-server or --grpc-port. */
   readonly grpc?: RunningGrpcFrontend;
+  /** With --interactive: resolves when the user ends the terminal chat. */
+  readonly done?: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -72,12 +74,13 @@ export async function startServe(config: Config, logger: Logger): Promise<Runnin
     throw err;
   }
   logger.info({ host: config.httpHost, port: frontend.port, model: workers.card.displayName, workers: workers.engines.length }, 'dynamo-ts serve listening');
-  const { port, models, http, grpc } = frontend;
+  const { port, models, http, grpc, done } = frontend;
   return {
     port,
     models,
     http,
     grpc,
+    done,
     engines: workers.engines,
     instanceIds: workers.runtimes.map((rt) => rt.instanceId),
     async stop() {

@@ -7,6 +7,8 @@ export {
   type ChoiceDelta,
   type DecodedStep,
   type FoldedChoice,
+  type LogprobAlternative,
+  type TokenLogprob,
   type WireFinishReason,
 } from './postprocess/index.js';
 export { errorKindOf, RequestLifecycle, type RequestDescription, type UsageSource } from './request-lifecycle.js';

@@ -57,9 +57,19 @@ export interface RoutingHints {
   priority?: number | null;
 }
 
+/** One media item for the engine, as upstream's serde enum `MultimodalData::Url` serializes. */
+export interface MultimodalData {
+  Url: string;
+}
+
+/** Media by content part type (`image_url`, `video_url`, `audio_url`), in message order. */
+export type MultimodalDataMap = Record<string, MultimodalData[]>;
+
 export interface PreprocessedRequest {
   model: string;
   token_ids: number[];
+  /** The chat's media, for the worker to fetch and encode; the prompt holds their placeholders. */
+  multi_modal_data?: MultimodalDataMap | null;
   stop_conditions: StopConditions;
   sampling_options: SamplingOptions;
   output_options: OutputOptions;
@@ -80,19 +90,35 @@ export interface CompletionUsage {
   prompt_tokens_details?: { cached_tokens?: number } | null;
 }
 
+/** One alternative at a generated position (upstream `TopLogprob`). */
+export interface TopLogprob {
+  /** 1 for the most likely token. */
+  rank: number;
+  token_id: number;
+  token: string | null;
+  logprob: number;
+  /** The token's raw bytes, when its text alone is not complete UTF-8 (optional on the wire). */
+  bytes?: number[] | null;
+}
+
 /** One step of engine output. Python engines send only the keys they have; Rust ones send nulls. */
 export interface LLMEngineOutput {
   token_ids: number[];
   tokens?: (string | null)[] | null;
   text?: string | null;
   cum_log_probs?: number | null;
+  /** Per token of `token_ids`: the sampled token's log probability (when the request asked for logprobs). */
   log_probs?: number[] | null;
+  /** Per token of `token_ids`: the most likely alternatives, best first (num_tokens × top_logprobs). */
+  top_logprobs?: TopLogprob[][] | null;
   finish_reason?: EngineFinishReason | null;
   stop_reason?: string | number | null;
   /** Choice index, for n > 1. */
   index?: number | null;
   completion_usage?: CompletionUsage | null;
   extra_args?: Record<string, unknown> | null;
+  /** Opaque engine data; upstream reads `prompt_logprobs` from it. */
+  engine_data?: Record<string, unknown> | null;
 }
 
 export interface GenerateContext {

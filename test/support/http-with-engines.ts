@@ -1,7 +1,7 @@
 import { parseCommandLine } from '../../src/config/index.js';
 import { DEFAULT_HTTP_PATHS, HttpService, type HttpServiceOptions } from '../../src/frontends/http/index.js';
 import { buildServedModel } from '../../src/launch/index.js';
-import { loadDefaultModelCard, ModelManager } from '../../src/models/index.js';
+import { loadDefaultModelCard, ModelManager, type ModelDeploymentCard } from '../../src/models/index.js';
 import { createLogger, meteredRequestScope, MetricsRegistry } from '../../src/observability/index.js';
 import type { EngineClient } from '../../src/protocols/index.js';
 
@@ -10,12 +10,17 @@ import type { EngineClient } from '../../src/protocols/index.js';
  * with the default tokenizer. Resolves to the service and its base URL. Without a request scope
  * in `options`, its requests are counted into `options.metrics` (or a new registry) until it stops.
  */
-export async function httpWithEngines(engines: Record<string, EngineClient>, options: Partial<HttpServiceOptions> = {}) {
+export async function httpWithEngines(
+  engines: Record<string, EngineClient>,
+  options: Partial<HttpServiceOptions> = {},
+  /** The card of model `name`; the default tokenizer's card when absent. */
+  cardOf: (name: string) => ModelDeploymentCard = (name) => loadDefaultModelCard({ displayName: name }),
+) {
   const parsed = parseCommandLine(['serve'], {});
   if (parsed.kind !== 'run') throw new Error('unexpected');
   const models = new ModelManager();
   for (const [name, engine] of Object.entries(engines)) {
-    const model = buildServedModel(loadDefaultModelCard({ displayName: name }), parsed.config, {
+    const model = buildServedModel(cardOf(name), parsed.config, {
       namespace: 'dynamo',
       component: 'backend',
       endpoint: 'generate',

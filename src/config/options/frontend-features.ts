@@ -30,8 +30,8 @@ export const frontendFeatureOptions = [
   },
   {
     key: 'trustRemoteCode', flag: 'trust-remote-code', env: 'DYN_TRUST_REMOTE_CODE', type: 'bool',
-    group: 'Tokenizer', scope: 'frontend', built: false, default: false,
-    help: 'Allow custom tokenizer code shipped with the model',
+    group: 'Tokenizer', scope: 'frontend', built: true, default: false,
+    help: 'Accepted for compatibility and has no effect: tokenizers here read tokenizer.json as data and never run model code',
   },
   {
     key: 'enableAnthropicApi', flag: 'enable-anthropic-api', env: 'DYN_ENABLE_ANTHROPIC_API', type: 'bool',
@@ -82,12 +82,12 @@ export const frontendFeatureOptions = [
   },
   {
     key: 'interactive', flag: 'interactive', short: 'i', env: 'DYN_INTERACTIVE', type: 'bool',
-    group: 'Experimental', scope: 'frontend', built: false, default: false,
-    help: 'Interactive text chat in the terminal instead of the HTTP server',
+    group: 'Experimental', scope: 'frontend', built: true, default: false,
+    help: 'Interactive text chat in the terminal instead of the HTTP server (/exit or Ctrl-D ends it)',
   },
   {
     key: 'frontendRouteExtension', flag: 'frontend-route-extension', env: 'DYN_FRONTEND_ROUTE_EXTENSIONS', type: 'list',
-    metavar: '<module:function>', group: 'Experimental', scope: 'frontend', built: false, default: [],
-    help: 'Extra HTTP routes from an extension entry point (repeatable)',
+    metavar: '<module:function>', group: 'Experimental', scope: 'frontend', built: true, default: [],
+    help: 'Extra HTTP routes: an ES module (path or package) whose exported function registers routes on the server (repeatable; not with -i or the KServe gRPC server)',
   },
 ] as const satisfies readonly OptionSpec[];

@@ -5,6 +5,7 @@ import { computeLocalBlockHashes, computeSaltSeed, chainSequenceHash } from '../
 import { AsyncQueue } from '../../runtime/async-queue/index.js';
 import type { BlockId } from './kv-manager.js';
 import type { MockerOptions } from './options.js';
+import { LogprobSampler } from './logprobs.js';
 import { TokenStream, promptSeedHash } from './token-stream.js';
 import type { MockVocabulary } from './vocabulary.js';
 
@@ -43,6 +44,8 @@ export class Sequence {
     private readonly saltSeed: bigint,
     private readonly stream: TokenStream,
     private readonly rules: StopRules,
+    /** Set when the request asked for logprobs. */
+    private readonly logprobs: LogprobSampler | null = null,
   ) {
     this.tokens = prompt.slice();
     this.promptLength = prompt.length;
@@ -70,6 +73,11 @@ export class Sequence {
       g >= r.naturalLength && !this.stream.midUnit ? r.eosId! : this.stream.nextToken(r.maxTokens - g + 1);
     this.tokens.push(token);
     const out: LLMEngineOutput = { token_ids: [token], index: 0 };
+    if (this.logprobs) {
+      const lp = this.logprobs.next(token);
+      out.log_probs = [lp.logprob];
+      if (lp.top) out.top_logprobs = [lp.top];
+    }
     const mayStop = g > r.minTokens;
     if (mayStop && r.stopIds.has(token)) {
       out.finish_reason = 'stop';
@@ -105,6 +113,9 @@ export class Sequence {
     };
   }
 }
+
+/** The most alternatives per position the engine gives (chat allows 20, completions 5). */
+const MAX_TOP_LOGPROBS = 20;
 
 function idSet(...lists: (readonly number[] | null | undefined)[]): Set<number> {
   const set = new Set<number>();
@@ -144,10 +155,17 @@ export function createSequence(
   const ignoreEos = stop.ignore_eos === true;
   const eosIds = idSet(request.eos_token_ids, stop.stop_token_ids_hidden);
   const eosId = eosIds.size > 0 ? eosIds.values().next().value! : null;
-  const stream = new TokenStream(vocab, promptSeedHash(request.sampling_options?.seed, prompt));
+  const seedHash = promptSeedHash(request.sampling_options?.seed, prompt);
+  const stream = new TokenStream(vocab, seedHash);
   // Drawn first so the natural length does not depend on later options.
   const drawn = stream.nextInRange(opts.naturalLengthMin, opts.naturalLengthMax);
   const naturalLength = ignoreEos || eosId === null ? Infinity : Math.max(drawn, minTokens + 1);
+
+  const topK = request.output_options?.logprobs;
+  if (topK != null && (!Number.isSafeInteger(topK) || topK < 0 || topK > MAX_TOP_LOGPROBS)) {
+    throw new ValidationError(`logprobs must be an integer between 0 and ${MAX_TOP_LOGPROBS}, got ${topK}`);
+  }
+  const logprobs = topK == null ? null : new LogprobSampler(vocab, seedHash, topK);
 
   const saltSeed = computeSaltSeed({ loraName: request.routing?.lora_name });
   return new Sequence(requestId, prompt, saltSeed, stream, {
@@ -158,5 +176,5 @@ export function createSequence(
     eosIds,
     stopIds: idSet(stop.stop_token_ids),
     ignoreEos,
-  });
+  }, logprobs);
 }

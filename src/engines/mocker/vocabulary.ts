@@ -28,6 +28,8 @@ export interface MockVocabulary {
   /** Non-empty; groups[0] holds single-token units. */
   readonly groups: readonly UnitGroup[];
   readonly totalWeight: number;
+  /** Raw bytes of any token id, for the text of logprob alternatives. */
+  tokenBytes(id: number): Uint8Array | null;
 }
 
 /** Draw weights: mostly words so the text reads like prose. */
@@ -200,5 +202,6 @@ export function buildMockVocabulary(source: VocabularySource): MockVocabulary {
     unitStart: Uint32Array.from(starts),
     groups,
     totalWeight: groups.reduce((sum, g) => sum + g.weight, 0),
+    tokenBytes: (id) => source.tokenBytes(id),
   };
 }

@@ -8,12 +8,14 @@ import { registerBusyThresholdRoute } from './busy-threshold-route.js';
 import { registerOpenAiRoutes } from './openai-routes.js';
 import { registerOpenApi } from './openapi.js';
 import { documented, type RouteDoc } from './route-docs.js';
+import { registerResponsesRoute } from './responses/index.js';
 import { createHttpServer } from './server.js';
 import { HttpServiceState } from './service-state.js';
 
 export interface HttpPaths {
   chat: string;
   completions: string;
+  responses: string;
   models: string;
   health: string;
   live: string;
@@ -26,6 +28,7 @@ export interface HttpPaths {
 export const DEFAULT_HTTP_PATHS: HttpPaths = {
   chat: '/v1/chat/completions',
   completions: '/v1/completions',
+  responses: '/v1/responses',
   models: '/v1/models',
   health: '/health',
   live: '/live',
@@ -95,6 +98,13 @@ export class HttpService {
       chatPath: opts.paths.chat,
       completionsPath: opts.paths.completions,
       forceIncludeUsage: opts.forceIncludeUsage,
+      requestScope: opts.requestScope,
+      sseKeepAliveMs: opts.sseKeepAliveMs,
+      preCommitErrorPeekMs: opts.preCommitErrorPeekMs,
+      backendStreamTimeoutSecs: opts.backendStreamTimeoutSecs,
+    });
+    registerResponsesRoute(app, this.state, models, {
+      responsesPath: opts.paths.responses,
       requestScope: opts.requestScope,
       sseKeepAliveMs: opts.sseKeepAliveMs,
       preCommitErrorPeekMs: opts.preCommitErrorPeekMs,

@@ -1,5 +1,6 @@
 import type { ChoiceDelta, FoldedChoice } from '../../pipeline/index.js';
 import type { CompletionUsage } from '../../protocols/index.js';
+import { chatLogprobs, completionLogprobs } from './openai-logprobs.js';
 
 // Chunks are assembled from pre-serialized pieces: per token only the text goes through
 // JSON.stringify, everything else is fixed for the request.
@@ -34,11 +35,13 @@ export class ChunkSerializer {
     const finish = d.finishReason === null ? 'null' : `"${d.finishReason}"`;
     const stopReason = d.stopReason === null ? '' : `,"stop_reason":${JSON.stringify(d.stopReason)}`;
     if (this.kind === 'completions') {
-      return `{"index":${d.index},"text":${JSON.stringify(d.text)},"logprobs":null,"finish_reason":${finish}${stopReason}}`;
+      const logprobs = d.logprobs ? JSON.stringify(completionLogprobs(d.logprobs)) : 'null';
+      return `{"index":${d.index},"text":${JSON.stringify(d.text)},"logprobs":${logprobs},"finish_reason":${finish}${stopReason}}`;
     }
     let delta = d.first ? '"role":"assistant"' : '';
     if (d.text.length > 0) delta += `${delta ? ',' : ''}"content":${JSON.stringify(d.text)}`;
-    return `{"index":${d.index},"delta":{${delta}},"finish_reason":${finish},"logprobs":null${stopReason}}`;
+    const logprobs = d.logprobs ? JSON.stringify(chatLogprobs(d.logprobs)) : 'null';
+    return `{"index":${d.index},"delta":{${delta}},"finish_reason":${finish},"logprobs":${logprobs}${stopReason}}`;
   }
 }
 
@@ -61,7 +64,7 @@ export function foldedResponse(
       choices: sorted.map((c) => ({
         index: c.index,
         text: c.text,
-        logprobs: null,
+        logprobs: c.logprobs ? completionLogprobs(c.logprobs) : null,
         finish_reason: c.finishReason,
         ...(c.stopReason !== null ? { stop_reason: c.stopReason } : {}),
       })),
@@ -78,7 +81,7 @@ export function foldedResponse(
       index: c.index,
       message: { role: 'assistant', content: c.text.length > 0 ? c.text : null },
       finish_reason: c.finishReason,
-      logprobs: null,
+      logprobs: c.logprobs ? chatLogprobs(c.logprobs) : null,
       ...(c.stopReason !== null ? { stop_reason: c.stopReason } : {}),
     })),
     usage,

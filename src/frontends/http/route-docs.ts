@@ -76,12 +76,12 @@ export const adminError = (description: string): ResponseDoc =>
   json(description, { type: 'object', required: ['error'], properties: { error: { type: 'string' } } });
 
 /** A 200 that is JSON, or server-sent events when the body asks for `stream: true`. */
-export function jsonOrStream(description: string, schema: JsonSchema): ResponseDoc {
+export function jsonOrStream(description: string, schema: JsonSchema, events = '`data: <chunk JSON>` lines, then `data: [DONE]`'): ResponseDoc {
   return {
     description,
     content: {
       'application/json': schema,
-      'text/event-stream': { type: 'string', description: '`data: <chunk JSON>` lines, then `data: [DONE]`' },
+      'text/event-stream': { type: 'string', description: events },
     },
   };
 }

@@ -9,6 +9,7 @@ import {
 } from '../../protocols/index.js';
 import { SequenceDecoder, stopSettingsFrom, type StopRequest, type StopTrigger } from './sequence-decoder.js';
 import type { TokenTable } from './token-table.js';
+import { tokenLogprobs, type TokenLogprob } from './token-logprobs.js';
 
 /** OpenAI-facing finish reasons; `cancelled` is kept distinct so the HTTP layer can decide. */
 export type ChoiceFinishReason = 'stop' | 'length' | 'content_filter' | 'cancelled';
@@ -24,6 +25,8 @@ export interface DecodedStep {
   tokens: (string | null)[];
   /** The engine's per-token log probabilities, passed through. */
   log_probs: number[] | null;
+  /** When the request asked for logprobs and the engine gave them: one entry per processed token. */
+  logprobs?: TokenLogprob[];
   finish_reason: ChoiceFinishReason | null;
   /** The engine-level reason: `eos` for a model EOS, `stop` for stop ids/strings, and so on. */
   engine_finish_reason: EngineFinishReason | null;
@@ -52,6 +55,7 @@ export interface DecodeStreamOptions {
  */
 export async function* decodeStream(outputs: AsyncIterable<LLMEngineOutput>, opts: DecodeStreamOptions): AsyncGenerator<DecodedStep> {
   const seq = new SequenceDecoder(opts.table, stopSettingsFrom(opts.request));
+  const wantLogprobs = opts.request.output_options.logprobs != null;
   let completionTokens = 0;
   let engineUsage: CompletionUsage | null = null;
   const usage = (): CompletionUsage =>
@@ -81,6 +85,7 @@ export async function* decodeStream(outputs: AsyncIterable<LLMEngineOutput>, opt
       stop_reason: null,
     };
 
+    let trigger: StopTrigger | null = null;
     if (out.text != null) {
       step.text = out.text;
       step.tokens = out.tokens ?? [];
@@ -94,13 +99,18 @@ export async function* decodeStream(outputs: AsyncIterable<LLMEngineOutput>, opt
       }
       step.text = result.text;
       step.tokens = result.tokens;
-      if (result.trigger !== null) {
-        if (engineFinish === null) opts.onLocalStop();
-        setLocalFinish(step, result.trigger);
-        step.usage = usage();
-        yield step;
-        return;
-      }
+      trigger = result.trigger;
+    }
+    // Per token, whether its text is released now, held back or hidden (as upstream reports them).
+    if (wantLogprobs && out.log_probs) {
+      step.logprobs = tokenLogprobs(step.tokens, ids, out.log_probs, out.top_logprobs ?? null, opts.table);
+    }
+    if (trigger !== null) {
+      if (engineFinish === null) opts.onLocalStop();
+      setLocalFinish(step, trigger);
+      step.usage = usage();
+      yield step;
+      return;
     }
 
     if (engineFinish !== null) {

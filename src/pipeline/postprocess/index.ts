@@ -26,3 +26,4 @@ export {
   type ResponseFoldOptions,
   type WireFinishReason,
 } from './response-fold.js';
+export { tokenLogprobs, type LogprobAlternative, type TokenLogprob } from './token-logprobs.js';

@@ -6,6 +6,7 @@
 import type { CompletionUsage } from '../../protocols/index.js';
 import type { RequestLifecycle } from '../request-lifecycle.js';
 import type { ChoiceFinishReason, DecodedStep } from './decode-stream.js';
+import type { TokenLogprob } from './token-logprobs.js';
 
 /** The finish reasons clients see: an engine-side `cancelled` reads as `stop`. */
 export type WireFinishReason = Exclude<ChoiceFinishReason, 'cancelled'>;
@@ -21,6 +22,11 @@ export interface ChoiceDelta {
   first: boolean;
   finishReason: WireFinishReason | null;
   stopReason: string | number | null;
+  /**
+   * With `logprobs` on: the entries of the tokens this delta releases, including those of earlier
+   * steps whose text the stop jail held back (so entries travel with their text). Absent when none.
+   */
+  logprobs?: TokenLogprob[];
 }
 
 /** One choice of a unary answer. */
@@ -32,6 +38,8 @@ export interface FoldedChoice {
   stopReason: string | number | null;
   /** The engine's completion_tokens when it reported them, else the tokens counted. */
   outputTokens: number;
+  /** With `logprobs` and `collectText` on: every token's entry, in order. */
+  logprobs?: TokenLogprob[];
 }
 
 export interface ResponseFoldOptions {
@@ -41,6 +49,10 @@ export interface ResponseFoldOptions {
   collectText: boolean;
   /** Told the token count of every step; its end event carries this fold's usage. */
   request?: RequestLifecycle;
+  /** The request asked for logprobs: pass the steps' entries on (off: no per-token work). */
+  logprobs?: boolean;
+  /** Text a choice starts with, before anything generated (completions `echo`), by choice index. */
+  prefix?: (index: number) => string;
 }
 
 const WIRE_FINISH: Readonly<Record<ChoiceFinishReason, WireFinishReason>> = {
@@ -53,6 +65,10 @@ const WIRE_FINISH: Readonly<Record<ChoiceFinishReason, WireFinishReason>> = {
 interface ChoiceState extends FoldedChoice {
   /** A delta of this choice went out. */
   sent: boolean;
+  /** Entries of steps that sent nothing, waiting for the next delta. */
+  pending?: TokenLogprob[];
+  /** Characters of the choice's token texts so far (the prefix included): the next text offset. */
+  offset: number;
 }
 
 export function wireFinishReason(reason: ChoiceFinishReason | null): WireFinishReason | null {
@@ -77,22 +93,27 @@ export class ResponseFold {
   step(step: DecodedStep): ChoiceDelta | null {
     const tokens = step.token_ids.length;
     this.opts.request?.tokens(tokens);
-    let state = this.states[step.index];
-    if (state === undefined) {
-      state = { index: step.index, text: '', finishReason: null, stopReason: null, outputTokens: 0, sent: false };
-      this.states[step.index] = state;
-    }
+    const state = this.states[step.index] ?? this.newState(step.index);
     this.countUsage(state, step);
     const finishReason = wireFinishReason(step.finish_reason);
+    const first = !state.sent;
+    const text = first && this.opts.prefix ? this.opts.prefix(step.index) + step.text : step.text;
     if (this.opts.collectText) state.text += step.text;
     if (finishReason !== null) {
       state.finishReason = finishReason;
       state.stopReason = step.stop_reason;
     }
-    if (step.text.length === 0 && finishReason === null) return null;
-    const first = !state.sent;
+    const logprobs = this.opts.logprobs && step.logprobs ? this.placeLogprobs(state, step.logprobs) : undefined;
+    if (step.text.length === 0 && finishReason === null) {
+      if (logprobs) state.pending = logprobs;
+      return null;
+    }
     state.sent = true;
-    return { index: step.index, text: step.text, tokens, first, finishReason, stopReason: step.stop_reason };
+    const delta: ChoiceDelta = { index: step.index, text, tokens, first, finishReason, stopReason: step.stop_reason };
+    const released = logprobs ?? state.pending;
+    state.pending = undefined;
+    if (released && released.length > 0) delta.logprobs = released;
+    return delta;
   }
 
   /** Usage over every prompt and choice: completion tokens summed, cached prompt tokens the largest reported. */
@@ -107,7 +128,35 @@ export class ResponseFold {
 
   /** The choices seen, by index. */
   choices(): FoldedChoice[] {
-    return this.states.filter((s) => s !== undefined).map(({ sent: _sent, ...choice }) => choice);
+    return this.states
+      .filter((s) => s !== undefined)
+      .map(({ sent: _sent, pending: _pending, offset: _offset, ...choice }) => choice);
+  }
+
+  private newState(index: number): ChoiceState {
+    const prefix = this.opts.prefix?.(index) ?? '';
+    const state: ChoiceState = {
+      index,
+      text: this.opts.collectText ? prefix : '',
+      finishReason: null,
+      stopReason: null,
+      outputTokens: 0,
+      sent: false,
+      offset: this.opts.logprobs ? codePoints(prefix) : 0,
+    };
+    if (this.opts.logprobs && this.opts.collectText) state.logprobs = [];
+    this.states[index] = state;
+    return state;
+  }
+
+  /** Sets the entries' text offsets and collects them; returns them joined to any still pending. */
+  private placeLogprobs(state: ChoiceState, entries: TokenLogprob[]): TokenLogprob[] {
+    for (const entry of entries) {
+      entry.textOffset = state.offset;
+      state.offset += codePoints(entry.token);
+    }
+    state.logprobs?.push(...entries);
+    return state.pending ? [...state.pending, ...entries] : entries;
   }
 
   private countUsage(state: ChoiceState, step: DecodedStep): void {
@@ -119,4 +168,17 @@ export class ResponseFold {
     const cached = step.usage.prompt_tokens_details?.cached_tokens;
     if (cached !== undefined && cached !== null) this.cachedTokens = Math.max(this.cachedTokens ?? 0, cached);
   }
+}
+
+/** Length in Unicode code points, as OpenAI's `text_offset` counts characters. */
+function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff && i > 0) {
+      const prev = text.charCodeAt(i - 1);
+      if (prev >= 0xd800 && prev <= 0xdbff) n--;
+    }
+  }
+  return n;
 }

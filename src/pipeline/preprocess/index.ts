@@ -5,3 +5,4 @@ export { validateChatRequest, validateCompletionRequest, promptBatchSize, type V
 export { DEFAULT_MAX_OUTPUT_TOKENS } from './validate-rules.js';
 export { bodySchemaOf, CHAT_REQUEST_SCHEMA, COMPLETION_REQUEST_SCHEMA, type JsonSchema } from './request-schemas.js';
 export type { FieldKind } from './json-types.js';
+export { MEDIA_KIND_OF_PART, templateMediaKinds, type MediaKind } from './media-parts.js';

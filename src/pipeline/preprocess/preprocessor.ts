@@ -11,6 +11,7 @@ import {
   type PreprocessedRequest,
 } from '../../protocols/index.js';
 import { ChatTemplate } from './chat-template.js';
+import { checkMediaAccepted, multiModalData, templateMediaKinds, type MediaKind } from './media-parts.js';
 import {
   cacheSalt,
   extraArgs,
@@ -46,6 +47,8 @@ interface Prompt {
 
 export class Preprocessor {
   private readonly template: ChatTemplate;
+  /** The media kinds this model's chat template renders (see media-parts.ts); empty: text only. */
+  readonly mediaKinds: ReadonlySet<MediaKind>;
 
   constructor(
     readonly card: ModelDeploymentCard,
@@ -53,6 +56,7 @@ export class Preprocessor {
     private readonly opts: PreprocessorOptions = {},
   ) {
     this.template = new ChatTemplate(card, opts);
+    this.mediaKinds = templateMediaKinds(Object.values(card.chatTemplates));
   }
 
   validateChat(body: unknown): ChatCompletionRequest {
@@ -63,8 +67,18 @@ export class Preprocessor {
     return validateCompletionRequest(body, this.opts);
   }
 
+  /** Every API's chat path: media parts are checked against the template before it renders. */
   async preprocessChat(req: ChatCompletionRequest): Promise<PreparedRequest> {
-    return this.prepare(req, await this.chatPrompt(req));
+    checkMediaAccepted(req.messages, this.mediaKinds);
+    const media = multiModalData(req.messages);
+    const prepared = this.prepare(req, await this.chatPrompt(req));
+    if (media) {
+      // As upstream: the media beside the tokens, and the original messages for workers whose
+      // multimodal processor tokenizes them itself (TRT-LLM).
+      prepared.request.multi_modal_data = media;
+      prepared.request.extra_args = { ...prepared.request.extra_args, messages: req.messages };
+    }
+    return prepared;
   }
 
   /** One prepared request per prompt of a batch (`string[]` or `number[][]`). */

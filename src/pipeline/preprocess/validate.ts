@@ -8,6 +8,7 @@ import {
   type CompletionRequest,
   type NvExt,
 } from '../../protocols/index.js';
+import { MEDIA_KIND_OF_PART } from './media-parts.js';
 import { schemaViolation } from './schema-check.js';
 import { checkKind, deserializeError, invalidType, isObject, isUint, type FieldKind } from './json-types.js';
 import { normalizeReasoningArgs } from './reasoning-args.js';
@@ -224,14 +225,6 @@ function checkMessageShapes(messages: unknown): void {
     });
   });
 }
-
-const MEDIA_KIND_OF_PART: Record<string, string> = {
-  image_url: 'image',
-  input_image: 'image',
-  video_url: 'video',
-  audio_url: 'audio',
-  input_audio: 'audio',
-};
 
 /** Media parts of a kind the deployment refuses, and audio output when audio is refused. */
 function checkRejectedMedia(body: Body, messages: Body[], rejected: readonly string[]): void {

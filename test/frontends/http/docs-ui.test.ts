@@ -20,7 +20,7 @@ const CHROMIUM_ARGS = [
 ];
 
 /** The operations a user must find in the UI, as `METHOD path`. Extend it with each route family. */
-const EXPECTED_OPERATIONS = ['POST /v1/chat/completions', 'POST /v1/completions', 'GET /v1/models'];
+const EXPECTED_OPERATIONS = ['POST /v1/chat/completions', 'POST /v1/completions', 'POST /v1/responses', 'GET /v1/models'];
 
 test('/docs renders the API operations in headless Chromium', { timeout: 60_000 }, async (t) => {
   if (!existsSync(CHROMIUM)) {

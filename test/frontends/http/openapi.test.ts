@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
+import { RESPONSES_FIELDS } from '../../../src/frontends/http/responses/request.js';
 import { CHAT_FIELDS, COMPLETION_FIELDS } from '../../../src/pipeline/preprocess/request-fields.js';
 import { postJson, serveInProcess } from '../../support/in-process.js';
 
@@ -23,6 +24,7 @@ type Schema = { required?: string[]; properties: Record<string, unknown>; exampl
 const ROUTES: [string, string[]][] = [
   ['/v1/chat/completions', ['post']],
   ['/v1/completions', ['post']],
+  ['/v1/responses', ['post']],
   ['/v1/models', ['get']],
   ['/v1/models/{*}', ['get']],
   ['/health', ['get']],
@@ -77,11 +79,14 @@ describe('/openapi.json and /docs at their default paths', () => {
     const completions = bodySchema(doc, '/v1/completions');
     assert.deepEqual(completions.required, ['model']);
     assert.deepEqual(Object.keys(completions.properties).sort(), Object.keys(COMPLETION_FIELDS).sort());
+    const responses = bodySchema(doc, '/v1/responses');
+    assert.deepEqual(responses.required, ['model', 'input']);
+    assert.deepEqual(Object.keys(responses.properties).sort(), [...RESPONSES_FIELDS].sort());
     assert.ok(bodySchema(doc, '/busy_threshold').properties.active_decode_blocks_threshold);
   });
 
   test('inference routes document their JSON and SSE answers and their 400/404/503 errors', () => {
-    for (const path of ['/v1/chat/completions', '/v1/completions']) {
+    for (const path of ['/v1/chat/completions', '/v1/completions', '/v1/responses']) {
       const { responses } = doc.paths[path]!.post!;
       assert.deepEqual(Object.keys(responses['200']!.content ?? {}).sort(), ['application/json', 'text/event-stream']);
       for (const status of ['400', '404', '503']) assert.ok(responses[status]?.content?.['application/json'], `${path} ${status}`);
@@ -114,6 +119,7 @@ describe('path overrides, the _ENV spellings included, are where the routes and 
   const env = {
     DYN_HTTP_SVC_CHAT_PATH_ENV: '/api/chat/completions',
     DYN_HTTP_SVC_CMP_PATH: '/api/completions',
+    DYN_HTTP_SVC_RESPONSES_PATH_ENV: '/api/responses',
     DYN_HTTP_SVC_MODELS_PATH_ENV: '/api/models',
     DYN_HTTP_SVC_HEALTH_PATH: '/ops/health',
     DYN_HTTP_SVC_LIVE_PATH_ENV: '/ops/live',
@@ -135,6 +141,7 @@ describe('path overrides, the _ENV spellings included, are where the routes and 
       '/api/completions',
       '/api/models',
       '/api/models/{*}',
+      '/api/responses',
       '/ops/busy',
       '/ops/health',
       '/ops/live',
@@ -152,6 +159,8 @@ describe('path overrides, the _ENV spellings included, are where the routes and 
     assert.equal(chat.object, 'chat.completion');
     const completion = await client.completions.create({ model, prompt: 'hi', max_tokens: 3 });
     assert.equal(completion.object, 'text_completion');
+    const response = await client.responses.create({ model, input: 'hi', max_output_tokens: 3 });
+    assert.equal(response.object, 'response');
     assert.equal((await fetch(`${ctx.baseUrl}/ops/live`)).status, 200);
   });
 });

@@ -64,6 +64,8 @@ export interface RunOptions {
   eosTokenIds?: number[];
   promptTokens?: number;
   table?: TokenTable;
+  /** The request's output_options.logprobs (null: not asked for). */
+  logprobs?: number | null;
 }
 
 export interface RunResult {
@@ -95,7 +97,7 @@ export async function run(
     request: {
       stop_conditions: stop,
       sampling_options: { include_stop_str_in_output: o.includeStopStrInOutput ?? false },
-      output_options: { skip_special_tokens: o.skipSpecialTokens ?? true },
+      output_options: { skip_special_tokens: o.skipSpecialTokens ?? true, logprobs: o.logprobs ?? null },
       eos_token_ids: o.eosTokenIds ?? [],
     },
     promptTokens: o.promptTokens ?? 0,

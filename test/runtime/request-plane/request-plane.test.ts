@@ -63,6 +63,19 @@ function options(requestPlane: RuntimeOptions['requestPlane'] = 'tcp', natsServe
   return { ...IN_PROCESS_RUNTIME, requestPlane, natsServer };
 }
 
+/** Runs `body` with the runtime options of `plane`, starting (and afterwards stopping) a NATS server when it needs one. */
+async function withPlane(plane: RuntimeOptions['requestPlane'], body: (opts: RuntimeOptions) => Promise<void>): Promise<void> {
+  const nats = plane === 'nats' ? await startNats() : null;
+  try {
+    await body(options(plane, nats?.url));
+  } finally {
+    if (nats) {
+      await closeNatsConnections();
+      await nats.dispose();
+    }
+  }
+}
+
 async function discover(runtime: DistributedRuntime, namespace: string, count: number): Promise<EndpointInstance[]> {
   const found = new Map<string, EndpointInstance>();
   const stop = await watchRecords(runtime.discovery, `${INSTANCES_BUCKET}/${namespace}/`, decodeEndpointInstance, {
@@ -250,40 +263,75 @@ function recordingEngines(): { llm: EngineClient; tensor: TensorEngine; seen: { 
 }
 
 for (const plane of ['tcp', 'nats', 'inproc'] as const) {
-  test(`${plane} request plane: the request context's metadata reaches the worker's LLM and tensor engines`, async () => {
-    const nats = plane === 'nats' ? await startNats() : null;
-    const ns = `rp-meta-${plane}-${Date.now()}`;
-    const opts = options(plane, nats?.url);
-    const worker = await DistributedRuntime.create(opts);
-    const { llm, tensor, seen } = recordingEngines();
-    const component = worker.namespace(ns).component('backend');
-    await component.endpoint('generate').serveEndpoint(engineHandler(llm));
-    await component.endpoint('tensor').serveEndpoint(tensorEngineHandler(tensor));
-    const frontend = await DistributedRuntime.create(opts);
-    try {
-      const instances = await discover(frontend, ns, 2);
-      const at = (endpoint: string): EndpointInstance => instances.find((i) => i.endpoint === endpoint)!;
-      const llmClient = new RemoteEngineClient(frontend.requestClient, at('generate'));
-      const tensorClient = new RemoteTensorClient(frontend.requestClient, at('tensor'));
-      const signal = new AbortController().signal;
-      // Any string survives: case, spaces and characters a header name could not hold.
-      const metadata = { tenant: 'acme', 'trace-id': 'abc', 'Key With Spaces': ' padded value ', 'ключ': 'значение' };
+  test(`${plane} request plane: the request context's metadata reaches the worker's LLM and tensor engines`, () =>
+    withPlane(plane, async (opts) => {
+      const ns = `rp-meta-${plane}-${Date.now()}`;
+      const worker = await DistributedRuntime.create(opts);
+      const { llm, tensor, seen } = recordingEngines();
+      const component = worker.namespace(ns).component('backend');
+      await component.endpoint('generate').serveEndpoint(engineHandler(llm));
+      await component.endpoint('tensor').serveEndpoint(tensorEngineHandler(tensor));
+      const frontend = await DistributedRuntime.create(opts);
+      try {
+        const instances = await discover(frontend, ns, 2);
+        const at = (endpoint: string): EndpointInstance => instances.find((i) => i.endpoint === endpoint)!;
+        const llmClient = new RemoteEngineClient(frontend.requestClient, at('generate'));
+        const tensorClient = new RemoteTensorClient(frontend.requestClient, at('tensor'));
+        const signal = new AbortController().signal;
+        // Any string survives: case, spaces and characters a header name could not hold.
+        const metadata = { tenant: 'acme', 'trace-id': 'abc', 'Key With Spaces': ' padded value ', 'ключ': 'значение' };
 
-      assert.deepEqual(await collect(llmClient.generate(REQUEST, { requestId: 'm1', signal, metadata })), [7]);
-      await collect(llmClient.generate(REQUEST, { requestId: 'm2', signal }));
-      assert.deepEqual(seen.llm, [metadata, null]);
+        assert.deepEqual(await collect(llmClient.generate(REQUEST, { requestId: 'm1', signal, metadata })), [7]);
+        await collect(llmClient.generate(REQUEST, { requestId: 'm2', signal }));
+        assert.deepEqual(seen.llm, [metadata, null]);
 
-      const tensorRequest = { id: null, model: 'tensor-model', tensors: [] };
-      for await (const res of tensorClient.generate(tensorRequest, { requestId: 't1', signal, metadata })) assert.equal(res.model, 'tensor-model');
-      for await (const _ of tensorClient.generate(tensorRequest, { requestId: 't2', signal })) void _;
-      assert.deepEqual(seen.tensor, [metadata, null]);
-    } finally {
-      await worker.shutdown();
-      await frontend.shutdown();
-      if (nats) {
-        await closeNatsConnections();
-        await nats.dispose();
+        const tensorRequest = { id: null, model: 'tensor-model', tensors: [] };
+        for await (const res of tensorClient.generate(tensorRequest, { requestId: 't1', signal, metadata })) assert.equal(res.model, 'tensor-model');
+        for await (const _ of tensorClient.generate(tensorRequest, { requestId: 't2', signal })) void _;
+        assert.deepEqual(seen.tensor, [metadata, null]);
+      } finally {
+        await worker.shutdown();
+        await frontend.shutdown();
       }
-    }
-  });
+  }));
+}
+
+/** Upstream's logprob fields, alternatives with and without bytes, and engine_data. */
+const LOGPROB_OUTPUTS: LLMEngineOutput[] = [
+  {
+    token_ids: [5, 6],
+    index: 0,
+    log_probs: [-0.125, -2.5],
+    top_logprobs: [
+      [{ rank: 1, token_id: 5, token: ' a', logprob: -0.125 }, { rank: 2, token_id: 9, token: null, logprob: -3.75, bytes: [0xe4, 0xbd] }],
+      [{ rank: 1, token_id: 6, token: 'é', logprob: -2.5 }],
+    ],
+    cum_log_probs: -2.625,
+  },
+  { token_ids: [7], index: 0, log_probs: [-1e-9], top_logprobs: [[]], finish_reason: 'length', engine_data: { prompt_logprobs: [null, { '5': { logprob: -1.5, rank: 3 } }] } },
+];
+
+for (const plane of ['tcp', 'nats'] as const) {
+  test(`${plane} request plane: logprob fields arrive exactly as the worker's engine produced them`, () =>
+    withPlane(plane, async (opts) => {
+      const ns = `rp-logprobs-${plane}-${Date.now()}`;
+      const worker = await DistributedRuntime.create(opts);
+      await worker.namespace(ns).component('backend').endpoint('generate').serveEndpoint(
+        engineHandler({
+          async *generate() {
+            yield* LOGPROB_OUTPUTS;
+          },
+        }),
+      );
+      const frontend = await DistributedRuntime.create(opts);
+      try {
+        const [instance] = await discover(frontend, ns, 1);
+        const outs: LLMEngineOutput[] = [];
+        for await (const out of new RemoteEngineClient(frontend.requestClient, instance!).generate(REQUEST, { requestId: 'lp', signal: new AbortController().signal })) outs.push(out);
+        assert.deepEqual(outs, LOGPROB_OUTPUTS);
+      } finally {
+        await worker.shutdown();
+        await frontend.shutdown();
+      }
+  }));
 }

@@ -1,0 +1,1 @@
+export { registerResponsesRoute, type ResponsesRouteOptions } from './responses-route.js';

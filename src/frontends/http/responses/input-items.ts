@@ -1,0 +1,103 @@
+// Responses `input` items → chat messages (reference/http.md §9.1): message items keep their role
+// with their text parts as chat text parts; consecutive function_call items become one assistant
+// message's tool_calls; function_call_output becomes a tool message.
+
+import { NotImplementedError, ValidationError, type ChatMessage, type ContentPart } from '../../../protocols/index.js';
+
+type Item = Record<string, unknown>;
+
+const MESSAGE_ROLES = ['user', 'assistant', 'system', 'developer'];
+
+function isObject(value: unknown): value is Item {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function requireString(item: Item, field: string, path: string): string {
+  const value = item[field];
+  if (typeof value !== 'string') throw new ValidationError(`\`${path}.${field}\` is required and must be a string`);
+  return value;
+}
+
+/** The chat messages of `input`: a string is one user message. */
+export function inputMessages(input: unknown): ChatMessage[] {
+  if (typeof input === 'string') return [{ role: 'user', content: input }];
+  if (!Array.isArray(input)) throw new ValidationError('`input` must be a string or an array of input items');
+  if (input.length === 0) {
+    throw new ValidationError('`input` cannot be empty: at least one input item (a message) is required to build the messages');
+  }
+  const messages: ChatMessage[] = [];
+  input.forEach((item, i) => {
+    const path = `input[${i}]`;
+    if (!isObject(item)) throw new ValidationError(`\`${path}\` must be an object`);
+    // An item without a type is the "easy" message form: {role, content}.
+    const type = item.type ?? 'message';
+    const convert = typeof type === 'string' ? ITEM_CONVERTERS[type] : undefined;
+    if (!convert) throw new ValidationError(`\`${path}.type\`: unsupported input item type ${JSON.stringify(type)}`);
+    convert(item, path, messages);
+  });
+  return messages;
+}
+
+type ItemConverter = (item: Item, path: string, messages: ChatMessage[]) => void;
+
+const ITEM_CONVERTERS: Record<string, ItemConverter> = {
+  message: (item, path, messages) => {
+    const role = item.role;
+    if (typeof role !== 'string' || !MESSAGE_ROLES.includes(role)) {
+      throw new ValidationError(`\`${path}.role\` must be one of ${MESSAGE_ROLES.join(', ')}`);
+    }
+    messages.push({ role: role as ChatMessage['role'], content: messageContent(item.content, `${path}.content`) });
+  },
+  function_call: (item, path, messages) => {
+    const call = {
+      id: requireString(item, 'call_id', path),
+      type: 'function' as const,
+      function: { name: requireString(item, 'name', path), arguments: requireString(item, 'arguments', path) },
+    };
+    // Parallel calls (and the text the model said before them) are one assistant turn.
+    const last = messages[messages.length - 1];
+    if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
+    else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+  },
+  function_call_output: (item, path, messages) => {
+    const output = item.output;
+    const content = typeof output === 'string' ? output : messageContent(output, `${path}.output`);
+    messages.push({ role: 'tool', tool_call_id: requireString(item, 'call_id', path), content });
+  },
+  // Earlier reasoning is not rendered back: templates drop it from past turns anyway.
+  reasoning: () => undefined,
+  item_reference: (_item, path) => {
+    throw new NotImplementedError(`\`${path}\`: item_reference is not supported: this gateway does not store responses`);
+  },
+};
+
+function messageContent(content: unknown, path: string): string | ContentPart[] {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) throw new ValidationError(`\`${path}\` must be a string or an array of content parts`);
+  return content.map((part, j) => contentPart(part, `${path}[${j}]`));
+}
+
+function contentPart(part: unknown, path: string): ContentPart {
+  if (!isObject(part)) throw new ValidationError(`\`${path}\` must be an object`);
+  const convert = typeof part.type === 'string' ? PART_CONVERTERS[part.type] : undefined;
+  if (!convert) throw new ValidationError(`\`${path}.type\`: unsupported content part type ${JSON.stringify(part.type)}`);
+  return convert(part, path);
+}
+
+const textPart = (part: Item, path: string): ContentPart => ({ type: 'text', text: requireString(part, 'text', path) });
+
+const PART_CONVERTERS: Record<string, (part: Item, path: string) => ContentPart> = {
+  input_text: textPart,
+  output_text: textPart,
+  refusal: (part, path) => ({ type: 'text', text: requireString(part, 'refusal', path) }),
+  input_image: (part, path) => {
+    if (typeof part.image_url === 'string') {
+      return { type: 'image_url', image_url: { url: part.image_url, detail: typeof part.detail === 'string' ? part.detail : null } };
+    }
+    if (part.file_id !== undefined) throw new NotImplementedError(`\`${path}\`: image input by file_id is not supported`);
+    throw new ValidationError(`\`${path}\`: input_image requires file_id or image_url`);
+  },
+  input_file: (_part, path) => {
+    throw new NotImplementedError(`\`${path}\`: file input content is not supported`);
+  },
+};

@@ -1,0 +1,174 @@
+// A Responses request → the chat request the shared pipeline runs (reference/http.md §9.1), plus
+// the settings the Response object echoes. Responses-only fields are checked here with their own
+// names; what maps onto chat (temperature, top_p, tools, tool_choice, response_format) is then
+// checked by the chat validator, as upstream converts before it validates.
+
+import { NotImplementedError, ValidationError, type ChatMessage } from '../../../protocols/index.js';
+import { inputMessages } from './input-items.js';
+
+type Body = Record<string, unknown>;
+
+/** A Responses request, translated. */
+export interface TranslatedRequest {
+  /** The chat completions body for the preprocessor. */
+  chat: Body;
+  stream: boolean;
+  /** The request settings the Response object repeats. */
+  echo: Body;
+}
+
+/** Fields that map onto the chat request. */
+const MAPPED = ['model', 'input', 'instructions', 'tools', 'tool_choice', 'max_output_tokens', 'temperature', 'top_p', 'text', 'reasoning', 'parallel_tool_calls', 'user', 'stream', 'nvext'];
+/** Fields accepted and only echoed (or with nothing to do in a stateless gateway). */
+const ECHOED = ['metadata', 'store', 'truncation', 'include', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'stream_options'];
+/** Fields whose feature needs state or tooling this gateway does not have: 501 when set. */
+const NOT_IMPLEMENTED: Record<string, string> = {
+  previous_response_id: '`previous_response_id` is not supported: this gateway does not store responses',
+  conversation: '`conversation` is not supported: this gateway does not store conversations',
+  prompt: '`prompt` (stored prompt templates) is not supported',
+  max_tool_calls: '`max_tool_calls` is not supported',
+};
+/** Every top-level field a Responses body may carry; the others are refused. */
+export const RESPONSES_FIELDS: readonly string[] = [...MAPPED, ...ECHOED, 'background', ...Object.keys(NOT_IMPLEMENTED)];
+const KNOWN = new Set(RESPONSES_FIELDS);
+/** The fields answered with 501, and why. */
+export const UNSUPPORTED_RESPONSES_FIELDS: Readonly<Record<string, string>> = NOT_IMPLEMENTED;
+
+function isObject(value: unknown): value is Body {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const present = (value: unknown): boolean => value !== undefined && value !== null;
+
+/** The requested model; a body without a usable one is a 400 naming `model`. */
+export function responsesModelName(body: unknown): string {
+  if (!isObject(body)) throw new ValidationError('The request body must be a JSON object');
+  if (typeof body.model !== 'string' || body.model.trim() === '') throw new ValidationError('`model` is required and must be a non-empty string');
+  return body.model;
+}
+
+export function translateResponsesRequest(raw: unknown): TranslatedRequest {
+  responsesModelName(raw);
+  const body = raw as Body;
+  checkFields(body);
+  if (body.input === undefined) throw new ValidationError('`input` is required');
+  const messages: ChatMessage[] = [];
+  if (present(body.instructions)) {
+    if (typeof body.instructions !== 'string') throw new ValidationError('`instructions` must be a string');
+    messages.push({ role: 'system', content: body.instructions });
+  }
+  messages.push(...inputMessages(body.input));
+
+  const chat: Body = { model: body.model, messages };
+  const maxOutput = maxOutputTokens(body.max_output_tokens);
+  if (maxOutput !== null) chat.max_tokens = maxOutput;
+  for (const field of ['temperature', 'top_p', 'parallel_tool_calls', 'user', 'stream', 'nvext']) {
+    if (present(body[field])) chat[field] = body[field];
+  }
+  const tools = chatTools(body.tools);
+  if (tools) chat.tools = tools;
+  if (present(body.tool_choice)) chat.tool_choice = chatToolChoice(body.tool_choice);
+  const format = responseFormat(body.text);
+  if (format) chat.response_format = format;
+  const reasoning = reasoningSettings(body.reasoning);
+  if (typeof reasoning.effort === 'string') chat.reasoning_effort = reasoning.effort;
+
+  return {
+    chat,
+    stream: body.stream === true,
+    echo: {
+      instructions: body.instructions ?? null,
+      max_output_tokens: maxOutput,
+      metadata: body.metadata ?? {},
+      parallel_tool_calls: body.parallel_tool_calls ?? true,
+      previous_response_id: null,
+      reasoning,
+      store: false,
+      temperature: body.temperature ?? 1,
+      text: isObject(body.text) ? body.text : { format: { type: 'text' } },
+      tool_choice: body.tool_choice ?? 'auto',
+      tools: body.tools ?? [],
+      top_p: body.top_p ?? 1,
+      truncation: body.truncation ?? 'disabled',
+      user: body.user ?? null,
+    },
+  };
+}
+
+function checkFields(body: Body): void {
+  const unknown = Object.keys(body).filter((k) => !KNOWN.has(k));
+  if (unknown.length > 0) throw new ValidationError(`Unsupported parameter(s): ${unknown.map((k) => `\`${k}\``).join(', ')}`);
+  for (const [field, message] of Object.entries(NOT_IMPLEMENTED)) {
+    if (present(body[field])) throw new NotImplementedError(`Validation: ${message}`);
+  }
+  if (body.background === true) throw new NotImplementedError('Validation: `background: true` is not supported.');
+  if (body.store === true) {
+    throw new ValidationError('`store: true` is not supported: this gateway is stateless and does not store responses; send `store: false` or leave it out');
+  }
+  if (present(body.stream) && typeof body.stream !== 'boolean') throw new ValidationError('`stream` must be a boolean');
+}
+
+function maxOutputTokens(value: unknown): number | null {
+  if (!present(value)) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw new ValidationError(`\`max_output_tokens\` must be an integer, got ${JSON.stringify(value)}`);
+  if (value <= 0) throw new ValidationError(`\`max_output_tokens\` must be greater than 0, got ${value}`);
+  return value;
+}
+
+/** Function tools, flat in Responses (`{type, name, parameters}`), nested in chat. */
+function chatTools(tools: unknown): Body[] | null {
+  if (!present(tools)) return null;
+  if (!Array.isArray(tools)) throw new ValidationError('`tools` must be an array');
+  return tools.map((tool, i) => {
+    if (!isObject(tool)) throw new ValidationError(`\`tools[${i}]\` must be an object`);
+    if (tool.type !== 'function') {
+      throw new ValidationError(`\`tools[${i}].type\`: tool type ${JSON.stringify(tool.type)} is not supported; only \`function\` tools are`);
+    }
+    if (typeof tool.name !== 'string') throw new ValidationError(`\`tools[${i}].name\` is required and must be a string`);
+    const fn: Body = { name: tool.name };
+    for (const field of ['description', 'parameters', 'strict']) if (present(tool[field])) fn[field] = tool[field];
+    return { type: 'function', function: fn };
+  });
+}
+
+function chatToolChoice(choice: unknown): unknown {
+  if (typeof choice === 'string') return choice;
+  if (isObject(choice) && choice.type === 'function' && typeof choice.name === 'string') {
+    return { type: 'function', function: { name: choice.name } };
+  }
+  throw new ValidationError('`tool_choice` must be "none", "auto", "required" or {"type": "function", "name": ...}');
+}
+
+/** `text.format` → chat's `response_format`, which the preprocessor turns into guided decoding. */
+function responseFormat(text: unknown): Body | null {
+  if (!present(text)) return null;
+  if (!isObject(text)) throw new ValidationError('`text` must be an object');
+  const format = text.format;
+  if (!present(format)) return null;
+  if (!isObject(format)) throw new ValidationError('`text.format` must be an object');
+  const convert = typeof format.type === 'string' ? FORMATS[format.type] : undefined;
+  if (!convert) {
+    throw new ValidationError(`\`text.format.type\` must be one of ${Object.keys(FORMATS).join(', ')}, got ${JSON.stringify(format.type)}`);
+  }
+  return convert(format);
+}
+
+const FORMATS: Record<string, (format: Body) => Body | null> = {
+  text: () => null,
+  json_object: () => ({ type: 'json_object' }),
+  json_schema: (format) => {
+    if (typeof format.name !== 'string' || format.name === '') throw new ValidationError('`text.format.name` is required for a json_schema format');
+    if (!isObject(format.schema)) throw new ValidationError('`text.format.schema` must be a JSON object');
+    const schema: Body = { name: format.name, schema: format.schema };
+    for (const field of ['description', 'strict']) if (present(format[field])) schema[field] = format[field];
+    return { type: 'json_schema', json_schema: schema };
+  },
+};
+
+/** `reasoning`: its effort reaches the chat template; summaries come with the reasoning parsers. */
+function reasoningSettings(reasoning: unknown): Body {
+  if (!present(reasoning)) return { effort: null, summary: null };
+  if (!isObject(reasoning)) throw new ValidationError('`reasoning` must be an object');
+  if (present(reasoning.effort) && typeof reasoning.effort !== 'string') throw new ValidationError('`reasoning.effort` must be a string');
+  return { effort: reasoning.effort ?? null, summary: reasoning.summary ?? null };
+}

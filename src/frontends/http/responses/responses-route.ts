@@ -1,0 +1,77 @@
+// POST /v1/responses: OpenAI's Responses API, stateless, over the shared pipeline. The body is
+// translated to a chat request, preprocessed, generated and folded like chat; only the wire
+// shapes differ (response-object.ts, response-events.ts).
+
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ModelManager, ServedModel } from '../../../models/index.js';
+import { ResponseFold } from '../../../pipeline/index.js';
+import {
+  foldAll,
+  generationHandler,
+  openEventStream,
+  sendJson,
+  streamGeneration,
+  type Generation,
+  type GenerationRoute,
+  type GenerationRouteOptions,
+  type PreparedGeneration,
+} from '../generation-route.js';
+import { postRoute } from '../server.js';
+import type { HttpServiceState } from '../service-state.js';
+import { translateResponsesRequest, responsesModelName } from './request.js';
+import { ResponseEvents } from './response-events.js';
+import { RESPONSES_DOC } from './route-doc.js';
+import { finishedStatus, messageItem, newItemId, responseObject, type ResponseHead } from './response-object.js';
+
+export interface ResponsesRouteOptions extends GenerationRouteOptions {
+  responsesPath: string;
+}
+
+interface Prepared extends PreparedGeneration {
+  model: string;
+  stream: boolean;
+  echo: Record<string, unknown>;
+}
+
+export function registerResponsesRoute(app: FastifyInstance, state: HttpServiceState, models: ModelManager, opts: ResponsesRouteOptions): void {
+  postRoute(app, opts.responsesPath, generationHandler(new ResponsesRoute(opts), state, models, opts), RESPONSES_DOC);
+}
+
+class ResponsesRoute implements GenerationRoute<Prepared> {
+  readonly endpoint = 'responses';
+
+  constructor(private readonly opts: ResponsesRouteOptions) {}
+
+  modelName(body: unknown): string {
+    return responsesModelName(body);
+  }
+
+  async prepare(body: unknown, served: ServedModel): Promise<Prepared> {
+    const translated = translateResponsesRequest(body);
+    const chat = served.preprocessor.validateChat(translated.chat);
+    const run = await served.preprocessor.preprocessChat(chat);
+    return { runs: [run], n: 1, model: chat.model, stream: translated.stream, echo: translated.echo };
+  }
+
+  async respond(generation: Generation<Prepared>, reply: FastifyReply): Promise<unknown> {
+    const { prepared } = generation;
+    const head: ResponseHead = {
+      id: `resp_${generation.requestId.replaceAll('-', '')}`,
+      createdAt: Math.floor(Date.now() / 1000),
+      model: prepared.model,
+      echo: prepared.echo,
+    };
+    const fold = new ResponseFold({ promptTokens: generation.promptTokens, collectText: !prepared.stream, request: generation.request });
+    if (!prepared.stream) {
+      if (!(await foldAll(generation, fold))) return;
+      const choice = fold.choices()[0];
+      const { status, incompleteReason } = finishedStatus(choice?.finishReason ?? null);
+      const output = [messageItem(newItemId('msg'), choice?.text ?? '', status)];
+      return sendJson(reply, responseObject(head, { status, output, usage: fold.usage(), incompleteReason }));
+    }
+    const sse = openEventStream(reply, this.opts.sseKeepAliveMs);
+    const events = new ResponseEvents(sse, head, fold);
+    events.start();
+    await streamGeneration(generation, reply, sse, fold, events);
+  }
+}

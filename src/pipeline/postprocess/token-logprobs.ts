@@ -1,0 +1,64 @@
+// The engine's per-token logprob fields (`log_probs`, `top_logprobs`) turned into one entry per
+// generated token, the way upstream's delta generators read them: tokens, ids and logprobs are
+// zipped (a local stop can leave fewer processed tokens than ids), a hidden stop token reads as ""
+// without bytes, and the sampled token joins its alternatives when the engine left it out.
+
+import type { TopLogprob } from '../../protocols/index.js';
+import type { TokenTable } from './token-table.js';
+
+export interface LogprobAlternative {
+  token: string;
+  logprob: number;
+  /** UTF-8 bytes of the token; null for a token with no text. */
+  bytes: number[] | null;
+}
+
+export interface TokenLogprob extends LogprobAlternative {
+  /** The most likely tokens at this position, best first. */
+  top: LogprobAlternative[];
+  /** Where the token starts in the choice's text, in characters (completions `text_offset`); set by the fold. */
+  textOffset: number;
+}
+
+const encoder = new TextEncoder();
+
+function utf8Bytes(token: string): number[] | null {
+  return token.length === 0 ? null : Array.from(encoder.encode(token));
+}
+
+/**
+ * One entry per processed token that has a logprob. The sampled token's bytes are its raw bytes
+ * from the token table, so a character split over two tokens is still reconstructible.
+ */
+export function tokenLogprobs(
+  tokens: readonly (string | null)[],
+  ids: readonly number[],
+  logProbs: readonly number[],
+  topLogprobs: readonly (readonly TopLogprob[])[] | null,
+  table: TokenTable,
+): TokenLogprob[] {
+  const count = Math.min(tokens.length, ids.length, logProbs.length);
+  const entries: TokenLogprob[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const piece = tokens[i];
+    const id = ids[i]!;
+    const token = piece ?? '';
+    const raw = piece === null ? null : table.tokenBytes(id);
+    const bytes = raw ? Array.from(raw) : piece === null ? null : utf8Bytes(token);
+    const logprob = logProbs[i]!;
+    const alternatives = topLogprobs?.[i];
+    entries[i] = { token, logprob, bytes, top: alternatives ? topEntries(alternatives, id, token, logprob) : [], textOffset: 0 };
+  }
+  return entries;
+}
+
+function topEntries(alternatives: readonly TopLogprob[], sampledId: number, sampledToken: string, sampledLogprob: number): LogprobAlternative[] {
+  let found = false;
+  const top = alternatives.map((alt): LogprobAlternative => {
+    if (alt.token_id === sampledId) found = true;
+    const token = alt.token ?? '';
+    return { token, logprob: alt.logprob, bytes: alt.bytes ?? utf8Bytes(token) };
+  });
+  if (!found) top.push({ token: sampledToken, logprob: sampledLogprob, bytes: utf8Bytes(sampledToken) });
+  return top;
+}
