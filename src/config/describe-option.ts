@@ -37,5 +37,6 @@ export function statusNote(spec: OptionSpec): string {
 }
 
 export function envNote(spec: OptionSpec): string {
-  return spec.envIsLocal === true ? `${spec.env} (dynamo-ts only)` : spec.env;
+  const aliases = spec.envAliases?.length ? ` (also ${spec.envAliases.join(', ')})` : '';
+  return spec.envIsLocal === true ? `${spec.env} (dynamo-ts only)` : `${spec.env}${aliases}`;
 }

@@ -41,6 +41,11 @@ interface BaseSpec<V> {
   readonly env: string;
   /** True when upstream has no such env var and dynamo-ts made one up (marked in help and docs). */
   readonly envIsLocal?: boolean;
+  /**
+   * Other spellings of the env var, read when `env` is unset: names that published docs got wrong
+   * and users copy (upstream's table adds `_ENV` to the path variables).
+   */
+  readonly envAliases?: readonly string[];
   readonly group: Group;
   readonly scope: Scope;
   readonly help: string;

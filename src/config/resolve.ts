@@ -67,10 +67,12 @@ function resolveOne(
 ): Resolution {
   const fromCli = cli.get(spec);
   if (fromCli !== undefined) return { spec, value: fromCli.value, source: 'cli', written: fromCli.written };
-  const raw = env[spec.env];
-  // An empty variable counts as unset, the usual shell convention for `VAR=`.
-  if (raw !== undefined && raw !== '') {
-    return { spec, value: parseValue(spec, raw, spec.env), source: 'env', written: `${spec.env}=${raw}` };
+  for (const name of [spec.env, ...(spec.envAliases ?? [])]) {
+    const raw = env[name];
+    // An empty variable counts as unset, the usual shell convention for `VAR=`.
+    if (raw !== undefined && raw !== '') {
+      return { spec, value: parseValue(spec, raw, name), source: 'env', written: `${name}=${raw}` };
+    }
   }
   return fromDefault(spec, command);
 }
@@ -82,7 +84,8 @@ function fromDefault(spec: OptionSpec, command: Subcommand): Resolution {
 }
 
 function originName(resolution: Resolution): string {
-  return resolution.source === 'env' ? resolution.spec.env : displayName(resolution.spec);
+  // The variable actually set, which may be an alias.
+  return resolution.source === 'env' ? resolution.written.slice(0, resolution.written.indexOf('=')) : displayName(resolution.spec);
 }
 
 function notBuiltProblem({ spec, value, written }: Resolution, command: Subcommand): string | undefined {

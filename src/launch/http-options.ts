@@ -1,7 +1,8 @@
-import type { Config } from '../config/index.js';
-import { DEFAULT_HTTP_PATHS, type HttpServiceOptions } from '../frontends/http/index.js';
+import { packageVersion, type Config } from '../config/index.js';
+import type { HttpServiceOptions } from '../frontends/http/index.js';
 import type { Logger, MetricsRegistry } from '../observability/index.js';
 import type { RequestScope } from '../protocols/index.js';
+import { httpPaths } from './http-paths.js';
 import { tlsFiles } from './tls.js';
 
 /** The HTTP service settings of a frontend (`serve` and `frontend` alike). */
@@ -15,19 +16,8 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     forceIncludeUsage: config.enableForceIncludeUsage,
     contextWindow: config.contextWindow,
     maxOutputTokens: config.maxOutputTokens,
-    paths: {
-      chat: config.httpSvcChatPath ?? DEFAULT_HTTP_PATHS.chat,
-      completions: config.httpSvcCmpPath ?? DEFAULT_HTTP_PATHS.completions,
-      responses: config.httpSvcResponsesPath ?? DEFAULT_HTTP_PATHS.responses,
-      embeddings: config.httpSvcEmbPath ?? DEFAULT_HTTP_PATHS.embeddings,
-      images: config.httpSvcImagesPath ?? DEFAULT_HTTP_PATHS.images,
-      videos: config.httpSvcVideosPath ?? DEFAULT_HTTP_PATHS.videos,
-      videosStream: config.httpSvcVideosStreamPath ?? DEFAULT_HTTP_PATHS.videosStream,
-      models: config.httpSvcModelsPath ?? DEFAULT_HTTP_PATHS.models,
-      health: config.httpSvcHealthPath ?? DEFAULT_HTTP_PATHS.health,
-      live: config.httpSvcLivePath ?? DEFAULT_HTTP_PATHS.live,
-      metrics: config.httpSvcMetricsPath ?? DEFAULT_HTTP_PATHS.metrics,
-    },
+    paths: httpPaths(config),
+    version: packageVersion(),
     logger,
     metrics,
     requestScope,

@@ -2,6 +2,7 @@
 // /metrics, /health and /live (upstream's --grpc-metrics-port), over one model manager and registry.
 
 import { startGrpcFrontend, type GrpcFrontendOptions, type RunningGrpcFrontend } from '../frontends/grpc/index.js';
+import { packageVersion } from '../config/index.js';
 import { DEFAULT_HTTP_PATHS, HttpService } from '../frontends/http/index.js';
 import { ModelManager } from '../models/index.js';
 import { createLogger, meteredRequestScope, MetricsRegistry } from '../observability/index.js';
@@ -47,6 +48,7 @@ export async function startKserveFrontend(opts: KserveFrontendOptions = {}): Pro
       gracefulShutdownSecs: 0,
       forceIncludeUsage: false,
       paths: DEFAULT_HTTP_PATHS,
+      version: packageVersion(),
       logger,
       metrics,
       requestScope,

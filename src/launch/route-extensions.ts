@@ -67,6 +67,8 @@ export async function installRouteExtensions(
   logger: Logger,
   extensions: readonly NamedRouteExtension[],
 ): Promise<void> {
+  // Once the OpenAPI plugin has loaded, the routes extensions add land in /openapi.json too.
+  if (extensions.length > 0) await http.app.after();
   for (const { name, register } of extensions) {
     try {
       await register({ app: http.app, models, logger: logger.child({ routeExtension: name }) });

@@ -21,6 +21,11 @@ export {
   validateImageRequest,
   validateVideoRequest,
   type EmbeddingRequest,
+  bodySchemaOf,
+  CHAT_REQUEST_SCHEMA,
+  COMPLETION_REQUEST_SCHEMA,
+  type FieldKind,
+  type JsonSchema,
   type PreparedRequest,
   type PreprocessorOptions,
 } from './preprocess/index.js';

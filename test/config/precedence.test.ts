@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { OPTIONS } from '../../src/config/index.js';
 import { parseValue } from '../../src/config/parse-value.js';
 import { scanArgs } from '../../src/config/scan-args.js';
-import { run } from './helpers.js';
+import { assertConfigError, run } from './helpers.js';
 
 test('defaults apply when neither CLI nor env set a value', () => {
   const { config, sources } = run(['serve']);
@@ -164,4 +164,17 @@ test('list options: repeatable on the CLI, space/comma separated in env', () => 
   const settings = scanArgs('frontend', ['--frontend-route-extension', 'a:f', '--frontend-route-extension=b:g']);
   assert.deepEqual(settings.get(spec)?.value, ['a:f', 'b:g']);
   assert.deepEqual(parseValue(spec, 'a:f b:g,c:h', spec.env), ['a:f', 'b:g', 'c:h']);
+});
+
+test("path variables also answer to the '_ENV' spellings users copy from upstream's docs table", () => {
+  const { config, sources } = run(['serve'], { DYN_HTTP_SVC_CHAT_PATH_ENV: '/custom/chat' });
+  assert.equal(config.httpSvcChatPath, '/custom/chat');
+  assert.equal(sources.httpSvcChatPath, 'env');
+  // The documented name wins over its alias.
+  const both = run(['serve'], { DYN_HTTP_SVC_CHAT_PATH: '/a', DYN_HTTP_SVC_CHAT_PATH_ENV: '/b' });
+  assert.equal(both.config.httpSvcChatPath, '/a');
+});
+
+test('an invalid value under an alias is reported under the name that was set', () => {
+  assertConfigError(['serve'], { DYN_HTTP_SVC_MODELS_PATH_ENV: 'models' }, /DYN_HTTP_SVC_MODELS_PATH_ENV/);
 });

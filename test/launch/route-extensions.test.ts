@@ -52,6 +52,13 @@ describe('route extensions on a running frontend', () => {
     assert.deepEqual(await context.json(), { context: 40960 });
   });
 
+  test('its routes are listed in /openapi.json with the built-in ones', async () => {
+    const doc = (await (await fetch(`${ctx.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    assert.ok(doc.paths['/v1/ext/models']?.get);
+    assert.ok(doc.paths['/v1/ext/echo']?.post);
+    assert.ok(doc.paths['/v1/chat/completions']?.post);
+  });
+
   test('typed errors thrown by its handlers get the error envelope: 404 unknown model, 400 bad body', async () => {
     const unknown = await fetch(`${ctx.baseUrl}/v1/ext/context/nope`);
     assert.equal(unknown.status, 404);

@@ -41,6 +41,7 @@ export async function httpWithEngines(
       paths: DEFAULT_HTTP_PATHS,
       logger: createLogger('silent'),
       ...options,
+      version: options.version ?? 'test',
       metrics,
       requestScope: requests.scope,
     },

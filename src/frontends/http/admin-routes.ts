@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModelManager, ServedModel } from '../../models/index.js';
 import { modelNotReadyError, UnavailableError } from '../../protocols/index.js';
+import { documented, INFERENCE_ERRORS, json, type RouteDoc } from './route-docs.js';
 import { sendError } from './server.js';
 import type { HttpServiceState } from './service-state.js';
 
@@ -22,6 +23,48 @@ function modelObject(m: ServedModel, opts: AdminRouteOptions): Record<string, un
   return obj;
 }
 
+const MODEL_OBJECT = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    object: { type: 'string', enum: ['model'] },
+    created: { type: 'integer' },
+    owned_by: { type: 'string' },
+    context_window: { type: 'integer' },
+    max_output_tokens: { type: 'integer' },
+  },
+};
+
+const STATUS = (example: string) => ({ type: 'object', properties: { status: { type: 'string', example }, message: { type: 'string' } }, additionalProperties: true });
+
+const LIVE_DOC: RouteDoc = {
+  summary: 'Liveness',
+  tag: 'Service',
+  responses: { 200: json('The process is up', STATUS('live')), 503: json('Shutting down', STATUS('shutting_down')) },
+};
+
+const HEALTH_DOC: RouteDoc = {
+  summary: 'Readiness, with the worker instances in use',
+  tag: 'Service',
+  responses: { 200: json('Serving', STATUS('healthy')), 503: json('Draining or stopping', STATUS('unhealthy')) },
+};
+
+const MODELS_DOC: RouteDoc = {
+  summary: 'List the models with ready workers',
+  tag: 'OpenAI',
+  responses: {
+    200: json('The models', { type: 'object', properties: { object: { type: 'string', enum: ['list'] }, data: { type: 'array', items: MODEL_OBJECT } } }),
+    503: INFERENCE_ERRORS[503]!,
+  },
+};
+
+const MODEL_DOC: RouteDoc = {
+  summary: 'One model (its name may contain slashes)',
+  tag: 'OpenAI',
+  params: { type: 'object', properties: { '*': { type: 'string', description: 'the model name, e.g. Qwen/Qwen3-0.6B' } } },
+  responses: { 200: json('The model', MODEL_OBJECT), 404: INFERENCE_ERRORS[404]!, 503: INFERENCE_ERRORS[503]! },
+};
+
 /** `/v1/models`, `/v1/models/{id}`, `/health` and `/live`. */
 export function registerAdminRoutes(
   app: FastifyInstance,
@@ -29,14 +72,14 @@ export function registerAdminRoutes(
   models: ModelManager,
   opts: AdminRouteOptions,
 ): void {
-  app.get(opts.livePath, async (_req, reply) => {
+  app.get(opts.livePath, documented(LIVE_DOC), async (_req, reply) => {
     if (state.phase === 'stopping') {
       return reply.code(503).send({ status: 'shutting_down', message: 'Service is shutting down' });
     }
     return { status: 'live', message: 'Service is live' };
   });
 
-  app.get(opts.healthPath, async (_req, reply) => {
+  app.get(opts.healthPath, documented(HEALTH_DOC), async (_req, reply) => {
     if (state.phase !== 'serving') {
       return reply.code(503).send({ status: 'unhealthy', message: 'Service is not ready' });
     }
@@ -52,12 +95,12 @@ export function registerAdminRoutes(
     return { status: 'healthy', endpoints: [...endpoints].sort(), instances };
   });
 
-  app.get(opts.modelsPath, async (_req, reply) => {
+  app.get(opts.modelsPath, documented(MODELS_DOC), async (_req, reply) => {
     if (state.phase !== 'serving') return sendError(reply, new UnavailableError('Service is not ready'), state.overloadStatus);
     return { object: 'list', data: models.listReady().map((m) => modelObject(m, opts)) };
   });
 
-  app.get(`${opts.modelsPath}/*`, async (req, reply) => {
+  app.get(`${opts.modelsPath}/*`, documented(MODEL_DOC), async (req, reply) => {
     try {
       const id = decodeURIComponent((req.params as { '*': string })['*']);
       const m = models.get(id);

@@ -12,6 +12,7 @@ import {
 } from '../../protocols/index.js';
 import type { BusyThresholds } from '../../router/index.js';
 import { adminErrorReply } from './error-envelope.js';
+import { adminError, documented, json, type RouteDoc } from './route-docs.js';
 
 const FIELDS = {
   active_decode_blocks_threshold: { key: 'activeDecodeBlocksThreshold', max: 1 },
@@ -66,7 +67,38 @@ function parseUpdate(body: unknown): { model: string; changes: Partial<BusyThres
   return { model: fields.model, changes };
 }
 
-export function registerBusyThresholdRoute(app: FastifyInstance, models: ModelManager, path = '/busy_threshold'): void {
+/** One model's thresholds, as this route reads and echoes them. */
+const THRESHOLDS_SCHEMA = {
+  type: 'object',
+  required: ['model'],
+  properties: {
+    model: { type: 'string' },
+    ...Object.fromEntries(
+      Object.entries(FIELDS).map(([wire, { max }]) => [wire, { type: 'number', minimum: 0, ...(max === Infinity ? {} : { maximum: max }), nullable: true }]),
+    ),
+  },
+};
+
+const ERRORS = {
+  400: adminError('A threshold out of range, or a body that is not JSON'),
+  404: adminError('The model is not discovered'),
+  422: adminError('JSON of the wrong shape'),
+};
+
+const GET_DOC: RouteDoc = {
+  summary: "Every model's busy thresholds",
+  tag: 'Admin',
+  responses: { 200: json('The thresholds', { type: 'object', properties: { thresholds: { type: 'array', items: THRESHOLDS_SCHEMA } } }) },
+};
+
+const POST_DOC: RouteDoc = {
+  summary: "Set a model's busy thresholds (null clears one; only `model` reads them)",
+  tag: 'Admin',
+  body: { ...THRESHOLDS_SCHEMA, example: { model: 'Qwen/Qwen3-0.6B', active_decode_blocks_threshold: 0.9 } },
+  responses: { 200: json("The model's thresholds after the change", THRESHOLDS_SCHEMA), ...ERRORS },
+};
+
+export function registerBusyThresholdRoute(app: FastifyInstance, models: ModelManager, path: string): void {
   void app.register(async (scope) => {
     scope.setErrorHandler((err: unknown, req, reply) => {
       const mapped = asAdminError(err);
@@ -75,9 +107,9 @@ export function registerBusyThresholdRoute(app: FastifyInstance, models: ModelMa
       return reply.code(status).header('content-type', 'application/json').send(JSON.stringify(body));
     });
 
-    scope.get(path, async () => ({ thresholds: models.list().map(thresholdsOf) }));
+    scope.get(path, documented(GET_DOC), async () => ({ thresholds: models.list().map(thresholdsOf) }));
 
-    scope.post(path, async (req) => {
+    scope.post(path, documented(POST_DOC), async (req) => {
       const { model, changes } = parseUpdate(req.body);
       const m = models.list().find((candidate) => candidate.name === model);
       if (!m) throw new NotFoundError(`Model '${model}' not found. Thresholds can only be set for discovered models.`);

@@ -6,9 +6,12 @@ import type { RequestScope } from '../../protocols/index.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { registerBusyThresholdRoute } from './busy-threshold-route.js';
 import { EMBEDDINGS_ROUTE } from './embeddings-route.js';
+import { EMBEDDINGS_DOC, IMAGES_DOC, VIDEOS_DOC, VIDEOS_STREAM_DOC } from './media-route-docs.js';
 import { IMAGES_ROUTE, VIDEOS_ROUTE, VIDEOS_STREAM_ROUTE } from './media-routes.js';
 import { modelRouteHandler } from './model-route.js';
 import { registerOpenAiRoutes } from './openai-routes.js';
+import { registerOpenApi } from './openapi.js';
+import { documented, type RouteDoc } from './route-docs.js';
 import { registerResponsesRoute } from './responses/index.js';
 import { createHttpServer, postRoute } from './server.js';
 import { HttpServiceState } from './service-state.js';
@@ -25,6 +28,9 @@ export interface HttpPaths {
   health: string;
   live: string;
   metrics: string;
+  busyThreshold: string;
+  openapi: string;
+  docs: string;
 }
 
 export const DEFAULT_HTTP_PATHS: HttpPaths = {
@@ -39,6 +45,9 @@ export const DEFAULT_HTTP_PATHS: HttpPaths = {
   health: '/health',
   live: '/live',
   metrics: '/metrics',
+  busyThreshold: '/busy_threshold',
+  openapi: '/openapi.json',
+  docs: '/docs',
 };
 
 export interface HttpServiceOptions {
@@ -63,6 +72,8 @@ export interface HttpServiceOptions {
   disableAdminApi?: boolean;
   /** HTTPS with these PEM contents; with `ca`, clients must present a certificate it signed (mTLS). */
   tls?: HttpTls;
+  /** Shown as the API version in /openapi.json. */
+  version: string;
 }
 
 export interface HttpTls {
@@ -70,6 +81,12 @@ export interface HttpTls {
   key: Buffer;
   ca?: Buffer;
 }
+
+const METRICS_DOC: RouteDoc = {
+  summary: 'Prometheus metrics',
+  tag: 'Service',
+  responses: { 200: { description: 'Prometheus text exposition', content: { 'text/plain': { type: 'string' } } } },
+};
 
 /** The OpenAI-compatible HTTP service: routes, lifecycle and graceful shutdown. */
 export class HttpService {
@@ -82,7 +99,14 @@ export class HttpService {
   ) {
     this.state = new HttpServiceState(opts.overloadStatus);
     this.app = createHttpServer({ bodyLimitMb: opts.bodyLimitMb, overloadStatus: opts.overloadStatus, logger: opts.logger, tls: opts.tls }, this.state);
-    registerOpenAiRoutes(this.app, this.state, models, {
+    registerOpenApi(this.app, { documentPath: opts.paths.openapi, docsPath: opts.paths.docs, version: opts.version });
+    // Routes go in after the OpenAPI plugin has loaded, so the document sees every one of them.
+    void this.app.register(async (scope) => this.registerRoutes(scope, models));
+  }
+
+  private registerRoutes(app: FastifyInstance, models: ModelManager): void {
+    const opts = this.opts;
+    registerOpenAiRoutes(app, this.state, models, {
       chatPath: opts.paths.chat,
       completionsPath: opts.paths.completions,
       forceIncludeUsage: opts.forceIncludeUsage,
@@ -91,7 +115,7 @@ export class HttpService {
       preCommitErrorPeekMs: opts.preCommitErrorPeekMs,
       backendStreamTimeoutSecs: opts.backendStreamTimeoutSecs,
     });
-    registerResponsesRoute(this.app, this.state, models, {
+    registerResponsesRoute(app, this.state, models, {
       responsesPath: opts.paths.responses,
       requestScope: opts.requestScope,
       sseKeepAliveMs: opts.sseKeepAliveMs,
@@ -99,21 +123,21 @@ export class HttpService {
       backendStreamTimeoutSecs: opts.backendStreamTimeoutSecs,
     });
     const context = { state: this.state, models, requestScope: opts.requestScope };
-    postRoute(this.app, opts.paths.embeddings, modelRouteHandler(context, EMBEDDINGS_ROUTE));
-    postRoute(this.app, opts.paths.images, modelRouteHandler(context, IMAGES_ROUTE));
-    postRoute(this.app, opts.paths.videos, modelRouteHandler(context, VIDEOS_ROUTE));
-    postRoute(this.app, opts.paths.videosStream, modelRouteHandler(context, VIDEOS_STREAM_ROUTE));
-    this.app.get(opts.paths.metrics, async (_req, reply) =>
+    postRoute(app, opts.paths.embeddings, modelRouteHandler(context, EMBEDDINGS_ROUTE), EMBEDDINGS_DOC);
+    postRoute(app, opts.paths.images, modelRouteHandler(context, IMAGES_ROUTE), IMAGES_DOC);
+    postRoute(app, opts.paths.videos, modelRouteHandler(context, VIDEOS_ROUTE), VIDEOS_DOC);
+    postRoute(app, opts.paths.videosStream, modelRouteHandler(context, VIDEOS_STREAM_ROUTE), VIDEOS_STREAM_DOC);
+    app.get(opts.paths.metrics, documented(METRICS_DOC), async (_req, reply) =>
       reply.header('content-type', opts.metrics.contentType).send(await opts.metrics.render()),
     );
-    registerAdminRoutes(this.app, this.state, models, {
+    registerAdminRoutes(app, this.state, models, {
       modelsPath: opts.paths.models,
       healthPath: opts.paths.health,
       livePath: opts.paths.live,
       contextWindow: opts.contextWindow,
       maxOutputTokens: opts.maxOutputTokens,
     });
-    if (!opts.disableAdminApi) registerBusyThresholdRoute(this.app, models);
+    if (!opts.disableAdminApi) registerBusyThresholdRoute(app, models, opts.paths.busyThreshold);
   }
 
   /** Start listening; resolves to the bound port (useful with port 0). */

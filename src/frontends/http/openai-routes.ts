@@ -20,6 +20,7 @@ import {
 } from './generation-route.js';
 import { modelRouteHandler } from './model-route.js';
 import { ChunkSerializer, foldedResponse, type ApiKind } from './openai-chunks.js';
+import { CHAT_DOC, COMPLETIONS_DOC } from './openai-route-docs.js';
 import { postRoute } from './server.js';
 import type { HttpServiceState } from './service-state.js';
 
@@ -53,8 +54,8 @@ export function registerOpenAiRoutes(
   opts: OpenAiRouteOptions,
 ): void {
   const ctx = { state, models, requestScope: opts.requestScope };
-  postRoute(app, opts.chatPath, modelRouteHandler(ctx, generationSpec(new OpenAiRoute('chat', opts), opts)));
-  postRoute(app, opts.completionsPath, modelRouteHandler(ctx, generationSpec(new OpenAiRoute('completions', opts), opts)));
+  postRoute(app, opts.chatPath, modelRouteHandler(ctx, generationSpec(new OpenAiRoute('chat', opts), opts)), CHAT_DOC);
+  postRoute(app, opts.completionsPath, modelRouteHandler(ctx, generationSpec(new OpenAiRoute('completions', opts), opts)), COMPLETIONS_DOC);
 }
 
 /** The `endpoint` label of request metrics. */

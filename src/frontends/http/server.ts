@@ -12,6 +12,7 @@ import {
 } from '../../protocols/index.js';
 import { httpErrorReply } from './error-envelope.js';
 import { parseJsonBody } from './json-body.js';
+import { documented, HIDDEN, type RouteDoc } from './route-docs.js';
 import type { HttpServiceState } from './service-state.js';
 
 export interface HttpServerOptions {
@@ -98,16 +99,21 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
   return app;
 }
 
-/** Register a POST route plus a 405 (`Allow: POST`) answer for the other methods on that path. */
+/**
+ * Register a POST route plus a 405 (`Allow: POST`) answer for the other methods on that path. With
+ * `doc`, the route's body, answers and summary appear in /openapi.json (it is listed either way).
+ */
 export function postRoute(
   app: FastifyInstance,
   url: string,
   handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+  doc?: RouteDoc,
 ): void {
-  app.post(url, handler);
+  app.post(url, doc ? documented(doc) : {}, handler);
   app.route({
     method: ['GET', 'PUT', 'DELETE', 'PATCH'],
     url,
+    ...HIDDEN,
     handler: async (req, reply) =>
       sendError(reply.header('allow', 'POST'), new MethodNotAllowedError(`Method ${req.method} not allowed on ${url}; use POST`), 0),
   });

@@ -9,7 +9,7 @@ export const VALIDATION_PREFIX = 'Validation: ';
 export const DEFAULT_MAX_OUTPUT_TOKENS = 1_048_576;
 const MAX_N = 128;
 const MAX_TOTAL_CHOICES = 128;
-const MAX_STOP_SEQUENCES = 32;
+export const MAX_STOP_SEQUENCES = 32;
 
 export function fail(message: string): never {
   throw new ValidationError(VALIDATION_PREFIX + message);

@@ -28,7 +28,11 @@ const NOT_IMPLEMENTED: Record<string, string> = {
   prompt: '`prompt` (stored prompt templates) is not supported',
   max_tool_calls: '`max_tool_calls` is not supported',
 };
-const KNOWN = new Set([...MAPPED, ...ECHOED, 'background', ...Object.keys(NOT_IMPLEMENTED)]);
+/** Every top-level field a Responses body may carry; the others are refused. */
+export const RESPONSES_FIELDS: readonly string[] = [...MAPPED, ...ECHOED, 'background', ...Object.keys(NOT_IMPLEMENTED)];
+const KNOWN = new Set(RESPONSES_FIELDS);
+/** The fields answered with 501, and why. */
+export const UNSUPPORTED_RESPONSES_FIELDS: Readonly<Record<string, string>> = NOT_IMPLEMENTED;
 
 function isObject(value: unknown): value is Body {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

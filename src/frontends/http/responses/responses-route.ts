@@ -21,6 +21,7 @@ import { postRoute } from '../server.js';
 import type { HttpServiceState } from '../service-state.js';
 import { translateResponsesRequest, responsesModelName } from './request.js';
 import { ResponseEvents } from './response-events.js';
+import { RESPONSES_DOC } from './route-doc.js';
 import { finishedStatus, messageItem, newItemId, responseObject, type ResponseHead } from './response-object.js';
 
 export interface ResponsesRouteOptions extends GenerationRouteOptions {
@@ -35,7 +36,7 @@ interface Prepared extends PreparedGeneration {
 
 export function registerResponsesRoute(app: FastifyInstance, state: HttpServiceState, models: ModelManager, opts: ResponsesRouteOptions): void {
   const ctx = { state, models, requestScope: opts.requestScope };
-  postRoute(app, opts.responsesPath, modelRouteHandler(ctx, generationSpec(new ResponsesRoute(opts), opts)));
+  postRoute(app, opts.responsesPath, modelRouteHandler(ctx, generationSpec(new ResponsesRoute(opts), opts)), RESPONSES_DOC);
 }
 
 class ResponsesRoute implements GenerationRoute<Prepared> {

@@ -1,0 +1,48 @@
+// What /openapi.json says about POST /v1/responses: one property per field request.ts accepts.
+import type { JsonSchema } from '../../../pipeline/index.js';
+import { INFERENCE_ERRORS, jsonOrStream, type RouteDoc } from '../route-docs.js';
+import { RESPONSES_FIELDS, UNSUPPORTED_RESPONSES_FIELDS } from './request.js';
+
+const SHAPES: Record<string, JsonSchema> = {
+  model: { type: 'string', description: 'a model listed by /v1/models' },
+  input: {
+    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', additionalProperties: true } }],
+    description: 'text, or message / function_call / function_call_output items',
+  },
+  instructions: { type: 'string', nullable: true, description: 'sent as the system message' },
+  tools: { type: 'array', items: { type: 'object', additionalProperties: true }, nullable: true, description: 'function tools' },
+  max_output_tokens: { type: 'integer', minimum: 1, nullable: true },
+  temperature: { type: 'number', nullable: true },
+  top_p: { type: 'number', nullable: true },
+  text: { type: 'object', nullable: true, description: '`format` (json_schema) becomes guided decoding' },
+  reasoning: { type: 'object', nullable: true, properties: { effort: { type: 'string' } } },
+  stream: { type: 'boolean', nullable: true, description: 'answer as typed server-sent events' },
+  store: { type: 'boolean', nullable: true, description: '`true` is refused: this gateway is stateless' },
+};
+
+const BODY: JsonSchema = {
+  type: 'object',
+  required: ['model', 'input'],
+  properties: Object.fromEntries(
+    RESPONSES_FIELDS.map((name) => {
+      const unsupported = UNSUPPORTED_RESPONSES_FIELDS[name];
+      return [name, unsupported ? { description: `answered with 501: ${unsupported}` } : (SHAPES[name] ?? {})];
+    }),
+  ),
+  example: { model: 'Qwen/Qwen3-0.6B', input: 'Hello!', max_output_tokens: 32 },
+};
+
+export const RESPONSES_DOC: RouteDoc = {
+  summary: 'Create a model response',
+  tag: 'OpenAI',
+  description: 'OpenAI Responses API, stateless; streams `response.*` events when `stream: true`.',
+  body: BODY,
+  responses: {
+    200: jsonOrStream(
+      'The Response object, or its typed events when streaming',
+      { type: 'object', properties: { id: { type: 'string' }, object: { type: 'string', enum: ['response'] }, status: { type: 'string' }, output: { type: 'array', items: { type: 'object', additionalProperties: true } } } },
+      '`event: response.<type>` / `data: <event JSON>` pairs, ending with response.completed (no [DONE])',
+    ),
+    ...INFERENCE_ERRORS,
+  },
+};
