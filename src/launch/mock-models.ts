@@ -14,8 +14,13 @@ export interface MockModelSetup {
   card: ModelDeploymentCard;
   blockSize: number;
   endpoint: EndpointId;
-  runtimes: readonly DistributedRuntime[];
 }
+
+/**
+ * Loads what a mock model needs (the slow part: it runs before any lease is taken), then builds
+ * its instances, one per runtime.
+ */
+export type MockModelLoader = (setup: MockModelSetup) => (runtimes: readonly DistributedRuntime[]) => MockModel;
 
 export interface MockModel {
   modelType: ModelTypeFlag[];
@@ -29,38 +34,40 @@ export interface MockModel {
 
 type MockModelType = Config['modelType'];
 
-function llmMock({ config, card, blockSize, endpoint, runtimes }: MockModelSetup): MockModel {
+const llmMock: MockModelLoader = ({ config, card, blockSize, endpoint }) => {
   const vocab = buildMockVocabulary(sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path));
-  const engines = runtimes.map(
-    (rt) =>
-      new MockerEngine({
-        ...mockerEngineOptions(config, vocab, blockSize),
-        onKvEvent: kvEventPublisher(rt.events, endpoint.namespace, endpoint.component, rt.instanceId),
-        onLoad: loadMetricsPublisher(rt.events, endpoint.namespace, rt.instanceId),
-      }),
-  );
-  const options = engines[0]!.options;
-  return {
-    modelType: card.modelType,
-    engines,
-    handlers: engines.map((e) => engineHandler(e)),
-    runtimeConfig: {
-      total_kv_blocks: options.numGpuBlocks,
-      max_num_seqs: options.maxNumSeqs,
-      max_num_batched_tokens: options.maxNumBatchedTokens,
-    },
+  return (runtimes) => {
+    const engines = runtimes.map(
+      (rt) =>
+        new MockerEngine({
+          ...mockerEngineOptions(config, vocab, blockSize),
+          onKvEvent: kvEventPublisher(rt.events, endpoint.namespace, endpoint.component, rt.instanceId),
+          onLoad: loadMetricsPublisher(rt.events, endpoint.namespace, rt.instanceId),
+        }),
+    );
+    const options = engines[0]!.options;
+    return {
+      modelType: card.modelType,
+      engines,
+      handlers: engines.map((e) => engineHandler(e)),
+      runtimeConfig: {
+        total_kv_blocks: options.numGpuBlocks,
+        max_num_seqs: options.maxNumSeqs,
+        max_num_batched_tokens: options.maxNumBatchedTokens,
+      },
+    };
   };
-}
+};
 
 /** A media mocker: one stateless engine behind every instance's handler. */
-function mediaMock(modelType: ModelTypeFlag, handler: () => EndpointHandler): (setup: MockModelSetup) => MockModel {
-  return ({ runtimes }) => {
+function mediaMock(modelType: ModelTypeFlag, handler: () => EndpointHandler): MockModelLoader {
+  return () => {
     const shared = handler();
-    return { modelType: [modelType], engines: [], handlers: runtimes.map(() => shared), runtimeConfig: {} };
+    return (runtimes) => ({ modelType: [modelType], engines: [], handlers: runtimes.map(() => shared), runtimeConfig: {} });
   };
 }
 
-export const MOCK_MODELS: Readonly<Record<MockModelType, (setup: MockModelSetup) => MockModel>> = {
+export const MOCK_MODELS: Readonly<Record<MockModelType, MockModelLoader>> = {
   chat: llmMock,
   embedding: mediaMock('Embedding', () => mediaHandler<'embeddings'>(new MockEmbeddingEngine())),
   images: mediaMock('Images', () => mediaHandler<'images'>(new MockImageEngine())),

@@ -55,8 +55,9 @@ export async function runMockers(config: Config, logger: Logger, makeRuntimes: (
   const blockSize = config.kvCacheBlockSize ?? config.blockSize;
   const loaded = loadConfiguredCard(config, blockSize);
   const ep = parseEndpoint(config.endpoint ?? `dyn://${config.namespace || 'dynamo'}.backend.generate`);
+  const instancesOf = MOCK_MODELS[config.modelType]({ config, card: loaded, blockSize, endpoint: ep });
   const runtimes = await makeRuntimes();
-  const model = MOCK_MODELS[config.modelType]({ config, card: loaded, blockSize, endpoint: ep, runtimes });
+  const model = instancesOf(runtimes);
   const card: ModelDeploymentCard = { ...loaded, modelType: model.modelType };
   const { engines, handlers } = model;
   const endpointOf = (rt: DistributedRuntime): Endpoint => rt.namespace(ep.namespace).component(ep.component).endpoint(ep.endpoint);
