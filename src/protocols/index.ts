@@ -9,3 +9,4 @@ export * from './model-card.js';
 export * from './router-modes.js';
 export * from './request-events.js';
 export * from './media.js';
+export * from './parser-names.js';

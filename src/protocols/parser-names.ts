@@ -1,0 +1,36 @@
+// The output parsers a worker may name in its card (`runtime_config.tool_call_parser` and
+// `reasoning_parser`, reference/http.md §8), written once: the mocker's flags take these names and
+// the frontend's parser registries have one entry per name. Here because both sides check them.
+
+export const TOOL_CALL_PARSER_NAMES = [
+  'hermes',
+  'llama3_json',
+  'mistral',
+  'pythonic',
+  'qwen3_coder',
+  'harmony',
+  'deepseek_v3',
+  'deepseek_v3_1',
+  'kimi_k2',
+  'glm47',
+  'minimax_m2',
+  'jamba',
+  'nemotron_deci',
+  'phi4',
+  'default',
+] as const;
+export type ToolCallParserName = (typeof TOOL_CALL_PARSER_NAMES)[number];
+
+export const REASONING_PARSER_NAMES = [
+  'basic',
+  'deepseek_r1',
+  'qwen3',
+  'gpt_oss',
+  'granite',
+  'kimi',
+  'mistral',
+  'nemotron_deci',
+  'glm45',
+  'minimax_append_think',
+] as const;
+export type ReasoningParserName = (typeof REASONING_PARSER_NAMES)[number];
