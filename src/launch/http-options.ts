@@ -25,6 +25,7 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     preCommitErrorPeekMs: config.httpPreCommitErrorPeekMs,
     backendStreamTimeoutSecs: config.httpBackendStreamTimeoutSecs,
     disableAdminApi: config.disableFrontendAdminApi,
+    anthropicApi: config.enableAnthropicApi ? { stripPreamble: config.stripAnthropicPreamble } : undefined,
     tls: tlsFiles(config),
   };
 }

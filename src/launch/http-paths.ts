@@ -8,6 +8,7 @@ const PATH_OPTIONS = {
   chat: 'httpSvcChatPath',
   completions: 'httpSvcCmpPath',
   responses: 'httpSvcResponsesPath',
+  anthropic: 'httpSvcAnthropicPath',
   embeddings: 'httpSvcEmbPath',
   images: 'httpSvcImagesPath',
   videos: 'httpSvcVideosPath',

@@ -89,13 +89,14 @@ function checkedFile(file: CardFile): Record<string, unknown> {
 }
 
 /** The API families of the frontends, each served by models of one type. */
-export type ModelApi = 'chat' | 'completions' | 'responses' | 'embeddings' | 'images' | 'videos';
+export type ModelApi = 'chat' | 'completions' | 'responses' | 'messages' | 'embeddings' | 'images' | 'videos';
 
 /** The model type each API needs, and how a "wrong type" error names the API. */
 export const API_MODEL_TYPES: Readonly<Record<ModelApi, { type: ModelTypeFlag; describe: string }>> = {
   chat: { type: 'Chat', describe: 'chat completions' },
   completions: { type: 'Completions', describe: 'completions' },
   responses: { type: 'Chat', describe: 'the Responses API' },
+  messages: { type: 'Chat', describe: 'the Anthropic Messages API' },
   embeddings: { type: 'Embedding', describe: 'embeddings' },
   images: { type: 'Images', describe: 'image generation' },
   videos: { type: 'Videos', describe: 'video generation' },

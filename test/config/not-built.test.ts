@@ -23,7 +23,7 @@ test('not-built enum values fail naming the flag and value', () => {
 });
 
 test('not-built options fail when set to a non-default value', () => {
-  assertConfigError(['serve', '--enable-anthropic-api'], {}, '--enable-anthropic-api is not available yet in this build');
+  assertConfigError(['serve', '--dyn-debug-perf'], {}, '--dyn-debug-perf is not available yet in this build');
   assertConfigError(['serve', '--migration-limit', '3'], {}, /^--migration-limit 3 is not available yet in this build/);
   assertConfigError(['serve', '--data-parallel-size', '2'], {}, /^--data-parallel-size 2 is not available yet in this build; .*--num-workers/);
   assertConfigError(['serve', '--router-min-initial-workers', '2'], {}, /^--router-min-initial-workers 2 is not available yet/);
@@ -71,10 +71,10 @@ test('--admission-control takes none or token-capacity', () => {
 
 test('the brief\'s not-built list is reflected in the table', () => {
   const built = (key: string) => OPTIONS.find((spec) => spec.key === key)!.built;
-  for (const key of ['httpHost', 'httpPort', 'tlsCertPath', 'tlsKeyPath', 'tlsClientCaCertPath', 'modelPath', 'modelName', 'namespace', 'metricsPrefix', 'dumpConfigTo', 'log', 'numWorkers', 'kvCacheBlockSize', 'activeDecodeBlocksThreshold', 'routerSnapshotThreshold', 'routerResetStates']) {
+  for (const key of ['httpHost', 'httpPort', 'tlsCertPath', 'tlsKeyPath', 'tlsClientCaCertPath', 'modelPath', 'modelName', 'namespace', 'metricsPrefix', 'dumpConfigTo', 'log', 'numWorkers', 'kvCacheBlockSize', 'activeDecodeBlocksThreshold', 'routerSnapshotThreshold', 'routerResetStates', 'enableAnthropicApi', 'stripAnthropicPreamble']) {
     assert.equal(built(key), true, key);
   }
-  for (const key of ['enableAnthropicApi', 'migrationLimit', 'dataParallelSize', 'plannerProfileData', 'routerMinInitialWorkers']) {
+  for (const key of ['migrationLimit', 'dataParallelSize', 'plannerProfileData', 'routerMinInitialWorkers']) {
     assert.equal(built(key), false, key);
   }
 });

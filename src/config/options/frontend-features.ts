@@ -35,13 +35,13 @@ export const frontendFeatureOptions = [
   },
   {
     key: 'enableAnthropicApi', flag: 'enable-anthropic-api', env: 'DYN_ENABLE_ANTHROPIC_API', type: 'bool',
-    group: 'Experimental', scope: 'frontend', built: false, default: false,
-    help: 'Serve /v1/messages (Anthropic Messages API)',
+    group: 'Experimental', scope: 'frontend', built: true, default: false,
+    help: 'Serve /v1/messages and /v1/messages/count_tokens (Anthropic Messages API)',
   },
   {
     key: 'stripAnthropicPreamble', flag: 'strip-anthropic-preamble', env: 'DYN_STRIP_ANTHROPIC_PREAMBLE', type: 'bool',
-    group: 'Experimental', scope: 'frontend', built: false, default: false,
-    help: "Remove Claude Code's billing header block from the system prompt",
+    group: 'Experimental', scope: 'frontend', built: true, default: false,
+    help: "Remove Claude Code's billing header block (x-anthropic-billing-header: ...) from the system prompt, so it does not defeat prefix caching",
   },
   {
     key: 'enableStreamingToolDispatch', flag: 'enable-streaming-tool-dispatch', env: 'DYN_ENABLE_STREAMING_TOOL_DISPATCH', type: 'bool',

@@ -23,6 +23,9 @@ export interface HttpErrorReply {
   body: ErrorFields & { error: ErrorFields };
 }
 
+/** How a family of routes shapes an error reply (OpenAI's flat body, Anthropic's envelope). */
+export type ErrorEnvelope = (err: unknown, overloadStatus: number) => { status: number; body: unknown };
+
 /**
  * Upstream's flat `{message, type, code}` body, with the same fields repeated under `error`: the
  * OpenAI SDKs read their message from `error.message` and would otherwise report "(no body)".
@@ -69,4 +72,41 @@ export function streamErrorJson(err: unknown): string {
     return JSON.stringify({ error: { message: err.message, type: 'invalid_request_error', code: err.httpStatus } });
   }
   return STREAM_INTERNAL_ERROR;
+}
+
+/** Anthropic's error `type` by error kind (reference/http.md §1.2, §9.2). */
+const ANTHROPIC_ERROR_TYPES: Readonly<Record<ErrorKind, string>> = {
+  validation: 'invalid_request_error',
+  unauthenticated: 'authentication_error',
+  not_found: 'not_found_error',
+  method_not_allowed: 'invalid_request_error',
+  payload_too_large: 'request_too_large',
+  unsupported_media_type: 'invalid_request_error',
+  unprocessable: 'invalid_request_error',
+  cancelled: 'api_error',
+  internal: 'api_error',
+  not_implemented: 'api_error',
+  unavailable: 'overloaded_error',
+  response_timeout: 'api_error',
+  overload: 'overloaded_error',
+};
+
+function anthropicError(kind: ErrorKind, message: string): { type: 'error'; error: { type: string; message: string } } {
+  return { type: 'error', error: { type: ANTHROPIC_ERROR_TYPES[kind], message } };
+}
+
+/** The Anthropic routes' reply: `{"type":"error","error":{"type","message"}}`, with the statuses of the OpenAI routes. */
+export const anthropicErrorReply: ErrorEnvelope = (err, overloadStatus) => {
+  const { status, kind, body } = httpErrorReply(err, overloadStatus);
+  return { status, body: anthropicError(kind, body.message) };
+};
+
+/**
+ * An error after an Anthropic stream has started (the data of an `event: error`). Request errors
+ * and overload keep their message; everything else reads "Internal server error".
+ */
+export function anthropicStreamErrorJson(err: unknown): string {
+  if (!isDynamoError(err)) return JSON.stringify(anthropicError('internal', INTERNAL_ERROR_MESSAGE));
+  const safe = (err.httpStatus < 500 && err.kind !== 'cancelled') || err.kind === 'overload' || err.kind === 'unavailable';
+  return JSON.stringify(safe ? anthropicError(err.kind, err.message) : anthropicError('internal', INTERNAL_ERROR_MESSAGE));
 }

@@ -4,6 +4,7 @@ import type { MetricsRegistry } from '../../observability/index.js';
 import type { ModelManager } from '../../models/index.js';
 import type { RequestScope } from '../../protocols/index.js';
 import { registerAdminRoutes } from './admin-routes.js';
+import { registerMessagesRoutes } from './anthropic/index.js';
 import { registerBusyThresholdRoute } from './busy-threshold-route.js';
 import { EMBEDDINGS_ROUTE } from './embeddings-route.js';
 import { EMBEDDINGS_DOC, IMAGES_DOC, VIDEOS_DOC, VIDEOS_STREAM_DOC } from './media-route-docs.js';
@@ -20,6 +21,8 @@ export interface HttpPaths {
   chat: string;
   completions: string;
   responses: string;
+  /** Anthropic Messages; count_tokens is below it. */
+  anthropic: string;
   embeddings: string;
   images: string;
   videos: string;
@@ -37,6 +40,7 @@ export const DEFAULT_HTTP_PATHS: HttpPaths = {
   chat: '/v1/chat/completions',
   completions: '/v1/completions',
   responses: '/v1/responses',
+  anthropic: '/v1/messages',
   embeddings: '/v1/embeddings',
   images: '/v1/images/generations',
   videos: '/v1/videos/generations',
@@ -68,6 +72,8 @@ export interface HttpServiceOptions {
   metrics: MetricsRegistry;
   /** The scope of this frontend's request events (whoever created it counts them into `metrics`). */
   requestScope: RequestScope;
+  /** --enable-anthropic-api: serve the Messages routes (absent: 404). */
+  anthropicApi?: { stripPreamble: boolean };
   /** DYN_DISABLE_FRONTEND_ADMIN_API: leave out `/busy_threshold` (it answers 404). */
   disableAdminApi?: boolean;
   /** HTTPS with these PEM contents; with `ca`, clients must present a certificate it signed (mTLS). */
@@ -122,6 +128,17 @@ export class HttpService {
       preCommitErrorPeekMs: opts.preCommitErrorPeekMs,
       backendStreamTimeoutSecs: opts.backendStreamTimeoutSecs,
     });
+    if (opts.anthropicApi) {
+      registerMessagesRoutes(app, this.state, models, {
+        messagesPath: opts.paths.anthropic,
+        stripPreamble: opts.anthropicApi.stripPreamble,
+        bodyLimitMb: opts.bodyLimitMb,
+        requestScope: opts.requestScope,
+        sseKeepAliveMs: opts.sseKeepAliveMs,
+        preCommitErrorPeekMs: opts.preCommitErrorPeekMs,
+        backendStreamTimeoutSecs: opts.backendStreamTimeoutSecs,
+      });
+    }
     const context = { state: this.state, models, requestScope: opts.requestScope };
     postRoute(app, opts.paths.embeddings, modelRouteHandler(context, EMBEDDINGS_ROUTE), EMBEDDINGS_DOC);
     postRoute(app, opts.paths.images, modelRouteHandler(context, IMAGES_ROUTE), IMAGES_DOC);

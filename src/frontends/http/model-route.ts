@@ -7,6 +7,7 @@ import type { ModelManager, ServedModel } from '../../models/index.js';
 import { RequestLifecycle } from '../../pipeline/index.js';
 import { CancelledError, InternalError, isDynamoError, type ModelApi, type RequestScope } from '../../protocols/index.js';
 import { requestIdOf, sendError } from './server.js';
+import type { ErrorEnvelope } from './error-envelope.js';
 import type { HttpServiceState } from './service-state.js';
 
 /** One request of a model route, as its handler sees it. */
@@ -41,6 +42,8 @@ export interface ModelRouteContext {
   state: HttpServiceState;
   models: ModelManager;
   requestScope: RequestScope;
+  /** The shape of error replies; OpenAI's flat body when absent. */
+  errorEnvelope?: ErrorEnvelope;
 }
 
 /**
@@ -90,7 +93,7 @@ export function modelRouteHandler<T>(ctx: ModelRouteContext, spec: ModelRouteSpe
       request?.fail(err);
       if (!isDynamoError(err)) req.log.error({ err, requestId }, 'request failed');
       if (reply.sent || reply.raw.headersSent) return;
-      return sendError(reply, err, ctx.state.overloadStatus);
+      return sendError(reply, err, ctx.state.overloadStatus, ctx.errorEnvelope);
     } finally {
       if (counted) ctx.state.inflight--;
     }

@@ -10,7 +10,7 @@ import {
   ValidationError,
   type DynamoError,
 } from '../../protocols/index.js';
-import { httpErrorReply } from './error-envelope.js';
+import { httpErrorReply, type ErrorEnvelope } from './error-envelope.js';
 import { parseJsonBody } from './json-body.js';
 import { documented, HIDDEN, type RouteDoc } from './route-docs.js';
 import type { HttpServiceState } from './service-state.js';
@@ -39,8 +39,8 @@ export function requestIdOf(req: FastifyRequest): string {
   return id && id.length > 0 && id.length <= 256 ? id : randomUUID();
 }
 
-export function sendError(reply: FastifyReply, err: unknown, overloadStatus: number): FastifyReply {
-  const { status, body } = httpErrorReply(err, overloadStatus);
+export function sendError(reply: FastifyReply, err: unknown, overloadStatus: number, envelope: ErrorEnvelope = httpErrorReply): FastifyReply {
+  const { status, body } = envelope(err, overloadStatus);
   return reply.code(status).header('content-type', 'application/json').send(JSON.stringify(body));
 }
 
@@ -84,12 +84,7 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
     if (typeof id === 'string' && id.length > 0) reply.header('x-request-id', id);
   });
 
-  app.setErrorHandler((err: unknown, req, reply) => {
-    const fromFramework = FRAMEWORK_ERRORS.get((err as { code?: string }).code ?? '');
-    const mapped = fromFramework ? fromFramework(opts.bodyLimitMb) : err;
-    if (!isDynamoError(mapped)) req.log.error({ err }, 'unhandled error in %s %s', req.method, req.url);
-    return sendError(reply, mapped, state.overloadStatus);
-  });
+  app.setErrorHandler(frameworkErrorHandler(opts.bodyLimitMb, state));
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0];
@@ -97,6 +92,19 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
   });
 
   return app;
+}
+
+/**
+ * The error handler of a fastify scope: fastify's own errors (body parsing, limits) mapped to the
+ * typed errors they stand for, every error answered in `envelope`'s shape.
+ */
+export function frameworkErrorHandler(bodyLimitMb: number, state: HttpServiceState, envelope: ErrorEnvelope = httpErrorReply) {
+  return (err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const fromFramework = FRAMEWORK_ERRORS.get((err as { code?: string }).code ?? '');
+    const mapped = fromFramework ? fromFramework(bodyLimitMb) : err;
+    if (!isDynamoError(mapped)) req.log.error({ err }, 'unhandled error in %s %s', req.method, req.url);
+    return sendError(reply, mapped, state.overloadStatus, envelope);
+  };
 }
 
 /**

@@ -24,6 +24,8 @@ const EXPECTED_OPERATIONS = [
   'POST /v1/chat/completions',
   'POST /v1/completions',
   'POST /v1/responses',
+  'POST /v1/messages',
+  'POST /v1/messages/count_tokens',
   'POST /v1/embeddings',
   'POST /v1/images/generations',
   'GET /v1/models',
@@ -34,7 +36,7 @@ test('/docs renders the API operations in headless Chromium', { timeout: 60_000 
     t.skip(`Chromium not found at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
     return;
   }
-  const { service, baseUrl } = await serveInProcess();
+  const { service, baseUrl } = await serveInProcess(['--enable-anthropic-api']);
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
+import { MESSAGES_FIELDS } from '../../../src/frontends/http/anthropic/request.js';
 import { RESPONSES_FIELDS } from '../../../src/frontends/http/responses/request.js';
 import { CHAT_FIELDS, COMPLETION_FIELDS } from '../../../src/pipeline/preprocess/request-fields.js';
 import { postJson, serveInProcess } from '../../support/in-process.js';
@@ -25,6 +26,8 @@ const ROUTES: [string, string[]][] = [
   ['/v1/chat/completions', ['post']],
   ['/v1/completions', ['post']],
   ['/v1/responses', ['post']],
+  ['/v1/messages', ['post']],
+  ['/v1/messages/count_tokens', ['post']],
   ['/v1/embeddings', ['post']],
   ['/v1/images/generations', ['post']],
   ['/v1/videos/generations', ['post']],
@@ -54,7 +57,7 @@ describe('/openapi.json and /docs at their default paths', () => {
   let ctx: Awaited<ReturnType<typeof serveInProcess>>;
   let doc: Doc;
   before(async () => {
-    ctx = await serveInProcess();
+    ctx = await serveInProcess(['--enable-anthropic-api']);
     doc = await fetchDoc(ctx.baseUrl);
   });
   after(async () => ctx.service.stop());
@@ -86,6 +89,9 @@ describe('/openapi.json and /docs at their default paths', () => {
     const responses = bodySchema(doc, '/v1/responses');
     assert.deepEqual(responses.required, ['model', 'input']);
     assert.deepEqual(Object.keys(responses.properties).sort(), [...RESPONSES_FIELDS].sort());
+    const messages = bodySchema(doc, '/v1/messages');
+    assert.deepEqual(messages.required, ['model', 'messages', 'max_tokens']);
+    assert.deepEqual(Object.keys(messages.properties).sort(), [...MESSAGES_FIELDS].sort());
     assert.ok(bodySchema(doc, '/busy_threshold').properties.active_decode_blocks_threshold);
   });
 
@@ -124,6 +130,8 @@ describe('path overrides, the _ENV spellings included, are where the routes and 
     DYN_HTTP_SVC_CHAT_PATH_ENV: '/api/chat/completions',
     DYN_HTTP_SVC_CMP_PATH: '/api/completions',
     DYN_HTTP_SVC_RESPONSES_PATH_ENV: '/api/responses',
+    DYN_ENABLE_ANTHROPIC_API: '1',
+    DYN_HTTP_SVC_ANTHROPIC_PATH_ENV: '/api/messages',
     DYN_HTTP_SVC_EMB_PATH_ENV: '/api/embeddings',
     DYN_HTTP_SVC_IMAGES_PATH: '/api/images',
     DYN_HTTP_SVC_VIDEOS_PATH: '/api/videos',
@@ -149,6 +157,8 @@ describe('path overrides, the _ENV spellings included, are where the routes and 
       '/api/completions',
       '/api/embeddings',
       '/api/images',
+      '/api/messages',
+      '/api/messages/count_tokens',
       '/api/models',
       '/api/models/{*}',
       '/api/responses',
@@ -173,6 +183,8 @@ describe('path overrides, the _ENV spellings included, are where the routes and 
     assert.equal(completion.object, 'text_completion');
     const response = await client.responses.create({ model, input: 'hi', max_output_tokens: 3 });
     assert.equal(response.object, 'response');
+    const message = await postJson(ctx.baseUrl, '/api/messages', { model, max_tokens: 3, messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(((await message.json()) as { type: string }).type, 'message');
     assert.equal((await fetch(`${ctx.baseUrl}/ops/live`)).status, 200);
   });
 });

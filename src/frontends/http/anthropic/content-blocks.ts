@@ -1,0 +1,117 @@
+// Anthropic `messages` → chat messages (reference/http.md §9.2): text and image blocks become chat
+// content parts, an assistant's tool_use blocks its tool_calls, a user's tool_result blocks tool
+// messages (ahead of the rest of that turn, as they answer the calls just before). Thinking blocks
+// of earlier turns are dropped: chat templates leave past reasoning out of the prompt anyway.
+
+import { NotImplementedError, ValidationError, type ChatMessage, type ContentPart, type ToolCall } from '../../../protocols/index.js';
+
+type Block = Record<string, unknown>;
+
+const ROLES = ['user', 'assistant'];
+
+export function isObject(value: unknown): value is Block {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function requireString(block: Block, field: string, path: string): string {
+  const value = block[field];
+  if (typeof value !== 'string') throw new ValidationError(`${path}.${field}: field required (a string)`);
+  return value;
+}
+
+/** One turn being built: its content parts, its tool calls, and the tool messages ahead of it. */
+interface Turn {
+  parts: ContentPart[];
+  toolCalls: ToolCall[];
+  toolResults: ChatMessage[];
+}
+
+type BlockConverter = (block: Block, path: string, turn: Turn) => void;
+
+export function chatMessages(messages: unknown): ChatMessage[] {
+  if (!Array.isArray(messages)) throw new ValidationError('messages: field required (an array of messages)');
+  if (messages.length === 0) throw new ValidationError('messages: at least one message is required');
+  return messages.flatMap((message, i) => turnMessages(message, `messages[${i}]`));
+}
+
+function turnMessages(message: unknown, path: string): ChatMessage[] {
+  if (!isObject(message)) throw new ValidationError(`${path}: messages must be objects`);
+  const role = message.role;
+  if (typeof role !== 'string' || !ROLES.includes(role)) throw new ValidationError(`${path}.role: must be one of ${ROLES.join(', ')}`);
+  const turn: Turn = { parts: [], toolCalls: [], toolResults: [] };
+  const content = message.content;
+  if (typeof content === 'string') turn.parts.push({ type: 'text', text: content });
+  else contentBlocks(content, `${path}.content`).forEach((block, j) => convertBlock(block, `${path}.content[${j}]`, turn));
+  const out: ChatMessage[] = [...turn.toolResults];
+  if (role === 'assistant') {
+    if (turn.parts.length > 0 || turn.toolCalls.length > 0) {
+      const assistant: ChatMessage = { role: 'assistant', content: turn.parts.length > 0 ? joinedText(turn.parts) : null };
+      if (turn.toolCalls.length > 0) assistant.tool_calls = turn.toolCalls;
+      out.push(assistant);
+    }
+  } else if (turn.parts.length > 0) {
+    out.push({ role: 'user', content: turn.parts });
+  }
+  return out;
+}
+
+/** The blocks of a content array; §5.6's messages for the two malformed shapes. */
+export function contentBlocks(content: unknown, path: string): Block[] {
+  if (!Array.isArray(content)) throw new ValidationError(`${path}: must be a string or an array of content blocks`);
+  if (content.length === 0) throw new ValidationError(`${path}: must contain at least one content block`);
+  if (!content.every(isObject)) throw new ValidationError(`${path}: content blocks must be objects`);
+  return content;
+}
+
+function convertBlock(block: Block, path: string, turn: Turn): void {
+  const convert = typeof block.type === 'string' ? BLOCK_CONVERTERS[block.type] : undefined;
+  if (!convert) throw new NotImplementedError(`${path}: content block type ${JSON.stringify(block.type)} is not supported`);
+  convert(block, path, turn);
+}
+
+/** Assistant text as one string: chat templates render an assistant's content as text. */
+function joinedText(parts: ContentPart[]): string {
+  return parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+}
+
+const BLOCK_CONVERTERS: Record<string, BlockConverter> = {
+  text: (block, path, turn) => {
+    turn.parts.push({ type: 'text', text: requireString(block, 'text', path) });
+  },
+  image: (block, path, turn) => {
+    turn.parts.push({ type: 'image_url', image_url: { url: imageUrl(block.source, `${path}.source`) } });
+  },
+  tool_use: (block, path, turn) => {
+    const input = block.input ?? {};
+    if (!isObject(input)) throw new ValidationError(`${path}.input: must be an object`);
+    turn.toolCalls.push({
+      id: requireString(block, 'id', path),
+      type: 'function',
+      function: { name: requireString(block, 'name', path), arguments: JSON.stringify(input) },
+    });
+  },
+  tool_result: (block, path, turn) => {
+    turn.toolResults.push({ role: 'tool', tool_call_id: requireString(block, 'tool_use_id', path), content: toolResultText(block.content, `${path}.content`) });
+  },
+  thinking: () => undefined,
+  redacted_thinking: () => undefined,
+};
+
+function imageUrl(source: unknown, path: string): string {
+  if (!isObject(source)) throw new ValidationError(`${path}: field required (an object)`);
+  if (source.type === 'base64') return `data:${requireString(source, 'media_type', path)};base64,${requireString(source, 'data', path)}`;
+  if (source.type === 'url') return requireString(source, 'url', path);
+  throw new ValidationError(`${path}.type: must be "base64" or "url", got ${JSON.stringify(source.type)}`);
+}
+
+/** A tool result's content as the tool message's text: a string, or its text blocks joined. */
+function toolResultText(content: unknown, path: string): string {
+  if (content === undefined || content === null) return '';
+  if (typeof content === 'string') return content;
+  return contentBlocks(content, path)
+    .map((block, j) => {
+      if (block.type !== 'text') throw new NotImplementedError(`${path}[${j}]: content block type ${JSON.stringify(block.type)} is not supported in a tool_result`);
+      return requireString(block, 'text', `${path}[${j}]`);
+    })
+    .join('');
+}

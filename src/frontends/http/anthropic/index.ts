@@ -1,0 +1,1 @@
+export { registerMessagesRoutes, type MessagesRouteOptions } from './messages-route.js';

@@ -1,0 +1,110 @@
+// POST /v1/messages and /v1/messages/count_tokens: Anthropic's Messages API over the shared
+// pipeline, behind --enable-anthropic-api. The body is translated to a chat request, preprocessed,
+// generated and folded like chat; only the wire shapes differ (message-object.ts,
+// message-events.ts), and every error reads in Anthropic's envelope, framework errors included.
+
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ModelManager, ServedModel } from '../../../models/index.js';
+import { ResponseFold } from '../../../pipeline/index.js';
+import { NotFoundError, type ChatCompletionRequest } from '../../../protocols/index.js';
+import { anthropicErrorReply } from '../error-envelope.js';
+import {
+  foldAll,
+  generationSpec,
+  openEventStream,
+  sendJson,
+  streamGeneration,
+  type Generation,
+  type GenerationRoute,
+  type GenerationRouteOptions,
+  type PreparedGeneration,
+} from '../generation-route.js';
+import { modelRouteHandler, type ModelRouteContext, type ModelRouteSpec } from '../model-route.js';
+import { newItemId } from '../responses/response-object.js';
+import { frameworkErrorHandler, postRoute, sendError } from '../server.js';
+import type { HttpServiceState } from '../service-state.js';
+import { MessageEvents } from './message-events.js';
+import { messageObject, messageStop, textBlock, type MessageHead } from './message-object.js';
+import { messagesModelName, translateCountTokensRequest, translateMessagesRequest, type MessagesTranslation } from './request.js';
+import { COUNT_TOKENS_DOC, MESSAGES_DOC } from './route-doc.js';
+
+export interface MessagesRouteOptions extends GenerationRouteOptions, MessagesTranslation {
+  /** DYN_HTTP_SVC_ANTHROPIC_PATH; count_tokens is below it. */
+  messagesPath: string;
+  /** For the 413 message of bodies over the limit. */
+  bodyLimitMb: number;
+}
+
+interface Prepared extends PreparedGeneration {
+  model: string;
+  stream: boolean;
+  stopSequences: readonly string[];
+}
+
+/**
+ * The Messages routes in a scope of their own, so body-parsing errors and unknown subroutes
+ * (`Route not found: …`, not_found_error) answer in Anthropic's envelope too.
+ */
+export function registerMessagesRoutes(app: FastifyInstance, state: HttpServiceState, models: ModelManager, opts: MessagesRouteOptions): void {
+  const ctx: ModelRouteContext = { state, models, requestScope: opts.requestScope, errorEnvelope: anthropicErrorReply };
+  void app.register(
+    async (scope) => {
+      scope.setErrorHandler(frameworkErrorHandler(opts.bodyLimitMb, state, anthropicErrorReply));
+      scope.setNotFoundHandler((req, reply) => {
+        sendError(reply, new NotFoundError(`Route not found: ${req.method} ${req.url.split('?')[0]}`), state.overloadStatus, anthropicErrorReply);
+      });
+      postRoute(scope, '', modelRouteHandler(ctx, generationSpec(new MessagesRoute(opts), opts)), MESSAGES_DOC);
+      postRoute(scope, '/count_tokens', modelRouteHandler(ctx, countTokensSpec(opts)), COUNT_TOKENS_DOC);
+    },
+    { prefix: opts.messagesPath },
+  );
+}
+
+class MessagesRoute implements GenerationRoute<Prepared> {
+  readonly endpoint = 'messages';
+  readonly api = 'messages' as const;
+
+  constructor(private readonly opts: MessagesRouteOptions) {}
+
+  modelName(body: unknown): string {
+    return messagesModelName(body);
+  }
+
+  async prepare(body: unknown, served: ServedModel): Promise<Prepared> {
+    const translated = translateMessagesRequest(body, this.opts);
+    const chat = served.preprocessor.validateChat(translated.chat);
+    const run = await served.preprocessor.preprocessChat(chat);
+    return { runs: [run], n: 1, model: chat.model, stream: translated.stream, stopSequences: translated.stopSequences };
+  }
+
+  async respond(generation: Generation<Prepared>, reply: FastifyReply): Promise<unknown> {
+    const { prepared } = generation;
+    const head: MessageHead = { id: newItemId('msg'), model: prepared.model };
+    const fold = new ResponseFold({ promptTokens: generation.promptTokens, collectText: !prepared.stream, request: generation.request });
+    if (!prepared.stream) {
+      if (!(await foldAll(generation, fold))) return;
+      const choice = fold.choices()[0];
+      const text = choice?.text ?? '';
+      const stop = messageStop(choice?.finishReason ?? null, choice?.stopReason ?? null, prepared.stopSequences);
+      return sendJson(reply, messageObject(head, text.length > 0 ? [textBlock(text)] : [], stop, fold.usage()));
+    }
+    const sse = openEventStream(reply, this.opts.sseKeepAliveMs);
+    const events = new MessageEvents(sse, head, fold, prepared.stopSequences);
+    events.start();
+    await streamGeneration(generation, reply, sse, fold, events);
+  }
+}
+
+/** count_tokens: the prompt's token count after the chat template, as the generation would see it. */
+function countTokensSpec(opts: MessagesTranslation): ModelRouteSpec<ChatCompletionRequest> {
+  return {
+    api: 'messages',
+    endpoint: 'messages_count_tokens',
+    modelName: messagesModelName,
+    prepare: (req, served) => served.preprocessor.validateChat(translateCountTokensRequest(req.body, opts)),
+    async run(call, chat) {
+      const prepared = await call.served.preprocessor.preprocessChat(chat);
+      return { input_tokens: prepared.promptTokens };
+    },
+  };
+}
