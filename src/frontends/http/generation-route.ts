@@ -8,11 +8,12 @@ import type { ServedModel } from '../../models/index.js';
 import {
   errorKindOf,
   generateChoices,
+  ResponseFold,
   type RequestLifecycle,
   type ChoiceDelta,
   type DecodedStep,
+  type FoldedChoice,
   type PreparedRequest,
-  type ResponseFold,
 } from '../../pipeline/index.js';
 import { isDynamoError, type ModelApi, type RequestScope } from '../../protocols/index.js';
 import type { ModelRouteSpec } from './model-route.js';
@@ -166,4 +167,40 @@ export async function streamGeneration(
     if (kind === 'response_timeout') sse.end();
     else sink.fail(err);
   }
+}
+
+/** A route translated onto one chat request (Responses, Messages), prepared. */
+export interface TranslatedChat extends PreparedGeneration {
+  model: string;
+  stream: boolean;
+}
+
+/** Validates and preprocesses the chat body a route's request was translated to, as chat would. */
+export async function prepareTranslatedChat(served: ServedModel, chatBody: unknown, stream: boolean): Promise<TranslatedChat> {
+  const chat = served.preprocessor.validateChat(chatBody);
+  const run = await served.preprocessor.preprocessChat(chat);
+  return { runs: [run], n: 1, model: chat.model, stream };
+}
+
+/** How a translated route answers its one choice: the unary body, or the sink of its stream (which writes its opening events). */
+export interface SingleChoiceAnswer {
+  unary(choice: FoldedChoice | undefined, fold: ResponseFold): unknown;
+  stream(sse: SseWriter, fold: ResponseFold): StreamSink;
+}
+
+/** Folds a translated route's one choice into its unary body, or streams it through the route's sink. */
+export async function answerSingleChoice(
+  generation: Generation<TranslatedChat>,
+  reply: FastifyReply,
+  keepAliveMs: number | undefined,
+  answer: SingleChoiceAnswer,
+): Promise<unknown> {
+  const { stream } = generation.prepared;
+  const fold = new ResponseFold({ promptTokens: generation.promptTokens, collectText: !stream, request: generation.request });
+  if (!stream) {
+    if (!(await foldAll(generation, fold))) return;
+    return sendJson(reply, answer.unary(fold.choices()[0], fold));
+  }
+  const sse = openEventStream(reply, keepAliveMs);
+  await streamGeneration(generation, reply, sse, fold, answer.stream(sse, fold));
 }

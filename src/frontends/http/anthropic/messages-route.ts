@@ -5,19 +5,16 @@
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ModelManager, ServedModel } from '../../../models/index.js';
-import { ResponseFold } from '../../../pipeline/index.js';
 import { NotFoundError, type ChatCompletionRequest } from '../../../protocols/index.js';
 import { anthropicErrorReply } from '../error-envelope.js';
 import {
-  foldAll,
+  answerSingleChoice,
   generationSpec,
-  openEventStream,
-  sendJson,
-  streamGeneration,
+  prepareTranslatedChat,
   type Generation,
   type GenerationRoute,
   type GenerationRouteOptions,
-  type PreparedGeneration,
+  type TranslatedChat,
 } from '../generation-route.js';
 import { modelRouteHandler, type ModelRouteContext, type ModelRouteSpec } from '../model-route.js';
 import { newItemId } from '../responses/response-object.js';
@@ -35,9 +32,7 @@ export interface MessagesRouteOptions extends GenerationRouteOptions, MessagesTr
   bodyLimitMb: number;
 }
 
-interface Prepared extends PreparedGeneration {
-  model: string;
-  stream: boolean;
+interface Prepared extends TranslatedChat {
   stopSequences: readonly string[];
 }
 
@@ -72,26 +67,24 @@ class MessagesRoute implements GenerationRoute<Prepared> {
 
   async prepare(body: unknown, served: ServedModel): Promise<Prepared> {
     const translated = translateMessagesRequest(body, this.opts);
-    const chat = served.preprocessor.validateChat(translated.chat);
-    const run = await served.preprocessor.preprocessChat(chat);
-    return { runs: [run], n: 1, model: chat.model, stream: translated.stream, stopSequences: translated.stopSequences };
+    return { ...(await prepareTranslatedChat(served, translated.chat, translated.stream)), stopSequences: translated.stopSequences };
   }
 
   async respond(generation: Generation<Prepared>, reply: FastifyReply): Promise<unknown> {
     const { prepared } = generation;
     const head: MessageHead = { id: newItemId('msg'), model: prepared.model };
-    const fold = new ResponseFold({ promptTokens: generation.promptTokens, collectText: !prepared.stream, request: generation.request });
-    if (!prepared.stream) {
-      if (!(await foldAll(generation, fold))) return;
-      const choice = fold.choices()[0];
-      const text = choice?.text ?? '';
-      const stop = messageStop(choice?.finishReason ?? null, choice?.stopReason ?? null, prepared.stopSequences);
-      return sendJson(reply, messageObject(head, text.length > 0 ? [textBlock(text)] : [], stop, fold.usage()));
-    }
-    const sse = openEventStream(reply, this.opts.sseKeepAliveMs);
-    const events = new MessageEvents(sse, head, fold, prepared.stopSequences);
-    events.start();
-    await streamGeneration(generation, reply, sse, fold, events);
+    return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, {
+      unary(choice, fold) {
+        const text = choice?.text ?? '';
+        const stop = messageStop(choice?.finishReason ?? null, choice?.stopReason ?? null, prepared.stopSequences);
+        return messageObject(head, text.length > 0 ? [textBlock(text)] : [], stop, fold.usage());
+      },
+      stream(sse, fold) {
+        const events = new MessageEvents(sse, head, fold, prepared.stopSequences);
+        events.start();
+        return events;
+      },
+    });
   }
 }
 

@@ -4,17 +4,14 @@
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ModelManager, ServedModel } from '../../../models/index.js';
-import { ResponseFold } from '../../../pipeline/index.js';
 import {
-  foldAll,
+  answerSingleChoice,
   generationSpec,
-  openEventStream,
-  sendJson,
-  streamGeneration,
+  prepareTranslatedChat,
   type Generation,
   type GenerationRoute,
   type GenerationRouteOptions,
-  type PreparedGeneration,
+  type TranslatedChat,
 } from '../generation-route.js';
 import { modelRouteHandler } from '../model-route.js';
 import { postRoute } from '../server.js';
@@ -28,9 +25,7 @@ export interface ResponsesRouteOptions extends GenerationRouteOptions {
   responsesPath: string;
 }
 
-interface Prepared extends PreparedGeneration {
-  model: string;
-  stream: boolean;
+interface Prepared extends TranslatedChat {
   echo: Record<string, unknown>;
 }
 
@@ -51,9 +46,7 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
 
   async prepare(body: unknown, served: ServedModel): Promise<Prepared> {
     const translated = translateResponsesRequest(body);
-    const chat = served.preprocessor.validateChat(translated.chat);
-    const run = await served.preprocessor.preprocessChat(chat);
-    return { runs: [run], n: 1, model: chat.model, stream: translated.stream, echo: translated.echo };
+    return { ...(await prepareTranslatedChat(served, translated.chat, translated.stream)), echo: translated.echo };
   }
 
   async respond(generation: Generation<Prepared>, reply: FastifyReply): Promise<unknown> {
@@ -64,17 +57,17 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
       model: prepared.model,
       echo: prepared.echo,
     };
-    const fold = new ResponseFold({ promptTokens: generation.promptTokens, collectText: !prepared.stream, request: generation.request });
-    if (!prepared.stream) {
-      if (!(await foldAll(generation, fold))) return;
-      const choice = fold.choices()[0];
-      const { status, incompleteReason } = finishedStatus(choice?.finishReason ?? null);
-      const output = [messageItem(newItemId('msg'), choice?.text ?? '', status)];
-      return sendJson(reply, responseObject(head, { status, output, usage: fold.usage(), incompleteReason }));
-    }
-    const sse = openEventStream(reply, this.opts.sseKeepAliveMs);
-    const events = new ResponseEvents(sse, head, fold);
-    events.start();
-    await streamGeneration(generation, reply, sse, fold, events);
+    return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, {
+      unary(choice, fold) {
+        const { status, incompleteReason } = finishedStatus(choice?.finishReason ?? null);
+        const output = [messageItem(newItemId('msg'), choice?.text ?? '', status)];
+        return responseObject(head, { status, output, usage: fold.usage(), incompleteReason });
+      },
+      stream(sse, fold) {
+        const events = new ResponseEvents(sse, head, fold);
+        events.start();
+        return events;
+      },
+    });
   }
 }

@@ -4,38 +4,14 @@ import { after, before, describe, test } from 'node:test';
 import type { HttpService } from '../../../../src/frontends/http/index.js';
 import { OverloadedError, type EngineClient, type LLMEngineOutput, type PreprocessedRequest } from '../../../../src/protocols/index.js';
 import { httpWithEngines } from '../../../support/http-with-engines.js';
+import { failingAfterHelloEngine, helloWorldEngine } from '../../../support/scripted-engines.js';
 import { postJson, serveInProcess } from '../../../support/in-process.js';
-
-// Token ids of the default (Qwen3) tokenizer.
-const HELLO = 9707;
-const WORLD = 1879;
-
-/** Answers "Hello world" and stops, or stops at max_tokens when that is smaller; keeps every request it was given. */
-function scriptedEngine(seen: PreprocessedRequest[]): EngineClient {
-  return {
-    async *generate(request): AsyncGenerator<LLMEngineOutput> {
-      seen.push(request);
-      const max = request.stop_conditions.max_tokens ?? 2;
-      yield { token_ids: [HELLO], finish_reason: max <= 1 ? 'length' : null };
-      if (max > 1) yield { token_ids: [WORLD], finish_reason: max === 2 ? 'length' : 'stop' };
-    },
-  };
-}
 
 function overloadedEngine(): EngineClient {
   return {
     // eslint-disable-next-line require-yield
     async *generate(): AsyncGenerator<LLMEngineOutput> {
       throw new OverloadedError();
-    },
-  };
-}
-
-function failingEngine(): EngineClient {
-  return {
-    async *generate(): AsyncGenerator<LLMEngineOutput> {
-      yield { token_ids: [HELLO] };
-      throw new Error('disk /srv/secret failed');
     },
   };
 }
@@ -68,7 +44,7 @@ describe('POST /v1/messages on scripted engines', () => {
 
   before(async () => {
     ({ http, baseUrl } = await httpWithEngines(
-      { scripted: scriptedEngine(seen), overloaded: overloadedEngine(), failing: failingEngine() },
+      { scripted: helloWorldEngine(seen), overloaded: overloadedEngine(), failing: failingAfterHelloEngine() },
       { anthropicApi: { stripPreamble: true } },
     ));
     client = new Anthropic({ baseURL: baseUrl, apiKey: 'test-key', maxRetries: 0 });
@@ -268,7 +244,7 @@ describe('the Messages API on the mocker', () => {
 });
 
 test('without --enable-anthropic-api the Messages routes are absent', async () => {
-  const { http, baseUrl } = await httpWithEngines({ scripted: scriptedEngine([]) });
+  const { http, baseUrl } = await httpWithEngines({ scripted: helloWorldEngine([]) });
   try {
     const res = await postJson(baseUrl, '/v1/messages', { model: 'scripted', max_tokens: 5, messages: USER_HELLO });
     assert.equal(res.status, 404);

@@ -3,34 +3,10 @@ import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import type { HttpService } from '../../../../src/frontends/http/index.js';
 import { MetricsRegistry } from '../../../../src/observability/index.js';
-import type { EngineClient, LLMEngineOutput, PreprocessedRequest } from '../../../../src/protocols/index.js';
+import type { PreprocessedRequest } from '../../../../src/protocols/index.js';
 import { httpWithEngines } from '../../../support/http-with-engines.js';
+import { failingAfterHelloEngine, helloWorldEngine } from '../../../support/scripted-engines.js';
 import { postJson, serveInProcess } from '../../../support/in-process.js';
-
-// Token ids of the default (Qwen3) tokenizer.
-const HELLO = 9707;
-const WORLD = 1879;
-
-/** Answers "Hello world" and stops, or stops at max_tokens when that is smaller; keeps every request it was given. */
-function scriptedEngine(seen: PreprocessedRequest[]): EngineClient {
-  return {
-    async *generate(request): AsyncGenerator<LLMEngineOutput> {
-      seen.push(request);
-      const max = request.stop_conditions.max_tokens ?? 2;
-      yield { token_ids: [HELLO], finish_reason: max <= 1 ? 'length' : null };
-      if (max > 1) yield { token_ids: [WORLD], finish_reason: max === 2 ? 'length' : 'stop' };
-    },
-  };
-}
-
-function failingEngine(): EngineClient {
-  return {
-    async *generate(): AsyncGenerator<LLMEngineOutput> {
-      yield { token_ids: [HELLO] };
-      throw new Error('disk /srv/secret failed');
-    },
-  };
-}
 
 const prompt = (request: PreprocessedRequest | undefined): string => JSON.stringify(request?.token_ids);
 
@@ -43,7 +19,7 @@ describe('POST /v1/responses', () => {
   const last = (): PreprocessedRequest => seen[seen.length - 1]!;
 
   before(async () => {
-    ({ http, baseUrl } = await httpWithEngines({ scripted: scriptedEngine(seen), failing: failingEngine() }, { metrics }));
+    ({ http, baseUrl } = await httpWithEngines({ scripted: helloWorldEngine(seen), failing: failingAfterHelloEngine() }, { metrics }));
     client = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
   });
   after(async () => http.shutdown());
