@@ -215,6 +215,12 @@ describe('POST /v1/messages on scripted engines', () => {
     assert.ok(!events.some((e) => e.event === 'message_stop'));
   });
 
+  test('an overload met once the stream is open is an `event: error` of type overloaded_error', async () => {
+    const res = await postJson(baseUrl, '/v1/messages', { model: 'overloaded', max_tokens: 5, messages: USER_HELLO, stream: true });
+    const events = sseEvents(await res.text());
+    assert.deepEqual(events[events.length - 1], { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Service temporarily overloaded' } } });
+  });
+
   test('x-api-key and anthropic-version headers are accepted', async () => {
     const res = await postJson(baseUrl, '/v1/messages', { model: 'scripted', max_tokens: 5, messages: USER_HELLO }, { 'x-api-key': 'sk-ant-x', 'anthropic-version': '2023-06-01' });
     assert.equal(res.status, 200);
@@ -241,6 +247,25 @@ describe('the Messages API on the mocker', () => {
     const otherSeed = await client.messages.create(otherParams);
     assert.notDeepEqual(otherSeed.content, unary.content);
   });
+
+  test('requests are counted under the messages endpoint label, by request type', async () => {
+    const metrics = await (await fetch(`${ctx.baseUrl}/metrics`)).text();
+    assert.match(metrics, /requests_total\{[^}]*endpoint="messages",request_type="unary",status="success"/);
+    assert.match(metrics, /requests_total\{[^}]*endpoint="messages",request_type="stream",status="success"/);
+  });
+});
+
+test('a model of another type is a 400 in the envelope that says which type it is', async () => {
+  const ctx = await serveInProcess(['--enable-anthropic-api', '--model-type', 'embedding']);
+  try {
+    const res = await postJson(ctx.baseUrl, '/v1/messages', { model: 'Qwen/Qwen3-0.6B', max_tokens: 5, messages: USER_HELLO });
+    assert.equal(res.status, 400);
+    const body = (await res.json()) as { error: { type: string; message: string } };
+    assert.equal(body.error.type, 'invalid_request_error');
+    assert.match(body.error.message, /is of type Embedding and cannot serve the Anthropic Messages API \(model type Chat required\)/);
+  } finally {
+    await ctx.service.stop();
+  }
 });
 
 test('without --enable-anthropic-api the Messages routes are absent', async () => {
