@@ -1,7 +1,8 @@
 // Anthropic `messages` → chat messages (reference/http.md §9.2): text and image blocks become chat
 // content parts, an assistant's tool_use blocks its tool_calls, a user's tool_result blocks tool
-// messages (ahead of the rest of that turn, as they answer the calls just before). Thinking blocks
-// of earlier turns are dropped: chat templates leave past reasoning out of the prompt anyway.
+// messages (ahead of the rest of that turn, as they answer the calls just before). An assistant's
+// thinking blocks are its `reasoning_content`: the chat template keeps or drops it, as the model
+// does (Qwen3 renders it within the current tool loop only); redacted thinking is opaque and dropped.
 
 import { NotImplementedError, ValidationError, type ChatMessage, type ContentPart, type ToolCall } from '../../../protocols/index.js';
 
@@ -19,9 +20,10 @@ export function requireString(block: Block, field: string, path: string): string
   return value;
 }
 
-/** One turn being built: its content parts, its tool calls, and the tool messages ahead of it. */
+/** One turn being built: its content parts, reasoning and tool calls, and the tool messages ahead of it. */
 interface Turn {
   parts: ContentPart[];
+  reasoning: string[];
   toolCalls: ToolCall[];
   toolResults: ChatMessage[];
 }
@@ -38,14 +40,16 @@ function turnMessages(message: unknown, path: string): ChatMessage[] {
   if (!isObject(message)) throw new ValidationError(`${path}: messages must be objects`);
   const role = message.role;
   if (typeof role !== 'string' || !ROLES.includes(role)) throw new ValidationError(`${path}.role: must be one of ${ROLES.join(', ')}`);
-  const turn: Turn = { parts: [], toolCalls: [], toolResults: [] };
   const content = message.content;
-  if (typeof content === 'string') turn.parts.push({ type: 'text', text: content });
-  else contentBlocks(content, `${path}.content`).forEach((block, j) => convertBlock(block, `${path}.content[${j}]`, turn));
+  // A string is the message's text as chat would send it.
+  if (typeof content === 'string') return [{ role: role as ChatMessage['role'], content }];
+  const turn: Turn = { parts: [], reasoning: [], toolCalls: [], toolResults: [] };
+  contentBlocks(content, `${path}.content`).forEach((block, j) => convertBlock(block, `${path}.content[${j}]`, turn));
   const out: ChatMessage[] = [...turn.toolResults];
   if (role === 'assistant') {
-    if (turn.parts.length > 0 || turn.toolCalls.length > 0) {
+    if (turn.parts.length > 0 || turn.toolCalls.length > 0 || turn.reasoning.length > 0) {
       const assistant: ChatMessage = { role: 'assistant', content: turn.parts.length > 0 ? joinedText(turn.parts) : null };
+      if (turn.reasoning.length > 0) assistant.reasoning_content = turn.reasoning.join('');
       if (turn.toolCalls.length > 0) assistant.tool_calls = turn.toolCalls;
       out.push(assistant);
     }
@@ -93,7 +97,9 @@ const BLOCK_CONVERTERS: Record<string, BlockConverter> = {
   tool_result: (block, path, turn) => {
     turn.toolResults.push({ role: 'tool', tool_call_id: requireString(block, 'tool_use_id', path), content: toolResultText(block.content, `${path}.content`) });
   },
-  thinking: () => undefined,
+  thinking: (block, path, turn) => {
+    turn.reasoning.push(requireString(block, 'thinking', path));
+  },
   redacted_thinking: () => undefined,
 };
 

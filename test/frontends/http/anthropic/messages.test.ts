@@ -111,7 +111,7 @@ describe('POST /v1/messages on scripted engines', () => {
     assert.deepEqual(comparable(final), comparable(unary));
   });
 
-  test('system, tool_use and tool_result blocks are rendered into the prompt as the equivalent chat request is', async () => {
+  test('system, thinking, tool_use and tool_result blocks are rendered into the prompt as the equivalent chat request is', async () => {
     const tools = [{ name: 'get_weather', description: 'Weather of a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } }];
     await client.messages.create({
       model: 'scripted',
@@ -141,12 +141,29 @@ describe('POST /v1/messages on scripted engines', () => {
       messages: [
         { role: 'system', content: 'You are terse.' },
         { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
-        { role: 'assistant', content: 'Let me check.', tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'assistant', content: 'Let me check.', reasoning_content: 'I should call the tool.', tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
         { role: 'tool', tool_call_id: 'toolu_1', content: '18C and sunny' },
       ],
     });
     assert.equal(chat.status, 200);
     assert.deepEqual(viaMessages, last().token_ids);
+  });
+
+  test('thinking blocks reach the template, which keeps them inside the current tool loop (Qwen3)', async () => {
+    const turn = (thinking: boolean): Anthropic.MessageParam[] => [
+      { role: 'user', content: 'Weather in Paris?' },
+      {
+        role: 'assistant',
+        content: [
+          ...(thinking ? [{ type: 'thinking' as const, thinking: 'The user wants the weather; call the tool.', signature: 'sig' }] : []),
+          { type: 'tool_use' as const, id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '18C' }] },
+    ];
+    const withThinking = await client.messages.countTokens({ model: 'scripted', messages: turn(true) });
+    const without = await client.messages.countTokens({ model: 'scripted', messages: turn(false) });
+    assert.ok(withThinking.input_tokens > without.input_tokens + 5, `${withThinking.input_tokens} vs ${without.input_tokens}`);
   });
 
   test('messages.countTokens: the prompt tokens the generation is charged for', async () => {
