@@ -11,7 +11,8 @@ import { honoringThinkingOptOut } from './thinking-opt-out.js';
 const OPENERS = ['<|start|>', '<|channel|>'];
 const MESSAGE = '<|message|>';
 const TERMINATORS = ['<|end|>', '<|return|>', '<|call|>'];
-const SPECIAL_TOKENS = [...OPENERS, MESSAGE, ...TERMINATORS, '<|constrain|>'];
+const OPENERS_AND_TERMINATORS = [...OPENERS, ...TERMINATORS];
+const SPECIAL_TOKENS = [...OPENERS_AND_TERMINATORS, MESSAGE, '<|constrain|>'];
 
 /** Where a message body goes: reasoning, answer text, or verbatim (markup included) content. */
 type BodyRoute = 'reasoning' | 'content' | 'verbatim';
@@ -49,8 +50,7 @@ class HarmonyReasoningParser implements ReasoningParser {
 
   private step(out: ReasoningSplit): boolean {
     if (this.header !== null) return this.stepInHeader(out);
-    const ends = this.body === null ? [] : TERMINATORS;
-    const hit = firstMarker(this.held, [...OPENERS, ...ends]);
+    const hit = firstMarker(this.held, OPENERS_AND_TERMINATORS);
     if (hit === null) {
       const keep = partialMarkerLength(this.held, SPECIAL_TOKENS);
       this.write(out, this.body ?? 'content', this.held.slice(0, this.held.length - keep));
@@ -60,6 +60,7 @@ class HarmonyReasoningParser implements ReasoningParser {
     this.write(out, this.body ?? 'content', this.held.slice(0, hit.index));
     this.held = this.held.slice(hit.index + hit.marker.length);
     if (TERMINATORS.includes(hit.marker)) {
+      // Outside a message a terminator is stray markup and dropped.
       if (this.body === 'verbatim') out.content += hit.marker;
     } else {
       this.header = hit.marker;
@@ -70,8 +71,15 @@ class HarmonyReasoningParser implements ReasoningParser {
 
   /** Header text is markup: held until `<|message|>` names the channel, then dropped or passed. */
   private stepInHeader(out: ReasoningSplit): boolean {
-    const at = this.held.indexOf(MESSAGE);
-    if (at < 0) return false;
+    const hit = firstMarker(this.held, [MESSAGE, ...TERMINATORS]);
+    if (hit === null) return false;
+    if (hit.marker !== MESSAGE) {
+      // A message without a body: nothing to show, and what follows is outside it again.
+      this.held = this.held.slice(hit.index + hit.marker.length);
+      this.header = null;
+      return true;
+    }
+    const at = hit.index;
     const header = this.header + this.held.slice(0, at + MESSAGE.length);
     this.held = this.held.slice(at + MESSAGE.length);
     this.header = null;

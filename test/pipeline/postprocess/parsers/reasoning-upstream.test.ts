@@ -287,6 +287,12 @@ const CASES: Case[] = [
     steps: [['thinking', ''], ['<|e', '']],
   },
   { parser: 'gpt_oss', what: 'finish releases a held partial marker into content', pieces: ['<|channel|>final<|message|>answer<|e'], steps: [['', 'answer'], ['', '<|e']] },
+  {
+    parser: 'gpt_oss',
+    what: 'a header without a body and a stray terminator are dropped, text kept',
+    pieces: ['<|start|>assistant<|end|>', 'plain<|end|>', '<|channel|>final<|message|>ok'],
+    steps: [done, ['', 'plain'], ['', 'ok'], done],
+  },
 ];
 
 for (const c of CASES) {
