@@ -3,8 +3,9 @@
 // the rest content; markers never reach either. Only the longest tail that could still begin a
 // marker is held, so a marker split across pushes is found and everything else streams at once.
 
+import { HeldTextParser } from './held-text-parser.js';
 import { firstMarker, partialMarkerLength } from './marker-scan.js';
-import type { ReasoningParser, ReasoningSplit } from './reasoning-parser.js';
+import type { ReasoningSplit } from './reasoning-parser.js';
 
 export interface MarkerSpanFormat {
   /** Markers that open a span (alternatives). */
@@ -22,33 +23,25 @@ export interface MarkerSpanFormat {
   dropsStrayEnd: boolean;
 }
 
-export class MarkerSpanParser implements ReasoningParser {
-  private held = '';
+export class MarkerSpanParser extends HeldTextParser {
   private inSpan: boolean;
   /** Still at the very start of an open output, where a start marker may yet be dropped. */
   private atOpenStart: boolean;
   private spansClosed = 0;
 
   constructor(private readonly format: MarkerSpanFormat) {
+    super();
     this.inSpan = format.startsOpen;
     this.atOpenStart = format.startsOpen;
   }
 
-  push(text: string): ReasoningSplit {
-    const out: ReasoningSplit = { reasoning: '', content: '' };
-    this.held += text;
-    while (this.held.length > 0 && this.step(out));
-    return out;
-  }
-
-  finish(): ReasoningSplit {
+  override finish(): ReasoningSplit {
     const rest = this.held;
     this.held = '';
     return this.inSpan ? { reasoning: rest, content: '' } : { reasoning: '', content: rest };
   }
 
-  /** Settles what it can of the held text; false when the rest must wait for more text. */
-  private step(out: ReasoningSplit): boolean {
+  protected override step(out: ReasoningSplit): boolean {
     if (this.atOpenStart && !this.settleOpenStart()) return false;
     return this.inSpan ? this.stepInSpan(out) : this.stepInContent(out);
   }

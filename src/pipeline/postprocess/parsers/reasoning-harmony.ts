@@ -4,8 +4,9 @@
 // tool-call parser after this stage still sees the whole call. Several analysis messages are
 // joined with a newline, as upstream does.
 
+import { HeldTextParser } from './held-text-parser.js';
 import { firstMarker, partialMarkerLength } from './marker-scan.js';
-import type { ReasoningParser, ReasoningSplit } from './reasoning-parser.js';
+import type { ReasoningSplit } from './reasoning-parser.js';
 import { honoringThinkingOptOut } from './thinking-opt-out.js';
 
 const OPENERS = ['<|start|>', '<|channel|>'];
@@ -26,29 +27,21 @@ function channelOf(header: string): string {
   return /^[^\s<]*/.exec(header.slice(at + '<|channel|>'.length))?.[0] ?? '';
 }
 
-class HarmonyReasoningParser implements ReasoningParser {
-  private held = '';
+class HarmonyReasoningParser extends HeldTextParser {
   /** Between messages (null), reading a header (the header text so far), or in a body. */
   private header: string | null = null;
   private body: BodyRoute | null = null;
   private reasoningWritten = false;
   private separatePending = false;
 
-  push(text: string): ReasoningSplit {
-    const out: ReasoningSplit = { reasoning: '', content: '' };
-    this.held += text;
-    while (this.held.length > 0 && this.step(out));
-    return out;
-  }
-
-  finish(): ReasoningSplit {
+  override finish(): ReasoningSplit {
     const out: ReasoningSplit = { reasoning: '', content: '' };
     if (this.header === null) this.write(out, this.body ?? 'content', this.held);
     this.held = '';
     return out;
   }
 
-  private step(out: ReasoningSplit): boolean {
+  protected override step(out: ReasoningSplit): boolean {
     if (this.header !== null) return this.stepInHeader(out);
     const hit = firstMarker(this.held, OPENERS_AND_TERMINATORS);
     if (hit === null) {
