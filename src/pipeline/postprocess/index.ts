@@ -27,3 +27,10 @@ export {
   type WireFinishReason,
 } from './response-fold.js';
 export { tokenLogprobs, type LogprobAlternative, type TokenLogprob } from './token-logprobs.js';
+export { REASONING_PARSERS } from './parsers/reasoning-registry.js';
+export type {
+  ReasoningParser,
+  ReasoningParserFactory,
+  ReasoningParserOptions,
+  ReasoningSplit,
+} from './parsers/reasoning-parser.js';
