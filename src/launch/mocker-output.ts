@@ -40,6 +40,8 @@ const OUTPUTS: Readonly<Record<Exclude<OutputMode, 'random'>, (setup: OutputSetu
   },
   'echo-last-user': ({ card, tokenizer }) => {
     const turns = userTurnMarkers(card, tokenizer);
+    // A template that cannot render fails each request (awaited below), not the process.
+    turns.catch(() => undefined);
     return async (prompt) => {
       const text = lastUserText(await tokenizer.decode([...prompt], false), await turns);
       return text === null ? null : tokenizer.encode(text, false);
