@@ -6,6 +6,7 @@ import { buildMockVocabulary, MockEmbeddingEngine, MockerEngine, MockImageEngine
 import type { ModelDeploymentCard, ModelTypeFlag } from '../models/index.js';
 import { engineHandler, kvEventPublisher, loadMetricsPublisher, mediaHandler, type DistributedRuntime, type EndpointHandler } from '../runtime/index.js';
 import { mockerEngineOptions } from './mocker-options.js';
+import { mockerOutputScript } from './mocker-output.js';
 import type { EndpointId } from './served-model.js';
 import { sharedTokenTable } from './token-tables.js';
 
@@ -36,11 +37,13 @@ type MockModelType = Config['modelType'];
 
 const llmMock: MockModelLoader = ({ config, card, blockSize, endpoint }) => {
   const vocab = buildMockVocabulary(sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path));
+  const output = mockerOutputScript(config, card);
   return (runtimes) => {
     const engines = runtimes.map(
       (rt) =>
         new MockerEngine({
           ...mockerEngineOptions(config, vocab, blockSize),
+          output,
           onKvEvent: kvEventPublisher(rt.events, endpoint.namespace, endpoint.component, rt.instanceId),
           onLoad: loadMetricsPublisher(rt.events, endpoint.namespace, rt.instanceId),
         }),
@@ -54,6 +57,9 @@ const llmMock: MockModelLoader = ({ config, card, blockSize, endpoint }) => {
         total_kv_blocks: options.numGpuBlocks,
         max_num_seqs: options.maxNumSeqs,
         max_num_batched_tokens: options.maxNumBatchedTokens,
+        // The frontend applies these to the model's output (reference/http.md §8).
+        tool_call_parser: config.dynToolCallParser ?? null,
+        reasoning_parser: config.dynReasoningParser ?? null,
       },
     };
   };

@@ -33,7 +33,7 @@ import {
   type NamespaceScope,
   type RequestPlaneClient,
 } from '../runtime/index.js';
-import { cardFromCardJson, cardWorkerTotals } from './remote-card.js';
+import { cardFromCardJson, cardParsers, cardWorkerTotals } from './remote-card.js';
 import type { RouterStateFactory } from './router-state.js';
 import { buildServedModel } from './served-model.js';
 
@@ -274,7 +274,13 @@ export class ModelWatcher {
       const card = config.modelPath
         ? loadModelCard(config.modelPath, { displayName: servedName, kvCacheBlockSize: record.cardJson.kv_cache_block_size as number | undefined })
         : cardFromCardJson(record.cardJson, servedName);
-      return buildServedModel(card, config, record);
+      const parsers = cardParsers(record.cardJson, ({ field, name, known }) =>
+        logger.warn(
+          { model: servedName, [field]: name, known },
+          `model ${servedName}: unknown ${field} '${name}' in its card; serving it without that parser (known: ${known.join(', ')})`,
+        ),
+      );
+      return buildServedModel(card, config, record, parsers);
     } catch (err) {
       logger.error({ model: servedName, err: (err as Error).message }, 'cannot serve discovered model');
       this.deps.observer?.modelRejected?.(servedName, err as Error);

@@ -1,7 +1,8 @@
 // A worker's published card (`card_json`) → the ModelDeploymentCard the frontend serves. The card
 // names its tokenizer files by absolute path (upstream CheckedFiles); on one host they are read in
 // place. BLAKE3 checksums are checked before this runs (ModelWatcher, runtime/card-checksums.ts).
-import { loadCardFromFiles, type ModelDeploymentCard, type ModelInput, type ModelTypeFlag } from '../models/index.js';
+import { loadCardFromFiles, type ModelDeploymentCard, type ModelInput, type ModelParsers, type ModelTypeFlag } from '../models/index.js';
+import { REASONING_PARSER_NAMES, TOOL_CALL_PARSER_NAMES } from '../protocols/index.js';
 import type { WorkerTotals } from '../router/index.js';
 
 type Json = Record<string, unknown>;
@@ -54,4 +55,27 @@ export function cardWorkerTotals(card: Json): WorkerTotals {
     kvTotalBlocks: positiveInt(runtimeConfig.total_kv_blocks) ?? undefined,
     maxNumBatchedTokens: positiveInt(runtimeConfig.max_num_batched_tokens) ?? undefined,
   };
+}
+
+/** A parser name in a card that this frontend has no parser for (another worker implementation's). */
+export interface UnknownParser {
+  field: 'tool_call_parser' | 'reasoning_parser';
+  name: string;
+  known: readonly string[];
+}
+
+/**
+ * The parsers a worker's card names (`runtime_config.tool_call_parser`, `reasoning_parser`). A name
+ * this frontend does not know is reported and left out: the model is served without that parser.
+ */
+export function cardParsers(card: Json, onUnknown: (unknown: UnknownParser) => void): ModelParsers {
+  const runtimeConfig = (card.runtime_config ?? {}) as Json;
+  const pick = <N extends string>(field: UnknownParser['field'], known: readonly N[]): N | null => {
+    const name = runtimeConfig[field];
+    if (name === undefined || name === null || name === '') return null;
+    if (known.includes(name as N)) return name as N;
+    onUnknown({ field, name: String(name), known });
+    return null;
+  };
+  return { toolCall: pick('tool_call_parser', TOOL_CALL_PARSER_NAMES), reasoning: pick('reasoning_parser', REASONING_PARSER_NAMES) };
 }

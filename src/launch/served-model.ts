@@ -1,5 +1,5 @@
 import type { Config } from '../config/index.js';
-import { loadDefaultModelCard, loadModelCard, type MediaRouter, type MediaRouters, type ModelDeploymentCard, type ServedModel } from '../models/index.js';
+import { loadDefaultModelCard, loadModelCard, NO_PARSERS, type MediaRouter, type ModelParsers, type MediaRouters, type ModelDeploymentCard, type ServedModel } from '../models/index.js';
 import { HfTokenizer, Preprocessor } from '../pipeline/index.js';
 import type { MediaKind, MediaWire } from '../protocols/index.js';
 import { createRouterPolicy, EMBEDDING_REQUESTS, Router, UNHINTED_REQUESTS, type RequestView } from '../router/index.js';
@@ -28,7 +28,7 @@ export function parseEndpoint(url: string): EndpointId {
  * Everything the frontend needs to serve a card: tokenizer, byte table, preprocessor and a router
  * with no instances yet. The token table and tokenizer are built here, never per request.
  */
-export function buildServedModel(card: ModelDeploymentCard, config: Config, endpoint: EndpointId): ServedModel {
+export function buildServedModel(card: ModelDeploymentCard, config: Config, endpoint: EndpointId, parsers: ModelParsers = NO_PARSERS): ServedModel {
   const tokenTable = sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path);
   const preprocessor = new Preprocessor(card, new HfTokenizer(card.tokenizerJsonPath), {
     maxOutputTokens: config.maxOutputTokens,
@@ -45,6 +45,7 @@ export function buildServedModel(card: ModelDeploymentCard, config: Config, endp
     media: mediaRouters(card.displayName),
     endpoint,
     created: Math.floor(Date.now() / 1000),
+    parsers,
   };
 }
 

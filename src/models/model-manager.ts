@@ -2,11 +2,19 @@ import { modelTypeMismatch, NotFoundError, ValidationError, type MediaKind, type
 import type { PushRouter, Router } from '../router/index.js';
 import type { TokenTable } from '../pipeline/postprocess/index.js';
 import type { Preprocessor } from '../pipeline/preprocess/index.js';
-import type { ModelDeploymentCard } from '../protocols/index.js';
+import type { ModelDeploymentCard, ReasoningParserName, ToolCallParserName } from '../protocols/index.js';
 
 /** One router per media kind, over the same worker instances as the model's LLM router. */
 export type MediaRouter<K extends MediaKind> = Router<MediaWire[K]['request'], MediaWire[K]['output']>;
 export type MediaRouters = { readonly [K in MediaKind]: MediaRouter<K> };
+
+/** The output parsers the workers' card names (`runtime_config`); null for none. */
+export interface ModelParsers {
+  readonly toolCall: ToolCallParserName | null;
+  readonly reasoning: ReasoningParserName | null;
+}
+
+export const NO_PARSERS: ModelParsers = Object.freeze({ toolCall: null, reasoning: null });
 
 /** Everything needed to serve one model name: its card, pre/post-processing and its router. */
 export interface ServedModel {
@@ -21,6 +29,8 @@ export interface ServedModel {
   readonly endpoint: { namespace: string; component: string; endpoint: string };
   /** Unix seconds when the model first appeared. */
   readonly created: number;
+  /** What the postprocessing applies to this model's output, as its workers ask. */
+  readonly parsers: ModelParsers;
 }
 
 /** Name → served model. Discovery adds and removes models; frontends only look them up. */

@@ -1,4 +1,5 @@
-import type { OptionSpec } from '../option-spec.js';
+import { REASONING_PARSER_NAMES, TOOL_CALL_PARSER_NAMES } from '../../protocols/index.js';
+import { allBuilt, type OptionSpec } from '../option-spec.js';
 
 /** Upstream's mocker has no env vars; every DYN_MOCKER_* variable is a dynamo-ts addition (envIsLocal). */
 export const mockerOptions = [
@@ -87,6 +88,27 @@ export const mockerOptions = [
     choices: { vllm: true, sglang: false, trtllm: false },
     group: 'Mocker Engine', scope: 'mocker', built: true, default: 'vllm',
     help: 'Which engine scheduler is simulated',
+  },
+  {
+    key: 'dynToolCallParser', flag: 'dyn-tool-call-parser', env: 'DYN_TOOL_CALL_PARSER', envIsLocal: true,
+    type: 'enum', choices: allBuilt(TOOL_CALL_PARSER_NAMES), metavar: '<name>', group: 'Mocker Engine', scope: 'mocker', built: true,
+    help: `Tool-call parser the frontend applies to this model's output, published in the card's runtime_config.tool_call_parser (${TOOL_CALL_PARSER_NAMES.join(', ')}; none when unset)`,
+  },
+  {
+    key: 'dynReasoningParser', flag: 'dyn-reasoning-parser', env: 'DYN_REASONING_PARSER', envIsLocal: true,
+    type: 'enum', choices: allBuilt(REASONING_PARSER_NAMES), metavar: '<name>', group: 'Mocker Engine', scope: 'mocker', built: true,
+    help: `Reasoning parser the frontend applies to this model's output, published in the card's runtime_config.reasoning_parser (${REASONING_PARSER_NAMES.join(', ')}; none when unset)`,
+  },
+  {
+    key: 'mockerOutput', flag: 'mocker-output', env: 'DYN_MOCKER_OUTPUT', envIsLocal: true, type: 'enum',
+    choices: { random: true, text: true, 'echo-last-user': true },
+    group: 'Mocker Engine', scope: 'mocker', built: true, default: 'random',
+    help: 'What the engine answers, for end-to-end tests: random (seeded text of random length), text (--mocker-output-text, then EOS) or echo-last-user (the text of the prompt\'s last user turn, then EOS); max_tokens and stop conditions still apply',
+  },
+  {
+    key: 'mockerOutputText', flag: 'mocker-output-text', env: 'DYN_MOCKER_OUTPUT_TEXT', envIsLocal: true, type: 'string',
+    metavar: '<text>', group: 'Mocker Engine', scope: 'mocker', built: true,
+    help: 'The answer of every request, tokenized with the model\'s tokenizer (implies --mocker-output text)',
   },
   {
     key: 'plannerProfileData', flag: 'planner-profile-data', env: 'DYN_MOCKER_PLANNER_PROFILE_DATA', envIsLocal: true,

@@ -10,6 +10,7 @@ import type {
 import { UnavailableError } from '../../protocols/index.js';
 import { resolveMockerOptions, type MockerEngineOptions, type MockerOptions } from './options.js';
 import { Scheduler } from './scheduler.js';
+import type { OutputScript } from './scripted-stream.js';
 import { createSequence, type Sequence } from './sequence.js';
 import type { MockVocabulary } from './vocabulary.js';
 
@@ -35,6 +36,7 @@ const MAX_LAG_MS = 50;
 export class MockerEngine implements EngineClient {
   readonly options: Readonly<MockerOptions>;
   private readonly vocab: MockVocabulary;
+  private readonly output: OutputScript | undefined;
   private readonly scheduler: Scheduler;
   private nextEventId = 0;
   private loopRunning = false;
@@ -51,6 +53,7 @@ export class MockerEngine implements EngineClient {
   constructor(options: MockerEngineOptions) {
     this.options = Object.freeze(resolveMockerOptions(options));
     this.vocab = options.vocab;
+    this.output = options.output;
     this.onLoad = options.onLoad;
     const sink = options.onKvEvent;
     const dpRank = this.options.dpRank;
@@ -87,9 +90,10 @@ export class MockerEngine implements EngineClient {
    */
   async *generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncGenerator<LLMEngineOutput> {
     if (this.closed) throw new UnavailableError('mocker engine is closed');
-    const seq = createSequence(request, ctx.requestId, this.options, this.vocab);
+    const script = this.output && Array.isArray(request.token_ids) ? await this.output(request.token_ids) : null;
+    const seq = createSequence(request, ctx.requestId, this.options, this.vocab, script);
     const { signal } = ctx;
-    if (signal.aborted) return;
+    if (signal.aborted || this.closed) return;
     const onAbort = (): void => this.cancel(seq);
     signal.addEventListener('abort', onAbort, { once: true });
     this.scheduler.enqueue(seq);

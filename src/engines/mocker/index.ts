@@ -17,6 +17,7 @@ export {
 export { KvBlockManager, type BlockId, type KvEventSink } from './kv-manager.js';
 export { prefillTimeMs, decodeTimeMs } from './timing.js';
 export { DEFAULT_SAMPLING_SEED } from './token-stream.js';
+export { type OutputScript } from './scripted-stream.js';
 export {
   MockEmbeddingEngine,
   MockImageEngine,

@@ -1,5 +1,6 @@
 import type { EngineLoad, KvCacheEvent } from '../../protocols/index.js';
 import { ValidationError } from '../../protocols/index.js';
+import type { OutputScript } from './scripted-stream.js';
 import type { MockVocabulary } from './vocabulary.js';
 
 /** Tunables of the simulated engine; defaults follow upstream `MockEngineArgs` (reference/router.md §8.1). */
@@ -29,6 +30,8 @@ export interface MockerOptions {
 
 export interface MockerEngineOptions extends Partial<MockerOptions> {
   vocab: MockVocabulary;
+  /** Chooses each request's answer; absent (or answering null), the engine generates seeded random text. */
+  output?: OutputScript;
   /** In-process KV event sink; event_id counts from 0, dp_rank is set. Not called when prefix caching is off. */
   onKvEvent?: (event: KvCacheEvent) => void;
   /** Load sink: called when the KV blocks in use or the waiting requests change (after a scheduler step or a cancel). */

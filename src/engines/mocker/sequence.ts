@@ -6,7 +6,8 @@ import { AsyncQueue } from '../../runtime/async-queue/index.js';
 import type { BlockId } from './kv-manager.js';
 import type { MockerOptions } from './options.js';
 import { LogprobSampler } from './logprobs.js';
-import { TokenStream, promptSeedHash } from './token-stream.js';
+import { ScriptedStream } from './scripted-stream.js';
+import { TokenStream, promptSeedHash, type OutputTokens } from './token-stream.js';
 import type { MockVocabulary } from './vocabulary.js';
 
 export interface StopRules {
@@ -42,7 +43,7 @@ export class Sequence {
     readonly requestId: string,
     prompt: readonly number[],
     private readonly saltSeed: bigint,
-    private readonly stream: TokenStream,
+    private readonly stream: OutputTokens,
     private readonly rules: StopRules,
     /** Set when the request asked for logprobs. */
     private readonly logprobs: LogprobSampler | null = null,
@@ -123,12 +124,16 @@ function idSet(...lists: (readonly number[] | null | undefined)[]): Set<number> 
   return set;
 }
 
-/** Validates a request against the engine's limits and builds its sequence. Throws ValidationError. */
+/**
+ * Validates a request against the engine's limits and builds its sequence. Throws ValidationError.
+ * With a `script`, the request answers with those tokens and then EOS.
+ */
 export function createSequence(
   request: PreprocessedRequest,
   requestId: string,
   opts: MockerOptions,
   vocab: MockVocabulary,
+  script: readonly number[] | null = null,
 ): Sequence {
   const prompt = request.token_ids;
   if (!Array.isArray(prompt) || prompt.length === 0) throw new ValidationError('prompt must contain at least one token');
@@ -156,10 +161,12 @@ export function createSequence(
   const eosIds = idSet(request.eos_token_ids, stop.stop_token_ids_hidden);
   const eosId = eosIds.size > 0 ? eosIds.values().next().value! : null;
   const seedHash = promptSeedHash(request.sampling_options?.seed, prompt);
-  const stream = new TokenStream(vocab, seedHash);
+  const random = new TokenStream(vocab, seedHash);
   // Drawn first so the natural length does not depend on later options.
-  const drawn = stream.nextInRange(opts.naturalLengthMin, opts.naturalLengthMax);
-  const naturalLength = ignoreEos || eosId === null ? Infinity : Math.max(drawn, minTokens + 1);
+  const drawn = random.nextInRange(opts.naturalLengthMin, opts.naturalLengthMax);
+  const stream = script ? new ScriptedStream(script, random) : random;
+  const ending = script ? script.length + 1 : drawn;
+  const naturalLength = ignoreEos || eosId === null ? Infinity : Math.max(ending, minTokens + 1);
 
   const topK = request.output_options?.logprobs;
   if (topK != null && (!Number.isSafeInteger(topK) || topK < 0 || topK > MAX_TOP_LOGPROBS)) {

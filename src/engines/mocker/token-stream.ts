@@ -12,7 +12,15 @@ export function promptSeedHash(seed: number | null | undefined, prompt: readonly
   return computeLocalBlockHashes(prompt, prompt.length, seedBig)[0] ?? seedBig;
 }
 
-export class TokenStream {
+/** Where a sequence's generated tokens come from. */
+export interface OutputTokens {
+  /** True while a multi-token unit is half emitted: ending now would cut a character. */
+  readonly midUnit: boolean;
+  /** Next token; a new unit is chosen only if it fits in `budget` tokens (this one included). */
+  nextToken(budget: number): number;
+}
+
+export class TokenStream implements OutputTokens {
   private state: number;
   /** Remaining tokens of the unit being emitted: unitTokens[pos .. end). */
   private pos = 0;
