@@ -14,6 +14,8 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     overloadStatus: config.httpOverloadStatusCode,
     gracefulShutdownSecs: config.httpGracefulShutdownTimeoutSecs,
     forceIncludeUsage: config.enableForceIncludeUsage,
+    reasoningField: config.reasoningFieldName,
+    reasoningDispatch: config.enableStreamingReasoningDispatch,
     contextWindow: config.contextWindow,
     maxOutputTokens: config.maxOutputTokens,
     paths: httpPaths(config),

@@ -4,6 +4,8 @@ export {
   TokenTable,
   decodeStream,
   ResponseFold,
+  reasoningFor,
+  type ChoiceReasoning,
   type ChoiceDelta,
   type DecodedStep,
   type FoldedChoice,

@@ -50,8 +50,8 @@ export const frontendFeatureOptions = [
   },
   {
     key: 'enableStreamingReasoningDispatch', flag: 'enable-streaming-reasoning-dispatch', env: 'DYN_ENABLE_STREAMING_REASONING_DISPATCH', type: 'bool',
-    group: 'Experimental', scope: 'frontend', built: false, default: false,
-    help: 'Emit an `event: reasoning_dispatch` SSE event when reasoning ends',
+    group: 'Experimental', scope: 'frontend', built: true, default: false,
+    help: 'Emit an `event: reasoning_dispatch` SSE event with the whole reasoning block when reasoning ends',
   },
   {
     key: 'reasoningFieldName', flag: 'reasoning-field-name', env: 'DYN_REASONING_FIELD_NAME', type: 'enum',

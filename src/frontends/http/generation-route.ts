@@ -14,6 +14,8 @@ import {
   type DecodedStep,
   type FoldedChoice,
   type PreparedRequest,
+  reasoningFor,
+  type ChoiceReasoning,
 } from '../../pipeline/index.js';
 import { isDynamoError, type ModelApi, type RequestScope } from '../../protocols/index.js';
 import type { ModelRouteSpec } from './model-route.js';
@@ -37,6 +39,8 @@ export interface PreparedGeneration {
   runs: PreparedRequest[];
   /** Choices per prompt. */
   n: number;
+  /** The model's reasoning parser for this request's choices; absent when it has none. */
+  reasoning?: ChoiceReasoning;
 }
 
 /** One started generation, handed to the route to answer. */
@@ -179,7 +183,7 @@ export interface TranslatedChat extends PreparedGeneration {
 export async function prepareTranslatedChat(served: ServedModel, chatBody: unknown, stream: boolean): Promise<TranslatedChat> {
   const chat = served.preprocessor.validateChat(chatBody);
   const run = await served.preprocessor.preprocessChat(chat);
-  return { runs: [run], n: 1, model: chat.model, stream };
+  return { runs: [run], n: 1, model: chat.model, stream, reasoning: reasoningFor(served.parsers.reasoning, chat) };
 }
 
 /** How a translated route answers its one choice: the unary body, or the sink of its stream (which writes its opening events). */
@@ -196,7 +200,12 @@ export async function answerSingleChoice(
   answer: SingleChoiceAnswer,
 ): Promise<unknown> {
   const { stream } = generation.prepared;
-  const fold = new ResponseFold({ promptTokens: generation.promptTokens, collectText: !stream, request: generation.request });
+  const fold = new ResponseFold({
+    promptTokens: generation.promptTokens,
+    collectText: !stream,
+    request: generation.request,
+    reasoning: generation.prepared.reasoning,
+  });
   if (!stream) {
     if (!(await foldAll(generation, fold))) return;
     return sendJson(reply, answer.unary(fold.choices()[0], fold));

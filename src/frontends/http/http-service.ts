@@ -10,6 +10,7 @@ import { EMBEDDINGS_ROUTE } from './embeddings-route.js';
 import { EMBEDDINGS_DOC, IMAGES_DOC, VIDEOS_DOC, VIDEOS_STREAM_DOC } from './media-route-docs.js';
 import { IMAGES_ROUTE, VIDEOS_ROUTE, VIDEOS_STREAM_ROUTE } from './media-routes.js';
 import { modelRouteHandler } from './model-route.js';
+import type { ReasoningField } from './openai-chunks.js';
 import { registerOpenAiRoutes } from './openai-routes.js';
 import { registerOpenApi } from './openapi.js';
 import { documented, type RouteDoc } from './route-docs.js';
@@ -61,6 +62,10 @@ export interface HttpServiceOptions {
   overloadStatus: number;
   gracefulShutdownSecs: number;
   forceIncludeUsage: boolean;
+  /** DYN_REASONING_FIELD_NAME (default reasoning_content). */
+  reasoningField?: ReasoningField;
+  /** DYN_ENABLE_STREAMING_REASONING_DISPATCH. */
+  reasoningDispatch?: boolean;
   contextWindow?: number;
   maxOutputTokens?: number;
   paths: HttpPaths;
@@ -116,6 +121,8 @@ export class HttpService {
       chatPath: opts.paths.chat,
       completionsPath: opts.paths.completions,
       forceIncludeUsage: opts.forceIncludeUsage,
+      reasoningField: opts.reasoningField ?? 'reasoning_content',
+      reasoningDispatch: opts.reasoningDispatch ?? false,
       requestScope: opts.requestScope,
       sseKeepAliveMs: opts.sseKeepAliveMs,
       preCommitErrorPeekMs: opts.preCommitErrorPeekMs,

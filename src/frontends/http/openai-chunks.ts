@@ -7,15 +7,21 @@ import { chatLogprobs, completionLogprobs } from './openai-logprobs.js';
 
 export type ApiKind = 'chat' | 'completions';
 
+/** The name chat gives the reasoning text in deltas and messages (DYN_REASONING_FIELD_NAME). */
+export type ReasoningField = 'reasoning_content' | 'reasoning';
+
 export class ChunkSerializer {
   private readonly head: string;
+  private readonly reasoningKey: string;
 
   constructor(
     readonly kind: ApiKind,
     readonly id: string,
     readonly created: number,
     readonly model: string,
+    reasoningField: ReasoningField = 'reasoning_content',
   ) {
+    this.reasoningKey = `"${reasoningField}":`;
     const object = kind === 'chat' ? 'chat.completion.chunk' : 'text_completion';
     const fingerprint = kind === 'chat' ? ',"system_fingerprint":null' : '';
     this.head = `{"id":${JSON.stringify(id)},"object":"${object}","created":${created},"model":${JSON.stringify(model)}${fingerprint},"choices":[`;
@@ -39,6 +45,7 @@ export class ChunkSerializer {
       return `{"index":${d.index},"text":${JSON.stringify(d.text)},"logprobs":${logprobs},"finish_reason":${finish}${stopReason}}`;
     }
     let delta = d.first ? '"role":"assistant"' : '';
+    if (d.reasoning.length > 0) delta += `${delta ? ',' : ''}${this.reasoningKey}${JSON.stringify(d.reasoning)}`;
     if (d.text.length > 0) delta += `${delta ? ',' : ''}"content":${JSON.stringify(d.text)}`;
     const logprobs = d.logprobs ? JSON.stringify(chatLogprobs(d.logprobs)) : 'null';
     return `{"index":${d.index},"delta":{${delta}},"finish_reason":${finish},"logprobs":${logprobs}${stopReason}}`;
@@ -53,6 +60,7 @@ export function foldedResponse(
   model: string,
   choices: FoldedChoice[],
   usage: CompletionUsage,
+  reasoningField: ReasoningField = 'reasoning_content',
 ): Record<string, unknown> {
   const sorted = [...choices].sort((a, b) => a.index - b.index);
   if (kind === 'completions') {
@@ -79,7 +87,11 @@ export function foldedResponse(
     system_fingerprint: null,
     choices: sorted.map((c) => ({
       index: c.index,
-      message: { role: 'assistant', content: c.text.length > 0 ? c.text : null },
+      message: {
+        role: 'assistant',
+        content: c.text.length > 0 ? c.text : null,
+        ...(c.reasoning.length > 0 ? { [reasoningField]: c.reasoning } : {}),
+      },
       finish_reason: c.finishReason,
       logprobs: c.logprobs ? chatLogprobs(c.logprobs) : null,
       ...(c.stopReason !== null ? { stop_reason: c.stopReason } : {}),

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ModelManager, ServedModel } from '../../models/index.js';
 import {
   ResponseFold,
+  reasoningFor,
   validateChatRequest,
   validateCompletionRequest,
   type PreparedRequest,
@@ -19,8 +20,9 @@ import {
   type PreparedGeneration,
 } from './generation-route.js';
 import { modelRouteHandler } from './model-route.js';
-import { ChunkSerializer, foldedResponse, type ApiKind } from './openai-chunks.js';
+import { ChunkSerializer, foldedResponse, type ApiKind, type ReasoningField } from './openai-chunks.js';
 import { CHAT_DOC, COMPLETIONS_DOC } from './openai-route-docs.js';
+import { ReasoningDispatch } from './reasoning-dispatch.js';
 import { postRoute } from './server.js';
 import type { HttpServiceState } from './service-state.js';
 
@@ -29,6 +31,10 @@ export interface OpenAiRouteOptions extends GenerationRouteOptions {
   completionsPath: string;
   /** DYN_ENABLE_FORCE_INCLUDE_USAGE: every stream ends with a usage chunk. */
   forceIncludeUsage: boolean;
+  /** DYN_REASONING_FIELD_NAME: what chat calls the reasoning text. */
+  reasoningField: ReasoningField;
+  /** DYN_ENABLE_STREAMING_REASONING_DISPATCH: an `event: reasoning_dispatch` per closed reasoning block. */
+  reasoningDispatch: boolean;
 }
 
 /** The request fields the HTTP layer itself acts on; the rest belongs to the preprocessor. */
@@ -85,7 +91,8 @@ class OpenAiRoute implements GenerationRoute<Prepared> {
   async prepare(body: unknown, served: ServedModel): Promise<Prepared> {
     if (this.kind === 'chat') {
       const request = served.preprocessor.validateChat(body);
-      return { flags: request, n: request.n ?? 1, runs: [await served.preprocessor.preprocessChat(request)] };
+      const runs = [await served.preprocessor.preprocessChat(request)];
+      return { flags: request, n: request.n ?? 1, runs, reasoning: reasoningFor(served.parsers.reasoning, request) };
     }
     const request = served.preprocessor.validateCompletion(body);
     const n = request.n ?? 1;
@@ -103,17 +110,22 @@ class OpenAiRoute implements GenerationRoute<Prepared> {
       request: generation.request,
       logprobs: runs[0]!.request.output_options.logprobs != null,
       prefix,
+      reasoning: generation.prepared.reasoning,
     });
     if (!flags.stream) {
       if (!(await foldAll(generation, fold))) return;
-      return sendJson(reply, foldedResponse(this.kind, id, created, flags.model, fold.choices(), fold.usage()));
+      return sendJson(reply, foldedResponse(this.kind, id, created, flags.model, fold.choices(), fold.usage(), this.opts.reasoningField));
     }
     const includeUsage = this.opts.forceIncludeUsage || flags.stream_options?.include_usage === true;
-    const serializer = new ChunkSerializer(this.kind, id, created, flags.model);
+    const serializer = new ChunkSerializer(this.kind, id, created, flags.model, this.opts.reasoningField);
     const sse = openEventStream(reply, this.opts.sseKeepAliveMs);
+    const dispatch = this.opts.reasoningDispatch && generation.prepared.reasoning ? new ReasoningDispatch(sse) : undefined;
     for (const [name, json] of annotationEvents(generation.prepared.runs[0]!, generation.requestId)) sse.annotation(name, json);
     await streamGeneration(generation, reply, sse, fold, {
-      delta: (delta) => sse.data(serializer.choice(delta)),
+      delta: (delta) => {
+        sse.data(serializer.choice(delta));
+        dispatch?.after(delta);
+      },
       finish: () => {
         if (includeUsage) sse.data(serializer.usage(fold.usage()));
         sse.done();

@@ -6,6 +6,8 @@
 import type { CompletionUsage } from '../../protocols/index.js';
 import type { RequestLifecycle } from '../request-lifecycle.js';
 import type { ChoiceFinishReason, DecodedStep } from './decode-stream.js';
+import type { ReasoningParser } from './parsers/reasoning-parser.js';
+import type { ChoiceReasoning } from './parsers/reasoning-selection.js';
 import type { TokenLogprob } from './token-logprobs.js';
 
 /** The finish reasons clients see: an engine-side `cancelled` reads as `stop`. */
@@ -14,8 +16,10 @@ export type WireFinishReason = Exclude<ChoiceFinishReason, 'cancelled'>;
 /** What one step of one choice has to send. */
 export interface ChoiceDelta {
   index: number;
-  /** Newly released text; "" only on a finishing step. */
+  /** Newly released answer text; "" on a step that released only reasoning, or only a finish. */
   text: string;
+  /** Newly released reasoning text (only with a reasoning parser; "" otherwise). */
+  reasoning: string;
   /** The engine tokens of this step. */
   tokens: number;
   /** The first delta sent for this choice. */
@@ -32,8 +36,10 @@ export interface ChoiceDelta {
 /** One choice of a unary answer. */
 export interface FoldedChoice {
   index: number;
-  /** The whole text (empty unless the fold collects text). */
+  /** The whole answer text (empty unless the fold collects text). */
   text: string;
+  /** The whole reasoning text, split off by the model's reasoning parser (empty unless collected). */
+  reasoning: string;
   finishReason: WireFinishReason | null;
   stopReason: string | number | null;
   /** The engine's completion_tokens when it reported them, else the tokens counted. */
@@ -53,6 +59,8 @@ export interface ResponseFoldOptions {
   logprobs?: boolean;
   /** Text a choice starts with, before anything generated (completions `echo`), by choice index. */
   prefix?: (index: number) => string;
+  /** The model's reasoning parser, one per choice; absent: the text passes untouched. */
+  reasoning?: ChoiceReasoning;
 }
 
 const WIRE_FINISH: Readonly<Record<ChoiceFinishReason, WireFinishReason>> = {
@@ -69,6 +77,8 @@ interface ChoiceState extends FoldedChoice {
   pending?: TokenLogprob[];
   /** Characters of the choice's token texts so far (the prefix included): the next text offset. */
   offset: number;
+  /** This choice's reasoning parser, when the model has one. */
+  parser?: ReasoningParser;
 }
 
 export function wireFinishReason(reason: ChoiceFinishReason | null): WireFinishReason | null {
@@ -78,8 +88,9 @@ export function wireFinishReason(reason: ChoiceFinishReason | null): WireFinishR
 /**
  * Folds the steps of one request. `step()` returns the delta a stream sends for it, or null when
  * the step has no text and no finish (text the stop-string jail still holds); `usage()` and
- * `choices()` give the totals once the steps are done. Reasoning and tool-call parsers belong
- * between the finish mapping and the skip rule of `step()`, keeping their state per choice.
+ * `choices()` give the totals once the steps are done. Each choice's text goes through the
+ * model's reasoning parser first (its finishing step flushes it), then (soon) the tool-call parser;
+ * the skip rule counts both texts.
  */
 export class ResponseFold {
   /** By choice index (dense: prompt * n + choice). */
@@ -97,22 +108,38 @@ export class ResponseFold {
     this.countUsage(state, step);
     const finishReason = wireFinishReason(step.finish_reason);
     const first = !state.sent;
-    const text = first && this.opts.prefix ? this.opts.prefix(step.index) + step.text : step.text;
-    if (this.opts.collectText) state.text += step.text;
+    let released = step.text;
+    let reasoning = '';
+    if (state.parser) {
+      const split = state.parser.push(released);
+      if (finishReason !== null) {
+        const rest = state.parser.finish();
+        split.reasoning += rest.reasoning;
+        split.content += rest.content;
+      }
+      released = split.content;
+      reasoning = split.reasoning;
+    }
+    // The tool-call parser goes here: it takes the answer text the reasoning parser left.
+    const text = first && this.opts.prefix ? this.opts.prefix(step.index) + released : released;
+    if (this.opts.collectText) {
+      state.text += released;
+      state.reasoning += reasoning;
+    }
     if (finishReason !== null) {
       state.finishReason = finishReason;
       state.stopReason = step.stop_reason;
     }
     const logprobs = this.opts.logprobs && step.logprobs ? this.placeLogprobs(state, step.logprobs) : undefined;
-    if (step.text.length === 0 && finishReason === null) {
+    if (released.length === 0 && reasoning.length === 0 && finishReason === null) {
       if (logprobs) state.pending = logprobs;
       return null;
     }
     state.sent = true;
-    const delta: ChoiceDelta = { index: step.index, text, tokens, first, finishReason, stopReason: step.stop_reason };
-    const released = logprobs ?? state.pending;
+    const delta: ChoiceDelta = { index: step.index, text, reasoning, tokens, first, finishReason, stopReason: step.stop_reason };
+    const entries = logprobs ?? state.pending;
     state.pending = undefined;
-    if (released && released.length > 0) delta.logprobs = released;
+    if (entries && entries.length > 0) delta.logprobs = entries;
     return delta;
   }
 
@@ -130,7 +157,7 @@ export class ResponseFold {
   choices(): FoldedChoice[] {
     return this.states
       .filter((s) => s !== undefined)
-      .map(({ sent: _sent, pending: _pending, offset: _offset, ...choice }) => choice);
+      .map(({ sent: _sent, pending: _pending, offset: _offset, parser: _parser, ...choice }) => choice);
   }
 
   private newState(index: number): ChoiceState {
@@ -138,6 +165,7 @@ export class ResponseFold {
     const state: ChoiceState = {
       index,
       text: this.opts.collectText ? prefix : '',
+      reasoning: '',
       finishReason: null,
       stopReason: null,
       outputTokens: 0,
@@ -145,6 +173,7 @@ export class ResponseFold {
       offset: this.opts.logprobs ? codePoints(prefix) : 0,
     };
     if (this.opts.logprobs && this.opts.collectText) state.logprobs = [];
+    if (this.opts.reasoning) state.parser = this.opts.reasoning();
     this.states[index] = state;
     return state;
   }

@@ -39,9 +39,9 @@ test('a step with no text and no finish sends nothing but still counts its token
   const fold = new ResponseFold({ promptTokens: 3, collectText: false });
   assert.equal(fold.step(step(0, '', 2)), null);
   const delta = fold.step(step(0, 'held', 1));
-  assert.deepEqual(delta, { index: 0, text: 'held', tokens: 1, first: true, finishReason: null, stopReason: null });
+  assert.deepEqual(delta, { index: 0, text: 'held', reasoning: '', tokens: 1, first: true, finishReason: null, stopReason: null });
   const finish = fold.step(step(0, '', 0, { finish_reason: 'stop', stop_reason: 'END' }));
-  assert.deepEqual(finish, { index: 0, text: '', tokens: 0, first: false, finishReason: 'stop', stopReason: 'END' });
+  assert.deepEqual(finish, { index: 0, text: '', reasoning: '', tokens: 0, first: false, finishReason: 'stop', stopReason: 'END' });
   assert.deepEqual(fold.usage(), { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 });
 });
 
@@ -61,8 +61,8 @@ test('unary choices: whole text, finish, stop_reason and output tokens, ordered 
   fold.step(step(0, 'llo', 2, { finish_reason: 'stop', stop_reason: 7 }));
   fold.step(step(1, 'y', 1, { finish_reason: 'length', usage: { prompt_tokens: 4, completion_tokens: 5, total_tokens: 9 } }));
   assert.deepEqual(fold.choices(), [
-    { index: 0, text: 'hello', finishReason: 'stop', stopReason: 7, outputTokens: 3 },
-    { index: 1, text: 'xy', finishReason: 'length', stopReason: null, outputTokens: 5 },
+    { index: 0, text: 'hello', reasoning: '', finishReason: 'stop', stopReason: 7, outputTokens: 3 },
+    { index: 1, text: 'xy', reasoning: '', finishReason: 'length', stopReason: null, outputTokens: 5 },
   ]);
   assert.deepEqual(fold.usage(), { prompt_tokens: 4, completion_tokens: 8, total_tokens: 12 });
 });

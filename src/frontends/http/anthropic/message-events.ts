@@ -7,14 +7,14 @@ import type { ChoiceDelta, ResponseFold } from '../../../pipeline/index.js';
 import { anthropicStreamErrorJson } from '../error-envelope.js';
 import type { StreamSink } from '../generation-route.js';
 import type { SseWriter } from '../sse-writer.js';
-import { messageObject, messageStop, messageUsage, textBlock, type MessageHead } from './message-object.js';
+import { messageObject, messageStop, messageUsage, textBlock, thinkingBlock, type MessageHead } from './message-object.js';
 
 type Json = Record<string, unknown>;
 
 /**
- * One content block as it streams. The thinking and tool_use blocks of the output parsers are more
- * kinds (`thinking_delta`, `input_json_delta`), each opened by MessageEvents when the fold's delta
- * first carries its kind of content; a block with a `key` (a tool call's id) opens a new block
+ * One content block as it streams, opened by MessageEvents when the fold's delta first carries its
+ * kind of content (text, the reasoning parser's thinking; the tool-call parser's tool_use, with
+ * `input_json_delta`, is one more kind); a block with a `key` (a tool call's id) opens a new block
  * when the key changes, so consecutive calls each get their own.
  */
 export interface StreamedBlock {
@@ -24,11 +24,12 @@ export interface StreamedBlock {
   delta(fragment: string): Json;
 }
 
-export type BlockKind = 'text';
+export type BlockKind = 'text' | 'thinking';
 
 /** The block of each kind, by name. */
 const BLOCKS: Readonly<Record<BlockKind, () => StreamedBlock>> = {
   text: () => ({ start: textBlock(''), delta: (text) => ({ type: 'text_delta', text }) }),
+  thinking: () => ({ start: thinkingBlock(''), delta: (thinking) => ({ type: 'thinking_delta', thinking }) }),
 };
 
 interface OpenBlock {
@@ -56,6 +57,7 @@ export class MessageEvents implements StreamSink {
   }
 
   delta(delta: ChoiceDelta): void {
+    if (delta.reasoning.length > 0) this.append('thinking', delta.reasoning);
     if (delta.text.length > 0) this.append('text', delta.text);
   }
 

@@ -55,3 +55,16 @@ export function messageObject(head: MessageHead, content: Json[], stop: MessageS
 export function textBlock(text: string): Json {
   return { type: 'text', text };
 }
+
+/** The model's reasoning; the signature is empty, as no signing key vouches for it here. */
+export function thinkingBlock(thinking: string): Json {
+  return { type: 'thinking', thinking, signature: '' };
+}
+
+/** A unary message's content: the thinking block first, then the text, each only when not empty. */
+export function contentBlocks(reasoning: string, text: string): Json[] {
+  const blocks: Json[] = [];
+  if (reasoning.length > 0) blocks.push(thinkingBlock(reasoning));
+  if (text.length > 0) blocks.push(textBlock(text));
+  return blocks;
+}

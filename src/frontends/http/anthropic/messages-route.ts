@@ -21,7 +21,7 @@ import { newItemId } from '../responses/response-object.js';
 import { frameworkErrorHandler, postRoute, sendError } from '../server.js';
 import type { HttpServiceState } from '../service-state.js';
 import { MessageEvents } from './message-events.js';
-import { messageObject, messageStop, textBlock, type MessageHead } from './message-object.js';
+import { contentBlocks, messageObject, messageStop, type MessageHead } from './message-object.js';
 import { messagesModelName, translateCountTokensRequest, translateMessagesRequest, type MessagesTranslation } from './request.js';
 import { COUNT_TOKENS_DOC, MESSAGES_DOC } from './route-doc.js';
 
@@ -75,9 +75,8 @@ class MessagesRoute implements GenerationRoute<Prepared> {
     const head: MessageHead = { id: newItemId('msg'), model: prepared.model };
     return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, {
       unary(choice, fold) {
-        const text = choice?.text ?? '';
         const stop = messageStop(choice?.finishReason ?? null, choice?.stopReason ?? null, prepared.stopSequences);
-        return messageObject(head, text.length > 0 ? [textBlock(text)] : [], stop, fold.usage());
+        return messageObject(head, contentBlocks(choice?.reasoning ?? '', choice?.text ?? ''), stop, fold.usage());
       },
       stream(sse, fold) {
         const events = new MessageEvents(sse, head, fold, prepared.stopSequences);

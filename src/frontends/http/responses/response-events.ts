@@ -10,6 +10,8 @@ import {
   messageItem,
   newItemId,
   outputText,
+  reasoningItem,
+  reasoningText,
   responseFailure,
   responseObject,
   type ResponseHead,
@@ -20,39 +22,54 @@ type Json = Record<string, unknown>;
 type Emit = (type: string, payload: Json) => void;
 
 /**
- * One output item as it streams. The assistant's text is a MessageOutput; the reasoning and
- * function-call items of the output parsers (not built yet) implement this too, each opened by ResponseEvents
- * when the fold's delta first carries its kind of content.
+ * One output item as it streams, opened by ResponseEvents when the fold's delta first carries its
+ * kind of content and closed before the next item opens (as OpenAI streams them). The function-call
+ * items of the tool-call parser (not wired yet) are one more kind in OUTPUTS.
  */
 interface StreamedOutput {
   /** Writes the item's opening events. */
   open(emit: Emit, outputIndex: number): void;
+  /** Adds a fragment of the item's text. */
+  append(emit: Emit, text: string): void;
   /** Writes its closing events; returns the finished item for the response's `output`. */
-  close(emit: Emit, outputIndex: number, status: ResponseStatus): Json;
+  close(emit: Emit, status: ResponseStatus): Json;
 }
 
-class MessageOutput implements StreamedOutput {
-  private readonly id = newItemId('msg');
-  private text = '';
+/** An item whose one content part is a text that streams in deltas: the message, the reasoning. */
+abstract class TextPartOutput implements StreamedOutput {
+  protected abstract readonly id: string;
+  /** The item as output_item.added announces it. */
+  protected abstract readonly opening: Json;
+  /** The delta and done events of its text: `response.output_text`, `response.reasoning_text`. */
+  protected abstract readonly textEvents: string;
+  protected text = '';
   private outputIndex = 0;
+
+  protected abstract part(text: string): Json;
+  protected abstract item(status: ResponseStatus): Json;
 
   open(emit: Emit, outputIndex: number): void {
     this.outputIndex = outputIndex;
-    emit('response.output_item.added', { output_index: outputIndex, item: { id: this.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] } });
-    emit('response.content_part.added', { ...this.at(), part: outputText('') });
+    emit('response.output_item.added', { output_index: outputIndex, item: { id: this.id, ...this.opening } });
+    emit('response.content_part.added', { ...this.at(), part: this.part('') });
   }
 
   append(emit: Emit, text: string): void {
     this.text += text;
-    emit('response.output_text.delta', { ...this.at(), delta: text, logprobs: [] });
+    emit(`${this.textEvents}.delta`, { ...this.at(), delta: text, ...this.extras() });
   }
 
-  close(emit: Emit, outputIndex: number, status: ResponseStatus): Json {
-    emit('response.output_text.done', { ...this.at(), text: this.text, logprobs: [] });
-    emit('response.content_part.done', { ...this.at(), part: outputText(this.text) });
-    const item = messageItem(this.id, this.text, status);
-    emit('response.output_item.done', { output_index: outputIndex, item });
+  close(emit: Emit, status: ResponseStatus): Json {
+    emit(`${this.textEvents}.done`, { ...this.at(), text: this.text, ...this.extras() });
+    emit('response.content_part.done', { ...this.at(), part: this.part(this.text) });
+    const item = this.item(status);
+    emit('response.output_item.done', { output_index: this.outputIndex, item });
     return item;
+  }
+
+  /** Fields its text events carry besides the text. */
+  protected extras(): Json {
+    return {};
   }
 
   private at(): Json {
@@ -60,10 +77,57 @@ class MessageOutput implements StreamedOutput {
   }
 }
 
+class MessageOutput extends TextPartOutput {
+  protected readonly id = newItemId('msg');
+  protected readonly opening = { type: 'message', status: 'in_progress', role: 'assistant', content: [] };
+  protected readonly textEvents = 'response.output_text';
+
+  protected part(text: string): Json {
+    return outputText(text);
+  }
+
+  protected item(status: ResponseStatus): Json {
+    return messageItem(this.id, this.text, status);
+  }
+
+  protected override extras(): Json {
+    return { logprobs: [] };
+  }
+}
+
+class ReasoningOutput extends TextPartOutput {
+  protected readonly id = newItemId('rs');
+  protected readonly opening = { type: 'reasoning', status: 'in_progress', summary: [], content: [] };
+  protected readonly textEvents = 'response.reasoning_text';
+
+  protected part(text: string): Json {
+    return reasoningText(text);
+  }
+
+  protected item(status: ResponseStatus): Json {
+    return reasoningItem(this.id, this.text, status);
+  }
+}
+
+type OutputKind = 'message' | 'reasoning';
+
+/** The item of each kind, by name. */
+const OUTPUTS: Readonly<Record<OutputKind, () => StreamedOutput>> = {
+  message: () => new MessageOutput(),
+  reasoning: () => new ReasoningOutput(),
+};
+
+interface OpenOutput {
+  kind: OutputKind;
+  item: StreamedOutput;
+}
+
 export class ResponseEvents implements StreamSink {
   private sequence = 0;
-  private readonly items: StreamedOutput[] = [];
-  private message: MessageOutput | undefined;
+  /** The items closed so far, for the response's `output`. */
+  private readonly output: Json[] = [];
+  private open: OpenOutput | undefined;
+  private messageSeen = false;
   private readonly emit: Emit = (type, payload) => this.sse.event(type, JSON.stringify({ type, sequence_number: this.sequence++, ...payload }));
 
   constructor(
@@ -80,15 +144,17 @@ export class ResponseEvents implements StreamSink {
   }
 
   delta(delta: ChoiceDelta): void {
-    if (delta.text.length > 0) this.messageOutput().append(this.emit, delta.text);
+    if (delta.reasoning.length > 0) this.outputOf('reasoning').append(this.emit, delta.reasoning);
+    if (delta.text.length > 0) this.outputOf('message').append(this.emit, delta.text);
   }
 
   finish(): void {
     // A response always carries the assistant's message, even an empty one.
-    this.messageOutput();
+    if (!this.messageSeen) this.outputOf('message');
     const choice = this.fold.choices()[0];
     const { status, incompleteReason } = finishedStatus(choice?.finishReason ?? null);
-    const output = this.items.map((item, i) => item.close(this.emit, i, status));
+    this.closeOpen(status);
+    const output = this.output;
     const response = responseObject(this.head, { status, output, usage: this.fold.usage(), incompleteReason });
     this.emit(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
     this.sse.end();
@@ -99,15 +165,20 @@ export class ResponseEvents implements StreamSink {
     this.sse.end();
   }
 
-  private messageOutput(): MessageOutput {
-    if (this.message) return this.message;
-    this.message = new MessageOutput();
-    this.openItem(this.message);
-    return this.message;
+  /** The open item when it is of this kind; otherwise the open one closes and a new one opens. */
+  private outputOf(kind: OutputKind): StreamedOutput {
+    if (this.open?.kind === kind) return this.open.item;
+    this.closeOpen('completed');
+    const item = OUTPUTS[kind]();
+    this.open = { kind, item };
+    if (kind === 'message') this.messageSeen = true;
+    item.open(this.emit, this.output.length);
+    return item;
   }
 
-  private openItem(item: StreamedOutput): void {
-    this.items.push(item);
-    item.open(this.emit, this.items.length - 1);
+  private closeOpen(status: ResponseStatus): void {
+    if (!this.open) return;
+    this.output.push(this.open.item.close(this.emit, status));
+    this.open = undefined;
   }
 }

@@ -61,6 +61,15 @@ export function messageItem(id: string, text: string, status: ResponseStatus): J
   return { id, type: 'message', status, role: 'assistant', content: [outputText(text)] };
 }
 
+/** A reasoning item as OpenAI's spec has it: the raw reasoning as one `reasoning_text` part, no summary. */
+export function reasoningItem(id: string, text: string, status: ResponseStatus): Json {
+  return { id, type: 'reasoning', status, summary: [], content: [reasoningText(text)] };
+}
+
+export function reasoningText(text: string): Json {
+  return { type: 'reasoning_text', text };
+}
+
 export function outputText(text: string): Json {
   return { type: 'output_text', text, annotations: [], logprobs: [] };
 }
