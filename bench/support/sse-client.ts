@@ -21,7 +21,13 @@ export function streamingChatBody(model: string, maxTokens: number): string {
   });
 }
 
-export function streamChat(port: number, payload: string, agent: http.Agent): Promise<StreamTiming> {
+/** Counts the data events that carry answer text (the default) or whatever `carriesToken` says. */
+export function streamChat(
+  port: number,
+  payload: string,
+  agent: http.Agent,
+  carriesToken: (event: string) => boolean = (e) => e.includes('"content"'),
+): Promise<StreamTiming> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
     let first = 0;
@@ -42,7 +48,7 @@ export function streamChat(port: number, payload: string, agent: http.Agent): Pr
           const events = (tail + chunk).split('\n\n');
           tail = events.pop()!;
           for (const e of events) {
-            if (!e.startsWith('data: {') || !e.includes('"content"')) continue;
+            if (!e.startsWith('data: {') || !carriesToken(e)) continue;
             if (tokens++ === 0) first = performance.now();
           }
         });

@@ -24,11 +24,18 @@ export function partialMarkerLength(text: string, markers: readonly string[]): n
   let held = 0;
   for (const marker of markers) {
     for (let k = Math.min(marker.length - 1, text.length); k > held; k--) {
-      if (text.endsWith(marker.slice(0, k))) {
+      if (endsWithStartOf(text, marker, k)) {
         held = k;
         break;
       }
     }
   }
   return held;
+}
+
+/** `text` ends with the first `k` characters of `marker` (compared in place: this runs per token). */
+function endsWithStartOf(text: string, marker: string, k: number): boolean {
+  const offset = text.length - k;
+  for (let i = 0; i < k; i++) if (text.charCodeAt(offset + i) !== marker.charCodeAt(i)) return false;
+  return true;
 }

@@ -28,11 +28,16 @@ export class MarkerSpanParser extends HeldTextParser {
   /** Still at the very start of an open output, where a start marker may yet be dropped. */
   private atOpenStart: boolean;
   private spansClosed = 0;
+  /** The markers content text is scanned for, before and after the first span closed (built once). */
+  private readonly contentMarkers: { first: readonly string[]; later: readonly string[] };
 
   constructor(private readonly format: MarkerSpanFormat) {
     super();
     this.inSpan = format.startsOpen;
     this.atOpenStart = format.startsOpen;
+    const stray = format.dropsStrayEnd ? format.ends : [];
+    const later = format.reopens ? format.starts : [];
+    this.contentMarkers = { first: [...format.starts, ...stray], later: [...later, ...stray] };
   }
 
   override finish(): ReasoningSplit {
@@ -72,13 +77,12 @@ export class MarkerSpanParser extends HeldTextParser {
   }
 
   private stepInContent(out: ReasoningSplit): boolean {
-    const starts = this.format.reopens || this.spansClosed === 0 ? this.format.starts : [];
-    const markers = this.format.dropsStrayEnd ? [...starts, ...this.format.ends] : starts;
+    const markers = this.spansClosed === 0 ? this.contentMarkers.first : this.contentMarkers.later;
     const hit = firstMarker(this.held, markers);
     if (hit !== null) {
       out.content += this.held.slice(0, hit.index);
       this.held = this.held.slice(hit.index + hit.marker.length);
-      this.inSpan = starts.includes(hit.marker);
+      this.inSpan = (this.format.reopens || this.spansClosed === 0) && this.format.starts.includes(hit.marker);
       return true;
     }
     out.content += this.release(markers);
