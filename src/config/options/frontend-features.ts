@@ -55,7 +55,7 @@ export const frontendFeatureOptions = [
   },
   {
     key: 'reasoningFieldName', flag: 'reasoning-field-name', env: 'DYN_REASONING_FIELD_NAME', type: 'enum',
-    choices: { reasoning_content: true, reasoning: false },
+    choices: { reasoning_content: true, reasoning: true },
     group: 'Experimental', scope: 'frontend', built: true, default: 'reasoning_content',
     help: 'Name of the reasoning field in chat deltas and messages',
   },
