@@ -1,0 +1,43 @@
+// How a model marks its tool calls up, as data: the markers that open and close a run of calls,
+// a call, its name and its arguments. One engine (tool-markup-parser.ts) reads every such format.
+
+/** The arguments are written as raw JSON between two markers (kimi_k2, deepseek, harmony). */
+export interface JsonArgumentsMarkup {
+  kind: 'json';
+  /** Ends the arguments; the call's end marker when absent. What follows up to the call's end is dropped. */
+  end?: string;
+}
+
+/** The arguments are written one parameter at a time; the engine builds the JSON object. */
+export interface ParameterArgumentsMarkup {
+  kind: 'parameters';
+  /** Opens a parameter; its key follows. */
+  start: string;
+  /** Ends the key. */
+  keyEnd: string;
+  /** Opens the value, when the format marks it apart from the key's end. */
+  valueStart?: string;
+  /** Ends the value. */
+  valueEnd: string;
+  /**
+   * How a value's text becomes JSON: `schema` types it by the tool's parameter schema (text when
+   * the schema does not say), `json` takes it as JSON when it parses and as text otherwise.
+   */
+  typing: 'schema' | 'json';
+}
+
+export interface ToolMarkupFormat {
+  /** A run of calls between these markers; absent when each call stands alone in the content. */
+  section?: { starts: readonly string[]; ends: readonly string[] };
+  /** Open a call; its name follows. */
+  callStarts: readonly string[];
+  /** End the name; not consumed (a name end may also open what follows). */
+  nameEnds: readonly string[];
+  /** The call's name from the text between its start and its name's end. */
+  cleanName?: (raw: string) => string;
+  /** Skipped up to and including, after the name, before the arguments. */
+  argumentsStart?: string;
+  arguments: JsonArgumentsMarkup | ParameterArgumentsMarkup;
+  /** Ends a call. */
+  callEnd: string;
+}

@@ -1,0 +1,339 @@
+// The engine for every tool-call format written as markers around a name and its arguments
+// (tool-markup-format.ts). Content streams at once but for a tail that could still begin a marker;
+// a call streams as soon as its name is known, its arguments as they come (raw JSON as written,
+// parameters one `"key":value` piece each as it completes). Markup that turns out not to be a call
+// (no name, arguments that are not a JSON object, junk where a call must start) is released as the
+// content it was.
+
+import { randomUUID } from 'node:crypto';
+import { firstMarker, partialMarkerLength } from './marker-scan.js';
+import type { ToolCallParser, ToolCallParserOptions, ToolParseItem, ToolSpec } from './tool-call-parser.js';
+import type { ParameterArgumentsMarkup, ToolMarkupFormat } from './tool-markup-format.js';
+import { jsonOrText, parameterType, typedValue } from './tool-parameter-value.js';
+
+type State =
+  | 'content'
+  | 'section'
+  | 'name'
+  | 'opening'
+  | 'jsonLead'
+  | 'json'
+  | 'closing'
+  | 'parameters'
+  | 'key'
+  | 'valueOpen'
+  | 'value';
+
+/** A name no longer than this that has not ended is not a name. */
+const MAX_NAME = 256;
+const NAME = /^[\p{L}\p{N}_.\-:/]+$/u;
+
+function stripQuotes(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"') ? trimmed.slice(1, -1) : trimmed;
+}
+
+/** One leading and one trailing newline are layout around a value (`<parameter=k>\nv\n</parameter>`). */
+function stripLayout(text: string): string {
+  return text.replace(/^\r?\n/, '').replace(/\r?\n$/, '');
+}
+
+export class ToolMarkupParser implements ToolCallParser {
+  private held = '';
+  /** Markup consumed since the current block began, released as content if it is not a call after all. */
+  private raw = '';
+  private state: State = 'content';
+  private out: ToolParseItem[] = [];
+  private calls = 0;
+  private name = '';
+  private key = '';
+  private parametersGiven = 0;
+  private readonly tools: readonly ToolSpec[];
+  private readonly newCallId: () => string;
+
+  constructor(
+    private readonly format: ToolMarkupFormat,
+    options: ToolCallParserOptions,
+  ) {
+    this.tools = options.tools;
+    this.newCallId = options.newCallId ?? (() => `call-${randomUUID()}`);
+  }
+
+  push(text: string): ToolParseItem[] {
+    this.held += text;
+    while (this.held.length > 0 && this.step());
+    return this.take();
+  }
+
+  finish(): ToolParseItem[] {
+    const rest = this.held;
+    this.held = '';
+    switch (this.state) {
+      case 'content':
+        this.content(rest);
+        break;
+      case 'section':
+        // A section left open after its calls leaves only layout (or a cut marker) behind.
+        if ((this.raw + rest).trim() !== '') this.content(this.raw + rest);
+        break;
+      case 'name':
+      case 'opening':
+      case 'jsonLead':
+        this.content(this.raw + rest);
+        break;
+      case 'json':
+        this.fragment(rest.trimEnd().replace(/`+$/, '').trimEnd());
+        this.endCall();
+        break;
+      case 'value':
+        this.parameter(rest);
+        this.closeParameters();
+        break;
+      case 'closing':
+        this.endCall();
+        break;
+      case 'parameters':
+      case 'key':
+      case 'valueOpen':
+        this.closeParameters();
+        break;
+    }
+    this.raw = '';
+    this.state = 'content';
+    return this.take();
+  }
+
+  private take(): ToolParseItem[] {
+    const out = this.out;
+    this.out = [];
+    return out;
+  }
+
+  /** Settles what it can of the held text; false when the rest must wait for more. */
+  private step(): boolean {
+    switch (this.state) {
+      case 'content':
+        return this.stepContent();
+      case 'section':
+        return this.stepSection();
+      case 'name':
+        return this.stepName();
+      case 'opening':
+        return this.skipTo(this.format.argumentsStart ?? '', () => this.beginArguments());
+      case 'jsonLead':
+        return this.stepJsonLead();
+      case 'json':
+        return this.stepJson();
+      case 'closing':
+        return this.skipTo(this.format.callEnd, () => this.endCall());
+      case 'parameters':
+        return this.stepParameters();
+      case 'key':
+        return this.stepKey();
+      case 'valueOpen':
+        return this.skipTo(this.parameterMarkup().valueStart ?? '', () => (this.state = 'value'));
+      case 'value':
+        return this.stepValue();
+    }
+  }
+
+  private stepContent(): boolean {
+    const section = this.format.section;
+    const starts = section?.starts ?? this.format.callStarts;
+    const hit = firstMarker(this.held, starts);
+    if (hit === null) {
+      const keep = partialMarkerLength(this.held, starts);
+      this.content(this.held.slice(0, this.held.length - keep));
+      this.held = this.held.slice(this.held.length - keep);
+      return false;
+    }
+    this.content(this.held.slice(0, hit.index));
+    this.held = this.held.slice(hit.index);
+    this.consume(hit.marker.length);
+    this.state = section === undefined ? 'name' : 'section';
+    return true;
+  }
+
+  /** Between the calls of a section: only layout may come before the next call or the section's end. */
+  private stepSection(): boolean {
+    const ends = this.format.section?.ends ?? [];
+    const markers = [...this.format.callStarts, ...ends];
+    const hit = firstMarker(this.held, markers);
+    const before = hit === null ? this.held.slice(0, this.held.length - partialMarkerLength(this.held, markers)) : this.held.slice(0, hit.index);
+    if (before.trim() !== '') return this.malformed();
+    this.consume(before.length);
+    if (hit === null) return false;
+    this.consume(hit.marker.length);
+    if (ends.includes(hit.marker)) {
+      this.raw = '';
+      this.state = 'content';
+    } else {
+      this.state = 'name';
+    }
+    return true;
+  }
+
+  private stepName(): boolean {
+    const hit = firstMarker(this.held, this.format.nameEnds);
+    if (hit === null) return this.held.length > MAX_NAME ? this.malformed() : false;
+    const raw = this.held.slice(0, hit.index);
+    const name = (this.format.cleanName ?? ((text: string) => text.trim()))(raw);
+    if (!NAME.test(name)) return this.malformed();
+    this.name = name;
+    this.consume(raw.length);
+    if (this.format.argumentsStart !== undefined) this.state = 'opening';
+    else this.beginArguments();
+    return true;
+  }
+
+  private beginArguments(): void {
+    if (this.format.arguments.kind === 'json') {
+      this.state = 'jsonLead';
+      return;
+    }
+    this.startCall();
+    this.parametersGiven = 0;
+    this.state = 'parameters';
+  }
+
+  /** Raw JSON arguments must open an object; the call starts with it. */
+  private stepJsonLead(): boolean {
+    const lead = this.held.length - this.held.trimStart().length;
+    this.consume(lead);
+    if (this.held.length === 0) return false;
+    if (!this.held.startsWith('{')) return this.malformed();
+    this.startCall();
+    this.state = 'json';
+    return true;
+  }
+
+  private stepJson(): boolean {
+    const markup = this.format.arguments;
+    const end = (markup.kind === 'json' ? markup.end : undefined) ?? this.format.callEnd;
+    const index = this.held.indexOf(end);
+    if (index >= 0) {
+      this.fragment(this.held.slice(0, index).trimEnd());
+      this.held = this.held.slice(index + end.length);
+      if (end === this.format.callEnd) this.endCall();
+      else this.state = 'closing';
+      return true;
+    }
+    // Hold what could begin the end marker, and layout that may yet turn out to trail the object.
+    let keep = this.held.length - partialMarkerLength(this.held, [end]);
+    while (keep > 0 && /\s/.test(this.held[keep - 1] ?? '')) keep--;
+    this.fragment(this.held.slice(0, keep));
+    this.held = this.held.slice(keep);
+    return false;
+  }
+
+  private stepParameters(): boolean {
+    const markers = [this.parameterMarkup().start, this.format.callEnd];
+    const hit = firstMarker(this.held, markers);
+    if (hit === null) {
+      // Layout between parameters is dropped.
+      this.held = this.held.slice(this.held.length - partialMarkerLength(this.held, markers));
+      return false;
+    }
+    this.held = this.held.slice(hit.index + hit.marker.length);
+    if (hit.marker === this.format.callEnd) {
+      this.closeParameters();
+    } else {
+      this.state = 'key';
+    }
+    return true;
+  }
+
+  private stepKey(): boolean {
+    const markup = this.parameterMarkup();
+    const index = this.held.indexOf(markup.keyEnd);
+    if (index < 0) return false;
+    this.key = stripQuotes(this.held.slice(0, index));
+    this.held = this.held.slice(index + markup.keyEnd.length);
+    this.state = markup.valueStart === undefined ? 'value' : 'valueOpen';
+    return true;
+  }
+
+  private stepValue(): boolean {
+    const markup = this.parameterMarkup();
+    const index = this.held.indexOf(markup.valueEnd);
+    if (index < 0) return false;
+    this.parameter(this.held.slice(0, index));
+    this.held = this.held.slice(index + markup.valueEnd.length);
+    this.state = 'parameters';
+    return true;
+  }
+
+  /** Drops the held text up to and including `marker`, then `then`; false while it has not come. */
+  private skipTo(marker: string, then: () => void): boolean {
+    const index = this.held.indexOf(marker);
+    if (index < 0) {
+      if (this.state !== 'closing' && this.held.length > MAX_NAME) return this.malformed();
+      return false;
+    }
+    this.consume(index + marker.length);
+    then();
+    return true;
+  }
+
+  private parameterMarkup(): ParameterArgumentsMarkup {
+    const markup = this.format.arguments;
+    if (markup.kind !== 'parameters') throw new Error('parameter state in a raw JSON format');
+    return markup;
+  }
+
+  /** One `"key":value` piece of the arguments object. */
+  private parameter(text: string): void {
+    const value = stripLayout(text);
+    const json =
+      this.parameterMarkup().typing === 'schema'
+        ? typedValue(value, parameterType(this.tools, this.name, this.key))
+        : jsonOrText(value);
+    const lead = this.parametersGiven === 0 ? '{' : ',';
+    this.parametersGiven += 1;
+    this.fragment(`${lead}${JSON.stringify(this.key)}:${JSON.stringify(json)}`);
+  }
+
+  private closeParameters(): void {
+    this.fragment(this.parametersGiven === 0 ? '{}' : '}');
+    this.endCall();
+  }
+
+  /** The block so far was not a call: released as content, and the scan goes on after it. */
+  private malformed(): boolean {
+    this.content(this.raw);
+    this.raw = '';
+    this.state = 'content';
+    return true;
+  }
+
+  private consume(length: number): void {
+    this.raw += this.held.slice(0, length);
+    this.held = this.held.slice(length);
+  }
+
+  private startCall(): void {
+    this.raw = '';
+    this.out.push({ type: 'call_start', index: this.calls, id: this.newCallId(), name: this.name });
+  }
+
+  private fragment(text: string): void {
+    if (text !== '') this.out.push({ type: 'call_arguments', index: this.calls, fragment: text });
+  }
+
+  private endCall(): void {
+    this.out.push({ type: 'call_end', index: this.calls });
+    this.calls += 1;
+    this.state = this.format.section === undefined ? 'content' : 'section';
+  }
+
+  private content(text: string): void {
+    if (text === '') return;
+    const last = this.out[this.out.length - 1];
+    if (last?.type === 'content') last.text += text;
+    else this.out.push({ type: 'content', text });
+  }
+}
+
+export function markupToolParser(format: ToolMarkupFormat): (options: ToolCallParserOptions) => ToolCallParser {
+  return (options) => new ToolMarkupParser(format, options);
+}
