@@ -20,10 +20,10 @@ export interface ParameterArgumentsMarkup {
   /** Ends the value. */
   valueEnd: string;
   /**
-   * How a value's text becomes JSON: `schema` types it by the tool's parameter schema (text when
-   * the schema does not say), `json` takes it as JSON when it parses and as text otherwise.
+   * A value is typed by the tool's parameter schema; where the schema does not say, it is `text`,
+   * or (`json`) the JSON it spells when it parses and text otherwise.
    */
-  typing: 'schema' | 'json';
+  untyped: 'text' | 'json';
 }
 
 export interface ToolMarkupFormat {

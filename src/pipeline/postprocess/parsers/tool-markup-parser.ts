@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { firstMarker, partialMarkerLength } from './marker-scan.js';
 import type { ToolCallParser, ToolCallParserOptions, ToolParseItem, ToolSpec } from './tool-call-parser.js';
 import type { ParameterArgumentsMarkup, ToolMarkupFormat } from './tool-markup-format.js';
-import { jsonOrText, parameterType, typedValue } from './tool-parameter-value.js';
+import { parameterType, typedValue } from './tool-parameter-value.js';
 
 type State =
   | 'content'
@@ -284,10 +284,8 @@ export class ToolMarkupParser implements ToolCallParser {
   /** One `"key":value` piece of the arguments object. */
   private parameter(text: string): void {
     const value = stripLayout(text);
-    const json =
-      this.parameterMarkup().typing === 'schema'
-        ? typedValue(value, parameterType(this.tools, this.name, this.key))
-        : jsonOrText(value);
+    const type = parameterType(this.tools, this.name, this.key);
+    const json = typedValue(value, type, this.parameterMarkup().untyped);
     const lead = this.parametersGiven === 0 ? '{' : ',';
     this.parametersGiven += 1;
     this.fragment(`${lead}${JSON.stringify(this.key)}:${JSON.stringify(json)}`);

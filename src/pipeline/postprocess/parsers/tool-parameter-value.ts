@@ -33,16 +33,14 @@ const TYPED: Record<string, (text: string) => unknown> = {
   boolean: (text) => (text.toLowerCase() === 'true' ? true : text.toLowerCase() === 'false' ? false : text),
 };
 
-/** `text` as JSON of schema type `type`; text itself when it is not of that type. */
-export function typedValue(text: string, type: string | undefined): unknown {
+/**
+ * `text` as JSON of schema type `type`, text itself when it is not of that type; with no type,
+ * `untyped` decides: the text, or the JSON it spells when it parses.
+ */
+export function typedValue(text: string, type: string | undefined, untyped: 'text' | 'json'): unknown {
+  if (type === undefined) return untyped === 'json' ? jsonOr(text, text) : text;
   if (text.toLowerCase() === 'null' && type !== 'string') return null;
-  if (type === undefined) return text;
   const typed = TYPED[type];
   if (typed !== undefined) return typed(text);
-  return jsonOr(text, text);
-}
-
-/** `text` as JSON when it parses, else as text (formats whose values are written as JSON). */
-export function jsonOrText(text: string): unknown {
   return jsonOr(text, text);
 }

@@ -9,11 +9,11 @@ export const qwen3CoderTools = markupToolParser({
   callStarts: ['<function='],
   nameEnds: ['>'],
   argumentsStart: '>',
-  arguments: { kind: 'parameters', start: '<parameter=', keyEnd: '>', valueEnd: '</parameter>', typing: 'schema' },
+  arguments: { kind: 'parameters', start: '<parameter=', keyEnd: '>', valueEnd: '</parameter>', untyped: 'text' },
   callEnd: '</function>',
 });
 
-/** `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value>…</tool_call>`, values written as JSON. */
+/** `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value>…</tool_call>`, values typed by schema, else read as JSON. */
 export const glm47Tools = markupToolParser({
   callStarts: ['<tool_call>'],
   nameEnds: ['<arg_key>', '</tool_call>'],
@@ -23,7 +23,7 @@ export const glm47Tools = markupToolParser({
     keyEnd: '</arg_key>',
     valueStart: '<arg_value>',
     valueEnd: '</arg_value>',
-    typing: 'json',
+    untyped: 'json',
   },
   callEnd: '</tool_call>',
 });
@@ -35,6 +35,6 @@ export const minimaxM2Tools = markupToolParser({
   nameEnds: ['>'],
   cleanName: (raw) => raw.trim().replace(/^"(.*)"$/, '$1'),
   argumentsStart: '>',
-  arguments: { kind: 'parameters', start: '<parameter name=', keyEnd: '>', valueEnd: '</parameter>', typing: 'schema' },
+  arguments: { kind: 'parameters', start: '<parameter name=', keyEnd: '>', valueEnd: '</parameter>', untyped: 'text' },
   callEnd: '</invoke>',
 });
