@@ -30,7 +30,7 @@ export const deepseekV3Tools = markupToolParser({
   // The call's type (`function`) comes before the separator; the name after it.
   cleanName: (raw) => (raw.split(DEEPSEEK_SEP).pop() ?? '').trim(),
   argumentsStart: '```json',
-  arguments: { kind: 'json', end: '```' },
+  arguments: { kind: 'json' },
   callEnd: '<｜tool▁call▁end｜>',
 });
 

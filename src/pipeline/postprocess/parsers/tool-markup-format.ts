@@ -1,11 +1,12 @@
 // How a model marks its tool calls up, as data: the markers that open and close a run of calls,
 // a call, its name and its arguments. One engine (tool-markup-parser.ts) reads every such format.
 
-/** The arguments are written as raw JSON between two markers (kimi_k2, deepseek, harmony). */
+/**
+ * The arguments are written as one raw JSON object (kimi_k2, deepseek, harmony); what follows the
+ * object up to the call's end marker (layout, a closing code fence) is dropped.
+ */
 export interface JsonArgumentsMarkup {
   kind: 'json';
-  /** Ends the arguments; the call's end marker when absent. What follows up to the call's end is dropped. */
-  end?: string;
 }
 
 /** The arguments are written one parameter at a time; the engine builds the JSON object. */

@@ -6,6 +6,7 @@
 // content it was.
 
 import { randomUUID } from 'node:crypto';
+import { JsonValueScanner } from './json-value-scanner.js';
 import { firstMarker, partialMarkerLength } from './marker-scan.js';
 import type { ToolCallParser, ToolCallParserOptions, ToolParseItem, ToolSpec } from './tool-call-parser.js';
 import type { ParameterArgumentsMarkup, ToolMarkupFormat } from './tool-markup-format.js';
@@ -48,6 +49,8 @@ export class ToolMarkupParser implements ToolCallParser {
   private name = '';
   private key = '';
   private parametersGiven = 0;
+  /** Checks raw JSON arguments as they come, to end them where the object ends. */
+  private scanner = new JsonValueScanner();
   private readonly tools: readonly ToolSpec[];
   private readonly newCallId: () => string;
 
@@ -82,15 +85,15 @@ export class ToolMarkupParser implements ToolCallParser {
         this.content(this.raw + rest);
         break;
       case 'json':
-        this.fragment(rest.trimEnd().replace(/`+$/, '').trimEnd());
-        this.endCall();
+        this.held = rest;
+        if (!this.releaseArguments(rest)) this.endCall();
+        this.held = '';
         break;
       case 'value':
         this.parameter(rest);
         this.closeParameters();
         break;
       case 'closing':
-        this.endCall();
         break;
       case 'parameters':
       case 'key':
@@ -125,7 +128,7 @@ export class ToolMarkupParser implements ToolCallParser {
       case 'json':
         return this.stepJson();
       case 'closing':
-        return this.skipTo(this.format.callEnd, () => this.endCall());
+        return this.skipTo(this.format.callEnd, () => this.afterCall());
       case 'parameters':
         return this.stepParameters();
       case 'key':
@@ -203,27 +206,43 @@ export class ToolMarkupParser implements ToolCallParser {
     if (this.held.length === 0) return false;
     if (!this.held.startsWith('{')) return this.malformed();
     this.startCall();
+    this.scanner = new JsonValueScanner();
     this.state = 'json';
     return true;
   }
 
+  /** Releases the arguments as the scanner checks them, up to the call's end marker or the object's end. */
   private stepJson(): boolean {
-    const markup = this.format.arguments;
-    const end = (markup.kind === 'json' ? markup.end : undefined) ?? this.format.callEnd;
+    const end = this.format.callEnd;
     const index = this.held.indexOf(end);
-    if (index >= 0) {
-      this.fragment(this.held.slice(0, index).trimEnd());
-      this.held = this.held.slice(index + end.length);
-      if (end === this.format.callEnd) this.endCall();
-      else this.state = 'closing';
+    const scannable = index >= 0 ? index : this.held.length - partialMarkerLength(this.held, [end]);
+    if (this.releaseArguments(this.held.slice(0, scannable))) return true;
+    if (index < 0) return false;
+    // The end marker came before the object closed: the call ends with what it has.
+    this.closeArguments();
+    return true;
+  }
+
+  /** Releases what of `text` continues the arguments; true when the object closed or broke in it. */
+  private releaseArguments(text: string): boolean {
+    for (let i = 0; i < text.length; i++) {
+      const step = this.scanner.step(text[i] ?? '');
+      if (step === 'more') continue;
+      const checked = step === 'done' ? i + 1 : i;
+      this.fragment(text.slice(0, checked));
+      this.held = this.held.slice(checked);
+      this.closeArguments();
       return true;
     }
-    // Hold what could begin the end marker, and layout that may yet turn out to trail the object.
-    let keep = this.held.length - partialMarkerLength(this.held, [end]);
-    while (keep > 0 && /\s/.test(this.held[keep - 1] ?? '')) keep--;
-    this.fragment(this.held.slice(0, keep));
-    this.held = this.held.slice(keep);
+    this.fragment(text);
+    this.held = this.held.slice(text.length);
     return false;
+  }
+
+  /** Ends the call; what is left of it up to its end marker is dropped. */
+  private closeArguments(): void {
+    this.endCall();
+    this.state = 'closing';
   }
 
   private stepParameters(): boolean {
@@ -321,6 +340,11 @@ export class ToolMarkupParser implements ToolCallParser {
   private endCall(): void {
     this.out.push({ type: 'call_end', index: this.calls });
     this.calls += 1;
+    this.afterCall();
+  }
+
+  private afterCall(): void {
+    this.raw = '';
     this.state = this.format.section === undefined ? 'content' : 'section';
   }
 

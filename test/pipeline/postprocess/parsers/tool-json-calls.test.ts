@@ -9,7 +9,7 @@ import {
   harmonyTools,
   kimiK2Tools,
 } from '../../../../src/pipeline/postprocess/parsers/tool-json-calls.js';
-import { assertParses, call, counted } from './tool-support.js';
+import { assertParses, call, counted, fold, pushAll } from './tool-support.js';
 
 const ARGS = '{"location": "Paris, France", "unit": "celsius", "days": [1, 2]}';
 
@@ -32,15 +32,18 @@ test('kimi_k2: a missing section end still gives the call (upstream PR #8208)', 
   assertParses(kimiK2Tools, text, [call(1, 'f', ARGS)]);
 });
 
-test('kimi_k2: arguments stream as they come, layout before the end is held', () => {
+test('kimi_k2: arguments stream as they are checked, the call ends with the object', () => {
   const parser = counted(kimiK2Tools);
   assert.deepEqual(parser.push('<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>'), []);
   assert.deepEqual(parser.push('{"a": '), [
     { type: 'call_start', index: 0, id: 'call-1', name: 'f' },
-    { type: 'call_arguments', index: 0, fragment: '{"a":' },
+    { type: 'call_arguments', index: 0, fragment: '{"a": ' },
   ]);
-  assert.deepEqual(parser.push('"b c"}\n<|tool_call'), [{ type: 'call_arguments', index: 0, fragment: ' "b c"}' }]);
-  assert.deepEqual(parser.push('_end|>'), [{ type: 'call_end', index: 0 }]);
+  assert.deepEqual(parser.push('"b c"}\n<|tool_call'), [
+    { type: 'call_arguments', index: 0, fragment: '"b c"}' },
+    { type: 'call_end', index: 0 },
+  ]);
+  assert.deepEqual(parser.push('_end|>'), []);
   assert.deepEqual(parser.finish(), []);
 });
 
@@ -88,6 +91,14 @@ test('harmony: commentary to a function, constrained to JSON', () => {
 test('harmony: text before, a call cut off at the end of the stream is closed', () => {
   const text = 'Checking. <|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1}';
   assertParses(harmonyTools, text, ['Checking. ', call(1, 'f', '{"a": 1}')]);
+});
+
+test('kimi_k2: arguments broken by the end marker end the call with what was valid', () => {
+  const text =
+    '<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{"a": 1<|tool_call_end|>' +
+    '<|tool_call_begin|>functions.g:1<|tool_call_argument_begin|>{"b": tru]<|tool_call_end|><|tool_calls_section_end|>after';
+  const folded = fold(pushAll(counted(kimiK2Tools), Array.from(text)));
+  assert.deepEqual(folded, [call(1, 'f', '{"a": 1'), call(2, 'g', '{"b": tru'), 'after']);
 });
 
 test('harmony: a name that never ends is content', () => {
