@@ -5,10 +5,10 @@
 // (no name, arguments that are not a JSON object, junk where a call must start) is released as the
 // content it was.
 
-import { randomUUID } from 'node:crypto';
 import { JsonValueScanner } from './json-value-scanner.js';
 import { firstMarker, partialMarkerLength } from './marker-scan.js';
 import type { ToolCallParser, ToolCallParserOptions, ToolParseItem, ToolSpec } from './tool-call-parser.js';
+import { HeldToolParser } from './tool-held-parser.js';
 import type { ParameterArgumentsMarkup, ToolMarkupFormat } from './tool-markup-format.js';
 import { parameterType, typedValue } from './tool-parameter-value.js';
 
@@ -39,50 +39,52 @@ function stripLayout(text: string): string {
   return text.replace(/^\r?\n/, '').replace(/\r?\n$/, '');
 }
 
-export class ToolMarkupParser implements ToolCallParser {
-  private held = '';
+export class ToolMarkupParser extends HeldToolParser<State> {
   /** Markup consumed since the current block began, released as content if it is not a call after all. */
   private raw = '';
-  private state: State = 'content';
-  private out: ToolParseItem[] = [];
-  private calls = 0;
+  protected state: State = 'content';
+  protected readonly steps: Record<State, () => boolean> = {
+    content: () => this.stepContent(),
+    section: () => this.stepSection(),
+    name: () => this.stepName(),
+    opening: () => this.skipTo(this.format.argumentsStart ?? '', () => this.beginArguments()),
+    jsonLead: () => this.stepJsonLead(),
+    json: () => this.stepJson(),
+    closing: () => this.skipTo(this.format.callEnd, () => this.afterCall()),
+    parameters: () => this.stepParameters(),
+    key: () => this.stepKey(),
+    valueOpen: () => this.skipTo(this.parameterMarkup().valueStart ?? '', () => (this.state = 'value')),
+    value: () => this.stepValue(),
+  };
   private name = '';
   private key = '';
-  private parametersGiven = 0;
   /** Checks raw JSON arguments as they come, to end them where the object ends. */
   private scanner = new JsonValueScanner();
   private readonly tools: readonly ToolSpec[];
-  private readonly newCallId: () => string;
 
   constructor(
     private readonly format: ToolMarkupFormat,
     options: ToolCallParserOptions,
   ) {
+    super(options);
     this.tools = options.tools;
-    this.newCallId = options.newCallId ?? (() => `call-${randomUUID()}`);
   }
 
-  push(text: string): ToolParseItem[] {
-    this.held += text;
-    while (this.held.length > 0 && this.step());
-    return this.take();
-  }
-
-  finish(): ToolParseItem[] {
+  override finish(): ToolParseItem[] {
     const rest = this.held;
     this.held = '';
     switch (this.state) {
       case 'content':
-        this.content(rest);
+        this.items.content(rest);
         break;
       case 'section':
         // A section left open after its calls leaves only layout (or a cut marker) behind.
-        if ((this.raw + rest).trim() !== '') this.content(this.raw + rest);
+        if ((this.raw + rest).trim() !== '') this.items.content(this.raw + rest);
         break;
       case 'name':
       case 'opening':
       case 'jsonLead':
-        this.content(this.raw + rest);
+        this.items.content(this.raw + rest);
         break;
       case 'json':
         this.held = rest;
@@ -103,56 +105,14 @@ export class ToolMarkupParser implements ToolCallParser {
     }
     this.raw = '';
     this.state = 'content';
-    return this.take();
-  }
-
-  private take(): ToolParseItem[] {
-    const out = this.out;
-    this.out = [];
-    return out;
-  }
-
-  /** Settles what it can of the held text; false when the rest must wait for more. */
-  private step(): boolean {
-    switch (this.state) {
-      case 'content':
-        return this.stepContent();
-      case 'section':
-        return this.stepSection();
-      case 'name':
-        return this.stepName();
-      case 'opening':
-        return this.skipTo(this.format.argumentsStart ?? '', () => this.beginArguments());
-      case 'jsonLead':
-        return this.stepJsonLead();
-      case 'json':
-        return this.stepJson();
-      case 'closing':
-        return this.skipTo(this.format.callEnd, () => this.afterCall());
-      case 'parameters':
-        return this.stepParameters();
-      case 'key':
-        return this.stepKey();
-      case 'valueOpen':
-        return this.skipTo(this.parameterMarkup().valueStart ?? '', () => (this.state = 'value'));
-      case 'value':
-        return this.stepValue();
-    }
+    return this.items.take();
   }
 
   private stepContent(): boolean {
     const section = this.format.section;
-    const starts = section?.starts ?? this.format.callStarts;
-    const hit = firstMarker(this.held, starts);
-    if (hit === null) {
-      const keep = partialMarkerLength(this.held, starts);
-      this.content(this.held.slice(0, this.held.length - keep));
-      this.held = this.held.slice(this.held.length - keep);
-      return false;
-    }
-    this.content(this.held.slice(0, hit.index));
-    this.held = this.held.slice(hit.index);
-    this.consume(hit.marker.length);
+    const hit = this.contentUntil(section?.starts ?? this.format.callStarts);
+    if (hit === null) return false;
+    this.raw = hit.marker;
     this.state = section === undefined ? 'name' : 'section';
     return true;
   }
@@ -195,7 +155,6 @@ export class ToolMarkupParser implements ToolCallParser {
       return;
     }
     this.startCall();
-    this.parametersGiven = 0;
     this.state = 'parameters';
   }
 
@@ -229,12 +188,12 @@ export class ToolMarkupParser implements ToolCallParser {
       const step = this.scanner.step(text[i] ?? '');
       if (step === 'more') continue;
       const checked = step === 'done' ? i + 1 : i;
-      this.fragment(text.slice(0, checked));
+      this.items.fragment(text.slice(0, checked));
       this.held = this.held.slice(checked);
       this.closeArguments();
       return true;
     }
-    this.fragment(text);
+    this.items.fragment(text);
     this.held = this.held.slice(text.length);
     return false;
   }
@@ -304,20 +263,17 @@ export class ToolMarkupParser implements ToolCallParser {
   private parameter(text: string): void {
     const value = stripLayout(text);
     const type = parameterType(this.tools, this.name, this.key);
-    const json = typedValue(value, type, this.parameterMarkup().untyped);
-    const lead = this.parametersGiven === 0 ? '{' : ',';
-    this.parametersGiven += 1;
-    this.fragment(`${lead}${JSON.stringify(this.key)}:${JSON.stringify(json)}`);
+    this.items.member(this.key, typedValue(value, type, this.parameterMarkup().untyped));
   }
 
   private closeParameters(): void {
-    this.fragment(this.parametersGiven === 0 ? '{}' : '}');
-    this.endCall();
+    this.items.endBuiltCall();
+    this.afterCall();
   }
 
   /** The block so far was not a call: released as content, and the scan goes on after it. */
   private malformed(): boolean {
-    this.content(this.raw);
+    this.items.content(this.raw);
     this.raw = '';
     this.state = 'content';
     return true;
@@ -330,16 +286,11 @@ export class ToolMarkupParser implements ToolCallParser {
 
   private startCall(): void {
     this.raw = '';
-    this.out.push({ type: 'call_start', index: this.calls, id: this.newCallId(), name: this.name });
-  }
-
-  private fragment(text: string): void {
-    if (text !== '') this.out.push({ type: 'call_arguments', index: this.calls, fragment: text });
+    this.items.startCall(this.name);
   }
 
   private endCall(): void {
-    this.out.push({ type: 'call_end', index: this.calls });
-    this.calls += 1;
+    this.items.endCall();
     this.afterCall();
   }
 
@@ -348,12 +299,6 @@ export class ToolMarkupParser implements ToolCallParser {
     this.state = this.format.section === undefined ? 'content' : 'section';
   }
 
-  private content(text: string): void {
-    if (text === '') return;
-    const last = this.out[this.out.length - 1];
-    if (last?.type === 'content') last.text += text;
-    else this.out.push({ type: 'content', text });
-  }
 }
 
 export function markupToolParser(format: ToolMarkupFormat): (options: ToolCallParserOptions) => ToolCallParser {
