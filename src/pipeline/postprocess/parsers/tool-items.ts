@@ -1,34 +1,32 @@
-// The items a tool-call parser gives, collected in order: content runs merged, calls counted and
-// given ids, so each format's parser says only what it found.
+// The items of the marker formats' parsers, collected over a push and taken at its end, on the
+// shared numbering and sink (tool-call-items.ts); plus the arguments object these formats build
+// from named parameters, one `"key":value` member at a time.
 
-import { randomUUID } from 'node:crypto';
 import type { ToolCallParserOptions, ToolParseItem } from './tool-call-parser.js';
+import { CallNumbering, type ItemSink, upstreamCallId } from './tool-call-items.js';
 
 export class ToolItems {
-  private out: ToolParseItem[] = [];
-  private calls = 0;
+  private readonly numbering: CallNumbering;
+  private sink: ItemSink;
   /** Members of the open call's arguments object given so far, when the parser builds the object. */
   private members = 0;
-  private readonly newCallId: () => string;
 
   constructor(options: ToolCallParserOptions) {
-    this.newCallId = options.newCallId ?? (() => `call-${randomUUID()}`);
+    this.numbering = new CallNumbering(options.newCallId ?? upstreamCallId);
+    this.sink = this.numbering.sink();
   }
 
   content(text: string): void {
-    if (text === '') return;
-    const last = this.out[this.out.length - 1];
-    if (last?.type === 'content') last.text += text;
-    else this.out.push({ type: 'content', text });
+    this.sink.content(text);
   }
 
   startCall(name: string): void {
     this.members = 0;
-    this.out.push({ type: 'call_start', index: this.calls, id: this.newCallId(), name });
+    this.sink.callStart(name);
   }
 
   fragment(text: string): void {
-    if (text !== '') this.out.push({ type: 'call_arguments', index: this.calls, fragment: text });
+    this.sink.callArguments(text);
   }
 
   /** One `"key":value` member of an arguments object the parser builds from named parameters. */
@@ -44,14 +42,13 @@ export class ToolItems {
   }
 
   endCall(): void {
-    this.out.push({ type: 'call_end', index: this.calls });
-    this.calls += 1;
+    this.sink.callEnd();
   }
 
   /** What was collected since the last take. */
   take(): ToolParseItem[] {
-    const out = this.out;
-    this.out = [];
-    return out;
+    const items = this.sink.items;
+    this.sink = this.numbering.sink();
+    return items;
   }
 }

@@ -4,7 +4,7 @@
 import { markupToolParser } from './tool-markup-parser.js';
 
 /** `<|tool_calls_section_begin|><|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{…}<|tool_call_end|>…`. */
-export const kimiK2Tools = markupToolParser({
+export const kimiK2ToolCallParser = markupToolParser({
   // The model writes the section markers singular at times (upstream accepts both).
   section: {
     starts: ['<|tool_calls_section_begin|>', '<|tool_call_section_begin|>'],
@@ -23,7 +23,7 @@ const DEEPSEEK_SECTION = { starts: ['<｜tool▁calls▁begin｜>'], ends: ['<�
 const DEEPSEEK_SEP = '<｜tool▁sep｜>';
 
 /** `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>name\n```json\n{…}\n```<｜tool▁call▁end｜>…`. */
-export const deepseekV3Tools = markupToolParser({
+export const deepseekV3ToolCallParser = markupToolParser({
   section: DEEPSEEK_SECTION,
   callStarts: ['<｜tool▁call▁begin｜>'],
   nameEnds: ['\n', '```'],
@@ -35,7 +35,7 @@ export const deepseekV3Tools = markupToolParser({
 });
 
 /** `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>name<｜tool▁sep｜>{…}<｜tool▁call▁end｜>…`. */
-export const deepseekV31Tools = markupToolParser({
+export const deepseekV31ToolCallParser = markupToolParser({
   section: DEEPSEEK_SECTION,
   callStarts: ['<｜tool▁call▁begin｜>'],
   nameEnds: [DEEPSEEK_SEP],
@@ -45,7 +45,7 @@ export const deepseekV31Tools = markupToolParser({
 });
 
 /** gpt-oss: `<|channel|>commentary to=functions.name <|constrain|>json<|message|>{…}<|call|>`. */
-export const harmonyTools = markupToolParser({
+export const harmonyToolCallParser = markupToolParser({
   callStarts: ['<|channel|>commentary to=functions.'],
   nameEnds: [' ', '<|constrain|>', '<|message|>'],
   argumentsStart: '<|message|>',

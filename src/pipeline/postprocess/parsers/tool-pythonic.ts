@@ -120,4 +120,4 @@ export class PythonicToolParser extends HeldToolParser<State> {
 
 }
 
-export const pythonicTools = (options: ToolCallParserOptions): ToolCallParser => new PythonicToolParser(options);
+export const pythonicToolCallParser = (options: ToolCallParserOptions): ToolCallParser => new PythonicToolParser(options);

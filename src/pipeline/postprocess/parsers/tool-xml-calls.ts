@@ -4,7 +4,7 @@
 import { markupToolParser } from './tool-markup-parser.js';
 
 /** `<tool_call><function=name><parameter=k>v</parameter></function></tool_call>`, values typed by schema. */
-export const qwen3CoderTools = markupToolParser({
+export const qwen3CoderToolCallParser = markupToolParser({
   section: { starts: ['<tool_call>'], ends: ['</tool_call>'] },
   callStarts: ['<function='],
   nameEnds: ['>'],
@@ -14,7 +14,7 @@ export const qwen3CoderTools = markupToolParser({
 });
 
 /** `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value>…</tool_call>`, values typed by schema, else read as JSON. */
-export const glm47Tools = markupToolParser({
+export const glm47ToolCallParser = markupToolParser({
   callStarts: ['<tool_call>'],
   nameEnds: ['<arg_key>', '</tool_call>'],
   arguments: {
@@ -29,7 +29,7 @@ export const glm47Tools = markupToolParser({
 });
 
 /** `<minimax:tool_call><invoke name="f"><parameter name="k">v</parameter></invoke></minimax:tool_call>`. */
-export const minimaxM2Tools = markupToolParser({
+export const minimaxM2ToolCallParser = markupToolParser({
   section: { starts: ['<minimax:tool_call>'], ends: ['</minimax:tool_call>'] },
   callStarts: ['<invoke name='],
   nameEnds: ['>'],

@@ -1,80 +1,67 @@
-// Drivers for tool-call parser tests: feed a text whole or one character at a time, check the items
-// keep the interface's order (start, fragments, end), and fold them into what a client ends up with.
+// Drivers for tool-call parser tests: run a parser over a text cut in every way and sum what a
+// client sees, checking on the way that calls stream in order (start, arguments, end).
 
 import assert from 'node:assert/strict';
-import type {
-  ToolCallParser,
-  ToolCallParserFactory,
-  ToolParseItem,
-  ToolSpec,
-} from '../../../../src/pipeline/postprocess/parsers/tool-call-parser.js';
+import type { ToolCallParser, ToolCallParserFactory, ToolParseItem } from '../../../../src/pipeline/postprocess/index.js';
+import { cuttings } from './support.js';
 
-/** A call as a client assembles it from the stream. */
-export interface FoldedCall {
-  id: string;
-  name: string;
-  arguments: string;
+/** What a client ends up with, in order: content runs and whole calls. */
+export type Seen = ({ content: string } | { id: string; name: string; arguments: string })[];
+
+export interface ToolCase {
+  tools?: { name: string; parameters?: Record<string, unknown> }[];
 }
 
-/** Content and calls in stream order. */
-export type Folded = (string | FoldedCall)[];
-
-export function pushAll(parser: ToolCallParser, pieces: readonly string[]): ToolParseItem[] {
-  return [...pieces.flatMap((piece) => parser.push(piece)), ...parser.finish()];
+/** A fresh parser from `make` with ids call-1, call-2, … */
+export function counted(make: ToolCallParserFactory, tools: ToolCase['tools'] = []): ToolCallParser {
+  let counter = 0;
+  return make({ tools, newCallId: () => `call-${++counter}` });
 }
 
-/** Folds the items, asserting every call starts once, then gets fragments, then ends, in index order. */
-export function fold(items: readonly ToolParseItem[]): Folded {
-  const out: Folded = [];
-  let open: FoldedCall | null = null;
-  let index = -1;
+/** Feeds `pieces` to a fresh parser (ids call-1, call-2, …) and sums its items. */
+export function run(make: ToolCallParserFactory, pieces: readonly string[], options: ToolCase = {}): Seen {
+  const parser = counted(make, options.tools);
+  const items: ToolParseItem[] = [...pieces.flatMap((piece) => parser.push(piece)), ...parser.finish()];
+  const seen: Seen = [];
+  let open = null as { index: number; call: { id: string; name: string; arguments: string } } | null;
+  let calls = 0;
   for (const item of items) {
     if (item.type === 'content') {
       assert.equal(open, null, 'content inside a call');
-      const last = out[out.length - 1];
-      if (typeof last === 'string') out[out.length - 1] = last + item.text;
-      else out.push(item.text);
+      const last = seen[seen.length - 1];
+      if (last !== undefined && 'content' in last) last.content += item.text;
+      else seen.push({ content: item.text });
     } else if (item.type === 'call_start') {
       assert.equal(open, null, 'a call starts inside another');
-      index += 1;
-      assert.equal(item.index, index);
-      open = { id: item.id, name: item.name, arguments: '' };
-      out.push(open);
+      assert.equal(item.index, calls, 'calls are numbered from 0 in order');
+      open = { index: item.index, call: { id: item.id, name: item.name, arguments: '' } };
+      seen.push(open.call);
     } else {
-      assert.ok(open !== null, `${item.type} outside a call`);
-      assert.equal(item.index, index);
-      if (item.type === 'call_arguments') open.arguments += item.fragment;
-      else open = null;
+      assert.equal(open?.index, item.index, `${item.type} of a call that is not open`);
+      if (item.type === 'call_arguments') open!.call.arguments += item.fragment;
+      else {
+        open = null;
+        calls += 1;
+      }
     }
   }
-  assert.equal(open, null, 'a call never ended');
-  return out;
+  assert.equal(open, null, 'a call was left open');
+  return seen;
 }
 
-/** A parser from `factory` with ids call-1, call-2, … */
-export function counted(factory: ToolCallParserFactory, tools: readonly ToolSpec[] = []): ToolCallParser {
-  let n = 0;
-  return factory({ tools, newCallId: () => `call-${++n}` });
+/** Every cutting of `text` (whole, per character, in two at every position) gives `expected`. */
+export function assertToolParse(make: ToolCallParserFactory, text: string, expected: Seen, options?: ToolCase): void {
+  for (const { name, pieces } of cuttings(text)) {
+    assert.deepEqual(run(make, pieces, options), expected, `${name}: ${JSON.stringify(pieces)}`);
+  }
 }
 
-/**
- * Asserts `text` gives `expected` pushed whole and one character at a time, and that every call's
- * arguments parse as JSON.
- */
-export function assertParses(
-  factory: ToolCallParserFactory,
-  text: string,
-  expected: Folded,
-  tools: readonly ToolSpec[] = [],
-): void {
-  const whole = fold(pushAll(counted(factory, tools), [text]));
-  assert.deepEqual(whole, expected, 'one push');
-  const perCharacter = fold(pushAll(counted(factory, tools), Array.from(text)));
-  assert.deepEqual(perCharacter, expected, 'one character per push');
-  for (const item of expected) if (typeof item !== 'string') JSON.parse(item.arguments);
+/** A call as the client sees it, ids from the test counter. */
+export function call(n: number, name: string, args: string): { id: string; name: string; arguments: string } {
+  return { id: `call-${n}`, name, arguments: args };
 }
 
-/** A call as `fold` gives it, with the n-th id of a counted parser; `args` as text is the JSON as written. */
-export function call(n: number, name: string, args: unknown): FoldedCall {
-  return { id: `call-${n}`, name, arguments: typeof args === 'string' ? args : JSON.stringify(args) };
+/** A call whose arguments the parser builds from named parameters: `args` as compact JSON. */
+export function builtCall(n: number, name: string, args: unknown): { id: string; name: string; arguments: string } {
+  return call(n, name, JSON.stringify(args));
 }
