@@ -44,10 +44,18 @@ export const deepseekV31ToolCallParser = markupToolParser({
   callEnd: '<｜tool▁call▁end｜>',
 });
 
-/** gpt-oss: `<|channel|>commentary to=functions.name <|constrain|>json<|message|>{…}<|call|>`. */
+/**
+ * gpt-oss: `<|channel|>commentary to=functions.name <|constrain|>json<|message|>{…}<|call|>`. The
+ * reasoning stage passes commentary messages on whole, so the message may open with
+ * `<|start|>assistant`, and the recipient may come before the channel instead of after it.
+ */
 export const harmonyToolCallParser = markupToolParser({
-  callStarts: ['<|channel|>commentary to=functions.'],
-  nameEnds: [' ', '<|constrain|>', '<|message|>'],
+  callStarts: [
+    '<|channel|>commentary to=functions.',
+    '<|start|>assistant<|channel|>commentary to=functions.',
+    '<|start|>assistant to=functions.',
+  ],
+  nameEnds: [' ', '<|channel|>', '<|constrain|>', '<|message|>'],
   argumentsStart: '<|message|>',
   arguments: { kind: 'json' },
   callEnd: '<|call|>',

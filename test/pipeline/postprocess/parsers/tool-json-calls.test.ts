@@ -88,6 +88,13 @@ test('harmony: commentary to a function, constrained to JSON', () => {
   assertToolParse(harmonyToolCallParser, text, [call(1, 'get_weather', ARGS), call(2, 'now', '{}')]);
 });
 
+test('harmony: whole messages as the reasoning stage passes them, the recipient before or after the channel', () => {
+  const text =
+    `<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>${ARGS}<|call|>` +
+    '<|start|>assistant to=functions.now<|channel|>commentary json<|message|>{}<|call|>';
+  assertToolParse(harmonyToolCallParser, text, [call(1, 'get_weather', ARGS), call(2, 'now', '{}')]);
+});
+
 test('harmony: text before, a call cut off at the end of the stream is closed', () => {
   const text = 'Checking. <|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1}';
   assertToolParse(harmonyToolCallParser, text, [{ content: 'Checking. ' }, call(1, 'f', '{"a": 1}')]);
