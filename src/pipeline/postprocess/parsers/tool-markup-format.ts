@@ -22,9 +22,11 @@ export interface ParameterArgumentsMarkup {
   valueEnd: string;
   /**
    * A value is typed by the tool's parameter schema; where the schema does not say, it is `text`,
-   * or (`json`) the JSON it spells when it parses and text otherwise.
+   * or (`json`) the object, array or string it spells as JSON, and text otherwise.
    */
   untyped: 'text' | 'json';
+  /** Values escape `<`, `>`, `&` and quotes as XML entities. */
+  xmlEntities?: boolean;
 }
 
 export interface ToolMarkupFormat {

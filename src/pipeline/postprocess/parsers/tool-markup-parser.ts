@@ -39,6 +39,12 @@ function stripLayout(text: string): string {
   return text.replace(/^\r?\n/, '').replace(/\r?\n$/, '');
 }
 
+const XML_ENTITIES: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'", '&amp;': '&' };
+
+function decodeXmlEntities(text: string): string {
+  return text.replace(/&(?:lt|gt|quot|apos|amp);/g, (entity) => XML_ENTITIES[entity] ?? entity);
+}
+
 export class ToolMarkupParser extends HeldToolParser<State> {
   /** Markup consumed since the current block began, released as content if it is not a call after all. */
   private raw = '';
@@ -261,9 +267,11 @@ export class ToolMarkupParser extends HeldToolParser<State> {
 
   /** One `"key":value` piece of the arguments object. */
   private parameter(text: string): void {
-    const value = stripLayout(text);
+    const markup = this.parameterMarkup();
+    const laid = stripLayout(text);
+    const value = markup.xmlEntities === true ? decodeXmlEntities(laid) : laid;
     const type = parameterType(this.tools, this.name, this.key);
-    this.items.member(this.key, typedValue(value, type, this.parameterMarkup().untyped));
+    this.items.member(this.key, typedValue(value, type, markup.untyped));
   }
 
   private closeParameters(): void {

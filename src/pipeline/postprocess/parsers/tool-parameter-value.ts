@@ -26,19 +26,32 @@ function jsonOr(text: string, fallback: unknown): unknown {
   }
 }
 
+const integer = (text: string): unknown => (/^[-+]?\d+$/.test(text) ? Number(text) : text);
+const number = (text: string): unknown => (text !== '' && Number.isFinite(Number(text)) ? Number(text) : text);
+const BOOLEANS: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false };
+const boolean = (text: string): unknown => BOOLEANS[text.toLowerCase()] ?? text;
+
+/** By schema type, with the aliases models write (as upstream). */
 const TYPED: Record<string, (text: string) => unknown> = {
   string: (text) => text,
-  integer: (text) => (/^[-+]?\d+$/.test(text) ? Number(text) : text),
-  number: (text) => (text !== '' && Number.isFinite(Number(text)) ? Number(text) : text),
-  boolean: (text) => (text.toLowerCase() === 'true' ? true : text.toLowerCase() === 'false' ? false : text),
+  integer,
+  int: integer,
+  number,
+  float: number,
+  double: number,
+  boolean,
+  bool: boolean,
 };
+
+/** An object, array or string written as JSON (glm47 writes such values so whatever the schema). */
+const JSON_SHAPED = /^\s*[[{"]/;
 
 /**
  * `text` as JSON of schema type `type`, text itself when it is not of that type; with no type,
- * `untyped` decides: the text, or the JSON it spells when it parses.
+ * `untyped` decides: the text, or (`json`) the object, array or string it spells as JSON.
  */
 export function typedValue(text: string, type: string | undefined, untyped: 'text' | 'json'): unknown {
-  if (type === undefined) return untyped === 'json' ? jsonOr(text, text) : text;
+  if (type === undefined) return untyped === 'json' && JSON_SHAPED.test(text) ? jsonOr(text, text) : text;
   if (text.toLowerCase() === 'null' && type !== 'string') return null;
   const typed = TYPED[type];
   if (typed !== undefined) return typed(text);

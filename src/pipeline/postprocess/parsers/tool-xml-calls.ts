@@ -13,7 +13,8 @@ export const qwen3CoderToolCallParser = markupToolParser({
   callEnd: '</function>',
 });
 
-/** `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value>…</tool_call>`, values typed by schema, else read as JSON. */
+/** `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value>…</tool_call>`, values typed by
+ * schema (objects, arrays and strings written as JSON are read as such). */
 export const glm47ToolCallParser = markupToolParser({
   callStarts: ['<tool_call>'],
   nameEnds: ['<arg_key>', '</tool_call>'],
@@ -24,6 +25,7 @@ export const glm47ToolCallParser = markupToolParser({
     valueStart: '<arg_value>',
     valueEnd: '</arg_value>',
     untyped: 'json',
+    xmlEntities: true,
   },
   callEnd: '</tool_call>',
 });

@@ -79,17 +79,36 @@ test('qwen3_coder: a call cut off by the end of the stream is closed with what i
   assertToolParse(qwen3CoderToolCallParser, text, [builtCall(1, 'f', { a: '1', b: 'tw' })]);
 });
 
-test('glm47: name then key/value pairs; values taken as JSON when they parse', () => {
+test('glm47: name then key/value pairs; JSON objects, arrays and strings read as such, the rest text', () => {
   const text =
     'Sure.<tool_call>get_weather\n<arg_key>location</arg_key>\n<arg_value>Paris</arg_value>\n' +
     '<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n<arg_key>tags</arg_key><arg_value>["a","b"]</arg_value>\n</tool_call>' +
     '<tool_call>now</tool_call>bye';
   assertToolParse(glm47ToolCallParser, text, [
     { content: 'Sure.' },
-    builtCall(1, 'get_weather', { location: 'Paris', days: 3, tags: ['a', 'b'] }),
+    builtCall(1, 'get_weather', { location: 'Paris', days: '3', tags: ['a', 'b'] }),
     builtCall(2, 'now', {}),
     { content: 'bye' },
   ]);
+});
+
+test('glm47: schema typing with the aliases models write, XML entities decoded', () => {
+  const tools = [
+    {
+      name: 'book',
+      parameters: { properties: { n: { type: 'int' }, ok: { type: 'bool' }, price: { type: 'float' }, q: { type: 'string' } } },
+    },
+  ];
+  const text =
+    '<tool_call>book<arg_key>n</arg_key><arg_value>2</arg_value><arg_key>ok</arg_key><arg_value>yes</arg_value>' +
+    '<arg_key>price</arg_key><arg_value>9.5</arg_value><arg_key>q</arg_key><arg_value>a &lt;b&gt; &amp; c</arg_value>' +
+    '<arg_key>filters</arg_key><arg_value>{"category": "books"}</arg_value></tool_call>';
+  assertToolParse(
+    glm47ToolCallParser,
+    text,
+    [builtCall(1, 'book', { n: 2, ok: true, price: 9.5, q: 'a <b> & c', filters: { category: 'books' } })],
+    { tools },
+  );
 });
 
 test('glm47: no name is no call', () => {
