@@ -35,3 +35,11 @@ export type {
   ReasoningParserOptions,
   ReasoningSplit,
 } from './parsers/reasoning-parser.js';
+export { TOOL_CALL_PARSERS } from './parsers/tool-call-registry.js';
+export type {
+  ToolCallParser,
+  ToolCallParserFactory,
+  ToolCallParserOptions,
+  ToolParseItem,
+  ToolSpec,
+} from './parsers/tool-call-parser.js';

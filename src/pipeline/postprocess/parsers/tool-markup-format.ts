@@ -1,0 +1,46 @@
+// How a model marks its tool calls up, as data: the markers that open and close a run of calls,
+// a call, its name and its arguments. One engine (tool-markup-parser.ts) reads every such format.
+
+/**
+ * The arguments are written as one raw JSON object (kimi_k2, deepseek, harmony); what follows the
+ * object up to the call's end marker (layout, a closing code fence) is dropped.
+ */
+export interface JsonArgumentsMarkup {
+  kind: 'json';
+}
+
+/** The arguments are written one parameter at a time; the engine builds the JSON object. */
+export interface ParameterArgumentsMarkup {
+  kind: 'parameters';
+  /** Opens a parameter; its key follows. */
+  start: string;
+  /** Ends the key. */
+  keyEnd: string;
+  /** Opens the value, when the format marks it apart from the key's end. */
+  valueStart?: string;
+  /** Ends the value. */
+  valueEnd: string;
+  /**
+   * A value is typed by the tool's parameter schema; where the schema does not say, it is `text`,
+   * or (`json`) the object, array or string it spells as JSON, and text otherwise.
+   */
+  untyped: 'text' | 'json';
+  /** Values escape `<`, `>`, `&` and quotes as XML entities. */
+  xmlEntities?: boolean;
+}
+
+export interface ToolMarkupFormat {
+  /** A run of calls between these markers; absent when each call stands alone in the content. */
+  section?: { starts: readonly string[]; ends: readonly string[] };
+  /** Open a call; its name follows. */
+  callStarts: readonly string[];
+  /** End the name; not consumed (a name end may also open what follows). */
+  nameEnds: readonly string[];
+  /** The call's name from the text between its start and its name's end. */
+  cleanName?: (raw: string) => string;
+  /** Skipped up to and including, after the name, before the arguments. */
+  argumentsStart?: string;
+  arguments: JsonArgumentsMarkup | ParameterArgumentsMarkup;
+  /** Ends a call. */
+  callEnd: string;
+}
