@@ -20,7 +20,7 @@ export interface JsonToolFormat {
   bareAtStart?: boolean;
 }
 
-type Mode = 'content' | 'body' | 'after' | 'between';
+type Mode = 'content' | 'body' | 'after' | 'between' | 'skip';
 
 export class JsonToolCallParser implements ToolCallParser {
   private held = '';
@@ -74,6 +74,8 @@ export class JsonToolCallParser implements ToolCallParser {
         return this.afterStep();
       case 'between':
         return this.betweenStep();
+      case 'skip':
+        return this.skipStep(sink);
     }
   }
 
@@ -110,7 +112,7 @@ export class JsonToolCallParser implements ToolCallParser {
       return true;
     }
     sink.content(reader.leftover());
-    this.mode = 'after';
+    this.mode = reader.state === 'broken' && this.format.ends.length > 0 ? 'skip' : 'after';
     return true;
   }
 
@@ -130,8 +132,7 @@ export class JsonToolCallParser implements ToolCallParser {
       return true;
     }
     if (partialMarkerLength(rest, ends) === rest.length) return false;
-    this.mode = 'content';
-    return true;
+    return this.betweenStep();
   }
 
   /** A body begins after `opener` (at the start of the held text); `bare`: no start marker. */
@@ -143,6 +144,19 @@ export class JsonToolCallParser implements ToolCallParser {
     if (starts.some((marker) => rest.startsWith(marker))) this.held = rest;
     else if (partialMarkerLength(rest, starts) === rest.length) return false;
     this.mode = 'content';
+    return true;
+  }
+
+  /** After a broken body: the rest of its section is content, its end marker is dropped. */
+  private skipStep(sink: ItemSink): boolean {
+    const hit = firstMarker(this.held, this.format.ends);
+    if (hit === null) {
+      this.release(sink, this.held.length - partialMarkerLength(this.held, this.format.ends));
+      return false;
+    }
+    this.release(sink, hit.index);
+    this.held = this.held.slice(hit.marker.length);
+    this.mode = 'between';
     return true;
   }
 

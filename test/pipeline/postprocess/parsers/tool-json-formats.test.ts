@@ -42,6 +42,13 @@ describe('hermes', () => {
     ]);
   });
 
+  it('reads the next call when an end marker is missing', () => {
+    assertToolParse(hermes, '<tool_call>{"name":"a","arguments":{}}\n<tool_call>{"name":"b","arguments":{"x":1}}</tool_call>', [
+      call(1, 'a', '{}'),
+      call(2, 'b', '{"x":1}'),
+    ]);
+  });
+
   it('closes an unterminated call at the end of the stream', () => {
     assertToolParse(hermes, '<tool_call>{"name": "f", "arguments": {"a": [1, 2', [call(1, 'f', '{"a": [1, 2')]);
     assertToolParse(hermes, 'x <tool_call>{"nam', [{ content: 'x <tool_call>{"nam' }]);
@@ -135,6 +142,11 @@ describe('jamba, nemotron_deci, phi4', () => {
 
   it('nemotron_deci: <TOOLCALL>[…]</TOOLCALL>', () => {
     assertToolParse(parser('nemotron_deci'), `<TOOLCALL>${list}</TOOLCALL>\nThanks`, [...calls, { content: '\nThanks' }]);
+    assertToolParse(parser('nemotron_deci'), '<TOOLCALL>[{"name":"a","arguments":{}}, {"name":"b","arguments":{"x"]</TOOLCALL> end', [
+      call(1, 'a', '{}'),
+      call(2, 'b', '{"x"'),
+      { content: '] end' },
+    ]);
     assertToolParse(parser('nemotron_deci'), '<TOOLCALL>[not json]</TOOLCALL>', [
       { content: '<TOOLCALL>[not json]</TOOLCALL>' },
     ]);
