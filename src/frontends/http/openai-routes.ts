@@ -19,7 +19,7 @@ import {
   type GenerationRouteOptions,
   type PreparedGeneration,
 } from './generation-route.js';
-import { modelRouteHandler } from './model-route.js';
+import { modelRouteHandler, namedModel } from './model-route.js';
 import { ChunkSerializer, foldedResponse, type ApiKind, type ReasoningField } from './openai-chunks.js';
 import { CHAT_DOC, COMPLETIONS_DOC } from './openai-route-docs.js';
 import { ReasoningDispatch } from './reasoning-dispatch.js';
@@ -81,11 +81,7 @@ class OpenAiRoute implements GenerationRoute<Prepared> {
   }
 
   modelName(body: unknown): string {
-    const model = (body as { model?: unknown } | null)?.model;
-    if (typeof model === 'string' && model.trim() !== '') return model;
-    if (this.kind === 'chat') validateChatRequest(body);
-    else validateCompletionRequest(body);
-    return '';
+    return namedModel(body, this.kind === 'chat' ? validateChatRequest : validateCompletionRequest);
   }
 
   async prepare(body: unknown, served: ServedModel): Promise<Prepared> {
