@@ -140,6 +140,21 @@ export class UnavailableError extends DynamoError {
   }
 }
 
+/**
+ * 503: the worker serving a request was lost: unreachable, its connection refused, reset or closed
+ * before the stream completed, or silent past the stall timeout. The one signal the routing layers
+ * act on: the instance leaves routing, and the request may be re-sent to another worker.
+ */
+export class WorkerLostError extends UnavailableError {
+  constructor(
+    message: string,
+    /** The lost instance, when the layer that noticed knows it. */
+    readonly instanceId?: bigint,
+  ) {
+    super(message);
+  }
+}
+
 /** Every worker is busy. */
 export class OverloadedError extends DynamoError {
   constructor(message = 'Service temporarily overloaded', details?: Record<string, unknown>) {
