@@ -22,6 +22,7 @@ const STOP_REASONS: Readonly<Record<WireFinishReason, string>> = {
   stop: 'end_turn',
   length: 'max_tokens',
   content_filter: 'end_turn',
+  tool_calls: 'tool_use',
 };
 
 export function messageStop(finishReason: WireFinishReason | null, stopReason: string | number | null, stopSequences: readonly string[]): MessageStop {

@@ -26,6 +26,7 @@ const INCOMPLETE_REASON: Readonly<Record<WireFinishReason, string | null>> = {
   stop: null,
   length: 'max_output_tokens',
   content_filter: 'content_filter',
+  tool_calls: null,
 };
 
 export function finishedStatus(finishReason: WireFinishReason | null): { status: ResponseStatus; incompleteReason: string | null } {
