@@ -62,6 +62,11 @@ export function messageItem(id: string, text: string, status: ResponseStatus): J
   return { id, type: 'message', status, role: 'assistant', content: [outputText(text)] };
 }
 
+/** A tool call the model made: `call_id` is the id a later function_call_output answers. */
+export function functionCallItem(id: string, call: { callId: string; name: string; arguments: string }, status: ResponseStatus): Json {
+  return { id, type: 'function_call', status, call_id: call.callId, name: call.name, arguments: call.arguments };
+}
+
 /** A reasoning item as OpenAI's spec has it: the raw reasoning as one `reasoning_text` part, no summary. */
 export function reasoningItem(id: string, text: string, status: ResponseStatus): Json {
   return { id, type: 'reasoning', status, summary: [], content: [reasoningText(text)] };

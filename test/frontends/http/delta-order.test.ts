@@ -1,0 +1,28 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { visitInWrittenOrder } from '../../../src/frontends/http/delta-order.js';
+import type { ChoiceDelta, ToolCallDelta } from '../../../src/pipeline/index.js';
+
+function order(delta: Partial<ChoiceDelta>, openCall: number | undefined): string[] {
+  const seen: string[] = [];
+  const full: ChoiceDelta = { index: 0, text: '', reasoning: '', tokens: 1, first: false, finishReason: null, stopReason: null, ...delta };
+  visitInWrittenOrder(full, openCall, {
+    reasoning: (text) => seen.push(`reasoning:${text}`),
+    text: (text) => seen.push(`text:${text}`),
+    call: (piece: ToolCallDelta) => seen.push(`call${piece.index}:${piece.id ?? ''}${piece.arguments}`),
+  });
+  return seen;
+}
+
+test('text before a call that starts in the step comes first', () => {
+  assert.deepEqual(order({ text: 'Sure.', toolCalls: [{ index: 0, id: 'c', name: 'f', arguments: '{' }] }, undefined), ['text:Sure.', 'call0:c{']);
+});
+
+test('the rest of the open call comes before the text after it', () => {
+  assert.deepEqual(order({ text: ' Done.', toolCalls: [{ index: 0, arguments: '}' }] }, 0), ['call0:}', 'text: Done.']);
+});
+
+test('reasoning first; no text, no calls: nothing else', () => {
+  assert.deepEqual(order({ reasoning: 'hmm' }, undefined), ['reasoning:hmm']);
+  assert.deepEqual(order({ toolCalls: [{ index: 1, arguments: 'x' }] }, 0), ['call1:x']);
+});
