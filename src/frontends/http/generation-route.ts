@@ -15,8 +15,11 @@ import {
   type FoldedChoice,
   type PreparedRequest,
   reasoningFor,
+  toolCallsFor,
   type ChoiceReasoning,
+  type ChoiceToolCalls,
 } from '../../pipeline/index.js';
+import type { ChatCompletionRequest } from '../../protocols/index.js';
 import { isDynamoError, type ModelApi, type RequestScope } from '../../protocols/index.js';
 import type { ModelRouteSpec } from './model-route.js';
 import { applyRoutingHeaders } from './routing-headers.js';
@@ -41,6 +44,13 @@ export interface PreparedGeneration {
   n: number;
   /** The model's reasoning parser for this request's choices; absent when it has none. */
   reasoning?: ChoiceReasoning;
+  /** The tool-call parser for this request's choices; absent when it gets none. */
+  toolCalls?: ChoiceToolCalls;
+}
+
+/** The output parsers a chat request's choices get from the model's card and the request's tools. */
+export function outputParsers(served: ServedModel, chat: ChatCompletionRequest): Pick<PreparedGeneration, 'reasoning' | 'toolCalls'> {
+  return { reasoning: reasoningFor(served.parsers.reasoning, chat), toolCalls: toolCallsFor(served.parsers.toolCall, chat) };
 }
 
 /** One started generation, handed to the route to answer. */
@@ -183,7 +193,7 @@ export interface TranslatedChat extends PreparedGeneration {
 export async function prepareTranslatedChat(served: ServedModel, chatBody: unknown, stream: boolean): Promise<TranslatedChat> {
   const chat = served.preprocessor.validateChat(chatBody);
   const run = await served.preprocessor.preprocessChat(chat);
-  return { runs: [run], n: 1, model: chat.model, stream, reasoning: reasoningFor(served.parsers.reasoning, chat) };
+  return { runs: [run], n: 1, model: chat.model, stream, ...outputParsers(served, chat) };
 }
 
 /** How a translated route answers its one choice: the unary body, or the sink of its stream (which writes its opening events). */
@@ -205,6 +215,7 @@ export async function answerSingleChoice(
     collectText: !stream,
     request: generation.request,
     reasoning: generation.prepared.reasoning,
+    toolCalls: generation.prepared.toolCalls,
   });
   if (!stream) {
     if (!(await foldAll(generation, fold))) return;
