@@ -253,3 +253,28 @@ for (const [parser, said] of OTHER_PARSERS) {
     });
   });
 }
+
+/** The rendered prompt of a chat request, from its `formatted_prompt` annotation. */
+async function renderedPrompt(baseUrl: string, body: Record<string, unknown>): Promise<string> {
+  const res = await postJson(baseUrl, '/v1/chat/completions', { ...body, stream: true, nvext: { annotations: ['formatted_prompt'] } });
+  assert.equal(res.status, 200);
+  // Annotations travel as an SSE comment line after their event line, as upstream sends them.
+  const frame = (await res.text()).split('\n\n').find((f) => f.startsWith('event: formatted_prompt\n'));
+  return JSON.parse(frame!.split('\n')[1]!.slice(': '.length)) as string;
+}
+
+describe('--exclude-tools-when-tool-choice-none', () => {
+  const body = { model: MODEL, messages: [{ role: 'user', content: 'hi' }], tools, max_tokens: 1 };
+
+  for (const [flag, rendered] of [['--exclude-tools-when-tool-choice-none', false], ['--no-exclude-tools-when-tool-choice-none', true]] as const) {
+    test(`${flag}: tool_choice none ${rendered ? 'still renders' : 'leaves out'} the tools; auto renders them`, async () => {
+      const server = await serveInProcess([flag, '--speedup-ratio', '1000']);
+      try {
+        assert.equal((await renderedPrompt(server.baseUrl, { ...body, tool_choice: 'none' })).includes('get_weather'), rendered);
+        assert.ok((await renderedPrompt(server.baseUrl, { ...body, tool_choice: 'auto' })).includes('get_weather'));
+      } finally {
+        await server.service.stop();
+      }
+    });
+  }
+});
