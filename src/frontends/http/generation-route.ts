@@ -19,6 +19,7 @@ import {
   type ChoiceReasoning,
   type ChoiceToolCalls,
 } from '../../pipeline/index.js';
+import type { ChatCompletionRequest } from '../../protocols/index.js';
 import { isDynamoError, type ModelApi, type RequestScope } from '../../protocols/index.js';
 import type { ModelRouteSpec } from './model-route.js';
 import { applyRoutingHeaders } from './routing-headers.js';
@@ -45,6 +46,11 @@ export interface PreparedGeneration {
   reasoning?: ChoiceReasoning;
   /** The tool-call parser for this request's choices; absent when it gets none. */
   toolCalls?: ChoiceToolCalls;
+}
+
+/** The output parsers a chat request's choices get from the model's card and the request's tools. */
+export function outputParsers(served: ServedModel, chat: ChatCompletionRequest): Pick<PreparedGeneration, 'reasoning' | 'toolCalls'> {
+  return { reasoning: reasoningFor(served.parsers.reasoning, chat), toolCalls: toolCallsFor(served.parsers.toolCall, chat) };
 }
 
 /** One started generation, handed to the route to answer. */
@@ -197,14 +203,7 @@ export interface TranslatedChat extends PreparedGeneration {
 export async function prepareTranslatedChat(served: ServedModel, chatBody: unknown, stream: boolean): Promise<TranslatedChat> {
   const chat = served.preprocessor.validateChat(chatBody);
   const run = await served.preprocessor.preprocessChat(chat);
-  return {
-    runs: [run],
-    n: 1,
-    model: chat.model,
-    stream,
-    reasoning: reasoningFor(served.parsers.reasoning, chat),
-    toolCalls: toolCallsFor(served.parsers.toolCall, chat),
-  };
+  return { runs: [run], n: 1, model: chat.model, stream, ...outputParsers(served, chat) };
 }
 
 /** Where a translated route's events go: the SSE stream, or nowhere for a unary answer. */

@@ -54,11 +54,19 @@ export interface ChoiceDelta {
   stopReason: string | number | null;
   /** Pieces of tool calls this step released (only with a tool-call parser); absent when none. */
   toolCalls?: ToolCallDelta[];
+  /** Indices of the calls this step completed (every piece of them has been given); absent when none. */
+  toolCallsEnded?: number[];
   /**
    * With `logprobs` on: the entries of the tokens this delta releases, including those of earlier
    * steps whose text the stop jail held back (so entries travel with their text). Absent when none.
    */
   logprobs?: TokenLogprob[];
+}
+
+/** What one step's parse items gave besides content. */
+interface ToolStepCalls {
+  pieces: ToolCallDelta[];
+  ended: number[];
 }
 
 /** One choice of a unary answer. */
@@ -156,12 +164,12 @@ export class ResponseFold {
       released = split.content;
       reasoning = split.reasoning;
     }
-    let toolCalls: ToolCallDelta[] | undefined;
+    let calls: ToolStepCalls | undefined;
     if (state.toolParser) {
       const items = state.toolParser.push(released);
       if (finishReason !== null) items.push(...state.toolParser.finish());
       released = '';
-      toolCalls = this.applyToolItems(state, items, (content) => (released += content));
+      calls = this.applyToolItems(state, items, (content) => (released += content));
     }
     const text = first && this.opts.prefix ? this.opts.prefix(step.index) + released : released;
     if (this.opts.collectText) {
@@ -174,13 +182,14 @@ export class ResponseFold {
       state.stopReason = step.stop_reason;
     }
     const logprobs = this.opts.logprobs && step.logprobs ? this.placeLogprobs(state, step.logprobs) : undefined;
-    if (released.length === 0 && reasoning.length === 0 && toolCalls === undefined && finishReason === null) {
+    if (released.length === 0 && reasoning.length === 0 && calls === undefined && finishReason === null) {
       if (logprobs) state.pending = logprobs;
       return null;
     }
     state.sent = true;
     const delta: ChoiceDelta = { index: step.index, text, reasoning, tokens, first, finishReason: wireReason, stopReason: step.stop_reason };
-    if (toolCalls) delta.toolCalls = toolCalls;
+    if (calls?.pieces.length) delta.toolCalls = calls.pieces;
+    if (calls?.ended.length) delta.toolCallsEnded = calls.ended;
     const entries = logprobs ?? state.pending;
     state.pending = undefined;
     if (entries && entries.length > 0) delta.logprobs = entries;
@@ -225,11 +234,12 @@ export class ResponseFold {
   }
 
   /**
-   * Turns one step's parse items into content (given to `content`) and call pieces: a call's start
-   * and the fragments right after it make one piece. Collects whole calls for a unary answer.
+   * Turns one step's parse items into content (given to `content`), call pieces and ended calls: a
+   * call's start and the fragments right after it make one piece. Collects whole calls for a unary answer.
    */
-  private applyToolItems(state: ChoiceState, items: readonly ToolParseItem[], content: (text: string) => void): ToolCallDelta[] | undefined {
+  private applyToolItems(state: ChoiceState, items: readonly ToolParseItem[], content: (text: string) => void): ToolStepCalls | undefined {
     const pieces: ToolCallDelta[] = [];
+    const ended: number[] = [];
     for (const item of items) {
       if (item.type === 'content') content(item.text);
       else if (item.type === 'call_start') {
@@ -242,9 +252,9 @@ export class ResponseFold {
         else pieces.push({ index: item.index, arguments: item.fragment });
         const call = state.toolCalls?.[item.index];
         if (call) call.arguments += item.fragment;
-      }
+      } else ended.push(item.index);
     }
-    return pieces.length > 0 ? pieces : undefined;
+    return pieces.length > 0 || ended.length > 0 ? { pieces, ended } : undefined;
   }
 
   /** Sets the entries' text offsets and collects them; returns them joined to any still pending. */

@@ -67,6 +67,7 @@ test('streamed: reasoning, content and call pieces; fragments concatenate to the
   const parisSteps = deltas.map((d) => d?.toolCalls?.some((p) => p.index === 0) ?? false);
   assert.ok(parisSteps.filter(Boolean).length >= 2, 'the first call arrives in more than one step');
   assert.equal(deltas.at(-1)?.finishReason, 'tool_calls');
+  assert.deepEqual(deltas.flatMap((d) => d?.toolCallsEnded ?? []), [0, 1], 'each call ends once, in order');
 });
 
 test('unary: whole calls collected, content holds only the text around them, same calls as streamed', () => {
