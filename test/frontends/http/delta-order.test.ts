@@ -10,6 +10,7 @@ function order(delta: Partial<ChoiceDelta>, openCall: number | undefined): strin
     reasoning: (text) => seen.push(`reasoning:${text}`),
     text: (text) => seen.push(`text:${text}`),
     call: (piece: ToolCallDelta) => seen.push(`call${piece.index}:${piece.id ?? ''}${piece.arguments}`),
+    callEnded: (index) => seen.push(`end${index}`),
   });
   return seen;
 }
@@ -25,4 +26,15 @@ test('the rest of the open call comes before the text after it', () => {
 test('reasoning first; no text, no calls: nothing else', () => {
   assert.deepEqual(order({ reasoning: 'hmm' }, undefined), ['reasoning:hmm']);
   assert.deepEqual(order({ toolCalls: [{ index: 1, arguments: 'x' }] }, 0), ['call1:x']);
+});
+
+test('a call ending in the step ends before the text after it; on the last delta no end is told', () => {
+  assert.deepEqual(order({ text: ' ok', toolCalls: [{ index: 0, arguments: '}' }], toolCallsEnded: [0] }, 0), ['call0:}', 'end0', 'text: ok']);
+  assert.deepEqual(order({ text: ' ok', toolCallsEnded: [0] }, 0), ['end0', 'text: ok']);
+  assert.deepEqual(order({ toolCalls: [{ index: 0, arguments: '}' }], toolCallsEnded: [0], finishReason: 'tool_calls' }, 0), ['call0:}']);
+  assert.deepEqual(order({ text: 'a', toolCalls: [{ index: 1, id: 'c', name: 'g', arguments: '{}' }], toolCallsEnded: [1] }, undefined), [
+    'text:a',
+    'call1:c{}',
+    'end1',
+  ]);
 });

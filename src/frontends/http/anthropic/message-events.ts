@@ -85,6 +85,9 @@ export class MessageEvents implements AnswerEvents {
       reasoning: (text) => this.append('thinking', text),
       text: (text) => this.append('text', text),
       call: (piece) => this.append('tool_use', piece.arguments, piece.index, piece),
+      callEnded: (index) => {
+        if (this.open?.kind === 'tool_use' && this.open.key === index) this.closeBlock();
+      },
     });
   }
 

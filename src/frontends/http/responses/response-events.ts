@@ -191,6 +191,7 @@ export class ResponseEvents implements AnswerEvents {
       reasoning: (text) => this.outputOf('reasoning').append(this.emit, text),
       text: (text) => this.outputOf('message').append(this.emit, text),
       call: (piece) => this.callPiece(piece),
+      callEnded: (index) => this.closeCall(index),
     });
   }
 
@@ -221,6 +222,11 @@ export class ResponseEvents implements AnswerEvents {
     this.callsSeen = true;
     const item = this.outputOf('function_call', piece.index, piece);
     if (piece.arguments.length > 0) item.append(this.emit, piece.arguments);
+  }
+
+  /** A call's item is done as soon as the call is. */
+  private closeCall(index: number): void {
+    if (this.open?.kind === 'function_call' && this.open.key === index) this.closeOpen('completed');
   }
 
   /** The open item when it is of this kind (and call); otherwise the open one closes and a new one opens. */
