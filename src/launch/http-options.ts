@@ -16,6 +16,7 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     forceIncludeUsage: config.enableForceIncludeUsage,
     reasoningField: config.reasoningFieldName,
     reasoningDispatch: config.enableStreamingReasoningDispatch,
+    toolCallDispatch: config.enableStreamingToolDispatch,
     contextWindow: config.contextWindow,
     maxOutputTokens: config.maxOutputTokens,
     paths: httpPaths(config),

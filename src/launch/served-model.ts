@@ -35,6 +35,7 @@ export function buildServedModel(card: ModelDeploymentCard, config: Config, endp
     ignoreUnsupportedFields: config.ignoreOpenaiFeUnsupportedFields,
     nvextEnabled: !config.disableFrontendNvext,
     rejectMediaInputs: config.rejectMediaInputs,
+    excludeToolsWhenToolChoiceNone: config.excludeToolsWhenToolChoiceNone,
   });
   return {
     name: card.displayName,

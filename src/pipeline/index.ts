@@ -5,12 +5,16 @@ export {
   decodeStream,
   ResponseFold,
   reasoningFor,
+  toolCallsFor,
   type ChoiceReasoning,
+  type ChoiceToolCalls,
   type ChoiceDelta,
   type DecodedStep,
   type FoldedChoice,
+  type FoldedToolCall,
   type LogprobAlternative,
   type TokenLogprob,
+  type ToolCallDelta,
   type WireFinishReason,
 } from './postprocess/index.js';
 export { errorKindOf, RequestLifecycle, type RequestDescription, type UsageSource } from './request-lifecycle.js';

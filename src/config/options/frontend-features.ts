@@ -45,7 +45,7 @@ export const frontendFeatureOptions = [
   },
   {
     key: 'enableStreamingToolDispatch', flag: 'enable-streaming-tool-dispatch', env: 'DYN_ENABLE_STREAMING_TOOL_DISPATCH', type: 'bool',
-    group: 'Experimental', scope: 'frontend', built: false, default: false,
+    group: 'Experimental', scope: 'frontend', built: true, default: false,
     help: 'Emit an `event: tool_call_dispatch` SSE event per completed tool call',
   },
   {
@@ -61,7 +61,7 @@ export const frontendFeatureOptions = [
   },
   {
     key: 'excludeToolsWhenToolChoiceNone', flag: 'exclude-tools-when-tool-choice-none', env: 'DYN_EXCLUDE_TOOLS_WHEN_TOOL_CHOICE_NONE', type: 'bool',
-    group: 'Experimental', scope: 'frontend', built: false, default: true,
+    group: 'Experimental', scope: 'frontend', built: true, default: true,
     help: 'Leave tools out of the chat template when tool_choice is none',
   },
   {

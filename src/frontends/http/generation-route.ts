@@ -15,8 +15,11 @@ import {
   type FoldedChoice,
   type PreparedRequest,
   reasoningFor,
+  toolCallsFor,
   type ChoiceReasoning,
+  type ChoiceToolCalls,
 } from '../../pipeline/index.js';
+import type { ChatCompletionRequest } from '../../protocols/index.js';
 import { isDynamoError, type ModelApi, type RequestScope } from '../../protocols/index.js';
 import type { ModelRouteSpec } from './model-route.js';
 import { applyRoutingHeaders } from './routing-headers.js';
@@ -41,6 +44,13 @@ export interface PreparedGeneration {
   n: number;
   /** The model's reasoning parser for this request's choices; absent when it has none. */
   reasoning?: ChoiceReasoning;
+  /** The tool-call parser for this request's choices; absent when it gets none. */
+  toolCalls?: ChoiceToolCalls;
+}
+
+/** The output parsers a chat request's choices get from the model's card and the request's tools. */
+export function outputParsers(served: ServedModel, chat: ChatCompletionRequest): Pick<PreparedGeneration, 'reasoning' | 'toolCalls'> {
+  return { reasoning: reasoningFor(served.parsers.reasoning, chat), toolCalls: toolCallsFor(served.parsers.toolCall, chat) };
 }
 
 /** One started generation, handed to the route to answer. */
@@ -102,9 +112,19 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
   };
 }
 
-/** Folds every step of a unary answer; false when the client went away meanwhile (the request is then cancelled). */
-export async function foldAll(generation: Generation<PreparedGeneration>, fold: ResponseFold): Promise<boolean> {
-  for await (const step of generation.steps) fold.step(step);
+/**
+ * Folds every step of a unary answer, giving each delta to `onDelta` when asked; false when the
+ * client went away meanwhile (the request is then cancelled).
+ */
+export async function foldAll(
+  generation: Generation<PreparedGeneration>,
+  fold: ResponseFold,
+  onDelta?: (delta: ChoiceDelta) => void,
+): Promise<boolean> {
+  for await (const step of generation.steps) {
+    const delta = fold.step(step);
+    if (delta && onDelta) onDelta(delta);
+  }
   if (generation.signal.aborted) {
     generation.request.cancel();
     return false;
@@ -183,33 +203,46 @@ export interface TranslatedChat extends PreparedGeneration {
 export async function prepareTranslatedChat(served: ServedModel, chatBody: unknown, stream: boolean): Promise<TranslatedChat> {
   const chat = served.preprocessor.validateChat(chatBody);
   const run = await served.preprocessor.preprocessChat(chat);
-  return { runs: [run], n: 1, model: chat.model, stream, reasoning: reasoningFor(served.parsers.reasoning, chat) };
+  return { runs: [run], n: 1, model: chat.model, stream, ...outputParsers(served, chat) };
 }
 
-/** How a translated route answers its one choice: the unary body, or the sink of its stream (which writes its opening events). */
-export interface SingleChoiceAnswer {
-  unary(choice: FoldedChoice | undefined, fold: ResponseFold): unknown;
-  stream(sse: SseWriter, fold: ResponseFold): StreamSink;
+/** Where a translated route's events go: the SSE stream, or nowhere for a unary answer. */
+export type EventOut = Pick<SseWriter, 'event' | 'end'>;
+
+const NOWHERE: EventOut = { event: () => undefined, end: () => undefined };
+
+/**
+ * A translated route's answer as events over its one choice's deltas. A unary answer runs the same
+ * events with nothing written and answers their `result()`, so a streamed answer folds to the unary one.
+ */
+export interface AnswerEvents extends StreamSink {
+  /** Writes the opening events. */
+  start(): void;
+  /** The whole answer, once `finish()` ran. */
+  result(): unknown;
 }
 
-/** Folds a translated route's one choice into its unary body, or streams it through the route's sink. */
+/** Makes a translated route's events over `out`. */
+export type SingleChoiceAnswer = (out: EventOut, fold: ResponseFold) => AnswerEvents;
+
+/** Folds a translated route's one choice into its unary body, or streams it through the route's events. */
 export async function answerSingleChoice(
   generation: Generation<TranslatedChat>,
   reply: FastifyReply,
   keepAliveMs: number | undefined,
   answer: SingleChoiceAnswer,
 ): Promise<unknown> {
-  const { stream } = generation.prepared;
-  const fold = new ResponseFold({
-    promptTokens: generation.promptTokens,
-    collectText: !stream,
-    request: generation.request,
-    reasoning: generation.prepared.reasoning,
-  });
+  const { stream, reasoning, toolCalls } = generation.prepared;
+  const fold = new ResponseFold({ promptTokens: generation.promptTokens, collectText: !stream, request: generation.request, reasoning, toolCalls });
   if (!stream) {
-    if (!(await foldAll(generation, fold))) return;
-    return sendJson(reply, answer.unary(fold.choices()[0], fold));
+    const events = answer(NOWHERE, fold);
+    events.start();
+    if (!(await foldAll(generation, fold, (delta) => events.delta(delta)))) return;
+    events.finish();
+    return sendJson(reply, events.result());
   }
   const sse = openEventStream(reply, keepAliveMs);
-  await streamGeneration(generation, reply, sse, fold, answer.stream(sse, fold));
+  const events = answer(sse, fold);
+  events.start();
+  await streamGeneration(generation, reply, sse, fold, events);
 }

@@ -66,6 +66,8 @@ export interface HttpServiceOptions {
   reasoningField?: ReasoningField;
   /** DYN_ENABLE_STREAMING_REASONING_DISPATCH. */
   reasoningDispatch?: boolean;
+  /** DYN_ENABLE_STREAMING_TOOL_DISPATCH. */
+  toolCallDispatch?: boolean;
   contextWindow?: number;
   maxOutputTokens?: number;
   paths: HttpPaths;
@@ -123,6 +125,7 @@ export class HttpService {
       forceIncludeUsage: opts.forceIncludeUsage,
       reasoningField: opts.reasoningField ?? 'reasoning_content',
       reasoningDispatch: opts.reasoningDispatch ?? false,
+      toolCallDispatch: opts.toolCallDispatch ?? false,
       requestScope: opts.requestScope,
       sseKeepAliveMs: opts.sseKeepAliveMs,
       preCommitErrorPeekMs: opts.preCommitErrorPeekMs,

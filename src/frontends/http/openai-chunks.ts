@@ -1,4 +1,4 @@
-import type { ChoiceDelta, FoldedChoice } from '../../pipeline/index.js';
+import type { ChoiceDelta, FoldedChoice, FoldedToolCall, ToolCallDelta } from '../../pipeline/index.js';
 import type { CompletionUsage } from '../../protocols/index.js';
 import { chatLogprobs, completionLogprobs } from './openai-logprobs.js';
 
@@ -47,9 +47,24 @@ export class ChunkSerializer {
     let delta = d.first ? '"role":"assistant"' : '';
     if (d.reasoning.length > 0) delta += `${delta ? ',' : ''}${this.reasoningKey}${JSON.stringify(d.reasoning)}`;
     if (d.text.length > 0) delta += `${delta ? ',' : ''}"content":${JSON.stringify(d.text)}`;
+    if (d.toolCalls) delta += `${delta ? ',' : ''}"tool_calls":[${d.toolCalls.map(toolCallChunk).join(',')}]`;
     const logprobs = d.logprobs ? JSON.stringify(chatLogprobs(d.logprobs)) : 'null';
     return `{"index":${d.index},"delta":{${delta}},"finish_reason":${finish},"logprobs":${logprobs}${stopReason}}`;
   }
+}
+
+/**
+ * One piece of a streamed tool call as OpenAI streams it: the first carries id, type and name
+ * (with the arguments known so far, often ""), the rest only argument fragments.
+ */
+function toolCallChunk(piece: ToolCallDelta): string {
+  const args = `"arguments":${JSON.stringify(piece.arguments)}`;
+  if (piece.id === undefined) return `{"index":${piece.index},"function":{${args}}}`;
+  return `{"index":${piece.index},"id":${JSON.stringify(piece.id)},"type":"function","function":{"name":${JSON.stringify(piece.name)},${args}}}`;
+}
+
+function toolCallMessage(call: FoldedToolCall): Record<string, unknown> {
+  return { id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } };
 }
 
 /** The unary response: the stream folded into one object. */
@@ -91,6 +106,7 @@ export function foldedResponse(
         role: 'assistant',
         content: c.text.length > 0 ? c.text : null,
         ...(c.reasoning.length > 0 ? { [reasoningField]: c.reasoning } : {}),
+        ...(c.toolCalls ? { tool_calls: c.toolCalls.map(toolCallMessage) } : {}),
       },
       finish_reason: c.finishReason,
       logprobs: c.logprobs ? chatLogprobs(c.logprobs) : null,

@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ModelManager, ServedModel } from '../../models/index.js';
 import {
   ResponseFold,
-  reasoningFor,
   validateChatRequest,
   validateCompletionRequest,
   type PreparedRequest,
@@ -12,6 +11,7 @@ import {
   foldAll,
   generationSpec,
   openEventStream,
+  outputParsers,
   sendJson,
   streamGeneration,
   type Generation,
@@ -24,6 +24,7 @@ import { ChunkSerializer, foldedResponse, type ApiKind, type ReasoningField } fr
 import { CHAT_DOC, COMPLETIONS_DOC } from './openai-route-docs.js';
 import { ReasoningDispatch } from './reasoning-dispatch.js';
 import { postRoute } from './server.js';
+import { ToolCallDispatch } from './tool-call-dispatch.js';
 import type { HttpServiceState } from './service-state.js';
 
 export interface OpenAiRouteOptions extends GenerationRouteOptions {
@@ -35,6 +36,8 @@ export interface OpenAiRouteOptions extends GenerationRouteOptions {
   reasoningField: ReasoningField;
   /** DYN_ENABLE_STREAMING_REASONING_DISPATCH: an `event: reasoning_dispatch` per closed reasoning block. */
   reasoningDispatch: boolean;
+  /** DYN_ENABLE_STREAMING_TOOL_DISPATCH: an `event: tool_call_dispatch` per complete tool call. */
+  toolCallDispatch: boolean;
 }
 
 /** The request fields the HTTP layer itself acts on; the rest belongs to the preprocessor. */
@@ -88,7 +91,7 @@ class OpenAiRoute implements GenerationRoute<Prepared> {
     if (this.kind === 'chat') {
       const request = served.preprocessor.validateChat(body);
       const runs = [await served.preprocessor.preprocessChat(request)];
-      return { flags: request, n: request.n ?? 1, runs, reasoning: reasoningFor(served.parsers.reasoning, request) };
+      return { flags: request, n: request.n ?? 1, runs, ...outputParsers(served, request) };
     }
     const request = served.preprocessor.validateCompletion(body);
     const n = request.n ?? 1;
@@ -107,6 +110,7 @@ class OpenAiRoute implements GenerationRoute<Prepared> {
       logprobs: runs[0]!.request.output_options.logprobs != null,
       prefix,
       reasoning: generation.prepared.reasoning,
+      toolCalls: generation.prepared.toolCalls,
     });
     if (!flags.stream) {
       if (!(await foldAll(generation, fold))) return;
@@ -116,9 +120,11 @@ class OpenAiRoute implements GenerationRoute<Prepared> {
     const serializer = new ChunkSerializer(this.kind, id, created, flags.model, this.opts.reasoningField);
     const sse = openEventStream(reply, this.opts.sseKeepAliveMs);
     const dispatch = this.opts.reasoningDispatch && generation.prepared.reasoning ? new ReasoningDispatch(sse) : undefined;
+    const toolDispatch = this.opts.toolCallDispatch && generation.prepared.toolCalls ? new ToolCallDispatch(sse) : undefined;
     for (const [name, json] of annotationEvents(generation.prepared.runs[0]!, generation.requestId)) sse.annotation(name, json);
     await streamGeneration(generation, reply, sse, fold, {
       delta: (delta) => {
+        toolDispatch?.before(delta);
         sse.data(serializer.choice(delta));
         dispatch?.after(delta);
       },

@@ -23,7 +23,9 @@ export {
   wireFinishReason,
   type ChoiceDelta,
   type FoldedChoice,
+  type FoldedToolCall,
   type ResponseFoldOptions,
+  type ToolCallDelta,
   type WireFinishReason,
 } from './response-fold.js';
 export { tokenLogprobs, type LogprobAlternative, type TokenLogprob } from './token-logprobs.js';
@@ -36,6 +38,7 @@ export type {
   ReasoningSplit,
 } from './parsers/reasoning-parser.js';
 export { TOOL_CALL_PARSERS } from './parsers/tool-call-registry.js';
+export { toolCallsFor, type ChoiceToolCalls, type ToolRequest } from './parsers/tool-call-selection.js';
 export type {
   ToolCallParser,
   ToolCallParserFactory,

@@ -8,10 +8,36 @@ import type { RequestLifecycle } from '../request-lifecycle.js';
 import type { ChoiceFinishReason, DecodedStep } from './decode-stream.js';
 import type { ReasoningParser } from './parsers/reasoning-parser.js';
 import type { ChoiceReasoning } from './parsers/reasoning-selection.js';
+import type { ToolCallParser, ToolParseItem } from './parsers/tool-call-parser.js';
+import type { ChoiceToolCalls } from './parsers/tool-call-selection.js';
 import type { TokenLogprob } from './token-logprobs.js';
 
-/** The finish reasons clients see: an engine-side `cancelled` reads as `stop`. */
-export type WireFinishReason = Exclude<ChoiceFinishReason, 'cancelled'>;
+/**
+ * The finish reasons clients see: an engine-side `cancelled` reads as `stop`, and a choice that
+ * made a tool call and stopped reads `tool_calls`.
+ */
+export type WireFinishReason = Exclude<ChoiceFinishReason, 'cancelled'> | 'tool_calls';
+
+/**
+ * One piece of one tool call in a step. The first piece of a call carries `id` and `name`
+ * (`arguments` may be ""); later pieces carry argument fragments. Concatenating a call's
+ * `arguments` over its pieces gives exactly its final arguments JSON.
+ */
+export interface ToolCallDelta {
+  /** The call's position among the choice's calls, from 0. */
+  index: number;
+  id?: string;
+  name?: string;
+  arguments: string;
+}
+
+/** One whole tool call of a unary answer. */
+export interface FoldedToolCall {
+  id: string;
+  name: string;
+  /** The arguments JSON as generated (not checked against the tool's schema). */
+  arguments: string;
+}
 
 /** What one step of one choice has to send. */
 export interface ChoiceDelta {
@@ -26,11 +52,21 @@ export interface ChoiceDelta {
   first: boolean;
   finishReason: WireFinishReason | null;
   stopReason: string | number | null;
+  /** Pieces of tool calls this step released (only with a tool-call parser); absent when none. */
+  toolCalls?: ToolCallDelta[];
+  /** Indices of the calls this step completed (every piece of them has been given); absent when none. */
+  toolCallsEnded?: number[];
   /**
    * With `logprobs` on: the entries of the tokens this delta releases, including those of earlier
    * steps whose text the stop jail held back (so entries travel with their text). Absent when none.
    */
   logprobs?: TokenLogprob[];
+}
+
+/** What one step's parse items gave besides content. */
+interface ToolStepCalls {
+  pieces: ToolCallDelta[];
+  ended: number[];
 }
 
 /** One choice of a unary answer. */
@@ -46,6 +82,8 @@ export interface FoldedChoice {
   outputTokens: number;
   /** With `logprobs` and `collectText` on: every token's entry, in order. */
   logprobs?: TokenLogprob[];
+  /** With `collectText` on: the calls the tool-call parser found, in order; absent when none. */
+  toolCalls?: FoldedToolCall[];
 }
 
 export interface ResponseFoldOptions {
@@ -61,6 +99,8 @@ export interface ResponseFoldOptions {
   prefix?: (index: number) => string;
   /** The model's reasoning parser, one per choice; absent: the text passes untouched. */
   reasoning?: ChoiceReasoning;
+  /** The tool-call parser, one per choice, run on the text reasoning left; absent: no calls parsed. */
+  toolCalls?: ChoiceToolCalls;
 }
 
 const WIRE_FINISH: Readonly<Record<ChoiceFinishReason, WireFinishReason>> = {
@@ -79,6 +119,10 @@ interface ChoiceState extends FoldedChoice {
   offset: number;
   /** This choice's reasoning parser, when the model has one. */
   parser?: ReasoningParser;
+  /** This choice's tool-call parser, when the request gets one. */
+  toolParser?: ToolCallParser;
+  /** Calls started so far: a stop then reads `tool_calls`. */
+  calls: number;
 }
 
 export function wireFinishReason(reason: ChoiceFinishReason | null): WireFinishReason | null {
@@ -89,8 +133,8 @@ export function wireFinishReason(reason: ChoiceFinishReason | null): WireFinishR
  * Folds the steps of one request. `step()` returns the delta a stream sends for it, or null when
  * the step has no text and no finish (text the stop-string jail still holds); `usage()` and
  * `choices()` give the totals once the steps are done. Each choice's text goes through the
- * model's reasoning parser first (its finishing step flushes it), then (soon) the tool-call parser;
- * the skip rule counts both texts.
+ * model's reasoning parser first (its finishing step flushes it), then the tool-call parser on the
+ * answer text that leaves; the skip rule counts reasoning, text and tool-call pieces.
  */
 export class ResponseFold {
   /** By choice index (dense: prompt * n + choice). */
@@ -120,23 +164,32 @@ export class ResponseFold {
       released = split.content;
       reasoning = split.reasoning;
     }
-    // The tool-call parser goes here: it takes the answer text the reasoning parser left.
+    let calls: ToolStepCalls | undefined;
+    if (state.toolParser) {
+      const items = state.toolParser.push(released);
+      if (finishReason !== null) items.push(...state.toolParser.finish());
+      released = '';
+      calls = this.applyToolItems(state, items, (content) => (released += content));
+    }
     const text = first && this.opts.prefix ? this.opts.prefix(step.index) + released : released;
     if (this.opts.collectText) {
       state.text += released;
       state.reasoning += reasoning;
     }
-    if (finishReason !== null) {
-      state.finishReason = finishReason;
+    const wireReason = finishReason === 'stop' && state.calls > 0 ? 'tool_calls' : finishReason;
+    if (wireReason !== null) {
+      state.finishReason = wireReason;
       state.stopReason = step.stop_reason;
     }
     const logprobs = this.opts.logprobs && step.logprobs ? this.placeLogprobs(state, step.logprobs) : undefined;
-    if (released.length === 0 && reasoning.length === 0 && finishReason === null) {
+    if (released.length === 0 && reasoning.length === 0 && calls === undefined && finishReason === null) {
       if (logprobs) state.pending = logprobs;
       return null;
     }
     state.sent = true;
-    const delta: ChoiceDelta = { index: step.index, text, reasoning, tokens, first, finishReason, stopReason: step.stop_reason };
+    const delta: ChoiceDelta = { index: step.index, text, reasoning, tokens, first, finishReason: wireReason, stopReason: step.stop_reason };
+    if (calls?.pieces.length) delta.toolCalls = calls.pieces;
+    if (calls?.ended.length) delta.toolCallsEnded = calls.ended;
     const entries = logprobs ?? state.pending;
     state.pending = undefined;
     if (entries && entries.length > 0) delta.logprobs = entries;
@@ -157,7 +210,7 @@ export class ResponseFold {
   choices(): FoldedChoice[] {
     return this.states
       .filter((s) => s !== undefined)
-      .map(({ sent: _sent, pending: _pending, offset: _offset, parser: _parser, ...choice }) => choice);
+      .map(({ sent: _sent, pending: _pending, offset: _offset, parser: _parser, toolParser: _toolParser, calls: _calls, ...choice }) => choice);
   }
 
   private newState(index: number): ChoiceState {
@@ -170,12 +223,38 @@ export class ResponseFold {
       stopReason: null,
       outputTokens: 0,
       sent: false,
+      calls: 0,
       offset: this.opts.logprobs ? codePoints(prefix) : 0,
     };
     if (this.opts.logprobs && this.opts.collectText) state.logprobs = [];
     if (this.opts.reasoning) state.parser = this.opts.reasoning();
+    if (this.opts.toolCalls) state.toolParser = this.opts.toolCalls();
     this.states[index] = state;
     return state;
+  }
+
+  /**
+   * Turns one step's parse items into content (given to `content`), call pieces and ended calls: a
+   * call's start and the fragments right after it make one piece. Collects whole calls for a unary answer.
+   */
+  private applyToolItems(state: ChoiceState, items: readonly ToolParseItem[], content: (text: string) => void): ToolStepCalls | undefined {
+    const pieces: ToolCallDelta[] = [];
+    const ended: number[] = [];
+    for (const item of items) {
+      if (item.type === 'content') content(item.text);
+      else if (item.type === 'call_start') {
+        state.calls += 1;
+        pieces.push({ index: item.index, id: item.id, name: item.name, arguments: '' });
+        if (this.opts.collectText) (state.toolCalls ??= []).push({ id: item.id, name: item.name, arguments: '' });
+      } else if (item.type === 'call_arguments') {
+        const last = pieces[pieces.length - 1];
+        if (last?.index === item.index) last.arguments += item.fragment;
+        else pieces.push({ index: item.index, arguments: item.fragment });
+        const call = state.toolCalls?.[item.index];
+        if (call) call.arguments += item.fragment;
+      } else ended.push(item.index);
+    }
+    return pieces.length > 0 || ended.length > 0 ? { pieces, ended } : undefined;
   }
 
   /** Sets the entries' text offsets and collects them; returns them joined to any still pending. */

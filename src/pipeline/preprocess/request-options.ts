@@ -10,6 +10,7 @@ import type {
   SamplingOptions,
   StopConditions,
 } from '../../protocols/index.js';
+import { toolChoiceSchema } from './tool-choice-schema.js';
 
 type AnyRequest = ChatCompletionRequest | CompletionRequest;
 
@@ -61,7 +62,7 @@ export function samplingOptions(req: AnyRequest): SamplingOptions {
 
 /** The guided-decoding block, or null when no constraint is set (a lone modifier engages nothing). */
 function guidedDecoding(req: AnyRequest): Record<string, unknown> | null {
-  let json = req.guided_json ?? null;
+  let json = req.guided_json ?? (isChat(req) ? toolChoiceSchema(req) : null);
   if (json === null && isChat(req) && req.response_format) {
     const format = req.response_format;
     if (format.type === 'json_object') json = { type: 'object' };

@@ -287,11 +287,13 @@ function checkToolShapes(tools: unknown): void {
   if (!Array.isArray(tools)) throw invalidType('tools', tools, 'a sequence');
   tools.forEach((tool, i) => {
     const path = `tools[${i}]`;
-    if (!isObject(tool) || !isObject(tool.function)) throw deserializeError(path, 'missing field `function`');
-    if (tool.type !== undefined && tool.type !== 'function') {
-      throw deserializeError(`${path}.type`, `unknown variant \`${String(tool.type)}\`, expected \`function\``);
-    }
-    if (typeof tool.function.name !== 'string') throw deserializeError(`${path}.function`, 'missing field `name`');
+    if (!isObject(tool)) throw invalidType(path, tool, 'a tool object');
+    if (tool.type === undefined) throw deserializeError(path, 'missing field `type`');
+    if (tool.type !== 'function') throw deserializeError(`${path}.type`, `unknown variant \`${String(tool.type)}\`, expected \`function\``);
+    if (!isObject(tool.function)) throw deserializeError(path, 'missing field `function`');
+    const name = tool.function.name;
+    if (name === undefined) throw deserializeError(`${path}.function`, 'missing field `name`');
+    if (typeof name !== 'string') throw invalidType(`${path}.function.name`, name, 'a string');
   });
 }
 

@@ -5,19 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ResponseFold, reasoningFor, type DecodedStep } from '../../../src/pipeline/postprocess/index.js';
+import { textStep } from './support.js';
 
-function step(index: number, text: string, finish = false): DecodedStep {
-  return {
-    index,
-    text,
-    token_ids: [1],
-    tokens: [],
-    log_probs: null,
-    finish_reason: finish ? 'stop' : null,
-    engine_finish_reason: finish ? 'eos' : null,
-    stop_reason: null,
-  };
-}
+const step = (index: number, text: string, finish = false): DecodedStep => textStep(index, text, finish ? 'stop' : null);
 
 const QWEN3_ON = reasoningFor('qwen3', { chat_template_args: null });
 

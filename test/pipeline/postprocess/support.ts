@@ -107,3 +107,17 @@ export async function run(
   for await (const step of stream) steps.push(step);
   return { steps, text: steps.map((s) => s.text).join(''), final: steps[steps.length - 1]!, localStops, pulled };
 }
+
+/** One decoded step of one token, for driving a ResponseFold by hand. */
+export function textStep(index: number, text: string, finish: 'stop' | 'length' | null = null): DecodedStep {
+  return {
+    index,
+    text,
+    token_ids: [1],
+    tokens: [],
+    log_probs: null,
+    finish_reason: finish,
+    engine_finish_reason: finish === null ? null : 'eos',
+    stop_reason: null,
+  };
+}

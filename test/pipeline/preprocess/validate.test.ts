@@ -118,6 +118,18 @@ describe('chat validation: messages and tools (§5.2)', () => {
     expect400(chatError({ tools: [tool('f', [1])] }), 'Validation: Function parameters at index 0 for "f" must be a JSON Schema object');
   });
 
+  it('malformed tools name the tool index', () => {
+    const message = (tools: unknown) => chatError({ tools }).message;
+    assert.match(message({ type: 'function' }), /tools: invalid type: map, expected a sequence/);
+    assert.match(message([tool('a'), tool('b'), { function: { name: 'c' } }]), /tools\[2\]: missing field `type`/);
+    assert.match(message([tool('a'), { type: 'retrieval', function: { name: 'c' } }]), /tools\[1\]\.type: unknown variant `retrieval`/);
+    assert.match(message([tool('a'), tool('b'), { type: 'function', function: { description: 'x' } }]), /tools\[2\]\.function: missing field `name`/);
+    assert.match(message([{ type: 'function', function: { name: 7 } }]), /tools\[0\]\.function\.name: invalid type: integer `7`, expected a string/);
+    assert.match(message([{ type: 'function' }]), /tools\[0\]: missing field `function`/);
+    assert.match(message(['x']), /tools\[0\]: invalid type: string "x"/);
+    for (const tools of [{ type: 'function' }, [{ function: { name: 'c' } }], [tool('f', 'x')]]) assert.equal(chatError({ tools }).httpStatus, 400);
+  });
+
   it('tool_choice', () => {
     expect400(chatError({ tool_choice: 'required' }), 'Validation: tool_choice is "required" but tools is empty');
     expect400(chatError({ tool_choice: 'required', tools: [] }), 'Validation: tool_choice is "required" but tools is empty');

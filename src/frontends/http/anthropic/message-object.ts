@@ -22,6 +22,7 @@ const STOP_REASONS: Readonly<Record<WireFinishReason, string>> = {
   stop: 'end_turn',
   length: 'max_tokens',
   content_filter: 'end_turn',
+  tool_calls: 'tool_use',
 };
 
 export function messageStop(finishReason: WireFinishReason | null, stopReason: string | number | null, stopSequences: readonly string[]): MessageStop {
@@ -61,10 +62,19 @@ export function thinkingBlock(thinking: string): Json {
   return { type: 'thinking', thinking, signature: '' };
 }
 
-/** A unary message's content: the thinking block first, then the text, each only when not empty. */
-export function contentBlocks(reasoning: string, text: string): Json[] {
-  const blocks: Json[] = [];
-  if (reasoning.length > 0) blocks.push(thinkingBlock(reasoning));
-  if (text.length > 0) blocks.push(textBlock(text));
-  return blocks;
+/**
+ * A tool call: `input` is the arguments object the model generated, from their JSON (`{}` while
+ * none has come, or when they are not a JSON object: Anthropic's input is always one).
+ */
+export function toolUseBlock(id: string, name: string, argumentsJson: string): Json {
+  return { type: 'tool_use', id, name, input: jsonObject(argumentsJson) };
+}
+
+function jsonObject(text: string): Json {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
+  } catch {
+    return {};
+  }
 }

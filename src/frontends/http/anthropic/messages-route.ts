@@ -21,7 +21,7 @@ import { newItemId } from '../responses/response-object.js';
 import { frameworkErrorHandler, postRoute, sendError } from '../server.js';
 import type { HttpServiceState } from '../service-state.js';
 import { MessageEvents } from './message-events.js';
-import { contentBlocks, messageObject, messageStop, type MessageHead } from './message-object.js';
+import type { MessageHead } from './message-object.js';
 import { messagesModelName, translateCountTokensRequest, translateMessagesRequest, type MessagesTranslation } from './request.js';
 import { COUNT_TOKENS_DOC, MESSAGES_DOC } from './route-doc.js';
 
@@ -73,17 +73,7 @@ class MessagesRoute implements GenerationRoute<Prepared> {
   async respond(generation: Generation<Prepared>, reply: FastifyReply): Promise<unknown> {
     const { prepared } = generation;
     const head: MessageHead = { id: newItemId('msg'), model: prepared.model };
-    return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, {
-      unary(choice, fold) {
-        const stop = messageStop(choice?.finishReason ?? null, choice?.stopReason ?? null, prepared.stopSequences);
-        return messageObject(head, contentBlocks(choice?.reasoning ?? '', choice?.text ?? ''), stop, fold.usage());
-      },
-      stream(sse, fold) {
-        const events = new MessageEvents(sse, head, fold, prepared.stopSequences);
-        events.start();
-        return events;
-      },
-    });
+    return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, (out, fold) => new MessageEvents(out, head, fold, prepared.stopSequences));
   }
 }
 

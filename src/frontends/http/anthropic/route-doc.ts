@@ -4,7 +4,7 @@ import type { JsonSchema } from '../../../pipeline/index.js';
 import { json, jsonOrStream, type ResponseDoc, type RouteDoc } from '../route-docs.js';
 import { COUNT_TOKENS_FIELDS, MESSAGES_FIELDS } from './request.js';
 
-const BLOCKS: JsonSchema = { type: 'array', items: { type: 'object', additionalProperties: true } };
+const BLOCKS: JsonSchema = { type: 'array', items: { type: 'object', additionalProperties: true }, description: 'thinking, text and tool_use blocks, in the order generated' };
 
 const SHAPES: Record<string, JsonSchema> = {
   model: { type: 'string', description: 'a model listed by /v1/models' },

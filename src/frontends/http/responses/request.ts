@@ -125,6 +125,7 @@ function chatTools(tools: unknown): Body[] | null {
       throw new ValidationError(`\`tools[${i}].type\`: tool type ${JSON.stringify(tool.type)} is not supported; only \`function\` tools are`);
     }
     if (typeof tool.name !== 'string') throw new ValidationError(`\`tools[${i}].name\` is required and must be a string`);
+    if (present(tool.parameters) && !isObject(tool.parameters)) throw new ValidationError(`\`tools[${i}].parameters\` must be a JSON schema object`);
     const fn: Body = { name: tool.name };
     for (const field of ['description', 'parameters', 'strict']) if (present(tool[field])) fn[field] = tool[field];
     return { type: 'function', function: fn };

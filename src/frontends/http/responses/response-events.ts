@@ -1,12 +1,14 @@
 // The typed SSE events of a streamed response (OpenAI's Responses streaming spec): every frame is
 // `event: <type>` + `data: {"type", "sequence_number", ...}`; the stream ends after the terminal
-// event (response.completed, response.incomplete or response.failed), with no `[DONE]`.
+// event (response.completed, response.incomplete or response.failed), with no `[DONE]`. A unary
+// response runs the same events unwritten and answers the final Response object.
 
-import type { ChoiceDelta, ResponseFold } from '../../../pipeline/index.js';
-import type { StreamSink } from '../generation-route.js';
-import type { SseWriter } from '../sse-writer.js';
+import type { ChoiceDelta, ResponseFold, ToolCallDelta } from '../../../pipeline/index.js';
+import { visitInWrittenOrder } from '../delta-order.js';
+import type { AnswerEvents, EventOut } from '../generation-route.js';
 import {
   finishedStatus,
+  functionCallItem,
   messageItem,
   newItemId,
   outputText,
@@ -23,8 +25,8 @@ type Emit = (type: string, payload: Json) => void;
 
 /**
  * One output item as it streams, opened by ResponseEvents when the fold's delta first carries its
- * kind of content and closed before the next item opens (as OpenAI streams them). The function-call
- * items of the tool-call parser (not wired yet) are one more kind in OUTPUTS.
+ * kind of content and closed before the next item opens (as OpenAI streams them). A function call
+ * is an item of its own per call (its `key` is the call's index).
  */
 interface StreamedOutput {
   /** Writes the item's opening events. */
@@ -109,29 +111,70 @@ class ReasoningOutput extends TextPartOutput {
   }
 }
 
-type OutputKind = 'message' | 'reasoning';
+/** A tool call as a `function_call` item: its arguments stream as `response.function_call_arguments` deltas. */
+class FunctionCallOutput implements StreamedOutput {
+  private readonly id = newItemId('fc');
+  private arguments = '';
+  private outputIndex = 0;
+
+  constructor(
+    private readonly callId: string,
+    private readonly name: string,
+  ) {}
+
+  open(emit: Emit, outputIndex: number): void {
+    this.outputIndex = outputIndex;
+    emit('response.output_item.added', { output_index: outputIndex, item: this.item('in_progress') });
+  }
+
+  append(emit: Emit, fragment: string): void {
+    this.arguments += fragment;
+    emit('response.function_call_arguments.delta', { item_id: this.id, output_index: this.outputIndex, delta: fragment });
+  }
+
+  close(emit: Emit, status: ResponseStatus): Json {
+    emit('response.function_call_arguments.done', { item_id: this.id, output_index: this.outputIndex, name: this.name, arguments: this.arguments });
+    const item = this.item(status);
+    emit('response.output_item.done', { output_index: this.outputIndex, item });
+    return item;
+  }
+
+  private item(status: ResponseStatus): Json {
+    return functionCallItem(this.id, { callId: this.callId, name: this.name, arguments: this.arguments }, status);
+  }
+}
+
+type OutputKind = 'message' | 'reasoning' | 'function_call';
+
+/** What opens an item: a tool call's id and name (the first piece of the call). */
+type Opening = Pick<ToolCallDelta, 'id' | 'name'>;
 
 /** The item of each kind, by name. */
-const OUTPUTS: Readonly<Record<OutputKind, () => StreamedOutput>> = {
+const OUTPUTS: Readonly<Record<OutputKind, (opening: Opening) => StreamedOutput>> = {
   message: () => new MessageOutput(),
   reasoning: () => new ReasoningOutput(),
+  function_call: (call) => new FunctionCallOutput(call.id ?? '', call.name ?? ''),
 };
 
 interface OpenOutput {
   kind: OutputKind;
+  /** Which call a function_call item is; undefined for the other kinds. */
+  key: number | undefined;
   item: StreamedOutput;
 }
 
-export class ResponseEvents implements StreamSink {
+export class ResponseEvents implements AnswerEvents {
   private sequence = 0;
   /** The items closed so far, for the response's `output`. */
   private readonly output: Json[] = [];
   private open: OpenOutput | undefined;
   private messageSeen = false;
-  private readonly emit: Emit = (type, payload) => this.sse.event(type, JSON.stringify({ type, sequence_number: this.sequence++, ...payload }));
+  private callsSeen = false;
+  private final: Json | undefined;
+  private readonly emit: Emit = (type, payload) => this.out.event(type, JSON.stringify({ type, sequence_number: this.sequence++, ...payload }));
 
   constructor(
-    private readonly sse: SseWriter,
+    private readonly out: EventOut,
     private readonly head: ResponseHead,
     private readonly fold: ResponseFold,
   ) {}
@@ -144,33 +187,54 @@ export class ResponseEvents implements StreamSink {
   }
 
   delta(delta: ChoiceDelta): void {
-    if (delta.reasoning.length > 0) this.outputOf('reasoning').append(this.emit, delta.reasoning);
-    if (delta.text.length > 0) this.outputOf('message').append(this.emit, delta.text);
+    visitInWrittenOrder(delta, this.open?.key, {
+      reasoning: (text) => this.outputOf('reasoning').append(this.emit, text),
+      text: (text) => this.outputOf('message').append(this.emit, text),
+      call: (piece) => this.callPiece(piece),
+      callEnded: (index) => this.closeCall(index),
+    });
   }
 
   finish(): void {
-    // A response always carries the assistant's message, even an empty one.
-    if (!this.messageSeen) this.outputOf('message');
+    // A response always carries the assistant's message (even an empty one) unless it made calls.
+    if (!this.messageSeen && !this.callsSeen) this.outputOf('message');
     const choice = this.fold.choices()[0];
     const { status, incompleteReason } = finishedStatus(choice?.finishReason ?? null);
     this.closeOpen(status);
     const output = this.output;
     const response = responseObject(this.head, { status, output, usage: this.fold.usage(), incompleteReason });
+    this.final = response;
     this.emit(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
-    this.sse.end();
+    this.out.end();
+  }
+
+  result(): Json | undefined {
+    return this.final;
   }
 
   fail(err: unknown): void {
     this.emit('response.failed', { response: responseObject(this.head, { status: 'failed', output: [], usage: this.fold.usage(), error: responseFailure(err) }) });
-    this.sse.end();
+    this.out.end();
   }
 
-  /** The open item when it is of this kind; otherwise the open one closes and a new one opens. */
-  private outputOf(kind: OutputKind): StreamedOutput {
-    if (this.open?.kind === kind) return this.open.item;
+  /** Each call is a function_call item; its first piece opens it. */
+  private callPiece(piece: ToolCallDelta): void {
+    this.callsSeen = true;
+    const item = this.outputOf('function_call', piece.index, piece);
+    if (piece.arguments.length > 0) item.append(this.emit, piece.arguments);
+  }
+
+  /** A call's item is done as soon as the call is. */
+  private closeCall(index: number): void {
+    if (this.open?.kind === 'function_call' && this.open.key === index) this.closeOpen('completed');
+  }
+
+  /** The open item when it is of this kind (and call); otherwise the open one closes and a new one opens. */
+  private outputOf(kind: OutputKind, key?: number, opening: Opening = {}): StreamedOutput {
+    if (this.open?.kind === kind && this.open.key === key) return this.open.item;
     this.closeOpen('completed');
-    const item = OUTPUTS[kind]();
-    this.open = { kind, item };
+    const item = OUTPUTS[kind](opening);
+    this.open = { kind, key, item };
     if (kind === 'message') this.messageSeen = true;
     item.open(this.emit, this.output.length);
     return item;

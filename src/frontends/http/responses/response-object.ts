@@ -26,6 +26,7 @@ const INCOMPLETE_REASON: Readonly<Record<WireFinishReason, string | null>> = {
   stop: null,
   length: 'max_output_tokens',
   content_filter: 'content_filter',
+  tool_calls: null,
 };
 
 export function finishedStatus(finishReason: WireFinishReason | null): { status: ResponseStatus; incompleteReason: string | null } {
@@ -59,6 +60,11 @@ export function responseObject(head: ResponseHead, state: ResponseState): Json {
 
 export function messageItem(id: string, text: string, status: ResponseStatus): Json {
   return { id, type: 'message', status, role: 'assistant', content: [outputText(text)] };
+}
+
+/** A tool call the model made: `call_id` is the id a later function_call_output answers. */
+export function functionCallItem(id: string, call: { callId: string; name: string; arguments: string }, status: ResponseStatus): Json {
+  return { id, type: 'function_call', status, call_id: call.callId, name: call.name, arguments: call.arguments };
 }
 
 /** A reasoning item as OpenAI's spec has it: the raw reasoning as one `reasoning_text` part, no summary. */

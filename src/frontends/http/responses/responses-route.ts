@@ -19,7 +19,7 @@ import type { HttpServiceState } from '../service-state.js';
 import { translateResponsesRequest, responsesModelName } from './request.js';
 import { ResponseEvents } from './response-events.js';
 import { RESPONSES_DOC } from './route-doc.js';
-import { finishedStatus, messageItem, newItemId, reasoningItem, responseObject, type ResponseHead } from './response-object.js';
+import type { ResponseHead } from './response-object.js';
 
 export interface ResponsesRouteOptions extends GenerationRouteOptions {
   responsesPath: string;
@@ -57,18 +57,6 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
       model: prepared.model,
       echo: prepared.echo,
     };
-    return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, {
-      unary(choice, fold) {
-        const { status, incompleteReason } = finishedStatus(choice?.finishReason ?? null);
-        const output = [messageItem(newItemId('msg'), choice?.text ?? '', status)];
-        if (choice && choice.reasoning.length > 0) output.unshift(reasoningItem(newItemId('rs'), choice.reasoning, status));
-        return responseObject(head, { status, output, usage: fold.usage(), incompleteReason });
-      },
-      stream(sse, fold) {
-        const events = new ResponseEvents(sse, head, fold);
-        events.start();
-        return events;
-      },
-    });
+    return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, (out, fold) => new ResponseEvents(out, head, fold));
   }
 }

@@ -40,7 +40,7 @@ export const RESPONSES_DOC: RouteDoc = {
   responses: {
     200: jsonOrStream(
       'The Response object, or its typed events when streaming',
-      { type: 'object', properties: { id: { type: 'string' }, object: { type: 'string', enum: ['response'] }, status: { type: 'string' }, output: { type: 'array', items: { type: 'object', additionalProperties: true } } } },
+      { type: 'object', properties: { id: { type: 'string' }, object: { type: 'string', enum: ['response'] }, status: { type: 'string' }, output: { type: 'array', items: { type: 'object', additionalProperties: true }, description: 'reasoning, message and function_call items, in the order generated' } } },
       '`event: response.<type>` / `data: <event JSON>` pairs, ending with response.completed (no [DONE])',
     ),
     ...INFERENCE_ERRORS,

@@ -1,8 +1,10 @@
 // gpt-oss writes harmony messages: `<|start|>assistant<|channel|>NAME …<|message|>BODY<|end|>`.
-// The `analysis` channel is reasoning and `final` is the answer. Any other channel (`commentary`,
-// where tool calls live) passes through verbatim, header and terminator included, so the harmony
-// tool-call parser after this stage still sees the whole call. Several analysis messages are
-// joined with a newline, as upstream does.
+// The `analysis` channel is reasoning and `final` is the answer; a `commentary` message without a
+// recipient is a preamble the user sees before a call, so it is answer text too. Any other message
+// (a commentary message `to=functions.x` is a tool call) passes through verbatim, header and
+// terminator included, so the harmony tool-call parser after this stage still sees the whole call.
+// Several analysis messages are joined with a newline, and so are several answer messages (a
+// preamble and the final answer), as upstream does.
 
 import { HeldTextParser } from './held-text-parser.js';
 import { firstMarker, partialMarkerLength } from './marker-scan.js';
@@ -18,7 +20,7 @@ const SPECIAL_TOKENS = [...OPENERS_AND_TERMINATORS, MESSAGE, '<|constrain|>'];
 /** Where a message body goes: reasoning, answer text, or verbatim (markup included) content. */
 type BodyRoute = 'reasoning' | 'content' | 'verbatim';
 
-const ROUTE_BY_CHANNEL: Record<string, BodyRoute> = { analysis: 'reasoning', final: 'content' };
+const ROUTE_BY_CHANNEL: Record<string, BodyRoute> = { analysis: 'reasoning', final: 'content', commentary: 'content' };
 
 /** The channel a header names: the word after its last `<|channel|>`. */
 function channelOf(header: string): string {
@@ -27,11 +29,19 @@ function channelOf(header: string): string {
   return /^[^\s<]*/.exec(header.slice(at + '<|channel|>'.length))?.[0] ?? '';
 }
 
+/** A message addressed to someone (`to=functions.x`, before or after the channel) is a call, never text. */
+const RECIPIENT = /(?:^|[\s>])to=/;
+
+function routeOf(header: string): BodyRoute {
+  return RECIPIENT.test(header) ? 'verbatim' : (ROUTE_BY_CHANNEL[channelOf(header)] ?? 'verbatim');
+}
+
 class HarmonyReasoningParser extends HeldTextParser {
   /** Between messages (null), reading a header (the header text so far), or in a body. */
   private header: string | null = null;
   private body: BodyRoute | null = null;
-  private reasoningWritten = false;
+  /** What a message body of each route has written, so the next message of that route is set apart. */
+  private readonly written: Record<BodyRoute, boolean> = { reasoning: false, content: false, verbatim: false };
   private separatePending = false;
 
   override finish(): ReasoningSplit {
@@ -76,22 +86,20 @@ class HarmonyReasoningParser extends HeldTextParser {
     const header = this.header + this.held.slice(0, at + MESSAGE.length);
     this.held = this.held.slice(at + MESSAGE.length);
     this.header = null;
-    this.body = ROUTE_BY_CHANNEL[channelOf(header)] ?? 'verbatim';
+    this.body = routeOf(header);
     if (this.body === 'verbatim') out.content += header;
-    if (this.body === 'reasoning' && this.reasoningWritten) this.separatePending = true;
+    this.separatePending = this.written[this.body] && this.body !== 'verbatim';
     return true;
   }
 
   private write(out: ReasoningSplit, route: BodyRoute, text: string): void {
     if (text.length === 0) return;
-    if (route !== 'reasoning') {
-      out.content += text;
-      return;
-    }
-    if (this.separatePending) out.reasoning += '\n';
+    const field = route === 'reasoning' ? 'reasoning' : 'content';
+    if (this.separatePending) out[field] += '\n';
     this.separatePending = false;
-    this.reasoningWritten = true;
-    out.reasoning += text;
+    // Text outside any message (`this.body` null) is stray and sets nothing apart.
+    if (this.body !== null) this.written[route] = true;
+    out[field] += text;
   }
 }
 

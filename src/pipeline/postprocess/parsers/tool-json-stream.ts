@@ -13,6 +13,8 @@
 // - Arguments written before the name are held until the name is known.
 // - Arguments given as a JSON string (double-encoded) are given as that string's content.
 // - A call without arguments gets `{}`.
+// - The OpenAI shape `{"type": "function", "function": {"name", "arguments"}}` is read through its
+//   `function` object, which is the call.
 
 import { isJsonWhitespace, JsonValueScanner } from './json-value-scanner.js';
 
@@ -37,11 +39,16 @@ export interface CallBodyReader {
 
 const NAME_KEYS = new Set(['name']);
 const ARGUMENT_KEYS = new Set(['arguments', 'parameters']);
+/** The key of the OpenAI shape's inner call object. */
+const FUNCTION_KEY = 'function';
 
 type ObjectStep = 'open' | 'key-or-end' | 'key' | 'in-key' | 'colon' | 'value-start' | 'in-value' | 'comma-or-end';
-type ValueRole = 'name' | 'arguments' | 'arguments-string' | 'other';
+type ValueRole = 'name' | 'arguments' | 'arguments-string' | 'function' | 'other';
 
-/** One call object: `{"name": "...", "arguments": {...}}`, keys in any order, other keys ignored. */
+/**
+ * One call object: `{"name": "...", "arguments": {...}}`, keys in any order, other keys ignored; or
+ * the OpenAI shape, whose `function` object is read as the call.
+ */
 export class JsonCallReader implements CallBodyReader {
   state: CallReaderState = 'reading';
   private step: ObjectStep = 'open';
@@ -56,6 +63,10 @@ export class JsonCallReader implements CallBodyReader {
   private givenArguments = 0;
   /** A pending escape of a double-encoded arguments string. */
   private escape = '';
+  /** Reads the `function` object of the OpenAI shape; the call is its. */
+  private inner: JsonCallReader | null = null;
+  /** The call's end was reported (by this reader or by `inner`). */
+  private ended = false;
 
   feed(text: string, out: CallEvent[]): number {
     for (let i = 0; i < text.length; i++) {
@@ -69,6 +80,10 @@ export class JsonCallReader implements CallBodyReader {
 
   finish(out: CallEvent[]): void {
     if (this.state !== 'reading') return;
+    if (this.step === 'in-value' && this.role === 'function') {
+      this.inner!.finish(out);
+      this.adoptInner();
+    }
     if (this.step === 'in-value' && this.role === 'name' && this.scanner.isComplete) this.nameValue(out);
     this.stop(out);
   }
@@ -131,13 +146,17 @@ export class JsonCallReader implements CallBodyReader {
     this.valueText = '';
     this.step = 'in-value';
     if (NAME_KEYS.has(key) && !this.named) this.role = 'name';
-    else if (ARGUMENT_KEYS.has(key) && !this.argumentsSeen) {
+    else if (ARGUMENT_KEYS.has(key) && !this.argumentsSeen && !this.ended) {
       this.argumentsSeen = true;
       this.role = ch === '"' ? 'arguments-string' : 'arguments';
+    } else if (key === FUNCTION_KEY && ch === '{' && !this.named && !this.argumentsSeen) {
+      this.role = 'function';
+      this.inner = new JsonCallReader();
     } else this.role = 'other';
   }
 
   private valueChar(ch: string, out: CallEvent[]): boolean {
+    if (this.role === 'function') return this.innerChar(ch, out);
     const result = this.scanner.step(ch);
     if (result === 'error') return this.stop(out);
     if (result === 'ended') {
@@ -152,6 +171,25 @@ export class JsonCallReader implements CallBodyReader {
       if (this.role === 'name' && !this.nameValue(out)) return this.stop(out);
     }
     return true;
+  }
+
+  /** A character of the `function` object, read by `inner`; this object goes on once it closed. */
+  private innerChar(ch: string, out: CallEvent[]): boolean {
+    const inner = this.inner!;
+    const taken = inner.feed(ch, out) === 1;
+    if (inner.state === 'reading') return taken;
+    this.adoptInner();
+    if (inner.state !== 'complete') return this.stop(out) || taken;
+    this.step = 'comma-or-end';
+    return taken;
+  }
+
+  /** The call `inner` read (if it was one) is this object's call. */
+  private adoptInner(): void {
+    const inner = this.inner!;
+    if (inner.state === 'not_call') return;
+    this.named = true;
+    this.ended = true;
   }
 
   /** The name value is complete: a string names the call, anything else means this is not a call. */
@@ -210,6 +248,8 @@ export class JsonCallReader implements CallBodyReader {
   }
 
   private endCall(out: CallEvent[]): void {
+    if (this.ended) return;
+    this.ended = true;
     if (this.givenArguments === 0) this.emitArguments('{}', out);
     out.push({ type: 'end' });
   }

@@ -25,6 +25,8 @@ export interface ParameterArgumentsMarkup {
    * or (`json`) the object, array or string it spells as JSON, and text otherwise.
    */
   untyped: 'text' | 'json';
+  /** An `array` parameter not written as a JSON array is its comma-separated items, as text. */
+  commaArrays?: boolean;
   /** Values escape `<`, `>`, `&` and quotes as XML entities. */
   xmlEntities?: boolean;
 }
@@ -32,6 +34,10 @@ export interface ParameterArgumentsMarkup {
 export interface ToolMarkupFormat {
   /** A run of calls between these markers; absent when each call stands alone in the content. */
   section?: { starts: readonly string[]; ends: readonly string[] };
+  /** A call may also stand alone without the section around it (upstream's back-off). */
+  bareCalls?: boolean;
+  /** A call to a function the request's tools do not name is no call but content. */
+  knownNamesOnly?: boolean;
   /** Open a call; its name follows. */
   callStarts: readonly string[];
   /** End the name; not consumed (a name end may also open what follows). */

@@ -64,9 +64,14 @@ export class ToolMarkupParser extends HeldToolParser<State> {
   };
   private name = '';
   private key = '';
+  /** The call being read opened without its section (`bareCalls`). */
+  private bare = false;
   /** Checks raw JSON arguments as they come, to end them where the object ends. */
   private scanner = new JsonValueScanner();
   private readonly tools: readonly ToolSpec[];
+
+  /** What opens markup in content: the section, and with `bareCalls` a call alone. */
+  private readonly contentMarkers: readonly string[];
 
   constructor(
     private readonly format: ToolMarkupFormat,
@@ -74,6 +79,9 @@ export class ToolMarkupParser extends HeldToolParser<State> {
   ) {
     super(options);
     this.tools = options.tools;
+    const section = format.section?.starts;
+    this.contentMarkers =
+      section === undefined ? format.callStarts : format.bareCalls === true ? [...section, ...format.callStarts] : section;
   }
 
   override finish(): ToolParseItem[] {
@@ -115,11 +123,11 @@ export class ToolMarkupParser extends HeldToolParser<State> {
   }
 
   private stepContent(): boolean {
-    const section = this.format.section;
-    const hit = this.contentUntil(section?.starts ?? this.format.callStarts);
+    const hit = this.contentUntil(this.contentMarkers);
     if (hit === null) return false;
     this.raw = hit.marker;
-    this.state = section === undefined ? 'name' : 'section';
+    this.bare = this.format.section !== undefined && this.format.callStarts.includes(hit.marker);
+    this.state = this.format.section === undefined || this.bare ? 'name' : 'section';
     return true;
   }
 
@@ -147,7 +155,7 @@ export class ToolMarkupParser extends HeldToolParser<State> {
     if (hit === null) return this.held.length > MAX_NAME ? this.malformed() : false;
     const raw = this.held.slice(0, hit.index);
     const name = (this.format.cleanName ?? ((text: string) => text.trim()))(raw);
-    if (!NAME.test(name)) return this.malformed();
+    if (!NAME.test(name) || !this.knownName(name)) return this.malformed();
     this.name = name;
     this.consume(raw.length);
     if (this.format.argumentsStart !== undefined) this.state = 'opening';
@@ -271,7 +279,7 @@ export class ToolMarkupParser extends HeldToolParser<State> {
     const laid = stripLayout(text);
     const value = markup.xmlEntities === true ? decodeXmlEntities(laid) : laid;
     const type = parameterType(this.tools, this.name, this.key);
-    this.items.member(this.key, typedValue(value, type, markup.untyped));
+    this.items.member(this.key, typedValue(value, type, markup));
   }
 
   private closeParameters(): void {
@@ -304,7 +312,12 @@ export class ToolMarkupParser extends HeldToolParser<State> {
 
   private afterCall(): void {
     this.raw = '';
-    this.state = this.format.section === undefined ? 'content' : 'section';
+    this.state = this.format.section === undefined || this.bare ? 'content' : 'section';
+  }
+
+  /** With `knownNamesOnly`, a name the request's tools give (any name when it gave none). */
+  private knownName(name: string): boolean {
+    return this.format.knownNamesOnly !== true || this.tools.length === 0 || this.tools.some((tool) => tool.name === name);
   }
 
 }

@@ -3,6 +3,7 @@
 // `<parameter=n>3</parameter>` is the number 3 for an integer parameter and the text "3" for a string.
 
 import type { ToolSpec } from './tool-call-parser.js';
+import type { ParameterArgumentsMarkup } from './tool-markup-format.js';
 
 /** The JSON schema type of parameter `key` of tool `name`, when the request says. */
 export function parameterType(tools: readonly ToolSpec[], name: string, key: string): string | undefined {
@@ -46,13 +47,24 @@ const TYPED: Record<string, (text: string) => unknown> = {
 /** An object, array or string written as JSON (glm47 writes such values so whatever the schema). */
 const JSON_SHAPED = /^\s*[[{"]/;
 
+/** The items of an array written as `a, b, c`, as glm47's parser reads one upstream. */
+function commaItems(text: string): unknown {
+  const json = jsonOr(text, undefined);
+  return Array.isArray(json) ? json : text.split(',').map((item) => item.trim());
+}
+
 /**
- * `text` as JSON of schema type `type`, text itself when it is not of that type; with no type,
- * `untyped` decides: the text, or (`json`) the object, array or string it spells as JSON.
+ * `text` as JSON of schema type `type`, text itself when it is not of that type; with no type, the
+ * format's `untyped` decides: the text, or (`json`) the object, array or string it spells as JSON.
  */
-export function typedValue(text: string, type: string | undefined, untyped: 'text' | 'json'): unknown {
-  if (type === undefined) return untyped === 'json' && JSON_SHAPED.test(text) ? jsonOr(text, text) : text;
+export function typedValue(
+  text: string,
+  type: string | undefined,
+  style: Pick<ParameterArgumentsMarkup, 'untyped' | 'commaArrays'>,
+): unknown {
+  if (type === undefined) return style.untyped === 'json' && JSON_SHAPED.test(text) ? jsonOr(text, text) : text;
   if (text.toLowerCase() === 'null' && type !== 'string') return null;
+  if (type === 'array' && style.commaArrays === true) return commaItems(text);
   const typed = TYPED[type];
   if (typed !== undefined) return typed(text);
   return jsonOr(text, text);

@@ -3,9 +3,13 @@
 
 import { markupToolParser } from './tool-markup-parser.js';
 
-/** `<tool_call><function=name><parameter=k>v</parameter></function></tool_call>`, values typed by schema. */
+/**
+ * `<tool_call><function=name><parameter=k>v</parameter></function></tool_call>`, values typed by
+ * schema; a `<function=…>` without the wrapper is a call too, as upstream's back-off reads it.
+ */
 export const qwen3CoderToolCallParser = markupToolParser({
   section: { starts: ['<tool_call>'], ends: ['</tool_call>'] },
+  bareCalls: true,
   callStarts: ['<function='],
   nameEnds: ['>'],
   argumentsStart: '>',
@@ -13,10 +17,14 @@ export const qwen3CoderToolCallParser = markupToolParser({
   callEnd: '</function>',
 });
 
-/** `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value>…</tool_call>`, values typed by
- * schema (objects, arrays and strings written as JSON are read as such). */
+/**
+ * `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value>…</tool_call>`, values typed by schema
+ * (objects, arrays and strings written as JSON are read as such, an `array` otherwise split on
+ * commas). As upstream, a call to a function the request's tools do not name is content.
+ */
 export const glm47ToolCallParser = markupToolParser({
   callStarts: ['<tool_call>'],
+  knownNamesOnly: true,
   nameEnds: ['<arg_key>', '</tool_call>'],
   arguments: {
     kind: 'parameters',
@@ -25,14 +33,19 @@ export const glm47ToolCallParser = markupToolParser({
     valueStart: '<arg_value>',
     valueEnd: '</arg_value>',
     untyped: 'json',
+    commaArrays: true,
     xmlEntities: true,
   },
   callEnd: '</tool_call>',
 });
 
-/** `<minimax:tool_call><invoke name="f"><parameter name="k">v</parameter></invoke></minimax:tool_call>`. */
+/**
+ * `<minimax:tool_call><invoke name="f"><parameter name="k">v</parameter></invoke></minimax:tool_call>`;
+ * an `<invoke …>` without the wrapper is a call too, as upstream's back-off reads it.
+ */
 export const minimaxM2ToolCallParser = markupToolParser({
   section: { starts: ['<minimax:tool_call>'], ends: ['</minimax:tool_call>'] },
+  bareCalls: true,
   callStarts: ['<invoke name='],
   nameEnds: ['>'],
   cleanName: (raw) => raw.trim().replace(/^"(.*)"$/, '$1'),

@@ -6,6 +6,7 @@ import { OverloadedError, type EngineClient, type LLMEngineOutput, type Preproce
 import { httpWithEngines } from '../../../support/http-with-engines.js';
 import { failingAfterHelloEngine, helloWorldEngine } from '../../../support/scripted-engines.js';
 import { postJson, serveInProcess } from '../../../support/in-process.js';
+import { sseEvents } from '../../../support/sse-events.js';
 
 function overloadedEngine(): EngineClient {
   return {
@@ -14,17 +15,6 @@ function overloadedEngine(): EngineClient {
       throw new OverloadedError();
     },
   };
-}
-
-/** The `event:` names and data of an SSE body. */
-function sseEvents(body: string): { event: string; data: Record<string, unknown> }[] {
-  return body
-    .split('\n\n')
-    .filter((frame) => frame.startsWith('event: '))
-    .map((frame) => {
-      const [eventLine, dataLine] = frame.split('\n');
-      return { event: eventLine!.slice('event: '.length), data: JSON.parse(dataLine!.slice('data: '.length)) as Record<string, unknown> };
-    });
 }
 
 const USER_HELLO: Anthropic.MessageParam[] = [{ role: 'user', content: 'hello' }];

@@ -201,6 +201,8 @@ describe('POST /v1/responses', () => {
       [{ model: 'scripted', input: 'x', text: { format: { type: 'json_schema', name: 'n', schema: [] } } }, 400, /`text.format.schema` must be a JSON object/],
       [{ model: 'scripted', input: 'x', tools: [], tool_choice: 'required' }, 400, /tool_choice is "required"/],
       [{ model: 'scripted', input: 'x', tools: [{ type: 'web_search' }] }, 400, /`tools\[0\].type`/],
+      [{ model: 'scripted', input: 'x', tools: [{ type: 'function', name: 'f' }, { type: 'function' }] }, 400, /`tools\[1\].name` is required/],
+      [{ model: 'scripted', input: 'x', tools: [{ type: 'function', name: 'f', parameters: 'x' }] }, 400, /`tools\[0\].parameters` must be a JSON schema object/],
       [{ model: 'scripted', input: [{ type: 'function_call', name: 'f', arguments: '{}' }] }, 400, /`input\[0\].call_id`/],
       [{ model: 'scripted', input: [{ role: 'user', content: [{ type: 'input_image' }] }] }, 400, /requires file_id or image_url/],
       [{ model: 'scripted', input: [{ type: 'computer_call' }] }, 400, /`input\[0\].type`/],

@@ -9,7 +9,9 @@ import {
   harmonyToolCallParser,
   kimiK2ToolCallParser,
 } from '../../../../src/pipeline/postprocess/parsers/tool-json-calls.js';
-import { assertToolParse, call, counted } from './tool-support.js';
+import { REASONING_PARSERS } from '../../../../src/pipeline/postprocess/index.js';
+import { cuttings, pushAll } from './support.js';
+import { assertToolParse, call, counted, run, type Seen } from './tool-support.js';
 
 const ARGS = '{"location": "Paris, France", "unit": "celsius", "days": [1, 2]}';
 
@@ -110,4 +112,31 @@ test('kimi_k2: arguments broken by the end marker end the call with what was val
 test('harmony: a name that never ends is content', () => {
   const text = '<|channel|>commentary to=functions.f';
   assertToolParse(harmonyToolCallParser, text, [{ content: text }]);
+});
+
+/** gpt-oss output through the gpt_oss reasoning stage and then the harmony tool parser, cut every way. */
+function assertHarmonyChain(text: string, reasoning: string, expected: Seen): void {
+  for (const { name, pieces } of cuttings(text)) {
+    const splits = pushAll(REASONING_PARSERS.gpt_oss({ thinkingEnabled: true }), pieces);
+    const label = `${name}: ${JSON.stringify(pieces)}`;
+    assert.equal(splits.map((split) => split.reasoning).join(''), reasoning, label);
+    assert.deepEqual(run(harmonyToolCallParser, splits.map((split) => split.content)), expected, label);
+  }
+}
+
+test('harmony: a commentary preamble before a call is content, its markup dropped', () => {
+  const text =
+    '<|channel|>analysis<|message|>Need the weather.<|end|>' +
+    '<|start|>assistant<|channel|>commentary<|message|>Let me check the weather.<|end|>' +
+    `<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>${ARGS}<|call|>`;
+  assertHarmonyChain(text, 'Need the weather.', [{ content: 'Let me check the weather.' }, call(1, 'get_weather', ARGS)]);
+});
+
+test('harmony: a preamble, the recipient before the channel, then the final answer set apart by a newline', () => {
+  const text =
+    '<|channel|>commentary<|message|>Checking now.<|end|>' +
+    '<|start|>assistant to=functions.now<|channel|>commentary <|constrain|>json<|message|>{}<|call|>';
+  assertHarmonyChain(text, '', [{ content: 'Checking now.' }, call(1, 'now', '{}')]);
+  const answer = '<|channel|>commentary<|message|>Checking now.<|end|><|start|>assistant<|channel|>final<|message|>It is 18C.';
+  assertHarmonyChain(answer, '', [{ content: 'Checking now.\nIt is 18C.' }]);
 });

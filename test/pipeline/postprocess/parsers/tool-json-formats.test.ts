@@ -183,3 +183,42 @@ describe('default', () => {
     assertToolParse(generic, 'Hello, how can I help?', [{ content: 'Hello, how can I help?' }]);
   });
 });
+
+describe('the nested OpenAI shape {"type": "function", "function": {…}}', () => {
+  const nested = (name: string, args: string): string => `{"type": "function", "function": {"name": "${name}", "arguments": ${args}}}`;
+
+  it('is read through its function object, in every JSON format', () => {
+    assertToolParse(parser('hermes'), `Sure.\n<tool_call>\n${nested('get_weather', WEATHER)}\n</tool_call>`, [
+      { content: 'Sure.\n' },
+      call(1, 'get_weather', WEATHER),
+    ]);
+    assertToolParse(parser('nemotron_deci'), `<TOOLCALL>[${nested('a', '{}')}, {"name": "b", "arguments": ${TIME}}]</TOOLCALL>`, [
+      call(1, 'a', '{}'),
+      call(2, 'b', TIME),
+    ]);
+    assertToolParse(parser('llama3_json'), nested('get_time', TIME), [call(1, 'get_time', TIME)]);
+  });
+
+  it('takes keys in any order, arguments given as a string, and other keys after the function object', () => {
+    assertToolParse(
+      parser('hermes'),
+      '<tool_call>{"function": {"arguments": "{\\"a\\": 1}", "name": "f"}, "type": "function", "id": "x"}</tool_call>',
+      [call(1, 'f', '{"a": 1}')],
+    );
+  });
+
+  it('a function object without a name is no call; one broken after its name is closed with what it has', () => {
+    const nameless = '<tool_call>{"type": "function", "function": {"arguments": {}}}</tool_call>';
+    assertToolParse(parser('hermes'), nameless, [{ content: nameless }]);
+    assertToolParse(parser('hermes'), '<tool_call>{"type": "function", "function": {"name": "f", "arguments": {"a": 1} x</tool_call> after', [
+      call(1, 'f', '{"a": 1}'),
+      { content: 'x after' },
+    ]);
+  });
+
+  it('a call cut off by the end of the stream is closed', () => {
+    assertToolParse(parser('hermes'), '<tool_call>{"type": "function", "function": {"name": "f", "arguments": {"a": 1', [
+      call(1, 'f', '{"a": 1'),
+    ]);
+  });
+});

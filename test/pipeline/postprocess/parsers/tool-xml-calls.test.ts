@@ -136,3 +136,51 @@ test('minimax_m2: invokes in a section, quoted names, schema typing', () => {
 test('minimax_m2: junk inside the section is released as content', () => {
   assertToolParse(minimaxM2ToolCallParser, '<minimax:tool_call>oops</minimax:tool_call>', [{ content: '<minimax:tool_call>oops</minimax:tool_call>' }]);
 });
+
+test('qwen3_coder: a bare <function=…> without the <tool_call> wrapper is a call (upstream back-off)', () => {
+  const text =
+    'I will run it.\n<function=get_weather>\n<parameter=location>\nParis\n</parameter>\n<parameter=days>\n2\n</parameter>\n</function>\n' +
+    '<function=now>\n</function> done';
+  assertToolParse(
+    qwen3CoderToolCallParser,
+    text,
+    [
+      { content: 'I will run it.\n' },
+      builtCall(1, 'get_weather', { location: 'Paris', days: 2 }),
+      { content: '\n' },
+      builtCall(2, 'now', {}),
+      { content: ' done' },
+    ],
+    { tools: WEATHER },
+  );
+});
+
+test('qwen3_coder: bare and wrapped calls in one message; a bare call cut off is closed', () => {
+  const text = '<function=a><parameter=x>1</parameter></function><tool_call><function=b></function></tool_call><function=c><parameter=y>t';
+  assertToolParse(qwen3CoderToolCallParser, text, [builtCall(1, 'a', { x: '1' }), builtCall(2, 'b', {}), builtCall(3, 'c', { y: 't' })]);
+  assertToolParse(qwen3CoderToolCallParser, 'see <function=bad name!> here', [{ content: 'see <function=bad name!> here' }]);
+});
+
+test('minimax_m2: a bare <invoke …> without the wrapper is a call (upstream back-off)', () => {
+  const text = 'Ok.\n<invoke name="get_time">\n<parameter name="zone">JST</parameter>\n</invoke>\nThanks.';
+  assertToolParse(minimaxM2ToolCallParser, text, [{ content: 'Ok.\n' }, builtCall(1, 'get_time', { zone: 'JST' }), { content: '\nThanks.' }]);
+});
+
+test('glm47: an array parameter not written as JSON is split on commas, as upstream', () => {
+  const tools = [{ name: 'tag', parameters: { properties: { tags: { type: 'array' }, ids: { type: 'array' }, one: { type: 'array' } } } }];
+  const text =
+    '<tool_call>tag<arg_key>tags</arg_key><arg_value>red, green ,blue</arg_value>' +
+    '<arg_key>ids</arg_key><arg_value>[1, 2]</arg_value><arg_key>one</arg_key><arg_value>solo</arg_value></tool_call>';
+  assertToolParse(glm47ToolCallParser, text, [builtCall(1, 'tag', { tags: ['red', 'green', 'blue'], ids: [1, 2], one: ['solo'] })], { tools });
+});
+
+test('glm47: a call to a function the request does not offer is content, as upstream', () => {
+  const tools = [{ name: 'get_weather' }];
+  const unknown = '<tool_call>rm_rf<arg_key>path</arg_key><arg_value>/</arg_value></tool_call>';
+  assertToolParse(glm47ToolCallParser, `Hmm. ${unknown}<tool_call>get_weather<arg_key>city</arg_key><arg_value>Oslo</arg_value></tool_call>`, [
+    { content: `Hmm. ${unknown}` },
+    builtCall(1, 'get_weather', { city: 'Oslo' }),
+  ], { tools });
+  // Without tools in the request nothing is checked.
+  assertToolParse(glm47ToolCallParser, unknown, [builtCall(1, 'rm_rf', { path: '/' })]);
+});
