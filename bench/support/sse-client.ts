@@ -9,9 +9,10 @@ export interface StreamTiming {
   ms: number;
 }
 
-/** A long streaming chat request body that never ends early (`ignore_eos`). */
-export function streamingChatBody(model: string, maxTokens: number): string {
+/** A long streaming chat request body that never ends early (`ignore_eos`); `extra` fields are added. */
+export function streamingChatBody(model: string, maxTokens: number, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
+    ...extra,
     model,
     messages: [{ role: 'user', content: 'Write a long story about the sea.' }],
     max_tokens: maxTokens,
