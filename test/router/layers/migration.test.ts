@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import {
   InternalError,
   WorkerLostError,
-  type EngineClient,
   type GenerateContext,
   type LLMEngineOutput,
   type MigrationType,
@@ -11,24 +10,14 @@ import {
 } from '../../../src/protocols/index.js';
 import { createRouterPolicy, PushRouter, type WorkerInstance } from '../../../src/router/index.js';
 import { collect, fastEngine, ids, prompt, request } from '../../engines/mocker/helpers.js';
+import { losingEngine } from '../../support/lost-workers.js';
 
 const mocker = fastEngine();
 test.after(() => mocker.close());
 
 /** A worker serving the shared mocker that is lost after `dieAfter` outputs (never, by default). */
 function worker(id: number, dieAfter = Infinity, seen: PreprocessedRequest[] = []): WorkerInstance {
-  const client: EngineClient = {
-    async *generate(req: PreprocessedRequest, ctx: GenerateContext): AsyncGenerator<LLMEngineOutput> {
-      seen.push(req);
-      if (dieAfter === 0) throw new WorkerLostError(`worker ${id} unreachable`);
-      let sent = 0;
-      for await (const out of mocker.generate(req, ctx)) {
-        yield out;
-        if (++sent >= dieAfter) throw new WorkerLostError(`worker ${id} lost mid-stream`);
-      }
-    },
-  };
-  return { id: BigInt(id), client };
+  return { id: BigInt(id), client: losingEngine(mocker, dieAfter, `worker ${id}`, seen) };
 }
 
 function router(limit: number, maxSeqLen: number | null = null): PushRouter {
