@@ -272,7 +272,11 @@ export class ModelWatcher {
     try {
       // --model-path: the tokenizer files are local to the frontend, not where the worker says.
       const card = config.modelPath
-        ? loadModelCard(config.modelPath, { displayName: servedName, kvCacheBlockSize: record.cardJson.kv_cache_block_size as number | undefined })
+        ? loadModelCard(config.modelPath, {
+            displayName: servedName,
+            kvCacheBlockSize: record.cardJson.kv_cache_block_size as number | undefined,
+            migrationLimit: Number.isInteger(record.cardJson.migration_limit) ? (record.cardJson.migration_limit as number) : undefined,
+          })
         : cardFromCardJson(record.cardJson, servedName);
       const parsers = cardParsers(record.cardJson, ({ field, name, known }) =>
         logger.warn(
@@ -280,7 +284,7 @@ export class ModelWatcher {
           `model ${servedName}: unknown ${field} '${name}' in its card; serving it without that parser (known: ${known.join(', ')})`,
         ),
       );
-      return buildServedModel(card, config, record, parsers);
+      return buildServedModel(card, config, record, parsers, logger);
     } catch (err) {
       logger.error({ model: servedName, err: (err as Error).message }, 'cannot serve discovered model');
       this.deps.observer?.modelRejected?.(servedName, err as Error);

@@ -1,13 +1,16 @@
 import type { Config } from '../config/index.js';
 import type { ModelDeploymentCard } from '../models/index.js';
 import type { RouterMode } from '../protocols/index.js';
-import { createRouterPolicy, LoadTracker, PushRouter, type BusyThresholds } from '../router/index.js';
+import { createRouterPolicy, LoadTracker, PushRouter, type BusyThresholds, type MigrationLogger } from '../router/index.js';
+
+const silent: MigrationLogger = { warn: () => undefined };
 
 /**
  * The PushRouter of a served model, from the router flags. `--load-aware` is upstream's preset:
- * kv routing on load alone (no overlap credit, so the indexer is never consulted).
+ * kv routing on load alone (no overlap credit, so the indexer is never consulted). The frontend's
+ * `--migration-limit` applies to every model; without it, each card's own limit does.
  */
-export function buildRouter(config: Config, card: ModelDeploymentCard): PushRouter {
+export function buildRouter(config: Config, card: ModelDeploymentCard, logger: MigrationLogger = silent): PushRouter {
   const mode: RouterMode = config.loadAware ? 'kv' : config.routerMode;
   const load = new LoadTracker();
   const policy = createRouterPolicy(mode, {
@@ -34,6 +37,7 @@ export function buildRouter(config: Config, card: ModelDeploymentCard): PushRout
   return new PushRouter(card.displayName, policy, {
     load,
     busyThresholds: busyThresholds(config),
+    migration: { limit: config.migrationLimit ?? card.migrationLimit, maxSeqLen: config.migrationMaxSeqLen ?? null, logger },
   });
 }
 

@@ -2,13 +2,13 @@ import type { Config } from '../config/index.js';
 import { loadDefaultModelCard, loadModelCard, NO_PARSERS, type MediaRouter, type ModelParsers, type MediaRouters, type ModelDeploymentCard, type ServedModel } from '../models/index.js';
 import { HfTokenizer, Preprocessor } from '../pipeline/index.js';
 import type { MediaKind, MediaWire } from '../protocols/index.js';
-import { createRouterPolicy, EMBEDDING_REQUESTS, Router, UNHINTED_REQUESTS, type RequestView } from '../router/index.js';
+import { createRouterPolicy, EMBEDDING_REQUESTS, Router, UNHINTED_REQUESTS, type MigrationLogger, type RequestView } from '../router/index.js';
 import { buildRouter } from './router-options.js';
 import { sharedTokenTable } from './token-tables.js';
 
 /** The card of the model this process serves: `--model-path`, or the bundled Qwen3 tokenizer. */
 export function loadConfiguredCard(config: Config, blockSize: number): ModelDeploymentCard {
-  const opts = { displayName: config.modelName, kvCacheBlockSize: blockSize };
+  const opts = { displayName: config.modelName, kvCacheBlockSize: blockSize, migrationLimit: config.migrationLimit };
   return config.modelPath ? loadModelCard(config.modelPath, opts) : loadDefaultModelCard(opts);
 }
 
@@ -28,7 +28,13 @@ export function parseEndpoint(url: string): EndpointId {
  * Everything the frontend needs to serve a card: tokenizer, byte table, preprocessor and a router
  * with no instances yet. The token table and tokenizer are built here, never per request.
  */
-export function buildServedModel(card: ModelDeploymentCard, config: Config, endpoint: EndpointId, parsers: ModelParsers = NO_PARSERS): ServedModel {
+export function buildServedModel(
+  card: ModelDeploymentCard,
+  config: Config,
+  endpoint: EndpointId,
+  parsers: ModelParsers = NO_PARSERS,
+  logger?: MigrationLogger,
+): ServedModel {
   const tokenTable = sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path);
   const preprocessor = new Preprocessor(card, new HfTokenizer(card.tokenizerJsonPath), {
     maxOutputTokens: config.maxOutputTokens,
@@ -42,7 +48,7 @@ export function buildServedModel(card: ModelDeploymentCard, config: Config, endp
     card,
     preprocessor,
     tokenTable,
-    router: buildRouter(config, card),
+    router: buildRouter(config, card, logger),
     media: mediaRouters(card.displayName),
     endpoint,
     created: Math.floor(Date.now() / 1000),

@@ -19,6 +19,7 @@ const INPUT_TOKEN_BUCKETS = [0, 100, 210, 430, 870, 1800, 3600, 7400, 15000, 310
 const OUTPUT_TOKEN_BUCKETS = [0, 100, 210, 430, 880, 1800, 3700, 7600, 16000, 32000];
 const TTFT_BUCKETS = [0, 0.0022, 0.0047, 0.01, 0.022, 0.047, 0.1, 0.22, 0.47, 1, 2.2, 4.7, 10, 22, 48, 100, 220, 480];
 const ITL_BUCKETS = [0, 0.0019, 0.0035, 0.0067, 0.013, 0.024, 0.045, 0.084, 0.16, 0.3, 0.56, 1.1, 2];
+const MIGRATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export class FrontendMetrics {
   private readonly requests: Counter<'model' | 'endpoint' | 'request_type' | 'status' | 'error_type'>;
@@ -35,6 +36,8 @@ export class FrontendMetrics {
   private readonly outputTokensTotal: Counter<'model'>;
   private readonly cancellations: Counter<'model' | 'endpoint' | 'request_type'>;
   private readonly rejections: Counter<'model' | 'endpoint'>;
+  private readonly migrations: Counter<'model' | 'migration_type'>;
+  private readonly migrationDuration: Histogram<'model' | 'migration_type'>;
   private readonly itlByModel = new Map<string, Histogram.Internal<'model'>>();
 
   constructor(registry: MetricsRegistry) {
@@ -59,6 +62,13 @@ export class FrontendMetrics {
     this.outputTokensTotal = registry.counter(n('output_tokens_total'), 'Output tokens generated', ['model']);
     this.cancellations = registry.counter(n('model_cancellation_total'), 'Requests cancelled by the client', ['model', 'endpoint', 'request_type']);
     this.rejections = registry.counter(n('model_rejection_total'), 'Requests rejected because every worker was busy', ['model', 'endpoint']);
+    this.migrations = registry.counter(n('model_migration_total'), 'Requests re-sent to another worker after theirs was lost', ['model', 'migration_type']);
+    this.migrationDuration = registry.histogram(
+      n('model_migration_duration_seconds'),
+      'From a lost worker until the re-sent request answered, ended or failed',
+      ['model', 'migration_type'],
+      MIGRATION_BUCKETS,
+    );
   }
 
   /** Counts the requests of `scope` from the request events until the returned function is called. */
@@ -85,6 +95,10 @@ export class FrontendMetrics {
         this.finish(request, 'error', 'cancelled', duration);
         this.cancellations.inc({ model: request.model, endpoint: request.endpoint, request_type: request.requestType });
         this.disconnected.inc();
+      },
+      migration: ({ request, type, duration }) => {
+        this.migrations.inc({ model: request.model, migration_type: type });
+        this.migrationDuration.observe({ model: request.model, migration_type: type }, duration);
       },
     });
   }

@@ -1,4 +1,4 @@
-import type { EngineClient, PreprocessedRequest } from '../protocols/index.js';
+import type { EngineClient, GenerateContext, PreprocessedRequest } from '../protocols/index.js';
 import { mergeAsync } from './merge-async.js';
 import { decodeStream, type DecodedStep, type TokenTable } from './postprocess/index.js';
 
@@ -16,7 +16,8 @@ export interface PromptRun {
  * Start every choice of every prompt and merge their detokenized steps. Choice `i` of prompt `p`
  * has index `p * n + i`. Routing happens here, synchronously, so "no workers" or "unknown instance"
  * errors surface before a response is committed. Aborting `signal` stops every engine request.
- * `metadata` travels to every engine request in its context.
+ * `metadata` travels to every engine request in its context, and so does `migrated` (the request's
+ * lifecycle hears of re-sends to another worker).
  */
 export function generateChoices(
   target: GenerationTarget,
@@ -25,6 +26,7 @@ export function generateChoices(
   requestId: string,
   signal: AbortSignal,
   metadata?: Readonly<Record<string, string>>,
+  migrated?: GenerateContext['migrated'],
 ): AsyncIterable<DecodedStep> {
   const streams: AsyncIterable<DecodedStep>[] = [];
   const fanOut = prompts.length * n > 1;
@@ -40,6 +42,7 @@ export function generateChoices(
         requestId: fanOut ? `${requestId}-${index}` : requestId,
         signal: choiceAbort.signal,
         metadata,
+        migrated,
       });
       streams.push(
         decodeStream(outputs, {

@@ -6,6 +6,7 @@ import {
   requestChannels as channels,
   type CompletionUsage,
   type ErrorKind,
+  type MigrationType,
   type RequestInfo,
   type RequestScope,
 } from '../protocols/index.js';
@@ -91,6 +92,11 @@ export class RequestLifecycle {
     }
     if (!this.close() || !channels.error.hasSubscribers) return;
     channels.error.publish({ request: this.info, kind, error, duration: this.elapsed() });
+  }
+
+  /** The request was re-sent to another worker (a GenerateContext's `migrated`). */
+  migrated(type: MigrationType, seconds: number): void {
+    if (channels.migration.hasSubscribers) channels.migration.publish({ request: this.info, type, duration: seconds });
   }
 
   /** True the first time: the outcome is still to publish. */

@@ -128,7 +128,15 @@ export interface GenerateContext {
   signal: AbortSignal;
   /** Client-supplied request metadata (gRPC `x-dynamo-meta-*`, prefix stripped), when any. */
   metadata?: Readonly<Record<string, string>>;
+  /**
+   * Told of each re-send of the request to another worker once that attempt resolved (its first
+   * output, its end or its failure), with the seconds since the failure that caused it.
+   */
+  migrated?(type: MigrationType, seconds: number): void;
 }
+
+/** Upstream's `migration_type` label: the first worker failed before any output, or mid-stream. */
+export type MigrationType = 'new_request' | 'ongoing_request';
 
 /**
  * Anything that turns a PreprocessedRequest into a stream of engine outputs: an in-process engine,

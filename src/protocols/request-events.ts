@@ -4,7 +4,7 @@
 // (frontend) its request belongs to and subscriptions only see their own scope.
 
 import { subscribe, unsubscribe, channel, type Channel } from 'node:diagnostics_channel';
-import type { CompletionUsage } from './engine.js';
+import type { CompletionUsage, MigrationType } from './engine.js';
 import type { ErrorKind } from './errors.js';
 
 /** Identifies the frontend a request belongs to; compared by identity, the name is for people. */
@@ -67,6 +67,14 @@ export interface RequestCancelEvent {
   readonly duration: number;
 }
 
+/** The request was re-sent to another worker after its worker was lost. */
+export interface RequestMigrationEvent {
+  readonly request: RequestInfo;
+  readonly type: MigrationType;
+  /** Seconds from the failure until the re-sent attempt answered, ended or failed. */
+  readonly duration: number;
+}
+
 export interface RequestEventMap {
   start: RequestStartEvent;
   firstToken: RequestFirstTokenEvent;
@@ -74,6 +82,7 @@ export interface RequestEventMap {
   end: RequestEndEvent;
   error: RequestErrorEvent;
   cancel: RequestCancelEvent;
+  migration: RequestMigrationEvent;
 }
 
 export type RequestEventName = keyof RequestEventMap;
@@ -86,6 +95,7 @@ export const REQUEST_CHANNEL_NAMES: Readonly<Record<RequestEventName, string>> =
   end: 'dynamo-ts:request:end',
   error: 'dynamo-ts:request:error',
   cancel: 'dynamo-ts:request:cancel',
+  migration: 'dynamo-ts:request:migration',
 };
 
 /** The channel objects, created once; publishers check `hasSubscribers` before building a message. */
@@ -96,6 +106,7 @@ export const requestChannels: Readonly<Record<RequestEventName, Channel>> = {
   end: channel(REQUEST_CHANNEL_NAMES.end),
   error: channel(REQUEST_CHANNEL_NAMES.error),
   cancel: channel(REQUEST_CHANNEL_NAMES.cancel),
+  migration: channel(REQUEST_CHANNEL_NAMES.migration),
 };
 
 export type RequestEventHandlers = { [K in RequestEventName]?: (event: RequestEventMap[K]) => void };

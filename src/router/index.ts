@@ -1,5 +1,6 @@
 export { Router, type RouterOptions } from './router.js';
-export { PushRouter } from './push-router.js';
+export { PushRouter, type PushRouterOptions } from './push-router.js';
+export { LLM_RESUMABLE, type ResumableRequests } from './resumable-requests.js';
 export { TensorRouter } from './tensor-router.js';
 export type { RouterPolicy, WorkerInstance, WorkerCapacity, KvEventSink, StreamingEngine, AnyInstance } from './policy.js';
 export { LLM_REQUESTS, TENSOR_REQUESTS, EMBEDDING_REQUESTS, UNHINTED_REQUESTS, type RequestView } from './request-views.js';
@@ -16,7 +17,20 @@ export {
   type RoutingLayer,
 } from './route.js';
 export type { RouterView } from './router-view.js';
-export { busyGate, loadTracking, pinning, policySelect, requireWorkers, routerQueue } from './layers/index.js';
+export {
+  busyGate,
+  loadTracking,
+  migration,
+  pinning,
+  policySelect,
+  requireWorkers,
+  routerQueue,
+  skipExcluded,
+  NO_MIGRATION,
+  type Migration,
+  type MigrationLogger,
+  type MigrationSettings,
+} from './layers/index.js';
 export {
   createRouterPolicy,
   routerPolicyNeeds,

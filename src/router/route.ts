@@ -15,6 +15,8 @@ export interface Decision<Req, Out> {
   candidates: readonly Instance<Req, Out>[];
   /** The chosen instance: the one the request is pinned to, or the policy's pick. */
   target: Instance<Req, Out> | null;
+  /** Instances this request already lost (migration): never chosen again for it. */
+  excluded?: ReadonlySet<bigint>;
 }
 
 /** A decision with the request's context: what the layers pass down. */

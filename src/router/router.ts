@@ -2,6 +2,7 @@
 // routing-chain.ts. Generic over the kind of request, so LLM and tensor models share it.
 import type { GenerateContext } from '../protocols/index.js';
 import { NO_BUSY_THRESHOLDS, type BusyThresholds } from './busy.js';
+import { NO_MIGRATION, type Migration } from './layers/migration.js';
 import { LoadTracker } from './load-tracker.js';
 import type { RouterPolicy, StreamingEngine } from './policy.js';
 import type { RequestView } from './request-views.js';
@@ -9,10 +10,12 @@ import { composeLayers, sendToTarget, targetOf, type Decision, type Dispatch, ty
 import { routingChain } from './routing-chain.js';
 import type { RouterView } from './router-view.js';
 
-export interface RouterOptions {
+export interface RouterOptions<Req = unknown, Out = unknown> {
   /** Shared with a load-based policy, which reads it. */
   load?: LoadTracker;
   busyThresholds?: BusyThresholds;
+  /** Off by default: requests are then only retried elsewhere before their first output. */
+  migration?: Migration<Req, Out>;
 }
 
 export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<Req, Out> {
@@ -20,6 +23,7 @@ export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<R
   readonly load: LoadTracker;
   /** Busy thresholds; replaced at runtime by `/busy_threshold`. */
   busyThresholds: BusyThresholds;
+  readonly migration: Migration<Req, Out>;
   private readonly dispatch: Dispatch<Req, Out>;
   private readonly choose: readonly RouteStep<Req, Out>[];
 
@@ -27,10 +31,11 @@ export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<R
     readonly modelName: string,
     readonly policy: RouterPolicy<Req, Out>,
     readonly requests: RequestView<Req>,
-    opts: RouterOptions = {},
+    opts: RouterOptions<Req, Out> = {},
   ) {
     this.load = opts.load ?? new LoadTracker();
     this.busyThresholds = opts.busyThresholds ?? NO_BUSY_THRESHOLDS;
+    this.migration = opts.migration ?? (NO_MIGRATION as Migration<Req, Out>);
     const chain = routingChain<Req, Out>(this);
     this.dispatch = composeLayers(chain.layers, sendToTarget);
     this.choose = chain.choose;

@@ -1,6 +1,6 @@
-// The routing layers in order: the one place that says what wraps what. A migration layer
-// (re-sending a failed stream's request) goes first, around all of them.
-import { busyGate, loadTracking, pinning, policySelect, requireWorkers, routerQueue } from './layers/index.js';
+// The routing layers in order: the one place that says what wraps what. Migration goes first,
+// around all of them, so a re-sent request is decided afresh by every other layer.
+import { busyGate, loadTracking, migration, pinning, policySelect, requireWorkers, routerQueue, skipExcluded } from './layers/index.js';
 import { stepLayer, type RouteStep, type RoutingLayer } from './route.js';
 import type { RouterView } from './router-view.js';
 
@@ -13,10 +13,16 @@ export interface RoutingChain<Req, Out> {
 
 export function routingChain<Req, Out>(router: RouterView<Req, Out>): RoutingChain<Req, Out> {
   // A request pinned to an instance passes the gates untouched: each leaves a chosen target alone.
-  const gates: RouteStep<Req, Out>[] = [pinning(router), requireWorkers(router), busyGate(router)];
+  const gates: RouteStep<Req, Out>[] = [pinning(router), requireWorkers(router), busyGate(router), skipExcluded()];
   const select = policySelect(router.policy);
   return {
-    layers: [...gates.map((gate) => stepLayer(gate)), routerQueue(router.policy, gates), stepLayer(select), loadTracking(router)],
+    layers: [
+      migration(router),
+      ...gates.map((gate) => stepLayer(gate)),
+      routerQueue(router.policy, gates),
+      stepLayer(select),
+      loadTracking(router),
+    ],
     choose: [...gates, select],
   };
 }

@@ -1,7 +1,7 @@
 // The frontend half of one call to one worker instance: stream the worker's Annotated items, unwrap
 // them, and log a failure with the ids needed to trace it. The HTTP and gRPC layers hide 5xx details
 // from clients, so this log line is where a worker lost mid-stream shows up.
-import { InternalError } from '../protocols/index.js';
+import { InternalError, WorkerLostError } from '../protocols/index.js';
 import { endpointPath, type EndpointInstance } from './discovery/index.js';
 import type { CallContext, RequestPlaneClient } from './request-plane/index.js';
 
@@ -62,6 +62,8 @@ export async function* remoteCall<T>(
         received > 0 ? 'worker stream failed mid-response' : 'worker request failed',
       );
     }
+    // The planes do not know which instance they were talking to; the routing layers need it.
+    if (err instanceof WorkerLostError && err.instanceId === undefined) throw new WorkerLostError(err.message, instance.instanceId);
     throw err;
   }
 }

@@ -24,7 +24,6 @@ test('not-built enum values fail naming the flag and value', () => {
 
 test('not-built options fail when set to a non-default value', () => {
   assertConfigError(['serve', '--dyn-debug-perf'], {}, '--dyn-debug-perf is not available yet in this build');
-  assertConfigError(['serve', '--migration-limit', '3'], {}, /^--migration-limit 3 is not available yet in this build/);
   assertConfigError(['serve', '--data-parallel-size', '2'], {}, /^--data-parallel-size 2 is not available yet in this build; .*--num-workers/);
   assertConfigError(['serve', '--router-min-initial-workers', '2'], {}, /^--router-min-initial-workers 2 is not available yet/);
   assertConfigError(['serve', '--grpc-workers', '4'], {}, /^--grpc-workers 4 is not available yet/);
@@ -40,12 +39,19 @@ test('explicit settings are reported before a failing default', () => {
 });
 
 test('not-built options set to their default value pass', () => {
-  const { config } = run(['serve', '--migration-limit', '0', '--no-kserve-grpc-server', '--data-parallel-size', '1', '--router-kv-events', '--grpc-metrics-port', '8788'],
+  const { config } = run(['serve', '--no-kserve-grpc-server', '--data-parallel-size', '1', '--router-kv-events', '--grpc-metrics-port', '8788'],
     { DYN_ENABLE_ANTHROPIC_API: 'false', DYN_ROUTER_MODE: 'round-robin' });
-  assert.equal(config.migrationLimit, 0);
   assert.equal(config.kserveGrpcServer, false);
   assert.equal(config.enableAnthropicApi, false);
   assert.equal(config.routerKvEvents, true);
+});
+
+test('--migration-limit: unset leaves each card its own limit; set, it applies frontend-wide', () => {
+  assert.equal(run(['frontend']).config.migrationLimit, undefined);
+  assert.equal(run(['frontend', '--migration-limit', '3']).config.migrationLimit, 3);
+  assert.equal(run(['mocker'], { DYN_MIGRATION_LIMIT: '2' }).config.migrationLimit, 2);
+  assert.equal(run(['frontend', '--migration-max-seq-len', '4096']).config.migrationMaxSeqLen, 4096);
+  assertConfigError(['frontend', '--migration-limit', '-1'], {}, /migration-limit/);
 });
 
 test('built router modes are accepted', () => {
@@ -71,10 +77,10 @@ test('--admission-control takes none or token-capacity', () => {
 
 test('the brief\'s not-built list is reflected in the table', () => {
   const built = (key: string) => OPTIONS.find((spec) => spec.key === key)!.built;
-  for (const key of ['httpHost', 'httpPort', 'tlsCertPath', 'tlsKeyPath', 'tlsClientCaCertPath', 'modelPath', 'modelName', 'namespace', 'metricsPrefix', 'dumpConfigTo', 'log', 'numWorkers', 'kvCacheBlockSize', 'activeDecodeBlocksThreshold', 'routerSnapshotThreshold', 'routerResetStates', 'enableAnthropicApi', 'stripAnthropicPreamble']) {
+  for (const key of ['httpHost', 'httpPort', 'tlsCertPath', 'tlsKeyPath', 'tlsClientCaCertPath', 'modelPath', 'modelName', 'namespace', 'metricsPrefix', 'dumpConfigTo', 'log', 'numWorkers', 'kvCacheBlockSize', 'activeDecodeBlocksThreshold', 'routerSnapshotThreshold', 'routerResetStates', 'enableAnthropicApi', 'stripAnthropicPreamble', 'migrationLimit', 'migrationMaxSeqLen']) {
     assert.equal(built(key), true, key);
   }
-  for (const key of ['migrationLimit', 'dataParallelSize', 'plannerProfileData', 'routerMinInitialWorkers']) {
+  for (const key of ['dataParallelSize', 'plannerProfileData', 'routerMinInitialWorkers']) {
     assert.equal(built(key), false, key);
   }
 });

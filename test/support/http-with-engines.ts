@@ -7,11 +7,11 @@ import type { EngineClient } from '../../src/protocols/index.js';
 
 /**
  * An HTTP service whose models are scripted engines: model `name` is served by `engines[name]`
- * with the default tokenizer. Resolves to the service and its base URL. Without a request scope
+ * (one instance, or a list of instances with ids 1, 2, ...) with the default tokenizer. Resolves to the service and its base URL. Without a request scope
  * in `options`, its requests are counted into `options.metrics` (or a new registry) until it stops.
  */
 export async function httpWithEngines(
-  engines: Record<string, EngineClient>,
+  engines: Record<string, EngineClient | EngineClient[]>,
   options: Partial<HttpServiceOptions> = {},
   /** The card of model `name`; the default tokenizer's card when absent. */
   cardOf: (name: string) => ModelDeploymentCard = (name) => loadDefaultModelCard({ displayName: name }),
@@ -25,7 +25,7 @@ export async function httpWithEngines(
       component: 'backend',
       endpoint: 'generate',
     });
-    model.router.setInstances([{ id: 1n, client: engine }]);
+    model.router.setInstances([engine].flat().map((client, i) => ({ id: BigInt(i + 1), client })));
     models.add(model);
   }
   const metrics = options.metrics ?? new MetricsRegistry();

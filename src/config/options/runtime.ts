@@ -6,13 +6,13 @@ const TRY_SERVE = "run 'dynamo-ts serve' for the frontend and the mocker in one 
 export const runtimeOptions = [
   {
     key: 'migrationLimit', flag: 'migration-limit', env: 'DYN_MIGRATION_LIMIT', type: 'int', min: 0, max: U32_MAX,
-    group: 'Fault Tolerance', scope: 'both', built: false, notBuiltHint: 'request migration is not available yet in this build', default: 0,
-    help: 'Maximum migrations of a request to another worker after a worker failure; 0 disables migration',
+    group: 'Fault Tolerance', scope: 'both', built: true,
+    help: "Maximum times a request that has started answering moves to another worker when its worker is lost (0: never; a request lost before its first token is always retried elsewhere). Frontend: applies to every model (unset: each model card's migration_limit). Worker: published as its card's migration_limit (unset: 0)",
   },
   {
     key: 'migrationMaxSeqLen', flag: 'migration-max-seq-len', env: 'DYN_MIGRATION_MAX_SEQ_LEN', type: 'int', min: 1, max: U32_MAX,
-    group: 'Fault Tolerance', scope: 'frontend', built: false,
-    help: 'Stop tracking a request for migration once prompt + generated tokens exceed this',
+    group: 'Fault Tolerance', scope: 'frontend', built: true,
+    help: 'A request no longer migrates once prompt + generated tokens exceed this (exactly this many still migrates)',
   },
   {
     key: 'admissionControl', flag: 'admission-control', env: 'DYN_ADMISSION_CONTROL', type: 'enum',

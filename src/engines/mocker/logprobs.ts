@@ -4,7 +4,7 @@
 // the tokens, so asking for logprobs does not change the text and the same request gives the same
 // logprobs.
 import type { TopLogprob } from '../../protocols/index.js';
-import { TokenStream } from './token-stream.js';
+import { SplitMix32 } from './token-stream.js';
 import { isCompleteUtf8, type MockVocabulary } from './vocabulary.js';
 
 /** Keeps the logprob stream apart from the token stream seeded by the same hash. */
@@ -22,7 +22,7 @@ export interface TokenLogprob {
 const utf8 = new TextDecoder();
 
 export class LogprobSampler {
-  private readonly rng: TokenStream;
+  private readonly rng: SplitMix32;
 
   /** `topK` alternatives per position (the sampled token included), 0..20. */
   constructor(
@@ -30,7 +30,7 @@ export class LogprobSampler {
     seedHash: bigint,
     private readonly topK: number,
   ) {
-    this.rng = new TokenStream(vocab, BigInt.asUintN(64, seedHash ^ LOGPROB_STREAM_SALT));
+    this.rng = SplitMix32.fromHash(BigInt.asUintN(64, seedHash ^ LOGPROB_STREAM_SALT));
   }
 
   next(tokenId: number): TokenLogprob {

@@ -30,4 +30,8 @@ export class ScriptedStream implements OutputTokens {
   nextToken(budget: number): number {
     return this.pos < this.script.length ? this.script[this.pos++]! : this.after.nextToken(budget);
   }
+
+  push(token: number): void {
+    this.after.push(token);
+  }
 }

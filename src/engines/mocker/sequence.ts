@@ -7,7 +7,7 @@ import type { BlockId } from './kv-manager.js';
 import type { MockerOptions } from './options.js';
 import { LogprobSampler } from './logprobs.js';
 import { ScriptedStream } from './scripted-stream.js';
-import { TokenStream, promptSeedHash, type OutputTokens } from './token-stream.js';
+import { GreedyTokens, SplitMix32, promptSeedHash, type OutputTokens } from './token-stream.js';
 import type { MockVocabulary } from './vocabulary.js';
 
 export interface StopRules {
@@ -73,6 +73,7 @@ export class Sequence {
     const token =
       g >= r.naturalLength && !this.stream.midUnit ? r.eosId! : this.stream.nextToken(r.maxTokens - g + 1);
     this.tokens.push(token);
+    this.stream.push(token);
     const out: LLMEngineOutput = { token_ids: [token], index: 0 };
     if (this.logprobs) {
       const lp = this.logprobs.next(token);
@@ -113,6 +114,18 @@ export class Sequence {
       prompt_tokens_details: { cached_tokens: this.cachedTokens },
     };
   }
+}
+
+/**
+ * The generated-token count at which the natural EOS comes. Counted from the prompt's last special
+ * token (the chat template's assistant header) and drawn from the context up to it, so a request
+ * re-sent with its generated tokens appended ends where the unbroken run would have; a prompt with
+ * no special token counts from its own end.
+ */
+function naturalEnding(greedy: GreedyTokens, opts: MockerOptions, promptHash: bigint): number {
+  const rng = greedy.anchorRng() ?? SplitMix32.fromHash(promptHash);
+  const length = rng.nextInRange(opts.naturalLengthMin, opts.naturalLengthMax);
+  return greedy.sinceAnchor < 0 ? length : length - greedy.sinceAnchor;
 }
 
 /** The most alternatives per position the engine gives (chat allows 20, completions 5). */
@@ -160,19 +173,18 @@ export function createSequence(
   const ignoreEos = stop.ignore_eos === true;
   const eosIds = idSet(request.eos_token_ids, stop.stop_token_ids_hidden);
   const eosId = eosIds.size > 0 ? eosIds.values().next().value! : null;
-  const seedHash = promptSeedHash(request.sampling_options?.seed, prompt);
-  const random = new TokenStream(vocab, seedHash);
-  // Drawn first so the natural length does not depend on later options.
-  const drawn = random.nextInRange(opts.naturalLengthMin, opts.naturalLengthMax);
-  const stream = script ? new ScriptedStream(script, random) : random;
-  const ending = script ? script.length + 1 : drawn;
+  const seed = request.sampling_options?.seed;
+  const promptHash = promptSeedHash(seed, prompt);
+  const greedy = new GreedyTokens(vocab, seed, prompt);
+  const stream = script ? new ScriptedStream(script, greedy) : greedy;
+  const ending = script ? script.length + 1 : naturalEnding(greedy, opts, promptHash);
   const naturalLength = ignoreEos || eosId === null ? Infinity : Math.max(ending, minTokens + 1);
 
   const topK = request.output_options?.logprobs;
   if (topK != null && (!Number.isSafeInteger(topK) || topK < 0 || topK > MAX_TOP_LOGPROBS)) {
     throw new ValidationError(`logprobs must be an integer between 0 and ${MAX_TOP_LOGPROBS}, got ${topK}`);
   }
-  const logprobs = topK == null ? null : new LogprobSampler(vocab, seedHash, topK);
+  const logprobs = topK == null ? null : new LogprobSampler(vocab, promptHash, topK);
 
   const saltSeed = computeSaltSeed({ loraName: request.routing?.lora_name });
   return new Sequence(requestId, prompt, saltSeed, stream, {

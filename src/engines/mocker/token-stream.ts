@@ -1,39 +1,36 @@
-// Deterministic output tokens: a small PRNG seeded from (sampling seed, prompt) walks the unit table,
-// so the same seed and prompt always give the same tokens.
+// Deterministic output tokens, chosen as a greedy engine would: the next token is a function of
+// (sampling seed, every token so far: prompt and generated). A request re-sent with its prompt plus
+// the tokens already generated (request migration) therefore continues with exactly the tokens an
+// unbroken run would have produced. The context is folded into a rolling hash, so each step costs
+// O(1) however long the sequence.
 import { computeLocalBlockHashes } from '../../protocols/index.js';
 import type { MockVocabulary } from './vocabulary.js';
 
 /** Used when the request carries no sampling seed, so output is still reproducible. */
 export const DEFAULT_SAMPLING_SEED = 0;
 
+function seedBits(seed: number | null | undefined): bigint {
+  return BigInt.asUintN(64, BigInt(Math.trunc(seed ?? DEFAULT_SAMPLING_SEED)));
+}
+
 /** 64-bit digest of (seed, prompt). */
 export function promptSeedHash(seed: number | null | undefined, prompt: readonly number[]): bigint {
-  const seedBig = BigInt.asUintN(64, BigInt(Math.trunc(seed ?? DEFAULT_SAMPLING_SEED)));
+  const seedBig = seedBits(seed);
   return computeLocalBlockHashes(prompt, prompt.length, seedBig)[0] ?? seedBig;
 }
 
-/** Where a sequence's generated tokens come from. */
-export interface OutputTokens {
-  /** True while a multi-token unit is half emitted: ending now would cut a character. */
-  readonly midUnit: boolean;
-  /** Next token; a new unit is chosen only if it fits in `budget` tokens (this one included). */
-  nextToken(budget: number): number;
-}
-
-export class TokenStream implements OutputTokens {
+/** splitmix32: a small PRNG with 32 well-mixed bits per call. */
+export class SplitMix32 {
   private state: number;
-  /** Remaining tokens of the unit being emitted: unitTokens[pos .. end). */
-  private pos = 0;
-  private end = 0;
 
-  constructor(
-    private readonly vocab: MockVocabulary,
-    seedHash: bigint,
-  ) {
-    this.state = Number(BigInt.asUintN(32, seedHash ^ (seedHash >> 32n))) >>> 0;
+  constructor(seed: number) {
+    this.state = seed >>> 0;
   }
 
-  /** splitmix32: 32 well-mixed bits per call. */
+  static fromHash(hash: bigint): SplitMix32 {
+    return new SplitMix32(Number(BigInt.asUintN(32, hash ^ (hash >> 32n))));
+  }
+
   nextU32(): number {
     this.state = (this.state + 0x9e3779b9) >>> 0;
     let z = this.state;
@@ -46,21 +43,112 @@ export class TokenStream implements OutputTokens {
   nextInRange(lo: number, hi: number): number {
     return lo + (this.nextU32() % (hi - lo + 1));
   }
+}
 
+/** Two 32-bit lanes of a rolling hash over a token sequence. */
+interface ContextHash {
+  a: number;
+  b: number;
+}
+
+function fold(h: ContextHash, token: number): ContextHash {
+  let a = Math.imul(h.a ^ token, 0x9e3779b1);
+  a = Math.imul(a ^ (a >>> 15), 0x85ebca6b);
+  let b = Math.imul(h.b ^ token ^ (a >>> 7), 0xc2b2ae35);
+  b = Math.imul(b ^ (b >>> 13), 0x27d4eb2f);
+  return { a: (a ^ (a >>> 16)) >>> 0, b: (b ^ (b >>> 16)) >>> 0 };
+}
+
+/** A PRNG for decisions taken at this point of the sequence. */
+function rngAt(h: ContextHash): SplitMix32 {
+  return new SplitMix32((h.a ^ Math.imul(h.b, 0x165667b1)) >>> 0);
+}
+
+/** Where a sequence's generated tokens come from. */
+export interface OutputTokens {
   /** True while a multi-token unit is half emitted: ending now would cut a character. */
-  get midUnit(): boolean {
-    return this.pos < this.end;
-  }
-
+  readonly midUnit: boolean;
   /** Next token; a new unit is chosen only if it fits in `budget` tokens (this one included). */
-  nextToken(budget: number): number {
-    if (this.pos >= this.end) this.startUnit(budget);
-    return this.vocab.unitTokens[this.pos++]!;
+  nextToken(budget: number): number;
+  /** The token that was appended to the sequence (the one returned, or one the stop rules chose). */
+  push(token: number): void;
+}
+
+/**
+ * The seeded "model": at a unit boundary, a unit is drawn from the hash of the whole context; inside
+ * a two-token unit, the unit drawn at the previous position (same context, same budget) is
+ * continued. Whether the context ends inside a unit is read from the context itself: a split unit
+ * starts with a token holding the lead bytes of a character, which no single-token unit and no
+ * unit tail can be, so the answer is the same for an unbroken run and for a re-sent one.
+ */
+export class GreedyTokens implements OutputTokens {
+  /** Hash of the context before its last token, and of the whole context. */
+  private before: ContextHash;
+  private current: ContextHash;
+  private last = -1;
+  /** The rolling hash just after the last special token seen, if any. */
+  private anchorHash: ContextHash | null = null;
+  private anchorAt = -1;
+  private length = 0;
+
+  constructor(
+    private readonly vocab: MockVocabulary,
+    seed: number | null | undefined,
+    context: readonly number[],
+  ) {
+    const bits = seedBits(seed);
+    this.current = { a: Number(bits & 0xffffffffn) ^ 0x5bd1e995, b: Number((bits >> 32n) & 0xffffffffn) ^ 0x1b873593 };
+    this.before = this.current;
+    for (const token of context) this.push(token);
   }
 
-  private startUnit(budget: number): void {
-    const { groups, unitStart } = this.vocab;
-    let pick = this.nextU32() % this.vocab.totalWeight;
+  /** Tokens after the last special token of the context (the chat template's assistant header), -1 if none. */
+  get sinceAnchor(): number {
+    return this.anchorAt < 0 ? -1 : this.length - this.anchorAt;
+  }
+
+  /** A PRNG keyed by the context up to its last special token; null when the context has none. */
+  anchorRng(): SplitMix32 | null {
+    return this.anchorHash ? rngAt(this.anchorHash) : null;
+  }
+
+  get midUnit(): boolean {
+    return this.continuation() !== null;
+  }
+
+  push(token: number): void {
+    this.before = this.current;
+    this.current = fold(this.current, token);
+    this.last = token;
+    this.length++;
+    if (this.vocab.specialIds.has(token)) {
+      this.anchorHash = this.current;
+      this.anchorAt = this.length;
+    }
+  }
+
+  nextToken(budget: number): number {
+    const rest = this.continuation(budget + 1);
+    if (rest !== null) return rest;
+    const unit = this.unitAt(this.current, budget);
+    return this.vocab.unitTokens[this.vocab.unitStart[unit]!]!;
+  }
+
+  /** The second token of the split unit the context's last token starts, or null at a boundary. */
+  private continuation(budgetThen = Infinity): number | null {
+    if (this.length === 0) return null;
+    const { unitStart, unitTokens } = this.vocab;
+    const unit = this.unitAt(this.before, budgetThen);
+    const start = unitStart[unit]!;
+    if (unitStart[unit + 1]! - start < 2 || unitTokens[start] !== this.last) return null;
+    return unitTokens[start + 1]!;
+  }
+
+  /** The unit drawn after context `h`; one longer than `budget` falls back to a single token. */
+  private unitAt(h: ContextHash, budget: number): number {
+    const { groups, unitStart, totalWeight } = this.vocab;
+    const rng = rngAt(h);
+    let pick = rng.nextU32() % totalWeight;
     let group = groups[0]!;
     for (const g of groups) {
       if (pick < g.weight) {
@@ -69,13 +157,10 @@ export class TokenStream implements OutputTokens {
       }
       pick -= g.weight;
     }
-    let unit = group.first + (this.nextU32() % group.count);
-    if (unitStart[unit + 1]! - unitStart[unit]! > budget) {
-      // Too long for what is left: fall back to the first group, whose units are single tokens.
-      const single = groups[0]!;
-      unit = single.first + (this.nextU32() % single.count);
-    }
-    this.pos = unitStart[unit]!;
-    this.end = unitStart[unit + 1]!;
+    const unit = group.first + (rng.nextU32() % group.count);
+    if (unitStart[unit + 1]! - unitStart[unit]! <= budget) return unit;
+    // Too long for what is left: the first group's units are single tokens.
+    const single = groups[0]!;
+    return single.first + (rng.nextU32() % single.count);
   }
 }

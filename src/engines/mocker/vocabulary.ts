@@ -30,6 +30,8 @@ export interface MockVocabulary {
   readonly totalWeight: number;
   /** Raw bytes of any token id, for the text of logprob alternatives. */
   tokenBytes(id: number): Uint8Array | null;
+  /** The tokenizer's special ids: the last one in a prompt marks where the answer starts. */
+  readonly specialIds: ReadonlySet<number>;
 }
 
 /** Draw weights: mostly words so the text reads like prose. */
@@ -203,5 +205,6 @@ export function buildMockVocabulary(source: VocabularySource): MockVocabulary {
     groups,
     totalWeight: groups.reduce((sum, g) => sum + g.weight, 0),
     tokenBytes: (id) => source.tokenBytes(id),
+    specialIds: source.specialIds,
   };
 }

@@ -5,6 +5,7 @@ import { RequestLifecycle } from '../../pipeline/index.js';
 import {
   InternalError,
   ValidationError,
+  type MigrationType,
   type NvCreateTensorRequest,
   type RequestScope,
   type TensorModel,
@@ -79,7 +80,8 @@ async function* runTensor(
 ): AsyncGenerator<InferEvent> {
   let outputs: AsyncIterable<unknown>;
   try {
-    outputs = model.engine.generate(request, { requestId: ctx.requestId, signal: ctx.signal, metadata: ctx.metadata });
+    const migrated = (type: MigrationType, seconds: number): void => ctx.request.migrated(type, seconds);
+    outputs = model.engine.generate(request, { requestId: ctx.requestId, signal: ctx.signal, metadata: ctx.metadata, migrated });
   } catch (err) {
     throw generateFailure('Failed to generate tensor response stream', err);
   }

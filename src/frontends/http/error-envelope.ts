@@ -65,11 +65,15 @@ const STREAM_INTERNAL_ERROR = JSON.stringify({
 
 /**
  * An error after the SSE stream has started: it travels as a `data:` line with an `error` wrapper.
- * Only request errors keep their message; everything else reads "Internal server error".
+ * Request errors keep their message; so does a lost worker (unavailable: the request could not be
+ * moved on), which the client may retry; everything else reads "Internal server error".
  */
 export function streamErrorJson(err: unknown): string {
   if (isDynamoError(err) && err.httpStatus >= 400 && err.httpStatus < 500 && err.kind !== 'cancelled') {
     return JSON.stringify({ error: { message: err.message, type: 'invalid_request_error', code: err.httpStatus } });
+  }
+  if (isDynamoError(err) && err.kind === 'unavailable') {
+    return JSON.stringify({ error: { message: err.message, type: reasonPhrase(err.httpStatus), code: err.httpStatus } });
   }
   return STREAM_INTERNAL_ERROR;
 }

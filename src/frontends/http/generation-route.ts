@@ -98,6 +98,8 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
         prepared.n,
         call.requestId,
         call.signal,
+        undefined,
+        (type, seconds) => call.request.migrated(type, seconds),
       );
       const guarded = withInactivityTimeout(
         await peekFirst(steps[Symbol.asyncIterator](), opts.preCommitErrorPeekMs),

@@ -38,7 +38,9 @@ export async function* runCompletion(
   };
   let steps: AsyncIterable<DecodedStep>;
   try {
-    steps = generateChoices({ engine: served.router, tokenTable: served.tokenTable }, runs, n, ctx.requestId, ctx.signal, ctx.metadata);
+    steps = generateChoices({ engine: served.router, tokenTable: served.tokenTable }, runs, n, ctx.requestId, ctx.signal, ctx.metadata, (type, seconds) =>
+      ctx.request.migrated(type, seconds),
+    );
   } catch (err) {
     throw generateFailure(GENERATE_FAILED, err);
   }

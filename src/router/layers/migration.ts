@@ -1,0 +1,150 @@
+// Migration: when the worker serving a request is lost (WorkerLostError), the request goes on at
+// another instance. Before its first output it is simply retried, whatever the migration limit:
+// nothing has reached the client yet. Once it has answered, it moves only within the limit, and only
+// if its state can: it is re-sent with every token generated so far appended to its prompt and its
+// budget reduced by as many, so the caller's stream continues with no gap and no repeat. The lost
+// instance is excluded for the rest of the request; a request pinned to an instance never moves.
+// When no attempt is left, the original error ends the stream once.
+import { WorkerLostError, type MigrationType } from '../../protocols/index.js';
+import type { ResumableRequests } from '../resumable-requests.js';
+import type { Dispatch, Route, RoutingLayer } from '../route.js';
+import type { RouterView } from '../router-view.js';
+
+export interface MigrationLogger {
+  warn(obj: object, msg: string): void;
+}
+
+export interface Migration<Req, Out> {
+  /** Moves allowed once a request has answered (`--migration-limit`); 0 keeps only the retries before any output. */
+  readonly limit: number;
+  /** Past this many prompt + generated tokens a request no longer moves (`--migration-max-seq-len`); null: no bound. */
+  readonly maxSeqLen: number | null;
+  /** How requests of this router move mid-stream; null when they cannot. */
+  readonly resumable: ResumableRequests<Req, Out> | null;
+  readonly logger: MigrationLogger;
+}
+
+/** What the launcher sets: everything but how the router's kind of request moves. */
+export type MigrationSettings = Omit<Migration<never, never>, 'resumable'>;
+
+const silent: MigrationLogger = { warn: () => undefined };
+
+export const NO_MIGRATION: Migration<never, never> = { limit: 0, maxSeqLen: null, resumable: null, logger: silent };
+
+export function migration<Req, Out>(router: Pick<RouterView<Req, Out>, 'instances' | 'requests' | 'migration'>): RoutingLayer<Req, Out> {
+  return (next) => (route) => {
+    // The first dispatch stays synchronous: routing errors (no workers, unknown pinned instance,
+    // all busy) reach the caller before it commits to a response.
+    const first = next(route);
+    return new Attempts(router, next, route).follow(first);
+  };
+}
+
+/** One request's attempts, from the first dispatch to its last output or final error. */
+class Attempts<Req, Out> {
+  private readonly settings: Migration<Req, Out>;
+  private readonly resumable: ResumableRequests<Req, Out> | null;
+  /** Moves left once answered; also 0 when the request's state cannot move. */
+  private budget: number;
+  private readonly promptLength: number;
+  /** Every token generated so far, while the request may still move. */
+  private readonly generated: number[] = [];
+  private readonly excluded = new Set<bigint>();
+  /** Tokens appended to the prompt of the attempt in flight. */
+  private replayed = 0;
+  private answered = false;
+  private finished = false;
+  /** The attempt in flight: its route, and when it is a re-send, what caused it. */
+  private current: Route<Req, Out>;
+  private pending: { type: MigrationType; since: number } | null = null;
+
+  constructor(
+    private readonly router: Pick<RouterView<Req, Out>, 'instances' | 'requests' | 'migration'>,
+    private readonly next: Dispatch<Req, Out>,
+    private readonly route: Route<Req, Out>,
+  ) {
+    this.settings = router.migration;
+    this.resumable = this.settings.resumable;
+    this.current = route;
+    this.budget = this.resumable ? this.settings.limit : 0;
+    this.promptLength = this.resumable?.promptLength(route.request) ?? 0;
+    const unmovable = this.budget > 0 ? this.resumable!.unmovable(route.request) : null;
+    if (unmovable) {
+      this.settings.logger.warn({ requestId: route.ctx.requestId }, `migration disabled: ${unmovable}`);
+      this.budget = 0;
+    }
+    if (this.tooLong(0)) this.budget = 0;
+  }
+
+  async *follow(first: AsyncIterable<Out>): AsyncGenerator<Out> {
+    let stream = first;
+    for (;;) {
+      try {
+        for await (const out of stream) yield this.accept(out);
+        this.settle();
+        return;
+      } catch (err) {
+        this.settle();
+        if (err instanceof WorkerLostError && this.finished) return;
+        stream = this.resend(err);
+      }
+    }
+  }
+
+  /** Records an output on its way to the caller, restated for the tokens a re-send replayed. */
+  private accept(out: Out): Out {
+    this.settle();
+    this.answered = true;
+    const r = this.resumable;
+    if (!r) return out;
+    if (r.finished(out)) this.finished = true;
+    if (this.budget > 0) {
+      this.generated.push(...r.tokens(out));
+      if (this.tooLong(this.generated.length)) this.budget = 0;
+    }
+    return this.replayed > 0 ? r.restate(out, this.replayed) : out;
+  }
+
+  private tooLong(generated: number): boolean {
+    const max = this.settings.maxSeqLen;
+    return max !== null && this.promptLength + generated > max;
+  }
+
+  /** The next attempt after `err`, or `err` rethrown when the request cannot go on. */
+  private resend(err: unknown): AsyncIterable<Out> {
+    if (!(err instanceof WorkerLostError) || this.route.ctx.signal.aborted) throw err;
+    const lost = err.instanceId ?? this.current.target?.id;
+    if (lost !== undefined) this.excluded.add(lost);
+    if (this.router.requests.pinnedInstance(this.route.request) !== null) throw err;
+    const type: MigrationType = this.answered ? 'ongoing_request' : 'new_request';
+    if (this.answered) {
+      if (this.budget <= 0) throw err;
+      this.budget--;
+    }
+    const candidates = this.router.instances.filter((i) => !this.excluded.has(i.id));
+    if (candidates.length === 0) throw err;
+    const replay = this.answered ? this.generated : [];
+    const request = replay.length > 0 ? this.resumable!.resume(this.route.request, replay) : this.route.request;
+    this.settings.logger.warn(
+      { requestId: this.route.ctx.requestId, lost: lost?.toString(16), replayedTokens: replay.length, err: err.message },
+      this.answered ? 'worker lost mid-stream: re-sending the request with its generated tokens' : 'worker lost before answering: retrying on another instance',
+    );
+    this.replayed = replay.length;
+    this.current = { request, ctx: this.route.ctx, candidates, target: null, excluded: this.excluded };
+    this.pending = { type, since: performance.now() };
+    try {
+      return this.next(this.current);
+    } catch {
+      this.settle();
+      throw err;
+    }
+  }
+
+  /** Reports the re-send in flight, once: its first output, end or failure resolved it. */
+  private settle(): void {
+    if (!this.pending) return;
+    const { type, since } = this.pending;
+    this.pending = null;
+    this.route.ctx.migrated?.(type, (performance.now() - since) / 1000);
+  }
+}
