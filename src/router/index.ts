@@ -16,7 +16,8 @@ export {
   type RoutingLayer,
 } from './route.js';
 export type { RouterView } from './router-view.js';
-export { busyGate, loadTracking, pinning, policySelect, requireWorkers, routerQueue } from './layers/index.js';
+export { busyGate, loadTracking, lostWorker, pinning, policySelect, requireWorkers, routerQueue } from './layers/index.js';
+export { InstanceHealth, type InstanceHealthOptions, type InstanceProbe, type HealthChange } from './instance-health.js';
 export {
   createRouterPolicy,
   routerPolicyNeeds,

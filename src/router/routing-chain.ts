@@ -1,6 +1,6 @@
 // The routing layers in order: the one place that says what wraps what. A migration layer
 // (re-sending a failed stream's request) goes first, around all of them.
-import { busyGate, loadTracking, pinning, policySelect, requireWorkers, routerQueue } from './layers/index.js';
+import { busyGate, loadTracking, lostWorker, pinning, policySelect, requireWorkers, routerQueue } from './layers/index.js';
 import { stepLayer, type RouteStep, type RoutingLayer } from './route.js';
 import type { RouterView } from './router-view.js';
 
@@ -16,7 +16,7 @@ export function routingChain<Req, Out>(router: RouterView<Req, Out>): RoutingCha
   const gates: RouteStep<Req, Out>[] = [pinning(router), requireWorkers(router), busyGate(router)];
   const select = policySelect(router.policy);
   return {
-    layers: [...gates.map((gate) => stepLayer(gate)), routerQueue(router.policy, gates), stepLayer(select), loadTracking(router)],
+    layers: [...gates.map((gate) => stepLayer(gate)), routerQueue(router.policy, gates), stepLayer(select), loadTracking(router), lostWorker(router)],
     choose: [...gates, select],
   };
 }

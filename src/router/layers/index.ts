@@ -4,3 +4,4 @@ export { busyGate } from './busy-gate.js';
 export { routerQueue } from './router-queue.js';
 export { policySelect } from './policy-select.js';
 export { loadTracking } from './load-tracking.js';
+export { lostWorker } from './lost-worker.js';

@@ -2,7 +2,7 @@
 // starts with a handshake naming the subject of a pending request; its frames then feed that request.
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
-import { InternalError, UnavailableError } from '../../protocols/index.js';
+import { InternalError, WorkerLostError } from '../../protocols/index.js';
 import { AsyncQueue } from '../async-queue/index.js';
 import { encodeTwoPartHeader, parseJsonLossless, parseStreamControl, TwoPartDecoder, type CallHomeInfo, type TwoPartMessage } from '../codecs/index.js';
 import { advertiseHost, joinHostPort } from './advertise-host.js';
@@ -27,7 +27,7 @@ export class PendingStream {
   /** Fails the request if no worker calls back within `ms` (the worker may ack and then die). */
   expectCallWithin(ms: number, what: string): void {
     this.arrivalTimer = setTimeout(() => {
-      this.queue.fail(new UnavailableError(`${what} accepted the request but never opened its response stream`));
+      this.queue.fail(new WorkerLostError(`${what} accepted the request but never opened its response stream`));
       this.release();
     }, ms);
   }
@@ -61,7 +61,7 @@ export class PendingStream {
   onClose(): void {
     if (this.arrivalTimer) clearTimeout(this.arrivalTimer);
     if (this.completed || this.stopped) this.queue.end();
-    else this.queue.fail(new UnavailableError('worker connection lost: the response stream ended before completion'));
+    else this.queue.fail(new WorkerLostError('worker connection lost: the response stream ended before completion'));
     this.release();
   }
 

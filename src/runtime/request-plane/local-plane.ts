@@ -1,6 +1,6 @@
 // The in-process request plane: handlers are called directly, with no encoding. Used by `serve` and
 // by tests; addresses are `{instance_id:x}/{endpoint}` in a process-wide table.
-import { UnavailableError } from '../../protocols/index.js';
+import { WorkerLostError } from '../../protocols/index.js';
 import type { EndpointId, Transport } from '../discovery/index.js';
 import { instancePath, type CallContext, type EndpointHandler, type RequestPlaneServer } from './types.js';
 
@@ -36,6 +36,6 @@ export function localHandler(path: string): EndpointHandler | undefined {
 
 export function streamLocal(path: string, request: unknown, ctx: CallContext): AsyncIterable<unknown> {
   const handler = handlers.get(path);
-  if (!handler) throw new UnavailableError(`no in-process endpoint ${path}`);
+  if (!handler) throw new WorkerLostError(`no in-process endpoint ${path}`);
   return handler(request, { requestId: ctx.requestId, signal: ctx.signal, headers: ctx.headers ?? {}, metadata: ctx.metadata });
 }

@@ -2,7 +2,7 @@
 // `{slug(ns_component)}.{endpoint}-{instance_id:x}`; the caller sends the two-part payload there as
 // a NATS request whose reply is the ack. Responses still stream back over TCP.
 import { headers as natsHeaders, type Subscription } from '@nats-io/transport-node';
-import { UnavailableError } from '../../protocols/index.js';
+import { WorkerLostError } from '../../protocols/index.js';
 import { isRejectionAck } from '../codecs/index.js';
 import type { EndpointId, Transport } from '../discovery/index.js';
 import { instanceIdHex } from '../ids.js';
@@ -74,9 +74,9 @@ export class NatsRequestSender {
     try {
       reply = await nc.request(subject, payload, { timeout: ACK_TIMEOUT_MS, headers: h });
     } catch (err) {
-      throw new UnavailableError(`worker on NATS subject ${subject} did not accept the request: ${(err as Error).message}`);
+      throw new WorkerLostError(`worker on NATS subject ${subject} did not accept the request: ${(err as Error).message}`);
     }
     const text = Buffer.from(reply.data).toString('utf8');
-    if (isRejectionAck(text)) throw new UnavailableError(text);
+    if (isRejectionAck(text)) throw new WorkerLostError(text);
   }
 }

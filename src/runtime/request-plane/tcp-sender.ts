@@ -1,7 +1,7 @@
 // Frontend side of the TCP request plane: one pipelined connection per worker address; acks come
 // back in frame order.
 import { connect, type Socket } from 'node:net';
-import { OverloadedError, UnavailableError } from '../../protocols/index.js';
+import { OverloadedError, WorkerLostError } from '../../protocols/index.js';
 import { AckDecoder, encodeRequestFrame, isRejectionAck } from '../codecs/index.js';
 import { splitAddress } from './call-home-sender.js';
 
@@ -31,14 +31,14 @@ class WorkerConnection {
         if (!ack) continue;
         if (!isRejectionAck(text)) ack.resolve();
         else if (text.startsWith('Server overloaded:')) ack.reject(new OverloadedError(text));
-        else ack.reject(new UnavailableError(text));
+        else ack.reject(new WorkerLostError(text));
       }
     });
     this.socket.on('error', () => undefined);
     this.socket.on('close', () => {
       this.closed = true;
       onClose();
-      for (const ack of this.acks.splice(0)) ack.reject(new UnavailableError(`connection to worker ${address} closed before it acknowledged the request`));
+      for (const ack of this.acks.splice(0)) ack.reject(new WorkerLostError(`connection to worker ${address} closed before it acknowledged the request`));
     });
   }
 
@@ -46,9 +46,9 @@ class WorkerConnection {
     try {
       await this.ready;
     } catch (err) {
-      throw new UnavailableError(`worker at ${this.address} is unreachable: ${(err as Error).message}`);
+      throw new WorkerLostError(`worker at ${this.address} is unreachable: ${(err as Error).message}`);
     }
-    if (this.closed) throw new UnavailableError(`connection to worker ${this.address} is closed`);
+    if (this.closed) throw new WorkerLostError(`connection to worker ${this.address} is closed`);
     return new Promise<void>((resolve, reject) => {
       this.acks.push({ resolve, reject });
       this.socket.write(frame);
@@ -60,15 +60,19 @@ class WorkerConnection {
   }
 }
 
+/** `[tcp://]host:port/{path}` → the worker's address and the endpoint path. */
+export function splitTcpTransport(transport: string): { address: string; path: string } {
+  const bare = transport.replace(/^tcp:\/\//, '');
+  const slash = bare.indexOf('/');
+  return slash < 0 ? { address: bare, path: '' } : { address: bare.slice(0, slash), path: bare.slice(slash + 1) };
+}
+
 export class TcpRequestSender {
   private readonly connections = new Map<string, WorkerConnection>();
 
   /** `transport` is `host:port/{instance_id:x}/{endpoint}`; resolves when the worker accepts. */
   send(transport: string, headers: Record<string, string>, payload: Buffer): Promise<void> {
-    const bare = transport.replace(/^tcp:\/\//, '');
-    const slash = bare.indexOf('/');
-    const address = slash < 0 ? bare : bare.slice(0, slash);
-    const path = slash < 0 ? '' : bare.slice(slash + 1);
+    const { address, path } = splitTcpTransport(transport);
     let conn = this.connections.get(address);
     if (!conn || conn.closed) {
       const fresh = new WorkerConnection(address, () => {
