@@ -26,7 +26,6 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     requestScope,
     sseKeepAliveMs: config.httpSseKeepAliveIntervalMs,
     preCommitErrorPeekMs: config.httpPreCommitErrorPeekMs,
-    backendStreamTimeoutSecs: config.httpBackendStreamTimeoutSecs,
     disableAdminApi: config.disableFrontendAdminApi,
     anthropicApi: config.enableAnthropicApi ? { stripPreamble: config.stripAnthropicPreamble } : undefined,
     tls: tlsFiles(config),

@@ -4,13 +4,15 @@
 // endpoint record, so an instance whose lease ends leaves routing at once. Tensor models (model type
 // TensorBased) go to the KServe gRPC frontend's tensor registry instead of the ModelManager. A card
 // whose files fail their BLAKE3 check is rejected. Workers' load reports (`kv_metrics`) feed each
-// instance's capacity, which busy detection reads.
+// instance's capacity, which busy detection reads. One InstanceHealth, shared by every router the
+// watcher builds, takes a lost instance out of routing at once; it comes back when discovery
+// registers it again or a probe of its transport succeeds.
 import type { Config } from '../config/index.js';
 import type { TensorEngine, TensorModel } from '../frontends/grpc/index.js';
 import { loadModelCard, tensorModelConfigFromCard, type ModelManager, type ServedModel } from '../models/index.js';
 import type { Logger } from '../observability/index.js';
 import type { RouterEvent } from '../protocols/index.js';
-import { TensorRouter, WorkerLoads, type RouterSnapshots, type WorkerInstance } from '../router/index.js';
+import { InstanceHealth, TensorRouter, WorkerLoads, type HealthChange, type RouterSnapshots, type WorkerInstance } from '../router/index.js';
 import {
   decodeEndpointInstance,
   decodeModelRecord,
@@ -34,6 +36,7 @@ import {
   type RequestPlaneClient,
 } from '../runtime/index.js';
 import { cardFromCardJson, cardParsers, cardWorkerTotals } from './remote-card.js';
+import { lostWorkerOptions } from './router-options.js';
 import type { RouterStateFactory } from './router-state.js';
 import { buildServedModel } from './served-model.js';
 
@@ -114,8 +117,13 @@ export class ModelWatcher {
   private readonly loads = new WorkerLoads();
   /** Namespace → its load-report subscription, opened with its first LLM model. */
   private readonly loadSubscriptions = new Map<string, Promise<() => void>>();
+  /** Which instances are down, for every router built here. */
+  readonly health: InstanceHealth;
 
-  constructor(private readonly deps: ModelWatcherDeps) {}
+  constructor(private readonly deps: ModelWatcherDeps) {
+    this.health = new InstanceHealth({ probe: (id) => this.probe(id) });
+    this.stops.push(this.health.subscribe((change) => this.onHealthChange(change)));
+  }
 
   async start(): Promise<void> {
     const { backend, inScope, logger } = this.deps;
@@ -125,6 +133,8 @@ export class ModelWatcher {
           if (!inScope(inst.namespace)) return;
           const ref = instanceRef(inst);
           this.instances.set(ref, inst);
+          // A registration (new, renewed after a restart of etcd or of the worker) brings a down instance back.
+          this.health.markUp(inst.instanceId, 'registered again');
           const { requestClient } = this.deps;
           this.clients.set(ref, {
             llm: new RemoteEngineClient(requestClient, inst, logger),
@@ -139,6 +149,7 @@ export class ModelWatcher {
           if (!inst) return;
           this.instances.delete(ref);
           this.loads.forget(inst.instanceId);
+          this.health.forget(inst.instanceId);
           this.clients.delete(ref);
           logger.info({ instance: ref }, 'worker instance left');
           this.refreshFor(ref);
@@ -159,6 +170,7 @@ export class ModelWatcher {
 
   stop(): void {
     for (const stop of this.stops.splice(0)) stop();
+    this.health.close();
     for (const name of this.live.keys()) if (this.live.get(name)!.tensor) this.deps.tensorModels?.removeTensorModel(name);
     for (const model of this.live.values()) void model.unsubscribe?.then((off) => off()).catch(() => undefined);
     for (const sub of this.loadSubscriptions.values()) void sub.then((off) => off()).catch(() => undefined);
@@ -227,7 +239,7 @@ export class ModelWatcher {
         logger.warn({ model: servedName }, 'tensor model ignored: it needs the KServe gRPC frontend (--kserve-grpc-server)');
         return null;
       }
-      const tensor = new TensorRouter(servedName);
+      const tensor = new TensorRouter(servedName, lostWorkerOptions(this.deps.config, this.health));
       sink.addTensorModel({ name: servedName, engine: routingErrorsInStream(tensor), config: tensorModelConfigFromCard(record.cardJson) });
       model = { tensor, cardKeys: new Set() };
     } else {
@@ -284,7 +296,7 @@ export class ModelWatcher {
           `model ${servedName}: unknown ${field} '${name}' in its card; serving it without that parser (known: ${known.join(', ')})`,
         ),
       );
-      return buildServedModel(card, config, record, parsers, logger);
+      return buildServedModel(card, config, record, parsers, { logger, health: this.health });
     } catch (err) {
       logger.error({ model: servedName, err: (err as Error).message }, 'cannot serve discovered model');
       this.deps.observer?.modelRejected?.(servedName, err as Error);
@@ -340,6 +352,23 @@ export class ModelWatcher {
     );
     subscription.catch((err: Error) => logger.error({ namespace, err: err.message }, 'cannot subscribe to worker load reports'));
     this.loadSubscriptions.set(namespace, subscription);
+  }
+
+  /** A down worker's load reports no longer count: it must never look least loaded. */
+  private onHealthChange({ id, down, reason }: HealthChange): void {
+    const { logger } = this.deps;
+    if (down) {
+      this.loads.forget(id);
+      logger.warn({ instance: id.toString(16), reason }, 'worker instance marked down: it leaves routing until it is back');
+    } else {
+      logger.info({ instance: id.toString(16), reason }, 'worker instance back in routing');
+    }
+  }
+
+  /** A down instance is reachable again when a cheap connect to its transport succeeds. */
+  private async probe(id: bigint): Promise<boolean> {
+    for (const inst of this.instances.values()) if (inst.instanceId === id) return this.deps.requestClient.probe(inst);
+    return false;
   }
 
   /** Re-derives the instances of every model with a card for `ref`. */

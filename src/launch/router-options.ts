@@ -1,16 +1,22 @@
 import type { Config } from '../config/index.js';
 import type { ModelDeploymentCard } from '../models/index.js';
 import type { RouterMode } from '../protocols/index.js';
-import { createRouterPolicy, LoadTracker, PushRouter, type BusyThresholds, type MigrationLogger } from '../router/index.js';
+import { createRouterPolicy, LoadTracker, PushRouter, type BusyThresholds, type InstanceHealth, type MigrationLogger, type RouterOptions } from '../router/index.js';
 
 const silent: MigrationLogger = { warn: () => undefined };
+
+/** What the routers of one process share: where migration warnings go, and the record of down instances. */
+export interface RouterDeps {
+  logger?: MigrationLogger;
+  health?: InstanceHealth;
+}
 
 /**
  * The PushRouter of a served model, from the router flags. `--load-aware` is upstream's preset:
  * kv routing on load alone (no overlap credit, so the indexer is never consulted). The frontend's
  * `--migration-limit` applies to every model; without it, each card's own limit does.
  */
-export function buildRouter(config: Config, card: ModelDeploymentCard, logger: MigrationLogger = silent): PushRouter {
+export function buildRouter(config: Config, card: ModelDeploymentCard, deps: RouterDeps = {}): PushRouter {
   const mode: RouterMode = config.loadAware ? 'kv' : config.routerMode;
   const load = new LoadTracker();
   const policy = createRouterPolicy(mode, {
@@ -37,8 +43,16 @@ export function buildRouter(config: Config, card: ModelDeploymentCard, logger: M
   return new PushRouter(card.displayName, policy, {
     load,
     busyThresholds: busyThresholds(config),
-    migration: { limit: config.migrationLimit ?? card.migrationLimit, maxSeqLen: config.migrationMaxSeqLen ?? null, logger },
+    migration: { limit: config.migrationLimit ?? card.migrationLimit, maxSeqLen: config.migrationMaxSeqLen ?? null, logger: deps.logger ?? silent },
+    ...lostWorkerOptions(config, deps.health),
   });
+}
+
+export type LostWorkerOptions = Pick<RouterOptions, 'health' | 'stallTimeoutMs'>;
+
+/** Every router of the process shares one health record and watches for stalls with DYN_HTTP_BACKEND_STREAM_TIMEOUT_SECS. */
+export function lostWorkerOptions(config: Config, health?: InstanceHealth): LostWorkerOptions {
+  return { health, stallTimeoutMs: config.httpBackendStreamTimeoutSecs * 1000 };
 }
 
 /** `--admission-control none` clears the busy thresholds; otherwise the configured ones apply. */

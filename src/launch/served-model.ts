@@ -2,8 +2,8 @@ import type { Config } from '../config/index.js';
 import { loadDefaultModelCard, loadModelCard, NO_PARSERS, type MediaRouter, type ModelParsers, type MediaRouters, type ModelDeploymentCard, type ServedModel } from '../models/index.js';
 import { HfTokenizer, Preprocessor } from '../pipeline/index.js';
 import type { MediaKind, MediaWire } from '../protocols/index.js';
-import { createRouterPolicy, EMBEDDING_REQUESTS, Router, UNHINTED_REQUESTS, type MigrationLogger, type RequestView } from '../router/index.js';
-import { buildRouter } from './router-options.js';
+import { createRouterPolicy, EMBEDDING_REQUESTS, Router, UNHINTED_REQUESTS, type RequestView } from '../router/index.js';
+import { buildRouter, lostWorkerOptions, type LostWorkerOptions, type RouterDeps } from './router-options.js';
 import { sharedTokenTable } from './token-tables.js';
 
 /** The card of the model this process serves: `--model-path`, or the bundled Qwen3 tokenizer. */
@@ -26,14 +26,15 @@ export function parseEndpoint(url: string): EndpointId {
 
 /**
  * Everything the frontend needs to serve a card: tokenizer, byte table, preprocessor and a router
- * with no instances yet. The token table and tokenizer are built here, never per request.
+ * with no instances yet. The token table and tokenizer are built here, never per request. Its
+ * routers share `health`, the process's record of down instances.
  */
 export function buildServedModel(
   card: ModelDeploymentCard,
   config: Config,
   endpoint: EndpointId,
   parsers: ModelParsers = NO_PARSERS,
-  logger?: MigrationLogger,
+  deps: RouterDeps = {},
 ): ServedModel {
   const tokenTable = sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path);
   const preprocessor = new Preprocessor(card, new HfTokenizer(card.tokenizerJsonPath), {
@@ -48,8 +49,8 @@ export function buildServedModel(
     card,
     preprocessor,
     tokenTable,
-    router: buildRouter(config, card, logger),
-    media: mediaRouters(card.displayName),
+    router: buildRouter(config, card, deps),
+    media: mediaRouters(card.displayName, lostWorkerOptions(config, deps.health)),
     endpoint,
     created: Math.floor(Date.now() / 1000),
     parsers,
@@ -60,14 +61,14 @@ export function buildServedModel(
  * Embeddings, images and videos go round-robin, as upstream's default push router does: there is
  * no KV cache to aim at and no decode load to balance.
  */
-function mediaRouters(name: string): MediaRouters {
+function mediaRouters(name: string, opts: LostWorkerOptions): MediaRouters {
   return {
-    embeddings: roundRobin<'embeddings'>(name, EMBEDDING_REQUESTS),
-    images: roundRobin<'images'>(name, UNHINTED_REQUESTS),
-    videos: roundRobin<'videos'>(name, UNHINTED_REQUESTS),
+    embeddings: roundRobin<'embeddings'>(name, EMBEDDING_REQUESTS, opts),
+    images: roundRobin<'images'>(name, UNHINTED_REQUESTS, opts),
+    videos: roundRobin<'videos'>(name, UNHINTED_REQUESTS, opts),
   };
 }
 
-function roundRobin<K extends MediaKind>(name: string, view: RequestView<MediaWire[K]['request']>): MediaRouter<K> {
-  return new Router<MediaWire[K]['request'], MediaWire[K]['output']>(name, createRouterPolicy('round-robin'), view);
+function roundRobin<K extends MediaKind>(name: string, view: RequestView<MediaWire[K]['request']>, opts: LostWorkerOptions): MediaRouter<K> {
+  return new Router<MediaWire[K]['request'], MediaWire[K]['output']>(name, createRouterPolicy('round-robin'), view, opts);
 }

@@ -20,6 +20,7 @@ export type { RouterView } from './router-view.js';
 export {
   busyGate,
   loadTracking,
+  lostWorker,
   migration,
   pinning,
   policySelect,
@@ -31,6 +32,7 @@ export {
   type MigrationLogger,
   type MigrationSettings,
 } from './layers/index.js';
+export { InstanceHealth, type InstanceHealthOptions, type InstanceProbe, type HealthChange } from './instance-health.js';
 export {
   createRouterPolicy,
   routerPolicyNeeds,

@@ -1,6 +1,7 @@
 // What the routing layers read from their router. They read it on every request, so
 // `/busy_threshold` changes and instance changes apply to the next request.
 import type { BusyThresholds } from './busy.js';
+import type { InstanceHealth } from './instance-health.js';
 import type { Migration } from './layers/migration.js';
 import type { LoadTracker } from './load-tracker.js';
 import type { RouterPolicy } from './policy.js';
@@ -10,8 +11,12 @@ import type { Instance } from './route.js';
 export interface RouterView<Req, Out> {
   /** For error messages. */
   readonly modelName: string;
-  /** The live instances, sorted by id. */
+  /** The routable instances: discovered and not down, sorted by id. */
   readonly instances: readonly Instance<Req, Out>[];
+  /** Which instances are down; shared by every router of the process. */
+  readonly health: InstanceHealth;
+  /** A stream silent this long fails as a lost worker (DYN_HTTP_BACKEND_STREAM_TIMEOUT_SECS); 0: never. */
+  readonly stallTimeoutMs: number;
   readonly requests: RequestView<Req>;
   readonly busyThresholds: BusyThresholds;
   /** The router's own count of requests in flight and prompt tokens not yet prefilled, per instance. */

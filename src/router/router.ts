@@ -2,6 +2,7 @@
 // routing-chain.ts. Generic over the kind of request, so LLM and tensor models share it.
 import type { GenerateContext } from '../protocols/index.js';
 import { NO_BUSY_THRESHOLDS, type BusyThresholds } from './busy.js';
+import { InstanceHealth } from './instance-health.js';
 import { NO_MIGRATION, type Migration } from './layers/migration.js';
 import { LoadTracker } from './load-tracker.js';
 import type { RouterPolicy, StreamingEngine } from './policy.js';
@@ -16,11 +17,21 @@ export interface RouterOptions<Req = unknown, Out = unknown> {
   busyThresholds?: BusyThresholds;
   /** Off by default: requests are then only retried elsewhere before their first output. */
   migration?: Migration<Req, Out>;
+  /** The process's record of down instances, shared by its routers; a router of its own otherwise. */
+  health?: InstanceHealth;
+  /** A stream silent this long fails as a lost worker; 0 or absent: never. */
+  stallTimeoutMs?: number;
 }
 
 export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<Req, Out> {
+  /** The discovered instances, sorted by id. */
   private live: Instance<Req, Out>[] = [];
+  /** `live` without the down instances, as of health version `routableAt`. */
+  private routable: Instance<Req, Out>[] = [];
+  private routableAt = -1;
   readonly load: LoadTracker;
+  readonly health: InstanceHealth;
+  readonly stallTimeoutMs: number;
   /** Busy thresholds; replaced at runtime by `/busy_threshold`. */
   busyThresholds: BusyThresholds;
   readonly migration: Migration<Req, Out>;
@@ -36,22 +47,34 @@ export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<R
     this.load = opts.load ?? new LoadTracker();
     this.busyThresholds = opts.busyThresholds ?? NO_BUSY_THRESHOLDS;
     this.migration = opts.migration ?? (NO_MIGRATION as Migration<Req, Out>);
+    this.health = opts.health ?? new InstanceHealth();
+    this.stallTimeoutMs = opts.stallTimeoutMs ?? 0;
     const chain = routingChain<Req, Out>(this);
     this.dispatch = composeLayers(chain.layers, sendToTarget);
     this.choose = chain.choose;
   }
 
+  /** The routable instances. A health change is seen on the next read, so no router needs to subscribe. */
   get instances(): readonly Instance<Req, Out>[] {
-    return this.live;
+    if (this.routableAt !== this.health.version) this.refreshRoutable();
+    return this.routable;
   }
 
   setInstances(instances: readonly Instance<Req, Out>[]): void {
     this.live = [...instances].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    this.policy.onInstancesChanged?.(this.live);
+    this.refreshRoutable();
   }
 
+  /** Every discovered instance, down ones included. */
   get instanceIds(): bigint[] {
     return this.live.map((i) => i.id);
+  }
+
+  /** The policy forgets a down instance (the kv indexer drops its blocks) as it would one that left. */
+  private refreshRoutable(): void {
+    this.routableAt = this.health.version;
+    this.routable = this.live.filter((i) => !this.health.isDown(i.id));
+    this.policy.onInstancesChanged?.(this.routable);
   }
 
   /**
@@ -59,12 +82,12 @@ export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<R
    * unless the request waited in the router queue first.
    */
   generate(request: Req, ctx: GenerateContext): AsyncIterable<Out> {
-    return this.dispatch({ request, ctx, candidates: this.live, target: null });
+    return this.dispatch({ request, ctx, candidates: this.instances, target: null });
   }
 
   /** The instance a request would go to now, without queueing or dispatching it. */
   pick(request: Req): Instance<Req, Out> {
-    const decision: Decision<Req, Out> = { request, candidates: this.live, target: null };
+    const decision: Decision<Req, Out> = { request, candidates: this.instances, target: null };
     for (const step of this.choose) step(decision);
     return targetOf(decision);
   }

@@ -1,6 +1,7 @@
 // The routing layers in order: the one place that says what wraps what. Migration goes first,
-// around all of them, so a re-sent request is decided afresh by every other layer.
-import { busyGate, loadTracking, migration, pinning, policySelect, requireWorkers, routerQueue, skipExcluded } from './layers/index.js';
+// around all of them, so a re-sent request is decided afresh by every other layer; the lost-worker
+// layer is last, next to the instance's stream, so every loss marks the instance down first.
+import { busyGate, loadTracking, lostWorker, migration, pinning, policySelect, requireWorkers, routerQueue, skipExcluded } from './layers/index.js';
 import { stepLayer, type RouteStep, type RoutingLayer } from './route.js';
 import type { RouterView } from './router-view.js';
 
@@ -22,6 +23,7 @@ export function routingChain<Req, Out>(router: RouterView<Req, Out>): RoutingCha
       routerQueue(router.policy, gates),
       stepLayer(select),
       loadTracking(router),
+      lostWorker(router),
     ],
     choose: [...gates, select],
   };

@@ -3,10 +3,10 @@
 import type { NvCreateTensorRequest, NvCreateTensorResponse, TensorEngine } from '../protocols/index.js';
 import { createRouterPolicy } from './policy-registry.js';
 import { TENSOR_REQUESTS } from './request-views.js';
-import { Router } from './router.js';
+import { Router, type RouterOptions } from './router.js';
 
 export class TensorRouter extends Router<NvCreateTensorRequest, NvCreateTensorResponse> implements TensorEngine {
-  constructor(modelName: string) {
-    super(modelName, createRouterPolicy('round-robin'), TENSOR_REQUESTS);
+  constructor(modelName: string, opts: Pick<RouterOptions, 'health' | 'stallTimeoutMs'> = {}) {
+    super(modelName, createRouterPolicy('round-robin'), TENSOR_REQUESTS, opts);
   }
 }

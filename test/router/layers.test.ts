@@ -13,6 +13,7 @@ import {
   busyGate,
   composeLayers,
   createRouterPolicy,
+  InstanceHealth,
   LLM_REQUESTS,
   LoadTracker,
   loadTracking,
@@ -67,9 +68,10 @@ async function drain(stream: AsyncIterable<LLMEngineOutput>): Promise<number> {
   return n;
 }
 
-test('pinning: a pinned request gets its instance, an unknown id is a 404, others are left to choose', () => {
+test('pinning: a pinned request gets its instance, an unknown id is a 404, a down one a 503, others are left to choose', () => {
   const instances = [inst(1), inst(2)];
-  const step = pinning({ modelName: 'm', instances, requests: LLM_REQUESTS });
+  const health = new InstanceHealth();
+  const step = pinning({ modelName: 'm', instances, requests: LLM_REQUESTS, health });
   const pinned = decision(request({ backend_instance_id: '2' }));
   step(pinned);
   assert.equal(pinned.target, instances[1]);
@@ -81,6 +83,8 @@ test('pinning: a pinned request gets its instance, an unknown id is a 404, other
   assert.equal(free.target, null);
   assert.throws(() => step(decision(request({ backend_instance_id: 9 }))), new NotFoundError('Worker instance 9 not found for model m'));
   assert.throws(() => step(decision(request({ backend_instance_id: 'x' }))), new NotFoundError('Worker instance x not found for model m'));
+  health.markDown(7n, 'lost');
+  assert.throws(() => step(decision(request({ backend_instance_id: 7 }))), new UnavailableError('Worker instance 7 of model m is down'));
 });
 
 test('require workers: no live instance is a 503 unless the target is already chosen', () => {

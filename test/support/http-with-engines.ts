@@ -9,14 +9,16 @@ import type { EngineClient } from '../../src/protocols/index.js';
  * An HTTP service whose models are scripted engines: model `name` is served by `engines[name]`
  * (one instance, or a list of instances with ids 1, 2, ...) with the default tokenizer. Resolves to the service and its base URL. Without a request scope
  * in `options`, its requests are counted into `options.metrics` (or a new registry) until it stops.
+ * `env` sets DYN_* options of the models' routers (DYN_HTTP_BACKEND_STREAM_TIMEOUT_SECS).
  */
 export async function httpWithEngines(
   engines: Record<string, EngineClient | EngineClient[]>,
   options: Partial<HttpServiceOptions> = {},
   /** The card of model `name`; the default tokenizer's card when absent. */
   cardOf: (name: string) => ModelDeploymentCard = (name) => loadDefaultModelCard({ displayName: name }),
+  env: Record<string, string> = {},
 ) {
-  const parsed = parseCommandLine(['serve'], {});
+  const parsed = parseCommandLine(['serve'], env);
   if (parsed.kind !== 'run') throw new Error('unexpected');
   const models = new ModelManager();
   for (const [name, engine] of Object.entries(engines)) {

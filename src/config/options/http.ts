@@ -54,9 +54,9 @@ export const httpOptions = [
     help: 'Wait up to this long for the first stream event so an early error becomes a plain HTTP error (off when unset)',
   },
   {
-    key: 'httpBackendStreamTimeoutSecs', env: 'DYN_HTTP_BACKEND_STREAM_TIMEOUT_SECS', type: 'int', min: 1,
-    group: 'HTTP & Networking', scope: 'frontend', built: true,
-    help: 'Kill a response stream that stays silent this long (off when unset)',
+    key: 'httpBackendStreamTimeoutSecs', env: 'DYN_HTTP_BACKEND_STREAM_TIMEOUT_SECS', type: 'int', min: 0,
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: 300,
+    help: 'A worker stream silent this long is aborted and its worker taken out of routing as lost (the request may migrate); 0 waits forever',
   },
   {
     key: 'enableForceIncludeUsage', env: 'DYN_ENABLE_FORCE_INCLUDE_USAGE', type: 'bool',

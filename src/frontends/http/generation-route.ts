@@ -1,6 +1,6 @@
 // What every generating route does around the pipeline, on the model-route skeleton: routing
-// headers, the engine fan-out behind the pre-commit peek and the inactivity guard, folding and
-// streaming helpers. A route (chat, completions, Responses) says how it prepares its body and how
+// headers, the engine fan-out behind the pre-commit peek, folding and streaming helpers. (A worker
+// silent too long is the router's to catch: it fails as a lost worker.) A route (chat, completions, Responses) says how it prepares its body and how
 // it answers.
 
 import type { FastifyReply } from 'fastify';
@@ -24,7 +24,7 @@ import { isDynamoError, type ModelApi, type RequestScope } from '../../protocols
 import type { ModelRouteSpec } from './model-route.js';
 import { applyRoutingHeaders } from './routing-headers.js';
 import { SseWriter } from './sse-writer.js';
-import { peekFirst, withInactivityTimeout } from './stream-guard.js';
+import { peekFirst } from './stream-guard.js';
 
 export interface GenerationRouteOptions {
   /** The frontend whose request events these requests publish. */
@@ -33,8 +33,6 @@ export interface GenerationRouteOptions {
   sseKeepAliveMs?: number;
   /** DYN_HTTP_PRE_COMMIT_ERROR_PEEK_MS */
   preCommitErrorPeekMs?: number;
-  /** DYN_HTTP_BACKEND_STREAM_TIMEOUT_SECS */
-  backendStreamTimeoutSecs?: number;
 }
 
 /** A route's body, validated and turned into engine requests. */
@@ -79,7 +77,7 @@ export interface GenerationRoute<P extends PreparedGeneration> {
 
 /**
  * A generating route as a model route: routing headers applied before the body is prepared, then
- * the engine fan-out behind the pre-commit peek and the inactivity guard, answered by the route.
+ * the engine fan-out behind the pre-commit peek, answered by the route.
  */
 export function generationSpec<P extends PreparedGeneration>(route: GenerationRoute<P>, opts: GenerationRouteOptions): ModelRouteSpec<P> {
   return {
@@ -101,11 +99,8 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
         undefined,
         (type, seconds) => call.request.migrated(type, seconds),
       );
-      const guarded = withInactivityTimeout(
-        await peekFirst(steps[Symbol.asyncIterator](), opts.preCommitErrorPeekMs),
-        opts.backendStreamTimeoutSecs,
-        call.abort,
-      );
+      const peeked = await peekFirst(steps[Symbol.asyncIterator](), opts.preCommitErrorPeekMs);
+      const guarded: AsyncIterable<DecodedStep> = { [Symbol.asyncIterator]: () => peeked };
       const promptTokens = prepared.runs.reduce((sum, r) => sum + r.promptTokens, 0);
       const { requestId, request, signal } = call;
       await route.respond({ prepared, requestId, request, steps: guarded, promptTokens, signal }, reply);
@@ -159,7 +154,7 @@ export interface StreamSink {
 
 /**
  * Streams a generation through `fold` into `sink`. A client that went away gets nothing more and
- * the request counts as cancelled; a stream killed by the inactivity timeout just ends (as upstream).
+ * the request counts as cancelled.
  */
 export async function streamGeneration(
   generation: Generation<PreparedGeneration>,
@@ -189,9 +184,7 @@ export async function streamGeneration(
       if (isDynamoError(err) && err.httpStatus < 500) reply.log.info(log, 'stream ended with a request error');
       else reply.log.error(log, 'stream failed');
     }
-    if (sse.isClosed) return;
-    if (kind === 'response_timeout') sse.end();
-    else sink.fail(err);
+    if (!sse.isClosed) sink.fail(err);
   }
 }
 

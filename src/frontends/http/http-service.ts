@@ -74,7 +74,6 @@ export interface HttpServiceOptions {
   logger: Logger;
   sseKeepAliveMs?: number;
   preCommitErrorPeekMs?: number;
-  backendStreamTimeoutSecs?: number;
   /** The process's registry: both frontends share it, `/metrics` renders it. */
   metrics: MetricsRegistry;
   /** The scope of this frontend's request events (whoever created it counts them into `metrics`). */
@@ -129,14 +128,12 @@ export class HttpService {
       requestScope: opts.requestScope,
       sseKeepAliveMs: opts.sseKeepAliveMs,
       preCommitErrorPeekMs: opts.preCommitErrorPeekMs,
-      backendStreamTimeoutSecs: opts.backendStreamTimeoutSecs,
     });
     registerResponsesRoute(app, this.state, models, {
       responsesPath: opts.paths.responses,
       requestScope: opts.requestScope,
       sseKeepAliveMs: opts.sseKeepAliveMs,
       preCommitErrorPeekMs: opts.preCommitErrorPeekMs,
-      backendStreamTimeoutSecs: opts.backendStreamTimeoutSecs,
     });
     if (opts.anthropicApi) {
       registerMessagesRoutes(app, this.state, models, {
@@ -146,8 +143,7 @@ export class HttpService {
         requestScope: opts.requestScope,
         sseKeepAliveMs: opts.sseKeepAliveMs,
         preCommitErrorPeekMs: opts.preCommitErrorPeekMs,
-        backendStreamTimeoutSecs: opts.backendStreamTimeoutSecs,
-      });
+        });
     }
     const context = { state: this.state, models, requestScope: opts.requestScope };
     postRoute(app, opts.paths.embeddings, modelRouteHandler(context, EMBEDDINGS_ROUTE), EMBEDDINGS_DOC);

@@ -15,10 +15,8 @@ export interface ModelCall {
   served: ServedModel;
   requestId: string;
   request: RequestLifecycle;
-  /** Aborted when the client goes away, or by `abort()`. */
+  /** Aborted when the client goes away. */
   signal: AbortSignal;
-  /** Stops the request's engine work (an inactivity timeout). */
-  abort(): void;
 }
 
 export interface ModelRouteSpec<T> {
@@ -80,7 +78,7 @@ export function modelRouteHandler<T>(ctx: ModelRouteContext, spec: ModelRouteSpe
       });
       ctx.state.inflight++;
       counted = true;
-      const call: ModelCall = { served, requestId, request, signal: abort.signal, abort: () => abort.abort() };
+      const call: ModelCall = { served, requestId, request, signal: abort.signal };
       const body = await spec.run(call, prepared, reply);
       if (body === undefined) return reply.sent ? reply : undefined;
       if (abort.signal.aborted) {

@@ -6,3 +6,4 @@ export { policySelect } from './policy-select.js';
 export { loadTracking } from './load-tracking.js';
 export { skipExcluded } from './skip-excluded.js';
 export { migration, NO_MIGRATION, type Migration, type MigrationLogger, type MigrationSettings } from './migration.js';
+export { lostWorker } from './lost-worker.js';

@@ -1,6 +1,6 @@
 // Pinning: a request that names its instance goes there, past the busy gate, the queue and the
-// policy. An id that no live instance has is a 404.
-import { NotFoundError } from '../../protocols/index.js';
+// policy. An id that no live instance has is a 404; one that is down is a 503.
+import { NotFoundError, UnavailableError } from '../../protocols/index.js';
 import type { RouteStep } from '../route.js';
 import type { RouterView } from '../router-view.js';
 
@@ -12,12 +12,13 @@ function parseInstanceId(raw: string | number): bigint | null {
   }
 }
 
-export function pinning<Req, Out>(router: Pick<RouterView<Req, Out>, 'modelName' | 'instances' | 'requests'>): RouteStep<Req, Out> {
+export function pinning<Req, Out>(router: Pick<RouterView<Req, Out>, 'modelName' | 'instances' | 'requests' | 'health'>): RouteStep<Req, Out> {
   return (decision) => {
     const pinned = router.requests.pinnedInstance(decision.request);
     if (pinned === null) return;
     const id = parseInstanceId(pinned);
     const target = id === null ? undefined : router.instances.find((i) => i.id === id);
+    if (!target && id !== null && router.health.isDown(id)) throw new UnavailableError(`Worker instance ${String(pinned)} of model ${router.modelName} is down`);
     if (!target) throw new NotFoundError(`Worker instance ${String(pinned)} not found for model ${router.modelName}`);
     decision.target = target;
   };

@@ -7,6 +7,7 @@ import type { EndpointInstance } from '../discovery/index.js';
 import { CallHomeServer } from './call-home-server.js';
 import { streamLocal } from './local-plane.js';
 import { NatsRequestSender } from './nats-plane.js';
+import { probeInstance } from './probe.js';
 import { TcpRequestSender } from './tcp-sender.js';
 import type { CallContext, RequestPlaneClient } from './types.js';
 
@@ -38,6 +39,10 @@ export class MultiTransportClient implements RequestPlaneClient {
       return this.remote(target, request, ctx, (h, p) => nats.send(t.nats_tcp, h, p));
     }
     throw new UnavailableError(`worker ${target.instanceId.toString(16)} publishes a transport this frontend cannot use: ${JSON.stringify(t)}`);
+  }
+
+  probe(target: EndpointInstance): Promise<boolean> {
+    return probeInstance(target, this.opts.natsServer);
   }
 
   async close(): Promise<void> {

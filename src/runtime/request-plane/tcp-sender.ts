@@ -60,15 +60,19 @@ class WorkerConnection {
   }
 }
 
+/** `[tcp://]host:port/{path}` → the worker's address and the endpoint path. */
+export function splitTcpTransport(transport: string): { address: string; path: string } {
+  const bare = transport.replace(/^tcp:\/\//, '');
+  const slash = bare.indexOf('/');
+  return slash < 0 ? { address: bare, path: '' } : { address: bare.slice(0, slash), path: bare.slice(slash + 1) };
+}
+
 export class TcpRequestSender {
   private readonly connections = new Map<string, WorkerConnection>();
 
   /** `transport` is `host:port/{instance_id:x}/{endpoint}`; resolves when the worker accepts. */
   send(transport: string, headers: Record<string, string>, payload: Buffer): Promise<void> {
-    const bare = transport.replace(/^tcp:\/\//, '');
-    const slash = bare.indexOf('/');
-    const address = slash < 0 ? bare : bare.slice(0, slash);
-    const path = slash < 0 ? '' : bare.slice(slash + 1);
+    const { address, path } = splitTcpTransport(transport);
     let conn = this.connections.get(address);
     if (!conn || conn.closed) {
       const fresh = new WorkerConnection(address, () => {

@@ -41,12 +41,12 @@ describe('SSE keep-alive, pre-commit error peek and backend stream timeout', () 
   const metrics = new MetricsRegistry();
 
   before(async () => {
-    ({ http, baseUrl } = await httpWithEngines(ENGINES, {
-      metrics,
-      sseKeepAliveMs: 100,
-      preCommitErrorPeekMs: 500,
-      backendStreamTimeoutSecs: 1,
-    }));
+    ({ http, baseUrl } = await httpWithEngines(
+      ENGINES,
+      { metrics, sseKeepAliveMs: 100, preCommitErrorPeekMs: 500 },
+      undefined,
+      { DYN_HTTP_BACKEND_STREAM_TIMEOUT_SECS: '1' },
+    ));
   });
   after(async () => http.shutdown());
 
@@ -66,15 +66,14 @@ describe('SSE keep-alive, pre-commit error peek and backend stream timeout', () 
     assert.equal(((await res.json()) as { message: string }).message, 'backend rejected max_tokens');
   });
 
-  test('a backend silent past the timeout is killed: no [DONE], engine aborted, counted as response_timeout', async () => {
+  test('a backend silent past the timeout is killed as a lost worker: an error event, engine aborted', async () => {
     const res = await stream('hang');
     assert.equal(res.status, 200);
     const text = await res.text();
     assert.match(text, /"text":"Hello"/);
-    assert.ok(!text.includes('[DONE]'));
-    assert.ok(!text.includes('"error"'));
+    assert.match(text, /data: \{"error"/);
     assert.equal(hangAborted, true);
     const rendered = await metrics.render();
-    assert.match(rendered, /requests_total\{model="hang",endpoint="completions",request_type="stream",status="error",error_type="response_timeout"\} 1/);
+    assert.match(rendered, /requests_total\{model="hang",endpoint="completions",request_type="stream",status="error",error_type="unavailable"\} 1/);
   });
 });

@@ -1,0 +1,110 @@
+// Which worker instances are down: one record per frontend process, shared by every router, so an
+// instance lost by one request leaves routing for all of them at once (reference/operate-faults.md
+// §2.4). An instance comes back when discovery shows it registered again (`markUp`) or when a probe
+// of its transport succeeds; probes run after a backoff that doubles while they keep failing.
+
+/** A cheap check that an instance is reachable again (a connect to its transport); false or a throw: still down. */
+export type InstanceProbe = (id: bigint) => Promise<boolean>;
+
+export interface InstanceHealthOptions {
+  /** Without a probe an instance stays down until discovery registers it again. */
+  probe?: InstanceProbe;
+  /** The first probe's delay after the instance went down. */
+  probeBackoffMs?: number;
+  /** The longest delay between probes. */
+  maxProbeBackoffMs?: number;
+}
+
+export type HealthChange = { id: bigint; down: boolean; reason: string };
+
+const DEFAULT_PROBE_BACKOFF_MS = 1_000;
+const DEFAULT_MAX_PROBE_BACKOFF_MS = 30_000;
+
+interface DownRecord {
+  timer: NodeJS.Timeout | null;
+  backoffMs: number;
+}
+
+export class InstanceHealth {
+  private readonly down = new Map<bigint, DownRecord>();
+  private readonly listeners = new Set<(change: HealthChange) => void>();
+  /** Bumped on every change, so a router can tell cheaply whether its routable set is stale. */
+  private changes = 0;
+
+  constructor(private readonly opts: InstanceHealthOptions = {}) {}
+
+  get version(): number {
+    return this.changes;
+  }
+
+  isDown(id: bigint): boolean {
+    return this.down.has(id);
+  }
+
+  /** The instance failed a request as lost: it leaves routing until it registers again or a probe succeeds. */
+  markDown(id: bigint, reason: string): void {
+    if (this.down.has(id)) return;
+    const record: DownRecord = { timer: null, backoffMs: this.opts.probeBackoffMs ?? DEFAULT_PROBE_BACKOFF_MS };
+    this.down.set(id, record);
+    this.scheduleProbe(id, record);
+    this.emit({ id, down: true, reason });
+  }
+
+  /** The instance is back (registered again, or its probe succeeded). */
+  markUp(id: bigint, reason: string): void {
+    if (!this.clear(id)) return;
+    this.emit({ id, down: false, reason });
+  }
+
+  /** The instance left discovery: nothing more to probe or report. */
+  forget(id: bigint): void {
+    if (this.clear(id)) this.changes++;
+  }
+
+  /** Told of every change; returns the function that stops it. */
+  subscribe(listener: (change: HealthChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stops every pending probe. */
+  close(): void {
+    for (const record of this.down.values()) if (record.timer) clearTimeout(record.timer);
+    this.down.clear();
+    this.listeners.clear();
+  }
+
+  private clear(id: bigint): boolean {
+    const record = this.down.get(id);
+    if (!record) return false;
+    if (record.timer) clearTimeout(record.timer);
+    this.down.delete(id);
+    return true;
+  }
+
+  private emit(change: HealthChange): void {
+    this.changes++;
+    for (const listener of this.listeners) listener(change);
+  }
+
+  private scheduleProbe(id: bigint, record: DownRecord): void {
+    const probe = this.opts.probe;
+    if (!probe) return;
+    record.timer = setTimeout(() => {
+      record.timer = null;
+      void probe(id)
+        .catch(() => false)
+        .then((reachable) => {
+          if (this.down.get(id) !== record) return;
+          if (reachable) {
+            this.markUp(id, 'probe succeeded');
+            return;
+          }
+          record.backoffMs = Math.min(record.backoffMs * 2, this.opts.maxProbeBackoffMs ?? DEFAULT_MAX_PROBE_BACKOFF_MS);
+          this.scheduleProbe(id, record);
+        });
+    }, record.backoffMs);
+    // A pending probe never keeps the process alive.
+    record.timer.unref();
+  }
+}
