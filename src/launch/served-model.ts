@@ -35,6 +35,7 @@ export function buildServedModel(card: ModelDeploymentCard, config: Config, endp
     ignoreUnsupportedFields: config.ignoreOpenaiFeUnsupportedFields,
     nvextEnabled: !config.disableFrontendNvext,
     rejectMediaInputs: config.rejectMediaInputs,
+    limits: { maxMessages: config.maxRequestMessages, maxTools: config.maxRequestTools, maxPromptChars: config.maxPromptChars },
   });
   return {
     name: card.displayName,
