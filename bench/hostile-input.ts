@@ -1,8 +1,11 @@
 // Hostile requests against `dynamo-ts serve` in a child process while a light client pings a cheap
 // route (GET /health, one at a time, keep-alive): per phase, the worst ping latency (how long any
-// other client waited behind the hostile work) and the server's RSS afterwards.
+// other client waited behind the hostile work), the server's RSS afterwards, and the CPU time its
+// main thread spent per hostile request (what the event loop was held for on a quiet machine,
+// whatever the neighbours do to the wall clock; the pings' own share, measured idle, is taken off;
+// 10 ms resolution).
 // Phases: deep nesting (100k levels), 100k messages, messages at the limit, 40 MB prompts, slow
-// bodies, then an idle pause and the final RSS against the baseline.
+// bodies, then idle pauses and the final RSS against the baseline.
 // Usage: node dist/bench/hostile-input.js [--prompt-mb 40] [--repeat 5] [--server-arg=--max-prompt-chars=...]...
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -23,6 +26,12 @@ const REPEAT = Number(values.repeat);
 const LIMIT_MESSAGES = Number(values['limit-messages']);
 const MODEL = 'Qwen/Qwen3-0.6B';
 const BODY_TIMEOUT_SECS = 2;
+
+/** CPU time of the server's main thread (the event loop) so far, in ms: clock ticks of 10 ms. */
+function loopCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -116,17 +125,26 @@ async function main(): Promise<void> {
   await new Promise((r) => setTimeout(r, 2000));
   const pinger = new Pinger(port);
   await new Promise((r) => setTimeout(r, 1000));
+  // What the pings alone cost the loop per second, taken off each phase's figure.
+  const idleCpu = loopCpuMs(pid);
+  const idleStarted = performance.now();
+  await new Promise((r) => setTimeout(r, 3000));
+  const pingCpuPerMs = (loopCpuMs(pid) - idleCpu) / (performance.now() - idleStarted);
   const baseline = rssMb(pid);
   console.log(`server args: ${serverArgs.join(' ') || '(defaults)'}; prompt ${PROMPT_MB} MB x ${REPEAT}`);
-  console.log(`phase                          statuses              worst ping ms   RSS MB`);
+  console.log(`phase                          statuses              worst ping ms   RSS MB   loop CPU ms/request`);
   console.log(`idle baseline                  -                     ${pinger.takeWorst().toFixed(1).padStart(13)}   ${baseline.toFixed(0).padStart(6)}`);
 
   const phase = async (name: string, run: () => Promise<number[]>): Promise<void> => {
+    const cpuBefore = loopCpuMs(pid);
+    const started = performance.now();
     const statuses = await run();
+    const pingCpu = pingCpuPerMs * (performance.now() - started);
+    const cpuPerRequest = Math.max(0, loopCpuMs(pid) - cpuBefore - pingCpu) / statuses.length;
     const counts = new Map<number, number>();
     for (const s of statuses) counts.set(s, (counts.get(s) ?? 0) + 1);
     const summary = [...counts].map(([s, n]) => `${n}x${s}`).join(' ');
-    console.log(`${name.padEnd(30)} ${summary.padEnd(21)} ${pinger.takeWorst().toFixed(1).padStart(13)}   ${rssMb(pid).toFixed(0).padStart(6)}`);
+    console.log(`${name.padEnd(30)} ${summary.padEnd(21)} ${pinger.takeWorst().toFixed(1).padStart(13)}   ${rssMb(pid).toFixed(0).padStart(6)}   ${cpuPerRequest.toFixed(0).padStart(19)}`);
   };
   const times = async (n: number, one: () => Promise<number>): Promise<number[]> => {
     const out: number[] = [];
@@ -143,9 +161,15 @@ async function main(): Promise<void> {
   const huge = chat([{ role: 'user', content: 'word '.repeat((PROMPT_MB * 1024 * 1024) / 5) }]);
   await phase(`${PROMPT_MB} MB prompt`, () => times(REPEAT, () => post(port, huge)));
   await phase('100 slow bodies', () => Promise.all(Array.from({ length: 100 }, () => slowBody(port))));
-  await new Promise((r) => setTimeout(r, 10_000));
-  const final = rssMb(pid);
-  console.log(`idle 10 s after the drill       -                     ${pinger.takeWorst().toFixed(1).padStart(13)}   ${final.toFixed(0).padStart(6)}`);
+  // V8 gives memory back to the system on its own schedule once the process is quiet.
+  let final = 0;
+  let idle = 0;
+  for (const secs of [10, 30, 60]) {
+    await new Promise((r) => setTimeout(r, (secs - idle) * 1000));
+    idle = secs;
+    final = rssMb(pid);
+    console.log(`${`idle ${secs} s after the drill`.padEnd(30)} -                     ${pinger.takeWorst().toFixed(1).padStart(13)}   ${final.toFixed(0).padStart(6)}`);
+  }
   console.log(`RSS after/baseline: ${(final / baseline).toFixed(2)}`);
   await pinger.stop();
   await server.stop();

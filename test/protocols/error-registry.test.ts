@@ -67,6 +67,7 @@ test('the statuses of each kind', () => {
     unauthenticated: [401, GrpcStatus.UNAUTHENTICATED],
     not_found: [404, GrpcStatus.NOT_FOUND],
     method_not_allowed: [405, GrpcStatus.UNIMPLEMENTED],
+    request_timeout: [408, GrpcStatus.DEADLINE_EXCEEDED],
     payload_too_large: [413, GrpcStatus.RESOURCE_EXHAUSTED],
     unsupported_media_type: [415, GrpcStatus.INVALID_ARGUMENT],
     unprocessable: [422, GrpcStatus.INVALID_ARGUMENT],

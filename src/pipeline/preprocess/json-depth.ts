@@ -14,21 +14,21 @@ const PATH_STEPS_SHOWN = 4;
 interface Frame {
   value: unknown;
   depth: number;
-  /** The path from the root; only its first steps are kept, it is for the message. */
-  path: readonly (string | number)[];
+  /** How this container was reached, for the message only: built when a limit is hit. */
+  parent: Frame | null;
+  step: string | number;
 }
 
-function render(path: readonly (string | number)[]): string {
+/** The first steps of the path to `frame`, e.g. `logit_bias.5[0][0]…`. */
+function pathOf(frame: Frame): string {
+  const steps: (string | number)[] = [];
+  for (let f: Frame | null = frame; f?.parent; f = f.parent) steps.push(f.step);
+  steps.reverse();
   let out = '';
-  for (const step of path.slice(0, PATH_STEPS_SHOWN)) {
+  for (const step of steps.slice(0, PATH_STEPS_SHOWN)) {
     out += typeof step === 'number' ? `[${step}]` : out === '' ? step : `.${step}`;
   }
-  return path.length > PATH_STEPS_SHOWN ? `${out}…` : out;
-}
-
-/** Paths are only built while they are short; deeper down, the parent's is shared. */
-function childPath(path: readonly (string | number)[], step: string | number): readonly (string | number)[] {
-  return path.length > PATH_STEPS_SHOWN ? path : path.concat(step);
+  return steps.length > PATH_STEPS_SHOWN ? `${out}…` : out;
 }
 
 /**
@@ -36,22 +36,23 @@ function childPath(path: readonly (string | number)[], step: string | number): r
  * `limit`. Iterative, so it cannot itself overflow; linear in the number of containers.
  */
 export function checkJsonDepth(value: unknown, limit: number = MAX_JSON_DEPTH): void {
-  const stack: Frame[] = [{ value, depth: 0, path: [] }];
+  const stack: Frame[] = [{ value, depth: 0, parent: null, step: '' }];
   while (stack.length > 0) {
-    const { value: node, depth, path } = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    if (depth + 1 > limit) {
-      throw deserializeError(render(path), `recursion limit exceeded: JSON nested deeper than ${limit} levels`);
+    const frame = stack.pop()!;
+    const node = frame.value;
+    if (frame.depth + 1 > limit) {
+      throw deserializeError(pathOf(frame), `recursion limit exceeded: JSON nested deeper than ${limit} levels`);
     }
+    const depth = frame.depth + 1;
     if (Array.isArray(node)) {
       for (let i = node.length - 1; i >= 0; i--) {
         const child: unknown = node[i];
-        if (child !== null && typeof child === 'object') stack.push({ value: child, depth: depth + 1, path: childPath(path, i) });
+        if (child !== null && typeof child === 'object') stack.push({ value: child, depth, parent: frame, step: i });
       }
     } else {
       for (const key in node as Record<string, unknown>) {
         const child = (node as Record<string, unknown>)[key];
-        if (child !== null && typeof child === 'object') stack.push({ value: child, depth: depth + 1, path: childPath(path, key) });
+        if (child !== null && typeof child === 'object') stack.push({ value: child, depth, parent: frame, step: key });
       }
     }
   }

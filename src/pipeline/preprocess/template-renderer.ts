@@ -1,10 +1,14 @@
 // Chat templates of long conversations render off the event loop. @huggingface/jinja costs
 // 0.1–0.5 ms per message here (bench/RESULTS.md, hostile input), so a 4096-message request held
 // every other client for a second or more. One shared thread renders them, in order; short
-// requests stay inline, where the hop would cost more than the render.
+// requests stay inline, where the hop would cost more than the render. The thread ends after a
+// quiet spell, so the heap a huge render grew goes back to the system.
 
 import { Worker } from 'node:worker_threads';
 import type { RenderJob, RenderResult } from './template-worker.js';
+
+/** A render thread with no work for this long is ended; the next long render starts another. */
+const IDLE_END_MS = 5000;
 
 interface Pending {
   resolve(text: string): void;
@@ -15,9 +19,16 @@ class TemplateRenderThread {
   private worker: Worker | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+
+  /** Whether a thread is up (it ends after IDLE_END_MS without work). */
+  get running(): boolean {
+    return this.worker !== undefined;
+  }
 
   render(source: string, context: Record<string, unknown>): Promise<string> {
     const worker = this.started();
+    clearTimeout(this.idleTimer);
     const id = this.nextId++;
     return new Promise<string>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -34,12 +45,12 @@ class TemplateRenderThread {
     worker.on('message', (result: RenderResult) => {
       const job = this.pending.get(result.id);
       this.pending.delete(result.id);
-      if (this.pending.size === 0) worker.unref();
+      if (this.pending.size === 0) this.idle(worker);
       if (result.error !== undefined) job?.reject(new Error(result.error));
       else job?.resolve(result.text!);
     });
     const fail = (err: Error): void => {
-      this.worker = undefined;
+      if (this.worker === worker) this.worker = undefined;
       for (const job of this.pending.values()) job.reject(err);
       this.pending.clear();
     };
@@ -47,6 +58,19 @@ class TemplateRenderThread {
     worker.on('exit', (code) => fail(new Error(`template render thread exited with code ${code}`)));
     this.worker = worker;
     return worker;
+  }
+
+  private idle(worker: Worker): void {
+    worker.unref();
+    this.idleTimer = setTimeout(() => {
+      if (this.pending.size > 0 || this.worker !== worker) return;
+      this.worker = undefined;
+      // Its exit is expected; jobs by then belong to a later thread.
+      worker.removeAllListeners('exit');
+      worker.removeAllListeners('error');
+      void worker.terminate();
+    }, IDLE_END_MS);
+    this.idleTimer.unref();
   }
 }
 
