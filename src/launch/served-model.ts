@@ -43,6 +43,7 @@ export function buildServedModel(
     nvextEnabled: !config.disableFrontendNvext,
     rejectMediaInputs: config.rejectMediaInputs,
     excludeToolsWhenToolChoiceNone: config.excludeToolsWhenToolChoiceNone,
+    limits: { maxMessages: config.maxRequestMessages, maxTools: config.maxRequestTools, maxPromptChars: config.maxPromptChars },
   });
   return {
     name: card.displayName,

@@ -21,6 +21,8 @@ export { errorKindOf, RequestLifecycle, type RequestDescription, type UsageSourc
 export {
   Preprocessor,
   HfTokenizer,
+  checkJsonDepth,
+  MAX_JSON_DEPTH,
   validateChatRequest,
   validateCompletionRequest,
   validateEmbeddingRequest,

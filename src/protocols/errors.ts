@@ -37,6 +37,8 @@ export const ERROR_KINDS = {
   unauthenticated: { http: 401, httpReason: 'Unauthorized', grpc: GrpcStatus.UNAUTHENTICATED },
   not_found: { http: 404, httpReason: 'Not Found', grpc: GrpcStatus.NOT_FOUND },
   method_not_allowed: { http: 405, httpReason: 'Method Not Allowed', grpc: GrpcStatus.UNIMPLEMENTED },
+  /** The client sent its request body too slowly (body or upload timeout). */
+  request_timeout: { http: 408, httpReason: 'Request Timeout', grpc: GrpcStatus.DEADLINE_EXCEEDED },
   payload_too_large: { http: 413, httpReason: 'Payload Too Large', grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   unsupported_media_type: { http: 415, httpReason: 'Unsupported Media Type', grpc: GrpcStatus.INVALID_ARGUMENT },
   /** JSON that is well-formed but not the expected shape (admin routes). */
@@ -100,6 +102,12 @@ export class MethodNotAllowedError extends DynamoError {
 export class PayloadTooLargeError extends DynamoError {
   constructor(message: string) {
     super('payload_too_large', message);
+  }
+}
+
+export class RequestTimeoutError extends DynamoError {
+  constructor(message: string) {
+    super('request_timeout', message);
   }
 }
 

@@ -34,6 +34,31 @@ export const httpOptions = [
     help: 'Maximum request body size in MB; larger bodies get 413',
   },
   {
+    key: 'httpBodyTimeoutSecs', env: 'DYN_HTTP_BODY_TIMEOUT_SECS', envIsLocal: true, type: 'int', min: 1,
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: 30,
+    help: 'Answer 408 and close the connection when a request body stops arriving for this long',
+  },
+  {
+    key: 'httpUploadTimeoutSecs', env: 'DYN_HTTP_UPLOAD_TIMEOUT_SECS', envIsLocal: true, type: 'int', min: 1,
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: 300,
+    help: 'Answer 408 and close the connection when a request (headers and body) has not fully arrived this long after it began',
+  },
+  {
+    key: 'maxRequestMessages', flag: 'max-request-messages', env: 'DYN_MAX_REQUEST_MESSAGES', envIsLocal: true, type: 'int', min: 1,
+    metavar: '<n>', group: 'HTTP & Networking', scope: 'frontend', built: true, default: 4096,
+    help: 'Most messages one chat request may carry (400 above it, before templating)',
+  },
+  {
+    key: 'maxRequestTools', flag: 'max-request-tools', env: 'DYN_MAX_REQUEST_TOOLS', envIsLocal: true, type: 'int', min: 1,
+    metavar: '<n>', group: 'HTTP & Networking', scope: 'frontend', built: true, default: 1536,
+    help: 'Most tool definitions one request may carry (400 above it)',
+  },
+  {
+    key: 'maxPromptChars', flag: 'max-prompt-chars', env: 'DYN_MAX_PROMPT_CHARS', envIsLocal: true, type: 'int', min: 1,
+    metavar: '<n>', group: 'HTTP & Networking', scope: 'frontend', built: true, default: 4_000_000,
+    help: 'Most characters of prompt text (message contents, completions prompts) one request may carry (400 above it, before tokenizing)',
+  },
+  {
     key: 'httpGracefulShutdownTimeoutSecs', env: 'DYN_HTTP_GRACEFUL_SHUTDOWN_TIMEOUT_SECS', type: 'int', min: 0,
     group: 'HTTP & Networking', scope: 'frontend', built: true, default: 5,
     help: 'Seconds to wait for in-flight requests to finish on SIGTERM/SIGINT before closing',

@@ -84,6 +84,7 @@ const ANTHROPIC_ERROR_TYPES: Readonly<Record<ErrorKind, string>> = {
   unauthenticated: 'authentication_error',
   not_found: 'not_found_error',
   method_not_allowed: 'invalid_request_error',
+  request_timeout: 'invalid_request_error',
   payload_too_large: 'request_too_large',
   unsupported_media_type: 'invalid_request_error',
   unprocessable: 'invalid_request_error',

@@ -16,6 +16,7 @@ import { registerOpenApi } from './openapi.js';
 import { documented, type RouteDoc } from './route-docs.js';
 import { registerResponsesRoute } from './responses/index.js';
 import { createHttpServer, postRoute } from './server.js';
+import { DEFAULT_UPLOAD_TIMEOUTS, type UploadTimeouts } from './upload-timeouts.js';
 import { HttpServiceState } from './service-state.js';
 
 export interface HttpPaths {
@@ -59,6 +60,8 @@ export interface HttpServiceOptions {
   host: string;
   port: number;
   bodyLimitMb: number;
+  /** Body and upload timeouts; the option table's defaults when absent. */
+  uploadTimeouts?: UploadTimeouts;
   overloadStatus: number;
   gracefulShutdownSecs: number;
   forceIncludeUsage: boolean;
@@ -110,7 +113,7 @@ export class HttpService {
     models: ModelManager,
   ) {
     this.state = new HttpServiceState(opts.overloadStatus);
-    this.app = createHttpServer({ bodyLimitMb: opts.bodyLimitMb, overloadStatus: opts.overloadStatus, logger: opts.logger, tls: opts.tls }, this.state);
+    this.app = createHttpServer({ bodyLimitMb: opts.bodyLimitMb, uploadTimeouts: opts.uploadTimeouts ?? DEFAULT_UPLOAD_TIMEOUTS, overloadStatus: opts.overloadStatus, logger: opts.logger, tls: opts.tls }, this.state);
     registerOpenApi(this.app, { documentPath: opts.paths.openapi, docsPath: opts.paths.docs, version: opts.version });
     // Routes go in after the OpenAPI plugin has loaded, so the document sees every one of them.
     void this.app.register(async (scope) => this.registerRoutes(scope, models));

@@ -1,3 +1,4 @@
+import { checkJsonDepth } from '../../pipeline/index.js';
 import { ValidationError } from '../../protocols/index.js';
 import { restoreExactIds } from './routing-headers.js';
 
@@ -29,14 +30,20 @@ function escapeControlCharsInStrings(text: string): string {
 
 /**
  * Parse a request body as JSON, tolerant the way clients need: invalid UTF-8 is decoded lossily and
- * raw control characters inside strings are accepted.
+ * raw control characters inside strings are accepted. Nesting deeper than serde_json's limit is a
+ * 400 here, before anything walks the body recursively.
  */
 export function parseJsonBody(body: Buffer): unknown {
   const text = body.toString('utf8');
+  const parsed = parseTolerant(text);
+  checkJsonDepth(parsed);
+  if (text.includes('_id"')) restoreExactIds(parsed, text);
+  return parsed;
+}
+
+function parseTolerant(text: string): unknown {
   try {
-    const parsed: unknown = JSON.parse(text);
-    if (text.includes('_id"')) restoreExactIds(parsed, text);
-    return parsed;
+    return JSON.parse(text);
   } catch (first) {
     if (RAW_CONTROL.test(text)) {
       try {

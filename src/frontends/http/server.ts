@@ -14,9 +14,11 @@ import { httpErrorReply, type ErrorEnvelope } from './error-envelope.js';
 import { parseJsonBody } from './json-body.js';
 import { documented, HIDDEN, type RouteDoc } from './route-docs.js';
 import type { HttpServiceState } from './service-state.js';
+import { boundUploads, serverUploadTimeouts, type UploadTimeouts } from './upload-timeouts.js';
 
 export interface HttpServerOptions {
   bodyLimitMb: number;
+  uploadTimeouts: UploadTimeouts;
   overloadStatus: number;
   logger: Logger;
   tls?: { cert: Buffer; key: Buffer; ca?: Buffer };
@@ -46,8 +48,8 @@ export function sendError(reply: FastifyReply, err: unknown, overloadStatus: num
 
 /**
  * The fastify instance with the HTTP behaviour every route shares: JSON bodies (tolerant of raw
- * control characters, 415 for other media types, 413 over the limit), flat error bodies, the
- * `Route not found` 404, and `x-request-id` echo.
+ * control characters, 415 for other media types, 413 over the limit, 408 when too slow), flat
+ * error bodies, the `Route not found` 404, and `x-request-id` echo.
  */
 export function createHttpServer(opts: HttpServerOptions, state: HttpServiceState): FastifyInstance {
   const bodyLimit = Math.max(1, Math.floor(opts.bodyLimitMb * 1024 * 1024));
@@ -56,8 +58,8 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
     loggerInstance: opts.logger as FastifyBaseLogger,
     // Per-request log lines cost more than the request itself at high rates.
     logController: new LogController({ disableRequestLogging: true }),
-    // Long generations must not be cut by a server-side timeout.
-    requestTimeout: 0,
+    // Bounds receiving the request only: long generations are never cut by it.
+    ...serverUploadTimeouts(opts.uploadTimeouts),
     keepAliveTimeout: 75_000,
     return503OnClosing: false,
     ...(opts.tls && {
@@ -78,6 +80,8 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
       done(err as Error, undefined);
     }
   });
+
+  boundUploads(app, opts.uploadTimeouts);
 
   app.addHook('onRequest', async (req, reply) => {
     const id = req.headers['x-request-id'];

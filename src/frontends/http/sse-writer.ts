@@ -27,10 +27,11 @@ export class SseWriter {
     headers: Record<string, string> = {},
     keepAliveMs?: number,
   ) {
+    // No `connection` header of our own: Node writes keep-alive or close from the client's
+    // request, and closes the socket after the stream when the client asked for that.
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',
-      connection: 'keep-alive',
       ...headers,
     });
     // Headers leave at once so clients see the stream open before the first token.

@@ -9,11 +9,15 @@
 import { Template } from '@huggingface/jinja';
 import type { ModelDeploymentCard } from '../../protocols/index.js';
 import { ValidationError, type ChatCompletionRequest, type ChatMessage, type ChatTool } from '../../protocols/index.js';
+import { templateRenderThread } from './template-renderer.js';
 
 export interface ChatTemplateOptions {
   /** `--exclude-tools-when-tool-choice-none` (default on): hide tools from the template when tool_choice is "none". */
   excludeToolsWhenToolChoiceNone?: boolean;
 }
+
+/** Requests with at most this many messages and tools render inline (well under a millisecond each here). */
+const INLINE_MAX_ITEMS = 32;
 
 /** One model's chat templates, compiled once and reused for every request. */
 export class ChatTemplate {
@@ -28,8 +32,35 @@ export class ChatTemplate {
   }
 
   render(request: ChatCompletionRequest): string {
+    const render = this.renderInput(request);
+    let text: string;
+    try {
+      text = render.template.render(render.context);
+    } catch (err) {
+      throw templateError(err);
+    }
+    return render.finish(text);
+  }
+
+  /**
+   * The same text as `render`; a long conversation is rendered on the template thread so the
+   * event loop stays free for other clients.
+   */
+  async renderOffLoop(request: ChatCompletionRequest): Promise<string> {
+    if (request.messages.length + (request.tools?.length ?? 0) <= INLINE_MAX_ITEMS) return this.render(request);
+    const render = this.renderInput(request);
+    let text: string;
+    try {
+      text = await templateRenderThread.render(render.source, render.context);
+    } catch (err) {
+      throw templateError(err);
+    }
+    return render.finish(text);
+  }
+
+  private renderInput(request: ChatCompletionRequest): RenderInput {
     const tools = this.templateTools(request);
-    const template = this.templateFor(tools !== null);
+    const name = this.templateNameFor(tools !== null);
     const continueFinal = request.continue_final_message === true;
     const messages = request.messages.map(templateMessage);
     const context: Record<string, unknown> = {
@@ -42,13 +73,12 @@ export class ChatTemplate {
       add_generation_prompt: !continueFinal && request.add_generation_prompt !== false,
       ...request.chat_template_args,
     };
-    let text: string;
-    try {
-      text = template.render(context);
-    } catch (err) {
-      throw new ValidationError(`Chat template error: ${(err as Error).message}`);
-    }
-    return continueFinal ? cutAfterFinalMessage(text, messages[messages.length - 1]) : text;
+    return {
+      template: this.compiledTemplate(name),
+      source: this.card.chatTemplates[name]!,
+      context,
+      finish: (text) => (continueFinal ? cutAfterFinalMessage(text, messages[messages.length - 1]) : text),
+    };
   }
 
   private templateTools(request: ChatCompletionRequest): Record<string, unknown>[] | null {
@@ -59,23 +89,38 @@ export class ChatTemplate {
   }
 
   /** `tool_use` when the request has tools and the model names one, else `default`. */
-  private templateFor(hasTools: boolean): Template {
-    const templates = this.card.chatTemplates;
-    const name = hasTools && templates.tool_use !== undefined ? 'tool_use' : 'default';
+  private templateNameFor(hasTools: boolean): string {
+    return hasTools && this.card.chatTemplates.tool_use !== undefined ? 'tool_use' : 'default';
+  }
+
+  private compiledTemplate(name: string): Template {
     let template = this.compiled.get(name);
     if (template) return template;
-    const source = templates[name];
+    const source = this.card.chatTemplates[name];
     if (source === undefined) {
       throw new ValidationError(`Model ${this.card.displayName} has no chat template; use /v1/completions`);
     }
     try {
       template = new Template(source);
     } catch (err) {
-      throw new ValidationError(`Chat template error: ${(err as Error).message}`);
+      throw templateError(err);
     }
     this.compiled.set(name, template);
     return template;
   }
+}
+
+/** Everything one render needs, for either place it runs. */
+interface RenderInput {
+  /** Compiled here: a template that does not compile fails before any hop. */
+  template: Template;
+  source: string;
+  context: Record<string, unknown>;
+  finish(text: string): string;
+}
+
+function templateError(err: unknown): ValidationError {
+  return new ValidationError(`Chat template error: ${(err as Error).message}`);
 }
 
 /**

@@ -121,7 +121,7 @@ export class Preprocessor {
     if (tokenData) return { tokens: tokenData, tokenizeMs: 0 };
     if (req.nvext?.use_raw_prompt === true) return this.encode(rawChatText(req), true);
     // The template writes BOS and other special tokens itself.
-    return this.encode(this.template.render(req), false);
+    return this.encode(await this.template.renderOffLoop(req), false);
   }
 
   private completionPrompts(req: CompletionRequest): Promise<Prompt>[] {

@@ -166,9 +166,16 @@ export function checkMaxTokens(value: unknown, label: string, limit: number): vo
 export function checkLogitBias(bias: unknown): void {
   if (!isObject(bias)) return;
   for (const [token, value] of Object.entries(bias)) {
-    if (typeof value !== 'number') fail(`Logit bias value for token '${token}' must be a number, got ${rustDebug(value)}`);
+    if (typeof value !== 'number') fail(`Logit bias value for token '${clip(token)}' must be a number, got ${clip(rustDebug(value))}`);
     if (value < -100 || value > 100) fail(`Logit bias for token '${token}' must be between -100 and 100, got ${value}`);
   }
+}
+
+/** Longest client value echoed into an error message: a 40 MB value must not come back as one. */
+const MAX_ECHO_CHARS = 256;
+
+function clip(text: string): string {
+  return text.length > MAX_ECHO_CHARS ? `${text.slice(0, MAX_ECHO_CHARS)}…` : text;
 }
 
 /** serde_json::Value's Debug form, which upstream prints for a non-number bias. */

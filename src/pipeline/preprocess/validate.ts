@@ -12,6 +12,15 @@ import { MEDIA_KIND_OF_PART } from './media-parts.js';
 import { schemaViolation } from './schema-check.js';
 import { checkKind, deserializeError, invalidType, isObject, isUint, type FieldKind } from './json-types.js';
 import { normalizeReasoningArgs } from './reasoning-args.js';
+import {
+  DEFAULT_REQUEST_LIMITS,
+  chatPromptChars,
+  checkMessageCount,
+  checkPromptChars,
+  checkToolCount,
+  completionPromptChars,
+  type RequestLimits,
+} from './request-limits.js';
 import { CHAT_FIELDS, COMPLETION_FIELDS } from './request-fields.js';
 import {
   DEFAULT_MAX_OUTPUT_TOKENS,
@@ -47,12 +56,13 @@ export interface ValidationOptions {
   nvextEnabled?: boolean;
   /** `DYN_REJECT_MEDIA_INPUTS`: media kinds (image, video, audio) this deployment refuses. */
   rejectMediaInputs?: readonly string[];
+  /** Size limits checked before the per-item checks, the template and the tokenizer. */
+  limits?: RequestLimits;
 }
 
 type Body = Record<string, unknown>;
 
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'];
-const MAX_TOOLS = 1536;
 const MAX_FUNCTION_NAME_LENGTH = 128;
 const FUNCTION_NAME = /^[A-Za-z0-9_-]*$/;
 const MIN_PROMPT_EMBEDS_BYTES = 100;
@@ -84,7 +94,11 @@ export function validateChatRequest(raw: unknown, opts: ValidationOptions = {}):
   requireField(body, 'model');
   requireField(body, 'messages');
   checkTypes(body, CHAT_FIELDS);
+  const limits = opts.limits ?? DEFAULT_REQUEST_LIMITS;
+  checkMessageCount(body.messages, limits);
+  checkToolCount(body.tools, limits);
   checkMessageShapes(body.messages);
+  checkPromptChars(chatPromptChars(body.messages as Body[]), limits);
   checkToolShapes(body.tools);
   checkToolChoiceShape(body.tool_choice);
   checkResponseFormatShape(body.response_format);
@@ -143,6 +157,7 @@ export function validateCompletionRequest(raw: unknown, opts: ValidationOptions 
   requireField(body, 'model');
   checkTypes(body, COMPLETION_FIELDS);
   checkPromptShape(body.prompt);
+  checkPromptChars(completionPromptChars(body.prompt), opts.limits ?? DEFAULT_REQUEST_LIMITS);
   const nvext = parseNvext(body.nvext);
   checkStreamOptions(body);
 
@@ -299,7 +314,6 @@ function checkToolShapes(tools: unknown): void {
 
 function checkToolRules(tools: Body[] | null | undefined): void {
   if (!tools) return;
-  if (tools.length > MAX_TOOLS) fail(`Maximum of ${MAX_TOOLS} tools are supported, got ${tools.length}`);
   tools.forEach((tool, i) => {
     const fn = tool.function as { name: string; parameters?: unknown };
     const bytes = Buffer.byteLength(fn.name);

@@ -107,7 +107,7 @@ describe('chat validation: messages and tools (§5.2)', () => {
   });
 
   it('tool count, names and parameters', () => {
-    expect400(chatError({ tools: Array.from({ length: 1537 }, () => tool('f')) }), 'Validation: Maximum of 1536 tools are supported, got 1537');
+    expect400(chatError({ tools: Array.from({ length: 1537 }, () => tool('f')) }), 'Validation: Maximum of 1536 tools are supported, got 1537 (--max-request-tools)');
     expect400(chatError({ tools: [tool('a'.repeat(129))] }), 'Validation: Function name at index 0 exceeds 128 character limit, got 129 characters');
     validateChatRequest({ model: 'm', messages: user, tools: [tool('a'.repeat(128))] });
     expect400(chatError({ tools: [tool('ok'), tool(' ')] }), 'Validation: Function name at index 1 cannot be empty');
