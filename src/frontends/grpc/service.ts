@@ -16,6 +16,7 @@ import type { KserveModels } from './model-registry.js';
 import { readMessages } from './read-stream.js';
 import { DEFAULT_METADATA_PREFIX, requestMetadata } from './request-metadata.js';
 import { ModelStatisticsTracker } from './statistics.js';
+import { malformedMessageError } from './tolerant-decoding.js';
 import type {
   ModelConfigMessage,
   ModelInferRequest,
@@ -173,6 +174,11 @@ export class InferenceService {
     for await (const req of readMessages<ModelInferRequest>(call)) {
       tracker.received();
       if (abort.signal.aborted) return;
+      const malformed = malformedMessageError(req);
+      if (malformed) {
+        await write({ error_message: malformed.message, infer_response: null });
+        continue;
+      }
       const started = this.start(req, abort.signal, 'stream', metadata);
       let failure: string | undefined;
       try {
