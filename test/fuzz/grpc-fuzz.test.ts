@@ -13,7 +13,7 @@ import { completionsModel, rawBytes, SplitEngine, startHarness, tensorModel, tex
 import { FuzzTally, HOSTILE_VALUES, INVALID_UTF8, nested, Rng } from './hostile.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
-const PER_METHOD = Number(process.env.FUZZ_PER_METHOD ?? 400);
+const PER_METHOD = Number(process.env.FUZZ_PER_METHOD ?? 320);
 const BATCH = 50;
 const CONCURRENCY = 8;
 const ANSWER_BOUND_MS = 30_000;

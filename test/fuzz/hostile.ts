@@ -143,7 +143,7 @@ export function hostileBody(rng: Rng, base: Record<string, unknown>, fields: rea
       return rng.int(2) === 0 ? { kind: 'prototype-key', body: Buffer.from(json) } : { kind: 'prototype-key', body: Buffer.from(inner), field: key };
     }
     case 6: {
-      const size = rng.pick([10_000, 100_000, 1_000_000]);
+      const size = rng.pick([10_000, 100_000, 400_000]);
       return { kind: 'huge-string', body: text({ ...base, [key]: 'A'.repeat(size) }), field: key };
     }
     case 7: {

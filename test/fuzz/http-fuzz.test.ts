@@ -13,7 +13,7 @@ import { FuzzTally, hostileBody, Rng, type HostileBody } from './hostile.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
-const PER_ROUTE = Number(process.env.FUZZ_PER_ROUTE ?? 240);
+const PER_ROUTE = Number(process.env.FUZZ_PER_ROUTE ?? 150);
 const BATCH = 40;
 const CONCURRENCY = 8;
 /** Generous: a request that takes this long is a hang. */
