@@ -185,7 +185,9 @@ async function fuzzRoutes(t: TestContext, served: Served, routes: Route[], tally
               return;
             }
             tally.record(req.kind, outcome.status);
-            if (outcome.status >= 500 && !(outcome.status === 501 && req.field && namesField(outcome.text, req.field))) {
+            // A stream that already answered 200 reports a server fault as an in-stream error event.
+            const fault = outcome.status >= 500 || /Internal server error/i.test(outcome.text);
+            if (fault && !(outcome.status === 501 && req.field && namesField(outcome.text, req.field))) {
               findings.push({ route: route.path, index, kind: req.kind, status: outcome.status, detail: outcome.text.slice(0, 300) });
             } else if (outcome.status >= 400 && req.field && !namesField(outcome.text, req.field)) {
               tally.unnamed.push(`${route.path} ${req.kind} ${req.field}: ${outcome.text.slice(0, 200)}`);
