@@ -24,14 +24,28 @@ import {
   workerRuntimeFromEnv,
 } from 'dynamo-ts';
 
+const ECHOED = [
+  ['INPUT', 'TYPE_FP32', [-1]],
+  ['f', 'TYPE_FP32', [-1]],
+  ['h', 'TYPE_FP16', [-1]],
+  ['b', 'TYPE_BF16', [-1]],
+  ['l', 'TYPE_INT64', [-1]],
+  ['i', 'TYPE_INT64', [-1, -1]],
+  ['s', 'TYPE_STRING', [-1]],
+  ['o', 'TYPE_BOOL', [-1]],
+];
+
 /** The Triton ModelConfig the worker registers, serialized as upstream's worker does. */
 export function echoTritonConfig() {
   return encodeModelConfig({
     name: 'echo',
     platform: 'custom',
+    // The frontend checks requests against these inputs: upstream's two (`input` optional here),
+    // then one per tensor this project's tests echo.
     input: [
-      { name: 'input', data_type: 'TYPE_STRING', dims: [-1] },
+      { name: 'input', data_type: 'TYPE_STRING', dims: [-1], optional: true },
       { name: 'optional_input', data_type: 'TYPE_INT32', dims: [-1], optional: true },
+      ...ECHOED.map(([name, data_type, dims]) => ({ name, data_type, dims, optional: true })),
     ],
     output: [{ name: 'dummy_output', data_type: 'TYPE_STRING', dims: [-1] }],
     model_transaction_policy: { decoupled: true },

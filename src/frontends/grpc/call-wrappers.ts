@@ -6,6 +6,7 @@ import type { BearerAuth } from './auth.js';
 import type { CallTracker, GrpcMetrics } from './grpc-metrics.js';
 import { callRequestId } from './request-id.js';
 import { toServiceError, type FailureLog } from './status.js';
+import { malformedMessageError } from './tolerant-decoding.js';
 
 export interface WrapContext {
   service: string;
@@ -30,6 +31,8 @@ export function wrapUnary<Req, Res>(ctx: WrapContext, method: string, impl: Unar
     };
     try {
       ctx.auth?.check(call.metadata);
+      const malformed = malformedMessageError(call.request);
+      if (malformed) throw malformed;
       Promise.resolve(impl(call.request, call)).then((res) => {
         tracker.sent();
         tracker.handled(GrpcStatus.OK);

@@ -13,9 +13,11 @@ import {
 import { toCompletionInputs } from './completions/request.js';
 import { runCompletion } from './completions/run.js';
 import type { InferEvent, RunContext } from './infer-event.js';
+import { declaredTensorConfig } from './model-config/model-info.js';
 import type { KserveModels } from './model-registry.js';
 import { engineRequestId } from './request-id.js';
 import { errorText, generateFailure, parseFailure } from './run-errors.js';
+import { checkInputsAgainstConfig } from './tensor/config-check.js';
 import { fromTensorResponse, toTensorRequest } from './tensor/convert.js';
 import { checkResponseFields } from './tensor/validate.js';
 import type { ModelInferRequest, ModelInferResponse } from './wire-types.js';
@@ -52,6 +54,8 @@ export function startInfer(models: KserveModels, req: ModelInferRequest, opts: I
   if (resolved.kind === 'tensor') {
     let request: NvCreateTensorRequest;
     try {
+      const declared = declaredTensorConfig(resolved.model, models.repository?.get(req.model_name)?.config);
+      if (declared) checkInputsAgainstConfig(req, declared);
       request = toTensorRequest(req);
     } catch (err) {
       throw parseFailure(err);

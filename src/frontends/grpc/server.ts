@@ -12,6 +12,7 @@ import { healthHandlers } from './health.js';
 import type { KserveModels } from './model-registry.js';
 import { loadProtos } from './proto.js';
 import { InferenceService } from './service.js';
+import { withTolerantDecoding } from './tolerant-decoding.js';
 
 export interface KserveGrpcOptions {
   host: string;
@@ -60,9 +61,9 @@ export class KserveGrpcServer {
     const auth = opts.authToken ? new BearerAuth(opts.authToken) : undefined;
     this.inference = new InferenceService(models, opts.requestScope, opts.metadataPrefix?.toLowerCase());
     const { logger } = opts;
-    this.server.addService(protos.inference, this.inference.handlers({ service: 'inference.GRPCInferenceService', metrics, logger, auth }));
+    this.server.addService(withTolerantDecoding(protos.inference), this.inference.handlers({ service: 'inference.GRPCInferenceService', metrics, logger, auth }));
     // Health stays open without a token so orchestrator probes work.
-    this.server.addService(protos.health, healthHandlers({ service: 'grpc.health.v1.Health', metrics, logger }, models));
+    this.server.addService(withTolerantDecoding(protos.health), healthHandlers({ service: 'grpc.health.v1.Health', metrics, logger }, models));
     // grpc.reflection.v1 and v1alpha, open like health so grpcurl/grpc_cli can discover the API.
     new ReflectionService(protos.packageDefinition).addToServer(this.server);
   }

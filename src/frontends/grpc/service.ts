@@ -8,15 +8,15 @@ import { foldUnary, startInfer, type InferRun } from './infer.js';
 import {
   completionsConfig,
   completionsMetadata,
-  decodeTritonConfig,
+  declaredTensorConfig,
   metadataFromTritonConfig,
-  tensorConfig,
   tensorMetadata,
 } from './model-config/model-info.js';
-import type { KserveModels, ResolvedModel } from './model-registry.js';
+import type { KserveModels } from './model-registry.js';
 import { readMessages } from './read-stream.js';
 import { DEFAULT_METADATA_PREFIX, requestMetadata } from './request-metadata.js';
 import { ModelStatisticsTracker } from './statistics.js';
+import { malformedMessageError } from './tolerant-decoding.js';
 import type {
   ModelConfigMessage,
   ModelInferRequest,
@@ -37,6 +37,9 @@ interface StartedRun {
   /** `kind` defaults to the error's own; `cancelled` is a cancel. */
   fail(error: unknown, kind?: ErrorKind): void;
 }
+
+const noTensorConfig = (name: string): ValidationError =>
+  new ValidationError(`Model '${name}' has type Tensor but no model config is provided`);
 
 const EXTENSIONS = ['model_configuration', 'model_repository', 'statistics', 'binary_tensor_data'];
 
@@ -92,27 +95,19 @@ export class InferenceService {
     const found = this.models.require(name);
     const repo = this.models.repository?.get(name)?.config;
     if (found.kind === 'completions') return repo ? metadataFromTritonConfig(repo) : completionsMetadata(found.served.name);
-    const triton = this.tritonConfig(found) ?? repo;
-    if (triton) return metadataFromTritonConfig(triton);
-    return tensorMetadata(found.model.config!);
+    const { config } = found.model;
+    if (config?.triton_model_config || repo) return metadataFromTritonConfig(declaredTensorConfig(found.model, repo)!);
+    if (!config) throw noTensorConfig(name);
+    return tensorMetadata(config);
   }
 
   private config(name: string): ModelConfigMessage {
     const found = this.models.require(name);
     const repo = this.models.repository?.get(name)?.config;
     if (found.kind === 'completions') return repo ?? completionsConfig(found.served.name);
-    const triton = this.tritonConfig(found) ?? repo;
-    if (triton) return triton;
-    return tensorConfig(found.model.config!);
-  }
-
-  /** A tensor model's Triton config (decoded on every call, as upstream), or undefined for a plain config. */
-  private tritonConfig(found: ResolvedModel & { kind: 'tensor' }): ModelConfigMessage | undefined {
-    const { name, config } = found.model;
-    if (!config && !this.models.repository?.get(name)) {
-      throw new ValidationError(`Model '${name}' has type Tensor but no model config is provided`);
-    }
-    return config?.triton_model_config ? decodeTritonConfig(name, config.triton_model_config) : undefined;
+    const declared = declaredTensorConfig(found.model, repo);
+    if (!declared) throw noTensorConfig(name);
+    return declared;
   }
 
   private statistics(name: string): { model_stats: Record<string, unknown>[] } {
@@ -179,6 +174,11 @@ export class InferenceService {
     for await (const req of readMessages<ModelInferRequest>(call)) {
       tracker.received();
       if (abort.signal.aborted) return;
+      const malformed = malformedMessageError(req);
+      if (malformed) {
+        await write({ error_message: malformed.message, infer_response: null });
+        continue;
+      }
       const started = this.start(req, abort.signal, 'stream', metadata);
       let failure: string | undefined;
       try {

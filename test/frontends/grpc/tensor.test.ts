@@ -51,8 +51,8 @@ test('metadata/config: missing config, Dynamo config, Triton config, undecodable
   assert.ok(encodeModelConfig({ name: 'x' }).length > 0);
 });
 
-test('typed echo keeps contents; repeat > 1 is an error for ModelInfer', async () => {
-  const res = await h.call<any>('ModelInfer', { model_name: 'tensor', id: '1234', inputs: [textInput('dummy input')] });
+test('typed echo (model without config: nothing declared to check against) keeps contents; repeat > 1 is an error for ModelInfer', async () => {
+  const res = await h.call<any>('ModelInfer', { model_name: 'noconfig', id: '1234', inputs: [textInput('dummy input')] });
   assert.equal(res.id, '1234');
   assert.equal(res.model_version, '1');
   assert.equal(res.outputs[0].datatype, 'BYTES');
@@ -60,16 +60,16 @@ test('typed echo keeps contents; repeat > 1 is an error for ModelInfer', async (
   assert.deepEqual(res.raw_output_contents, []);
   const repeat = { name: 'repeat', datatype: 'INT32', shape: [1], contents: { int_contents: [2] } };
   await assert.rejects(
-    h.call('ModelInfer', { model_name: 'tensor', inputs: [textInput('x'), repeat] }),
+    h.call('ModelInfer', { model_name: 'noconfig', inputs: [textInput('x'), repeat] }),
     code(grpc.status.INTERNAL, 'Multiple responses in non-streaming mode'),
   );
   const uint = await h.call<any>('ModelInfer', {
-    model_name: 'tensor',
+    model_name: 'noconfig',
     inputs: [{ name: 'u', datatype: 'UINT32', shape: [3], contents: { uint_contents: [42, 43, 44] } }],
   });
   assert.deepEqual(uint.outputs[0].contents.uint_contents, [42, 43, 44]);
   await assert.rejects(
-    h.call('ModelInfer', { model_name: 'tensor', inputs: [{ name: 'u', datatype: 'UINT32', shape: [1], contents: { uint_contents: [1, 2, 3] } }] }),
+    h.call('ModelInfer', { model_name: 'noconfig', inputs: [{ name: 'u', datatype: 'UINT32', shape: [1], contents: { uint_contents: [1, 2, 3] } }] }),
     code(grpc.status.INVALID_ARGUMENT, 'shape implies 1 elements but data has 3'),
   );
 });
@@ -137,7 +137,7 @@ test('stream: errors arrive as error_message and the stream continues; repeat yi
     call.write({ model_name: 'echo', inputs: [fp32Input], parameters: { [flag]: { bool_param: true } } });
   }
   call.write({
-    model_name: 'tensor',
+    model_name: 'noconfig',
     id: '1234',
     inputs: [{ name: 'text_input', datatype: 'BYTES', shape: [1] }, { name: 'repeat', datatype: 'INT32', shape: [1] }],
     raw_input_contents: [rawBytes('dummy input'), Buffer.from([2, 0, 0, 0])],
@@ -158,7 +158,7 @@ test('stream: errors arrive as error_message and the stream continues; repeat yi
 
 test('metrics endpoint counts tensor requests', async () => {
   const text = await (await fetch(`http://127.0.0.1:${h.frontend.metricsPort}/metrics`)).text();
-  assert.match(text, /dynamo_frontend_requests_total\{[^}]*model="tensor"[^}]*endpoint="tensor"/);
+  assert.match(text, /dynamo_frontend_requests_total\{[^}]*model="noconfig"[^}]*endpoint="tensor"/);
   assert.match(text, /dynamo_frontend_inflight_requests/);
   assert.match(text, /grpc_server_handled_total\{[^}]*grpc_method="ModelInfer"/);
   assert.match(text, /grpc_server_msg_sent_total/);

@@ -2,7 +2,9 @@
 // Triton vLLM-backend inputs and sampling parameters (reference/triton-vllm-backend.md).
 
 import { ValidationError } from '../../../protocols/index.js';
-import { checkRawInputCount } from '../tensor/convert.js';
+import { checkRawInputs } from '../tensor/convert.js';
+import { dataTypeByKserve } from '../tensor/data-types.js';
+import { decodeRaw } from '../tensor/raw-codec.js';
 import { parameterScalar } from '../tensor/parameters.js';
 import { shapeOf, type InferInputTensor, type ModelInferRequest } from '../wire-types.js';
 
@@ -96,15 +98,18 @@ function bytesInput(req: ModelInferRequest, input: InferInputTensor, index: numb
   if (!(shape.length === 1 && shape[0] === 1) && !(shape.length === 2 && shape[0] === 1 && shape[1] === 1)) {
     throw new ValidationError(`Expected '${name}' to have shape [1], got [${shape.join(', ')}]`);
   }
-  if (input.contents) {
-    const first = input.contents.bytes_contents?.[0];
-    if (!first) throw new ValidationError(`'${name}' must contain exactly one element`);
-    return first;
-  }
+  if (input.contents) return onlyElement(input.contents.bytes_contents, name);
   const raw = rawFor(req, index, name);
-  // Upstream skips the 4-byte length prefix and takes everything after it.
   if (raw.byteLength < 4) throw new ValidationError(`'${name}' raw input must be length-prefixed (>= 4 bytes)`);
-  return raw.subarray(4);
+  // Upstream takes everything after the first length prefix; the prefix is checked here so that a
+  // truncated element or a second one is refused instead of read into the prompt.
+  return decodeRaw(BYTES, raw, name, [1])[0] as Uint8Array;
+}
+
+/** The one typed element of a shape-[1] input. */
+function onlyElement<T>(values: readonly T[] | undefined, name: string): T {
+  if (values?.length !== 1) throw new ValidationError(`'${name}' must contain exactly one element, got ${values?.length ?? 0}`);
+  return values[0]!;
 }
 
 function boolInput(req: ModelInferRequest, input: InferInputTensor, index: number): boolean {
@@ -114,20 +119,19 @@ function boolInput(req: ModelInferRequest, input: InferInputTensor, index: numbe
   if (shape.length !== 1 || shape[0] !== 1) {
     throw new ValidationError(`Expected '${name}' to have shape [1], got [${shape.join(', ')}]`);
   }
-  if (input.contents) {
-    const first = input.contents.bool_contents?.[0];
-    if (first === undefined) throw new ValidationError(`'${name}' must contain exactly one element`);
-    return first;
-  }
+  if (input.contents) return onlyElement(input.contents.bool_contents, name);
   const raw = rawFor(req, index, name);
   if (raw.byteLength < 1) throw new ValidationError(`'${name}' raw input must contain at least one byte`);
-  return raw[0] !== 0;
+  return decodeRaw(BOOL, raw, name, [1])[0] as boolean;
 }
+
+const BYTES = dataTypeByKserve('BYTES')!;
+const BOOL = dataTypeByKserve('BOOL')!;
 
 const utf8 = new TextDecoder('utf-8', { fatal: false });
 
 export function toCompletionInputs(req: ModelInferRequest): CompletionInputs {
-  checkRawInputCount(req);
+  checkRawInputs(req);
   let prompt: string | undefined;
   let sampling: Record<string, unknown> | undefined;
   const flags: Partial<Record<(typeof BOOL_FLAGS)[number], boolean>> = {};

@@ -1,6 +1,6 @@
 // ModelMetadata / ModelConfig answers for each kind of model (reference/kserve.md §3).
 
-import { ValidationError, type TensorModelConfig } from '../../../protocols/index.js';
+import { ValidationError, type TensorModel, type TensorModelConfig } from '../../../protocols/index.js';
 import { loadProtos, TO_OBJECT } from '../proto.js';
 import { dataTypeByDynamo } from '../tensor/data-types.js';
 import type { ModelConfigMessage, ModelMetadataResponse } from '../wire-types.js';
@@ -91,6 +91,16 @@ export function tensorConfig(config: TensorModelConfig): ModelConfigMessage {
     input: config.inputs.map((t) => ({ name: t.name, data_type: dataTypeByDynamo(t.data_type).triton, dims: t.shape })),
     output: config.outputs.map((t) => ({ name: t.name, data_type: dataTypeByDynamo(t.data_type).triton, dims: t.shape })),
   };
+}
+
+/**
+ * The config a tensor model declares, in Triton form: its worker's Triton config (decoded on every
+ * call, as upstream), else its repository config, else its plain Dynamo config; undefined without one.
+ */
+export function declaredTensorConfig(model: TensorModel, repository: ModelConfigMessage | undefined): ModelConfigMessage | undefined {
+  const triton = model.config?.triton_model_config;
+  if (triton) return decodeTritonConfig(model.name, triton);
+  return repository ?? (model.config ? tensorConfig(model.config) : undefined);
 }
 
 /** Serializes a Triton ModelConfig (what a tensor worker puts in `triton_model_config`). */

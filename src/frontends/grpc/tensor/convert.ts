@@ -14,16 +14,20 @@ import { fromInferParameters, toInferParameters } from './parameters.js';
 import { decodeRaw, encodeRaw } from './raw-codec.js';
 import { validateTensors } from './validate.js';
 
-/** The raw list must be empty or cover every input (shared by both model kinds). */
-export function checkRawInputCount(req: ModelInferRequest): void {
+/**
+ * The raw list must be empty or cover every input, and an input's data comes typed or raw, never
+ * both (upstream silently prefers the typed contents; Triton refuses). Shared by both model kinds.
+ */
+export function checkRawInputs(req: ModelInferRequest): void {
   const raw = req.raw_input_contents;
-  if (raw && raw.length > 0 && raw.length !== req.inputs.length) {
-    throw new ValidationError('`raw_input_contents` must be used for all inputs');
-  }
+  if (!raw || raw.length === 0) return;
+  if (raw.length !== req.inputs.length) throw new ValidationError('`raw_input_contents` must be used for all inputs');
+  const typed = req.inputs.find((input) => input.contents);
+  if (typed) throw new ValidationError(`contents field must not be specified when using raw_input_contents for '${typed.name}'`);
 }
 
 export function toTensorRequest(req: ModelInferRequest): NvCreateTensorRequest {
-  checkRawInputCount(req);
+  checkRawInputs(req);
   const tensors = req.inputs.map((input, i) => inputTensor(input, req.raw_input_contents?.[i]));
   validateTensors(tensors);
   const out: NvCreateTensorRequest = { id: req.id ? req.id : null, model: req.model_name, tensors };

@@ -43,13 +43,18 @@ export function splitLengthPrefixed(raw: Uint8Array, name: string): Uint8Array[]
 }
 
 export function decodeRaw(info: DataTypeInfo, raw: Uint8Array, name: string, shape: readonly number[]): TensorValues {
-  const expected = elementCount(shape);
+  let expected: number;
+  try {
+    expected = elementCount(shape);
+  } catch (err) {
+    throw new ValidationError(`${(err as Error).message} (input '${name}')`);
+  }
   if (info.size === 0) {
     const items = splitLengthPrefixed(raw, name);
     if (items.length !== expected) throw countMismatch(name, expected, items.length);
     return items;
   }
-  if (raw.byteLength % info.size !== 0) throw new ValidationError(`Raw input length must be a multiple of ${info.size}`);
+  if (raw.byteLength % info.size !== 0) throw new ValidationError(`Raw input length must be a multiple of ${info.size} (input '${name}')`);
   const n = raw.byteLength / info.size;
   if (n !== expected) throw countMismatch(name, expected, n);
   return readValues(info.dynamo, new DataView(raw.buffer, raw.byteOffset, raw.byteLength), n);
