@@ -10,6 +10,7 @@ import {
   CancelledError,
   DynamoError,
   ERROR_KINDS,
+  ForbiddenError,
   GrpcStatus,
   InternalError,
   MethodNotAllowedError,
@@ -35,6 +36,7 @@ const call = { method: 'ModelInfer', requestId: () => 'req-1' };
 const CLASSES: [DynamoError, ErrorKind][] = [
   [new ValidationError('v'), 'validation'],
   [new UnauthenticatedError('u'), 'unauthenticated'],
+  [new ForbiddenError('f'), 'forbidden'],
   [new NotFoundError('n'), 'not_found'],
   [new MethodNotAllowedError('m'), 'method_not_allowed'],
   [new PayloadTooLargeError('p'), 'payload_too_large'],
@@ -63,6 +65,7 @@ test('the statuses of each kind', () => {
   assert.deepEqual(table, {
     validation: [400, GrpcStatus.INVALID_ARGUMENT],
     unauthenticated: [401, GrpcStatus.UNAUTHENTICATED],
+    forbidden: [403, GrpcStatus.PERMISSION_DENIED],
     not_found: [404, GrpcStatus.NOT_FOUND],
     method_not_allowed: [405, GrpcStatus.UNIMPLEMENTED],
     payload_too_large: [413, GrpcStatus.RESOURCE_EXHAUSTED],
