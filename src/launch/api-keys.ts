@@ -1,10 +1,11 @@
 // --api-key / DYN_API_KEYS / --api-keys-file: the frontend's key set, kept current while it runs.
 // The file is re-read when it changes: fs.watch on its folder (editors replace files rather than
-// write them in place) plus a periodic stat check for file systems where watch stays silent.
+// write them in place) plus a periodic stat check for file systems where watch stays silent. The
+// stat follows symlinks, so a mounted Kubernetes secret is followed through its updates.
 // Keys are never logged; only their count is.
 
 import { readFileSync, statSync, watch, type FSWatcher, type Stats } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
 import { ConfigError, type Config } from '../config/index.js';
 import type { Logger } from '../observability/index.js';
 import { ApiKeys } from '../protocols/index.js';
@@ -77,11 +78,9 @@ export class ApiKeyStore {
   }
 
   private watch(file: string): void {
-    const name = basename(file);
     try {
-      this.watcher = watch(dirname(file), { persistent: false }, (_event, changed) => {
-        if (changed === null || changed.toString() === name) this.refresh(file);
-      });
+      // Any change in the folder: a Kubernetes secret update swaps a `..data` symlink, not the file.
+      this.watcher = watch(dirname(file), { persistent: false }, () => this.refresh(file));
       this.watcher.on('error', () => undefined);
     } catch {
       // The stat check below still notices changes.

@@ -10,7 +10,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import * as grpc from '@grpc/grpc-js';
 import OpenAI from 'openai';
 import { eventually, serveInProcess } from '../support/in-process.js';
-import { freePort, startProcess } from '../support/processes.js';
+import { freePort, runCli, startProcess } from '../support/processes.js';
 import { makeClient, unary, type Client } from '../frontends/grpc/harness.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
@@ -198,7 +198,7 @@ test('--api-keys-file is read at start and again when it changes', async () => {
   }
 });
 
-test('keys never reach the logs nor the config dump', async () => {
+test('keys never reach the logs, the config dump nor --help', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'dynamo-keys-'));
   const dump = path.join(dir, 'config.json');
   const port = await freePort();
@@ -217,4 +217,8 @@ test('keys never reach the logs nor the config dump', async () => {
     await proc.stop();
   }
   assert.doesNotMatch(proc.output() + readFileSync(dump, 'utf8'), /secret-value/);
+  const help = await runCli(['serve', '--help'], { DYN_API_KEYS: 'env-secret-value' });
+  assert.match(help.output, /--api-key <key> \(repeatable\)/);
+  assert.match(help.output, /--enable-admin-api[\s\S]*no key they are refused/);
+  assert.doesNotMatch(help.output, /secret-value/);
 });
