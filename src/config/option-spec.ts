@@ -15,6 +15,7 @@ export type ValueSource = 'cli' | 'env' | 'default';
 
 export const GROUPS = [
   'HTTP & Networking',
+  'Security',
   'HTTP Endpoint Paths',
   'Router',
   'AIC Prefill Load Model',
@@ -63,6 +64,8 @@ interface BaseSpec<V> {
   readonly commandDefaults?: Partial<Record<Subcommand, V>>;
   /** Placeholder shown in help, e.g. `<host>`; derived from the type when absent. */
   readonly metavar?: string;
+  /** A credential: its value is redacted wherever config is shown (--dump-config-to, help, logs). */
+  readonly secret?: boolean;
 }
 
 export interface NumberSpec extends BaseSpec<number> {

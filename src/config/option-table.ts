@@ -1,5 +1,6 @@
 import type { LiveOption, OptionSpec, ValueOf, ValueSource } from './option-spec.js';
 import { httpOptions } from './options/http.js';
+import { securityOptions } from './options/security.js';
 import { routerOptions } from './options/router.js';
 import { runtimeOptions } from './options/runtime.js';
 import { kserveOptions } from './options/kserve.js';
@@ -9,6 +10,7 @@ import { deprecatedOptions } from './options/deprecated.js';
 
 const table = [
   ...httpOptions,
+  ...securityOptions,
   ...routerOptions,
   ...runtimeOptions,
   ...kserveOptions,

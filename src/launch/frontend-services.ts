@@ -4,6 +4,7 @@ import { HttpService } from '../frontends/http/index.js';
 import type { ModelManager } from '../models/index.js';
 import { meteredRequestScope, MetricsRegistry, type Logger } from '../observability/index.js';
 import type { RequestScope } from '../protocols/index.js';
+import { apiKeyStore } from './api-keys.js';
 import { httpServiceOptions } from './http-options.js';
 import { kserveLayout, startKserveGrpc } from './kserve.js';
 
@@ -25,13 +26,16 @@ export interface FrontendServices {
 export async function startFrontendServices(config: Config, models: ModelManager, logger: Logger): Promise<FrontendServices> {
   const kserve = kserveLayout(config);
   const metrics = new MetricsRegistry(config.metricsPrefix);
+  const keys = apiKeyStore(config, logger);
   const requests = meteredRequestScope(metrics, 'frontend');
-  const http = new HttpService({ ...httpServiceOptions(config, logger, metrics, requests.scope), port: kserve?.httpPort ?? config.httpPort }, models);
+  const access = { keys: keys.keys, adminEnabled: config.enableAdminApi, protectMetrics: config.protectMetrics };
+  const http = new HttpService({ ...httpServiceOptions(config, logger, metrics, requests.scope), access, port: kserve?.httpPort ?? config.httpPort }, models);
   let grpc: RunningGrpcFrontend | undefined;
   try {
-    grpc = kserve ? await startKserveGrpc(config, kserve, models, metrics, requests.scope, logger) : undefined;
+    grpc = kserve ? await startKserveGrpc(config, kserve, models, metrics, requests.scope, logger, keys.keys) : undefined;
   } catch (err) {
     requests.close();
+    keys.close();
     throw err;
   }
   return {
@@ -42,6 +46,7 @@ export async function startFrontendServices(config: Config, models: ModelManager
       await grpc?.stop();
       await http.shutdown();
       requests.close();
+      keys.close();
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Config } from '../config/index.js';
 import { startGrpcFrontend, type RunningGrpcFrontend } from '../frontends/grpc/index.js';
 import type { ModelManager } from '../models/index.js';
 import type { Logger, MetricsRegistry } from '../observability/index.js';
-import type { RequestScope } from '../protocols/index.js';
+import { ApiKeys, anyKeyOf, type KeyCheck, type RequestScope } from '../protocols/index.js';
 import { grpcTlsFiles } from './tls.js';
 
 export interface KserveLayout {
@@ -28,7 +28,10 @@ export function startKserveGrpc(
   metrics: MetricsRegistry,
   requestScope: RequestScope,
   logger: Logger,
+  keys: KeyCheck,
 ): Promise<RunningGrpcFrontend> {
+  // --grpc-auth-token is one more key, accepted on gRPC only.
+  const grpcKeys = config.grpcAuthToken === undefined ? keys : anyKeyOf([keys, new ApiKeys([config.grpcAuthToken])]);
   return startGrpcFrontend({
     host: config.httpHost,
     port: layout.grpcPort,
@@ -37,7 +40,7 @@ export function startKserveGrpc(
     requestScope,
     logger,
     tls: grpcTlsFiles(config),
-    authToken: config.grpcAuthToken,
+    access: { keys: grpcKeys, adminEnabled: config.enableAdminApi },
     maxMessageSize: config.maxMessageSize,
     keepaliveTimeMs: config.grpcKeepaliveTimeMs,
     keepaliveTimeoutMs: config.grpcKeepaliveTimeoutMs,

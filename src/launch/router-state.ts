@@ -5,6 +5,7 @@ import { ConfigError, OPTIONS, type Config } from '../config/index.js';
 import type { Logger } from '../observability/index.js';
 import { RouterSnapshots, type KvEventSink } from '../router/index.js';
 import { componentScope, defaultEventPlane, natsConnection, NatsRouterStateStore } from '../runtime/index.js';
+import { natsTlsOptions } from './tls.js';
 
 /** Starts the snapshots of a policy's KV state for one worker component: loads (or resets) the saved state first. */
 export type RouterStateFactory = (kv: KvEventSink, namespace: string, component: string) => Promise<RouterSnapshots | null>;
@@ -38,7 +39,7 @@ export function routerStateFactory(config: Config, logger: Logger): RouterStateF
     const scope = componentScope(namespace, component);
     const log = logger.child({ scope });
     try {
-      const store = new NatsRouterStateStore(await natsConnection(config.natsServer), scope);
+      const store = new NatsRouterStateStore(await natsConnection(config.natsServer, natsTlsOptions(config)), scope);
       const snapshots = new RouterSnapshots(kv, store, { threshold: config.routerSnapshotThreshold, logger: log });
       await snapshots.start(config.routerResetStates);
       return snapshots;

@@ -1,6 +1,7 @@
 import { parseCommandLine, type Config } from '../config/index.js';
 import type { Logger } from '../observability/index.js';
 import type { DiscoveryBackendName, EventPlaneName, RequestPlaneName, RuntimeOptions } from '../runtime/index.js';
+import { natsTlsOptions, tcpTlsFiles } from './tls.js';
 
 /**
  * The runtime settings of any process, frontend or worker: the same flags and env vars
@@ -18,6 +19,9 @@ export function runtimeOptionsFromConfig(config: Config, logger: Logger, onLease
     leaseTtlSecs: config.leaseTtlSecs,
     tcpMaxMessageSize: config.tcpMaxMessageSize,
     advertiseHost: config.tcpRpcHost,
+    bindHost: config.tcpRpcHost,
+    tcpTls: tcpTlsFiles(config),
+    natsTls: natsTlsOptions(config),
     logger,
     onLeaseLost,
   };

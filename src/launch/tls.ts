@@ -1,8 +1,10 @@
 // --tls-cert-path / --tls-key-path / --tls-client-ca-cert-path: checked together and read once,
-// shared by the HTTP listener and the KServe gRPC listener.
+// shared by the HTTP listener and the KServe gRPC listener. Also the TLS of the runtime's planes:
+// --tcp-tls-* and --nats-tls-*.
 
 import { readFileSync } from 'node:fs';
 import { ConfigError, type Config } from '../config/index.js';
+import type { NatsTls, TcpTls } from '../runtime/index.js';
 
 export interface TlsFiles {
   cert: Buffer;
@@ -56,4 +58,47 @@ export function grpcTlsFiles(config: Config): TlsFiles | undefined {
     key: read('--key-file', (config.keyFile ?? config.tlsKeyPath)!),
     ca: shared?.ca,
   };
+}
+
+/**
+ * --tcp-tls-*: TLS for the TCP request plane and its response streams. Every process both listens
+ * and dials (a worker takes requests and dials the caller back; a frontend dials workers and takes
+ * their streams), so the server certificate and key turn TLS on and every other file needs them.
+ */
+export function tcpTlsFiles(config: Config): TcpTls | undefined {
+  const { tcpTlsCertPath, tcpTlsKeyPath, tcpTlsCaCertPath, tcpTlsClientCertPath, tcpTlsClientKeyPath, tcpTlsClientCaCertPath } = config;
+  if ((tcpTlsCertPath === undefined) !== (tcpTlsKeyPath === undefined)) {
+    throw new ConfigError('--tcp-tls-cert-path and --tcp-tls-key-path must be given together');
+  }
+  if ((tcpTlsClientCertPath === undefined) !== (tcpTlsClientKeyPath === undefined)) {
+    throw new ConfigError('--tcp-tls-client-cert-path and --tcp-tls-client-key-path must be given together');
+  }
+  const others = [tcpTlsCaCertPath, tcpTlsClientCertPath, tcpTlsClientCaCertPath].some((p) => p !== undefined);
+  if (tcpTlsCertPath === undefined) {
+    if (others) {
+      throw new ConfigError(
+        'the --tcp-tls-* options need --tcp-tls-cert-path and --tcp-tls-key-path: every process of the TCP request plane listens (workers for requests, frontends for response streams)',
+      );
+    }
+    return undefined;
+  }
+  const optional = (flag: string, file: string | undefined): Buffer | undefined => (file === undefined ? undefined : read(flag, file));
+  return {
+    cert: read('--tcp-tls-cert-path', tcpTlsCertPath),
+    key: read('--tcp-tls-key-path', tcpTlsKeyPath!),
+    ca: optional('--tcp-tls-ca-cert-path', tcpTlsCaCertPath),
+    clientCert: optional('--tcp-tls-client-cert-path', tcpTlsClientCertPath),
+    clientKey: optional('--tcp-tls-client-key-path', tcpTlsClientKeyPath),
+    clientCa: optional('--tcp-tls-client-ca-cert-path', tcpTlsClientCaCertPath),
+  };
+}
+
+/** --nats-tls-*: TLS for every NATS connection, or undefined when none of them is given. */
+export function natsTlsOptions(config: Config): NatsTls | undefined {
+  const { natsTlsCaCertPath, natsTlsClientCertPath, natsTlsClientKeyPath, natsTlsInsecure } = config;
+  if ((natsTlsClientCertPath === undefined) !== (natsTlsClientKeyPath === undefined)) {
+    throw new ConfigError('--nats-tls-client-cert-path and --nats-tls-client-key-path must be given together');
+  }
+  if (natsTlsCaCertPath === undefined && natsTlsClientCertPath === undefined && !natsTlsInsecure) return undefined;
+  return { caFile: natsTlsCaCertPath, certFile: natsTlsClientCertPath, keyFile: natsTlsClientKeyPath, insecure: natsTlsInsecure };
 }

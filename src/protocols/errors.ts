@@ -35,6 +35,8 @@ export interface ErrorStatuses {
 export const ERROR_KINDS = {
   validation: { http: 400, httpReason: 'Bad Request', grpc: GrpcStatus.INVALID_ARGUMENT },
   unauthenticated: { http: 401, httpReason: 'Unauthorized', grpc: GrpcStatus.UNAUTHENTICATED },
+  /** A route this deployment does not open to anyone (admin routes with no key configured). */
+  forbidden: { http: 403, httpReason: 'Forbidden', grpc: GrpcStatus.PERMISSION_DENIED },
   not_found: { http: 404, httpReason: 'Not Found', grpc: GrpcStatus.NOT_FOUND },
   method_not_allowed: { http: 405, httpReason: 'Method Not Allowed', grpc: GrpcStatus.UNIMPLEMENTED },
   /** The client sent its request body too slowly (body or upload timeout). */
@@ -84,6 +86,12 @@ export class ValidationError extends DynamoError {
 export class UnauthenticatedError extends DynamoError {
   constructor(message: string) {
     super('unauthenticated', message);
+  }
+}
+
+export class ForbiddenError extends DynamoError {
+  constructor(message: string) {
+    super('forbidden', message);
   }
 }
 

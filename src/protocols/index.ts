@@ -10,3 +10,4 @@ export * from './router-modes.js';
 export * from './request-events.js';
 export * from './media.js';
 export * from './parser-names.js';
+export * from './api-keys.js';

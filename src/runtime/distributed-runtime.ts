@@ -15,7 +15,7 @@ import {
 } from './discovery/index.js';
 import { createEventPlane, defaultEventPlane, type EventPlane, type EventPlaneName } from './event-plane/index.js';
 import { withFileChecksums } from './card-checksums.js';
-import { closeNatsConnections } from './nats-connection.js';
+import { closeNatsConnections, type NatsTls } from './nats-connection.js';
 import {
   advertiseHost,
   LocalRequestPlaneServer,
@@ -25,6 +25,7 @@ import {
   type EndpointHandler,
   type RequestPlaneClient,
   type RequestPlaneServer,
+  type TcpTls,
 } from './request-plane/index.js';
 
 export type RequestPlaneName = 'tcp' | 'nats' | 'inproc';
@@ -57,6 +58,15 @@ export interface RuntimeOptions {
   tcpMaxMessageSize: number;
   /** The host other processes dial for this one (`DYN_TCP_RPC_HOST`, else the first IPv4). */
   advertiseHost?: string;
+  /**
+   * Where this process's TCP listeners bind (request plane, response streams, ZMQ events):
+   * `DYN_TCP_RPC_HOST` when set, all interfaces otherwise.
+   */
+  bindHost?: string;
+  /** TLS for the TCP request plane and its response streams (--tcp-tls-*). */
+  tcpTls?: TcpTls;
+  /** TLS for every NATS connection (--nats-tls-*). */
+  natsTls?: NatsTls;
   logger?: RuntimeLogger;
   /** Called if the lease is lost for good (etcd unreachable past its TTL). */
   onLeaseLost?: (err: Error) => void;
@@ -90,12 +100,12 @@ class Shared {
 
   server(): RequestPlaneServer {
     if (!this.requestServer) {
-      const { requestPlane, tcpMaxMessageSize, natsServer, logger } = this.opts;
+      const { requestPlane, tcpMaxMessageSize, natsServer, logger, bindHost, tcpTls, natsTls } = this.opts;
       this.requestServer =
         requestPlane === 'tcp'
-          ? new TcpRequestPlaneServer({ maxMessageSize: tcpMaxMessageSize, advertiseHost: this.host, logger })
+          ? new TcpRequestPlaneServer({ maxMessageSize: tcpMaxMessageSize, advertiseHost: this.host, bindHost, logger, tls: tcpTls })
           : requestPlane === 'nats'
-            ? new NatsRequestPlaneServer(natsServer, logger)
+            ? new NatsRequestPlaneServer(natsServer, logger, natsTls, tcpTls)
             : new LocalRequestPlaneServer();
     }
     return this.requestServer;
@@ -106,6 +116,9 @@ class Shared {
       natsServer: this.opts.natsServer,
       maxMessageSize: this.opts.tcpMaxMessageSize,
       advertiseHost: this.host,
+      bindHost: this.opts.bindHost,
+      tcpTls: this.opts.tcpTls,
+      natsTls: this.opts.natsTls,
     });
     return this.client;
   }
@@ -113,9 +126,11 @@ class Shared {
   events(): EventPlane {
     this.eventPlane ??= createEventPlane(this.opts.eventPlane ?? defaultEventPlane(this.opts.discovery), {
       natsServer: this.opts.natsServer,
+      natsTls: this.opts.natsTls,
       backend: this.backend,
       lease: this.firstLease,
       advertiseHost: this.host,
+      bindHost: this.opts.bindHost,
       memScope: this.opts.memScope,
     });
     return this.eventPlane;

@@ -1,23 +1,44 @@
-// One NATS connection per process, shared by the NATS request plane and the NATS event plane.
-// The client reconnects on its own, forever, so a restarted nats-server is picked up again.
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+// One NATS connection per process (per server list and TLS settings), shared by the NATS request
+// plane and the NATS event plane. The client reconnects on its own, forever, so a restarted
+// nats-server is picked up again.
+import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
+
+/** --nats-tls-*: files the client reads itself, each time it (re)connects. */
+export interface NatsTls {
+  /** CA that signed the server's certificate; the system CAs when absent. */
+  caFile?: string;
+  /** Client certificate and key, for servers that verify clients. */
+  certFile?: string;
+  keyFile?: string;
+  /** Skip verifying the server's certificate (testing only). */
+  insecure?: boolean;
+}
 
 const connections = new Map<string, Promise<NatsConnection>>();
 
-/** `NATS_SERVER`: one URL or a comma-separated list. */
-export function natsConnection(server: string): Promise<NatsConnection> {
-  let conn = connections.get(server);
+function tlsOptions(tls: NatsTls): NonNullable<ConnectionOptions['tls']> {
+  // The transport hands unknown keys on to tls.connect, which is where rejectUnauthorized goes.
+  const options: Record<string, unknown> = { caFile: tls.caFile, certFile: tls.certFile, keyFile: tls.keyFile };
+  if (tls.insecure) options.rejectUnauthorized = false;
+  return options as NonNullable<ConnectionOptions['tls']>;
+}
+
+/** `NATS_SERVER`: one URL or a comma-separated list; with `tls`, the connection must be TLS. */
+export function natsConnection(server: string, tls?: NatsTls): Promise<NatsConnection> {
+  const key = tls ? `${server}\n${JSON.stringify(tls)}` : server;
+  let conn = connections.get(key);
   if (!conn) {
     conn = connect({
       servers: server.split(',').map((s) => s.trim()),
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
       name: 'dynamo-ts',
+      ...(tls && { tls: tlsOptions(tls) }),
     }).catch((err: Error) => {
-      connections.delete(server);
+      connections.delete(key);
       throw new Error(`cannot connect to NATS at ${server}: ${err.message}`);
     });
-    connections.set(server, conn);
+    connections.set(key, conn);
   }
   return conn;
 }

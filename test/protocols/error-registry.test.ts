@@ -10,6 +10,7 @@ import {
   CancelledError,
   DynamoError,
   ERROR_KINDS,
+  ForbiddenError,
   GrpcStatus,
   InternalError,
   MethodNotAllowedError,
@@ -36,6 +37,7 @@ const call = { method: 'ModelInfer', requestId: () => 'req-1' };
 const CLASSES: [DynamoError, ErrorKind][] = [
   [new ValidationError('v'), 'validation'],
   [new UnauthenticatedError('u'), 'unauthenticated'],
+  [new ForbiddenError('f'), 'forbidden'],
   [new NotFoundError('n'), 'not_found'],
   [new MethodNotAllowedError('m'), 'method_not_allowed'],
   [new RequestTimeoutError('r'), 'request_timeout'],
@@ -65,6 +67,7 @@ test('the statuses of each kind', () => {
   assert.deepEqual(table, {
     validation: [400, GrpcStatus.INVALID_ARGUMENT],
     unauthenticated: [401, GrpcStatus.UNAUTHENTICATED],
+    forbidden: [403, GrpcStatus.PERMISSION_DENIED],
     not_found: [404, GrpcStatus.NOT_FOUND],
     method_not_allowed: [405, GrpcStatus.UNIMPLEMENTED],
     request_timeout: [408, GrpcStatus.DEADLINE_EXCEEDED],

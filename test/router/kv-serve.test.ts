@@ -56,7 +56,7 @@ test('kv mode: requests sharing a long prefix land on the same worker', async ()
 });
 
 test('/busy_threshold: GET, POST, validation and 404', async () => {
-  const { service, base } = await serve(['--num-workers', '1', '--active-prefill-tokens-threshold', '5000']);
+  const { service, base } = await serve(['--num-workers', '1', '--active-prefill-tokens-threshold', '5000', '--enable-admin-api']);
   try {
     const none = { active_decode_blocks_threshold: null, active_prefill_tokens_threshold_frac: null };
     assert.deepEqual(await (await fetch(`${base}/busy_threshold`)).json(), {

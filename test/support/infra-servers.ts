@@ -97,12 +97,24 @@ export async function startEtcd(): Promise<InfraServer> {
   return server;
 }
 
-/** `jetStream`: run with JetStream (`-js`), storing in a temporary folder removed by dispose(). */
-export async function startNats(opts: { jetStream?: boolean } = {}): Promise<InfraServer> {
+/** TLS for a test nats-server: its certificate and key; with `verifyClientsCa`, clients need a certificate that CA signed. */
+export interface NatsServerTls {
+  cert: string;
+  key: string;
+  verifyClientsCa?: string;
+}
+
+/**
+ * `jetStream`: run with JetStream (`-js`), storing in a temporary folder removed by dispose().
+ * `tls`: clients must speak TLS.
+ */
+export async function startNats(opts: { jetStream?: boolean; tls?: NatsServerTls } = {}): Promise<InfraServer> {
   const port = await freePort();
   const argv = [NATS_BIN, '-a', '127.0.0.1', '-p', String(port)];
   const storeDir = opts.jetStream ? mkdtempSync(path.join(tmpdir(), 'dynamo-nats-js-')) : null;
   if (storeDir) argv.push('-js', '-sd', storeDir);
+  if (opts.tls) argv.push('--tls', '--tlscert', opts.tls.cert, '--tlskey', opts.tls.key);
+  if (opts.tls?.verifyClientsCa) argv.push('--tlsverify', '--tlscacert', opts.tls.verifyClientsCa);
   const server = managed('nats-server', argv, port, `nats://127.0.0.1:${port}`, () => {
     if (storeDir) rmSync(storeDir, { recursive: true, force: true });
   });

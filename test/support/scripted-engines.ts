@@ -25,3 +25,8 @@ export function failingAfterHelloEngine(): EngineClient {
     },
   };
 }
+
+/** A preprocessed request for `tokenIds`, stopping at `maxTokens`. */
+export function tokensRequest(tokenIds: number[], maxTokens: number): PreprocessedRequest {
+  return { model: 'm', token_ids: tokenIds, stop_conditions: { max_tokens: maxTokens }, sampling_options: {}, output_options: {}, eos_token_ids: [] };
+}

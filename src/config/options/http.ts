@@ -111,7 +111,7 @@ export const httpOptions = [
   {
     key: 'disableFrontendAdminApi', env: 'DYN_DISABLE_FRONTEND_ADMIN_API', type: 'bool',
     group: 'HTTP & Networking', scope: 'frontend', built: true, default: false,
-    help: 'Do not register the /busy_threshold admin routes (they answer 404)',
+    help: 'Do not register the /busy_threshold admin routes (they answer 404); see --enable-admin-api for when they are served',
   },
   {
     key: 'rejectMediaInputs', env: 'DYN_REJECT_MEDIA_INPUTS', type: 'list', metavar: '<image,video,audio>',

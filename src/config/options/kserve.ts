@@ -65,9 +65,9 @@ export const kserveOptions = [
     help: `Maximum gRPC message size in bytes${GUIDE_ONLY}`,
   },
   {
-    key: 'grpcAuthToken', flag: 'grpc-auth-token', env: 'DYN_GRPC_AUTH_TOKEN', envIsLocal: true, type: 'string', metavar: '<token>',
+    key: 'grpcAuthToken', flag: 'grpc-auth-token', env: 'DYN_GRPC_AUTH_TOKEN', envIsLocal: true, type: 'string', metavar: '<token>', secret: true,
     group: 'KServe gRPC', scope: 'frontend', built: true,
-    help: 'Require `authorization: Bearer <token>` metadata on KServe gRPC calls (UNAUTHENTICATED otherwise)',
+    help: 'One more key accepted on KServe gRPC calls only, beside --api-key: with it, every gRPC call but health and reflection needs `authorization: Bearer <key>` metadata (UNAUTHENTICATED otherwise)',
   },
   {
     key: 'grpcKeepaliveTimeMs', flag: 'grpc-keepalive-time-ms', env: 'DYN_GRPC_KEEPALIVE_TIME_MS', envIsLocal: true, type: 'int', min: 1,

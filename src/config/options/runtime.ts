@@ -123,43 +123,43 @@ export const runtimeOptions = [
     help: 'Discovery lease TTL in seconds: a worker that dies leaves routing within this time',
   },
   {
-    key: 'tcpTlsCertPath', flag: 'tcp-tls-cert-path', env: 'DYN_TCP_TLS_CERT_PATH', type: 'path',
-    group: 'Infrastructure', scope: 'both', built: false, help: 'TLS certificate of the TCP request-plane server',
+    key: 'tcpTlsCertPath', flag: 'tcp-tls-cert-path', env: 'DYN_TCP_TLS_CERT_PATH', type: 'path', mustExist: true,
+    group: 'Infrastructure', scope: 'both', built: true, help: 'TLS certificate (PEM) of this process\'s TCP request-plane listeners (workers: requests; frontends: response streams); with --tcp-tls-key-path turns TLS on for the TCP planes',
   },
   {
-    key: 'tcpTlsKeyPath', flag: 'tcp-tls-key-path', env: 'DYN_TCP_TLS_KEY_PATH', type: 'path',
-    group: 'Infrastructure', scope: 'both', built: false, help: 'TLS key of the TCP request-plane server',
+    key: 'tcpTlsKeyPath', flag: 'tcp-tls-key-path', env: 'DYN_TCP_TLS_KEY_PATH', type: 'path', mustExist: true,
+    group: 'Infrastructure', scope: 'both', built: true, help: 'TLS private key (PEM) for --tcp-tls-cert-path',
   },
   {
-    key: 'tcpTlsCaCertPath', flag: 'tcp-tls-ca-cert-path', env: 'DYN_TCP_TLS_CA_CERT_PATH', type: 'path',
-    group: 'Infrastructure', scope: 'both', built: false, help: 'CA used to verify TCP request-plane servers',
+    key: 'tcpTlsCaCertPath', flag: 'tcp-tls-ca-cert-path', env: 'DYN_TCP_TLS_CA_CERT_PATH', type: 'path', mustExist: true,
+    group: 'Infrastructure', scope: 'both', built: true, help: 'CA bundle (PEM) that verifies the TCP request-plane listeners this process dials (system CAs when unset)',
   },
   {
-    key: 'tcpTlsClientCertPath', flag: 'tcp-tls-client-cert-path', env: 'DYN_TCP_TLS_CLIENT_CERT_PATH', type: 'path',
-    group: 'Infrastructure', scope: 'both', built: false, help: 'Client certificate for the TCP request plane',
+    key: 'tcpTlsClientCertPath', flag: 'tcp-tls-client-cert-path', env: 'DYN_TCP_TLS_CLIENT_CERT_PATH', type: 'path', mustExist: true,
+    group: 'Infrastructure', scope: 'both', built: true, help: 'Client certificate (PEM) presented when dialing TCP request-plane listeners (mTLS); with --tcp-tls-client-key-path',
   },
   {
-    key: 'tcpTlsClientKeyPath', flag: 'tcp-tls-client-key-path', env: 'DYN_TCP_TLS_CLIENT_KEY_PATH', type: 'path',
-    group: 'Infrastructure', scope: 'both', built: false, help: 'Client key for the TCP request plane',
+    key: 'tcpTlsClientKeyPath', flag: 'tcp-tls-client-key-path', env: 'DYN_TCP_TLS_CLIENT_KEY_PATH', type: 'path', mustExist: true,
+    group: 'Infrastructure', scope: 'both', built: true, help: 'Client private key (PEM) for --tcp-tls-client-cert-path',
   },
   {
-    key: 'tcpTlsClientCaCertPath', flag: 'tcp-tls-client-ca-cert-path', env: 'DYN_TCP_TLS_CLIENT_CA_CERT_PATH', type: 'path',
-    group: 'Infrastructure', scope: 'both', built: false, help: 'CA used by the TCP request-plane server to verify clients',
+    key: 'tcpTlsClientCaCertPath', flag: 'tcp-tls-client-ca-cert-path', env: 'DYN_TCP_TLS_CLIENT_CA_CERT_PATH', type: 'path', mustExist: true,
+    group: 'Infrastructure', scope: 'both', built: true, help: 'CA bundle (PEM): this process\'s TCP request-plane listeners require client certificates it signed (mTLS)',
   },
   {
-    key: 'natsTlsCaCertPath', flag: 'nats-tls-ca-cert-path', env: 'NATS_TLS_CA_CERT_PATH', type: 'path',
-    group: 'Infrastructure', scope: 'both', built: false, help: 'CA used to verify the NATS server',
+    key: 'natsTlsCaCertPath', flag: 'nats-tls-ca-cert-path', env: 'NATS_TLS_CA_CERT_PATH', type: 'path', mustExist: true,
+    group: 'Infrastructure', scope: 'both', built: true, help: 'CA bundle (PEM) that verifies the NATS server; makes every NATS connection TLS',
   },
   {
     key: 'natsTlsInsecure', flag: 'nats-tls-insecure', env: 'NATS_TLS_INSECURE', type: 'bool',
-    group: 'Infrastructure', scope: 'both', built: false, default: false, help: 'Skip NATS server certificate verification',
+    group: 'Infrastructure', scope: 'both', built: true, default: false, help: 'TLS to NATS without verifying the server certificate (testing only)',
   },
   {
-    key: 'natsTlsClientCertPath', flag: 'nats-tls-client-cert-path', env: 'NATS_TLS_CLIENT_CERT_PATH', type: 'path',
-    group: 'Infrastructure', scope: 'both', built: false, help: 'Client certificate for NATS',
+    key: 'natsTlsClientCertPath', flag: 'nats-tls-client-cert-path', env: 'NATS_TLS_CLIENT_CERT_PATH', type: 'path', mustExist: true,
+    group: 'Infrastructure', scope: 'both', built: true, help: 'Client certificate (PEM) for NATS servers that verify clients; with --nats-tls-client-key-path',
   },
   {
-    key: 'natsTlsClientKeyPath', flag: 'nats-tls-client-key-path', env: 'NATS_TLS_CLIENT_KEY_PATH', type: 'path',
-    group: 'Infrastructure', scope: 'both', built: false, help: 'Client key for NATS',
+    key: 'natsTlsClientKeyPath', flag: 'nats-tls-client-key-path', env: 'NATS_TLS_CLIENT_KEY_PATH', type: 'path', mustExist: true,
+    group: 'Infrastructure', scope: 'both', built: true, help: 'Client private key (PEM) for --nats-tls-client-cert-path',
   },
 ] as const satisfies readonly OptionSpec[];

@@ -1,22 +1,65 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type * as grpc from '@grpc/grpc-js';
-import { UnauthenticatedError } from '../../protocols/index.js';
+// The one gRPC interceptor for API keys and the admin switch (the HTTP side has its twin in
+// access-hook.ts over the same KeyCheck). Health and reflection stay open so probes and grpcurl work;
+// every other call needs `authorization: Bearer <key>` metadata when keys are configured, and the
+// repository load/unload calls are refused while no key is configured unless admin is enabled.
 
-const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
+import * as grpc from '@grpc/grpc-js';
+import { adminAllowed, bearerToken, ForbiddenError, UnauthenticatedError, type DynamoError, type KeyCheck } from '../../protocols/index.js';
+import type { GrpcMetrics, GrpcType, MethodMetrics } from './grpc-metrics.js';
 
-/** Checks `authorization: Bearer <token>` metadata; comparing digests keeps the check constant-time. */
-export class BearerAuth {
-  private readonly expected: Buffer;
+export interface GrpcAccess {
+  keys: KeyCheck;
+  /** --enable-admin-api: RepositoryModelLoad/Unload are served even with no key configured. */
+  adminEnabled: boolean;
+}
 
-  constructor(token: string) {
-    this.expected = digest(token);
+const OPEN_PREFIXES = ['/grpc.health.v1.Health/', '/grpc.reflection.'];
+const ADMIN_METHODS = new Set(['/inference.GRPCInferenceService/RepositoryModelLoad', '/inference.GRPCInferenceService/RepositoryModelUnload']);
+
+/** Why a call with this metadata may not proceed, or undefined when it may. */
+function refusal(path: string, metadata: grpc.Metadata, access: GrpcAccess): DynamoError | undefined {
+  if (ADMIN_METHODS.has(path) && !adminAllowed(access.keys, access.adminEnabled)) {
+    return new ForbiddenError(
+      `${path.slice(path.lastIndexOf('/') + 1)} is an admin call and no API key is configured: set --api-key (or --api-keys-file) and send it, or open admin calls with --enable-admin-api`,
+    );
   }
+  if (!access.keys.required) return undefined;
+  const header = metadata.get('authorization')[0];
+  const token = bearerToken(typeof header === 'string' ? header : header?.toString('utf8'));
+  if (token === undefined) return new UnauthenticatedError('missing API key: send `authorization: Bearer <key>` metadata');
+  if (!access.keys.accepts(token)) return new UnauthenticatedError('invalid API key');
+  return undefined;
+}
 
-  check(metadata: grpc.Metadata): void {
-    const header = metadata.get('authorization')[0];
-    const value = typeof header === 'string' ? header : header?.toString('utf8');
-    const match = value ? /^Bearer\s+(.+)$/i.exec(value.trim()) : null;
-    if (!match) throw new UnauthenticatedError('missing bearer token in authorization metadata');
-    if (!timingSafeEqual(digest(match[1]!), this.expected)) throw new UnauthenticatedError('invalid bearer token');
-  }
+function callType(d: grpc.ServerMethodDefinition<unknown, unknown>): GrpcType {
+  if (d.requestStream) return 'bidi_stream';
+  return d.responseStream ? 'server_stream' : 'unary';
+}
+
+/** Refused calls count in the gRPC metrics like any other, with their status code. */
+export function accessInterceptor(access: GrpcAccess, metrics: GrpcMetrics): grpc.ServerInterceptor {
+  const byPath = new Map<string, MethodMetrics>();
+  const metricsOf = (d: grpc.ServerMethodDefinition<unknown, unknown>): MethodMetrics => {
+    let m = byPath.get(d.path);
+    if (!m) {
+      const [service = '', method = ''] = d.path.slice(1).split('/');
+      m = metrics.method(service, method, callType(d));
+      byPath.set(d.path, m);
+    }
+    return m;
+  };
+  return (descriptor, call) => {
+    if (OPEN_PREFIXES.some((p) => descriptor.path.startsWith(p))) return new grpc.ServerInterceptingCall(call);
+    return new grpc.ServerInterceptingCall(call, {
+      start: (next) =>
+        next({
+          onReceiveMetadata: (metadata, pass) => {
+            const err = refusal(descriptor.path, metadata, access);
+            if (!err) return pass(metadata);
+            metricsOf(descriptor).start().handled(err.grpcStatus);
+            call.sendStatus({ code: err.grpcStatus, details: err.message });
+          },
+        }),
+    });
+  };
 }

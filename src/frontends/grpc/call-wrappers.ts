@@ -1,8 +1,8 @@
-// Every RPC goes through these wrappers: auth, gRPC metrics and the single error → status mapping.
+// Every RPC goes through these wrappers: gRPC metrics and the single error → status mapping (keys
+// are checked before, by the access interceptor).
 
 import * as grpc from '@grpc/grpc-js';
 import { GrpcStatus, NotImplementedError } from '../../protocols/index.js';
-import type { BearerAuth } from './auth.js';
 import type { CallTracker, GrpcMetrics } from './grpc-metrics.js';
 import { callRequestId } from './request-id.js';
 import { toServiceError, type FailureLog } from './status.js';
@@ -13,7 +13,6 @@ export interface WrapContext {
   metrics: GrpcMetrics;
   /** Receives the errors whose text the client does not see. */
   logger: FailureLog;
-  auth?: BearerAuth;
 }
 
 export type UnaryImpl<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Res | Promise<Res>;
@@ -30,7 +29,6 @@ export function wrapUnary<Req, Res>(ctx: WrapContext, method: string, impl: Unar
       callback(status);
     };
     try {
-      ctx.auth?.check(call.metadata);
       const malformed = malformedMessageError(call.request);
       if (malformed) throw malformed;
       Promise.resolve(impl(call.request, call)).then((res) => {
@@ -53,12 +51,6 @@ export function wrapBidi<Req, Res>(ctx: WrapContext, method: string, impl: BidiI
       tracker.handled(status.code ?? GrpcStatus.INTERNAL);
       if (!call.cancelled) call.emit('error', status);
     };
-    try {
-      ctx.auth?.check(call.metadata);
-    } catch (err) {
-      fail(err);
-      return;
-    }
     impl(call, tracker).then(() => {
       tracker.handled(call.cancelled ? GrpcStatus.CANCELLED : GrpcStatus.OK);
       if (!call.cancelled) call.end();

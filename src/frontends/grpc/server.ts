@@ -1,12 +1,12 @@
 // The KServe gRPC listener: grpc-js server options (TLS, message size, keepalive, HTTP/2 windows),
-// bearer auth and the services it hosts.
+// the access interceptor (API keys, admin switch) and the services it hosts.
 
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import type { Http2Server, Http2Session } from 'node:http2';
 import type { Logger, MetricsRegistry } from '../../observability/index.js';
 import type { RequestScope } from '../../protocols/index.js';
-import { BearerAuth } from './auth.js';
+import { accessInterceptor, type GrpcAccess } from './auth.js';
 import { GrpcMetrics } from './grpc-metrics.js';
 import { healthHandlers } from './health.js';
 import type { KserveModels } from './model-registry.js';
@@ -20,8 +20,8 @@ export interface KserveGrpcOptions {
   port: number;
   /** PEM contents; with `ca`, clients must present a certificate it signed (mTLS). */
   tls?: { cert: Buffer; key: Buffer; ca?: Buffer };
-  /** When set, every inference RPC needs `authorization: Bearer <token>`. */
-  authToken?: string;
+  /** API keys and the admin switch; absent: every call open, admin calls included (library use). */
+  access?: GrpcAccess;
   /** Max receive and send message size in bytes (grpc-js default 4 MiB receive, unlimited send). */
   maxMessageSize?: number;
   keepaliveTimeMs?: number;
@@ -53,16 +53,16 @@ export class KserveGrpcServer {
     }
     if (opts.keepaliveTimeMs !== undefined) options['grpc.keepalive_time_ms'] = opts.keepaliveTimeMs;
     if (opts.keepaliveTimeoutMs !== undefined) options['grpc.keepalive_timeout_ms'] = opts.keepaliveTimeoutMs;
+    const metrics = new GrpcMetrics(opts.metrics);
+    if (opts.access) options.interceptors = [accessInterceptor(opts.access, metrics)];
     this.server = new grpc.Server(options);
     this.applyStreamWindow();
 
     const protos = loadProtos();
-    const metrics = new GrpcMetrics(opts.metrics);
-    const auth = opts.authToken ? new BearerAuth(opts.authToken) : undefined;
     this.inference = new InferenceService(models, opts.requestScope, opts.metadataPrefix?.toLowerCase());
     const { logger } = opts;
-    this.server.addService(withTolerantDecoding(protos.inference), this.inference.handlers({ service: 'inference.GRPCInferenceService', metrics, logger, auth }));
-    // Health stays open without a token so orchestrator probes work.
+    this.server.addService(withTolerantDecoding(protos.inference), this.inference.handlers({ service: 'inference.GRPCInferenceService', metrics, logger }));
+    // Health stays open without a key so orchestrator probes work (the interceptor lets it through).
     this.server.addService(withTolerantDecoding(protos.health), healthHandlers({ service: 'grpc.health.v1.Health', metrics, logger }, models));
     // grpc.reflection.v1 and v1alpha, open like health so grpcurl/grpc_cli can discover the API.
     new ReflectionService(protos.packageDefinition).addToServer(this.server);

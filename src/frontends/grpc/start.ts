@@ -39,7 +39,7 @@ export async function startGrpcFrontend(opts: GrpcFrontendOptions): Promise<Runn
       host: opts.host ?? '0.0.0.0',
       port: opts.port ?? 8787,
       tls,
-      authToken: opts.authToken,
+      access: opts.access,
       maxMessageSize: opts.maxMessageSize,
       keepaliveTimeMs: opts.keepaliveTimeMs,
       keepaliveTimeoutMs: opts.keepaliveTimeoutMs,
@@ -53,7 +53,7 @@ export async function startGrpcFrontend(opts: GrpcFrontendOptions): Promise<Runn
     models,
   );
   const grpcPort = await grpcServer.listen();
-  logger.info({ grpcPort, tls: tls !== undefined, mtls: tls?.ca !== undefined, auth: opts.authToken !== undefined }, 'KServe gRPC frontend listening');
+  logger.info({ grpcPort, tls: tls !== undefined, mtls: tls?.ca !== undefined, auth: opts.access?.keys.required ?? false }, 'KServe gRPC frontend listening');
   return {
     grpcPort,
     models,

@@ -82,6 +82,7 @@ export function streamErrorJson(err: unknown): string {
 const ANTHROPIC_ERROR_TYPES: Readonly<Record<ErrorKind, string>> = {
   validation: 'invalid_request_error',
   unauthenticated: 'authentication_error',
+  forbidden: 'permission_error',
   not_found: 'not_found_error',
   method_not_allowed: 'invalid_request_error',
   request_timeout: 'invalid_request_error',

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { MetricsRegistry } from '../../observability/index.js';
 import type { ModelManager } from '../../models/index.js';
 import type { RequestScope } from '../../protocols/index.js';
+import { registerAccessHook, type AccessOptions } from './access-hook.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { registerMessagesRoutes } from './anthropic/index.js';
 import { registerBusyThresholdRoute } from './busy-threshold-route.js';
@@ -85,6 +86,8 @@ export interface HttpServiceOptions {
   anthropicApi?: { stripPreamble: boolean };
   /** DYN_DISABLE_FRONTEND_ADMIN_API: leave out `/busy_threshold` (it answers 404). */
   disableAdminApi?: boolean;
+  /** API keys and the admin switch; absent: every route open, admin routes included (library use). */
+  access?: AccessOptions;
   /** HTTPS with these PEM contents; with `ca`, clients must present a certificate it signed (mTLS). */
   tls?: HttpTls;
   /** Shown as the API version in /openapi.json. */
@@ -114,6 +117,8 @@ export class HttpService {
   ) {
     this.state = new HttpServiceState(opts.overloadStatus);
     this.app = createHttpServer({ bodyLimitMb: opts.bodyLimitMb, uploadTimeouts: opts.uploadTimeouts ?? DEFAULT_UPLOAD_TIMEOUTS, overloadStatus: opts.overloadStatus, logger: opts.logger, tls: opts.tls }, this.state);
+    // Before any route: the hook then guards every route, the API description's included.
+    if (opts.access) registerAccessHook(this.app, opts.paths, opts.access, opts.overloadStatus);
     registerOpenApi(this.app, { documentPath: opts.paths.openapi, docsPath: opts.paths.docs, version: opts.version });
     // Routes go in after the OpenAPI plugin has loaded, so the document sees every one of them.
     void this.app.register(async (scope) => this.registerRoutes(scope, models));

@@ -1,6 +1,6 @@
 // NATS event plane: the subject is the NATS subject, the payload is sent as is.
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { natsConnection } from '../nats-connection.js';
+import { natsConnection, type NatsTls } from '../nats-connection.js';
 import type { EventPlane } from './types.js';
 
 export class NatsEventPlane implements EventPlane {
@@ -10,13 +10,16 @@ export class NatsEventPlane implements EventPlane {
   private retry: NodeJS.Timeout | null = null;
   private closed = false;
 
-  constructor(private readonly server: string) {
+  constructor(
+    private readonly server: string,
+    private readonly tls?: NatsTls,
+  ) {
     this.connect(250);
   }
 
   /** Publishers may start before nats-server: retry the first connection with backoff up to 5 s. */
   private connect(delayMs: number): void {
-    natsConnection(this.server)
+    natsConnection(this.server, this.tls)
       .then((nc) => (this.nc = nc))
       .catch(() => {
         if (this.closed) return;
@@ -31,7 +34,7 @@ export class NatsEventPlane implements EventPlane {
   }
 
   async subscribe(subject: string, handler: (payload: Buffer) => void): Promise<() => void> {
-    const nc = await natsConnection(this.server);
+    const nc = await natsConnection(this.server, this.tls);
     const sub = nc.subscribe(subject, {
       callback: (err, msg) => {
         if (!err) handler(Buffer.from(msg.data));

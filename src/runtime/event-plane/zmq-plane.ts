@@ -21,7 +21,12 @@ export interface ZmqEventPlaneOptions {
   lease: () => Promise<Lease>;
   /** The host published for this process's PUB socket. */
   advertiseHost: string;
+  /** Where the PUB socket binds; all interfaces when unset. */
+  bindHost?: string;
 }
+
+/** ZMQ binds to addresses, not names: a host name binds all interfaces (it is still what others dial). */
+const zmqBindAddress = (host: string | undefined): string => (host !== undefined && /^[\d.]+$/.test(host) ? host : '0.0.0.0');
 
 function splitSubject(subject: string): { scope: string; topic: string } {
   const dot = subject.lastIndexOf('.');
@@ -101,7 +106,7 @@ export class ZmqEventPlane implements EventPlane {
   private async register(subject: string): Promise<void> {
     this.publisher ??= (async () => {
       const socket = new Publisher();
-      await socket.bind('tcp://0.0.0.0:0');
+      await socket.bind(`tcp://${zmqBindAddress(this.opts.bindHost)}:0`);
       const port = new URL(socket.lastEndpoint!.replace('tcp://', 'http://')).port;
       return { socket, endpoint: `tcp://${this.opts.advertiseHost}:${port}` };
     })();

@@ -1,7 +1,7 @@
 // Worker side of a response stream: dial the caller's address, then handshake, prologue, one
 // body-only frame per item, `complete_final`, sentinel (reference/upstream-wire.md §4). A "stop" or
 // "kill" from the caller on the same socket aborts the handler.
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import {
   encodeTwoPart,
   encodeTwoPartHeader,
@@ -11,14 +11,15 @@ import {
   TwoPartDecoder,
   type CallHomeInfo,
 } from '../codecs/index.js';
+import { dialSocket, type TcpTls } from './tcp-tls.js';
 
 /** Opens the response connection and sends the handshake. */
-export function dialCallHome(info: CallHomeInfo, onControl: (ctl: 'stop' | 'kill') => void): Promise<Socket> {
+export function dialCallHome(info: CallHomeInfo, onControl: (ctl: 'stop' | 'kill') => void, tls?: TcpTls): Promise<Socket> {
   const { host, port } = splitAddress(info.address);
   return new Promise((resolve, reject) => {
-    const socket = connect({ host, port, noDelay: true });
+    const { socket, ready } = dialSocket(host, port, tls);
     socket.once('error', reject);
-    socket.once('connect', () => {
+    socket.once(ready, () => {
       socket.off('error', reject);
       socket.on('error', () => undefined);
       const decoder = new TwoPartDecoder();

@@ -1,11 +1,12 @@
 // Frontend side of response streams: a listening socket that workers dial back to. Each connection
 // starts with a handshake naming the subject of a pending request; its frames then feed that request.
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo, Server, Socket } from 'node:net';
 import { InternalError, WorkerLostError } from '../../protocols/index.js';
 import { AsyncQueue } from '../async-queue/index.js';
 import { encodeTwoPartHeader, parseJsonLossless, parseStreamControl, TwoPartDecoder, type CallHomeInfo, type TwoPartMessage } from '../codecs/index.js';
 import { advertiseHost, joinHostPort } from './advertise-host.js';
+import { createSocketServer, type TcpTls } from './tcp-tls.js';
 
 /** One request waiting for, then receiving, its response stream. */
 export class PendingStream {
@@ -96,7 +97,20 @@ export class CallHomeServer {
   private readonly pending = new Map<string, PendingStream>();
   private readonly sockets = new Set<Socket>();
 
-  constructor(private readonly opts: { advertiseHost?: string; maxMessageSize: number }) {}
+  constructor(
+    private readonly opts: {
+      advertiseHost?: string;
+      /** Bind address; all interfaces when unset. */
+      bindHost?: string;
+      maxMessageSize: number;
+      tls?: TcpTls;
+    },
+  ) {}
+
+  /** Where the listener is bound, once it listens. */
+  get boundAddress(): AddressInfo | undefined {
+    return (this.server?.address() as AddressInfo | null) ?? undefined;
+  }
 
   /** Registers a pending stream and returns where the worker must dial. */
   async open(context: string, exactIntegers = false): Promise<{ stream: PendingStream; info: CallHomeInfo }> {
@@ -117,10 +131,10 @@ export class CallHomeServer {
 
   private listen(): Promise<string> {
     this.listening ??= new Promise((resolve, reject) => {
-      const server = createServer({ noDelay: true }, (socket) => this.onConnection(socket));
+      const server = createSocketServer((socket) => this.onConnection(socket), this.opts.tls);
       this.server = server;
       server.once('error', reject);
-      server.listen(0, '0.0.0.0', () => {
+      server.listen(0, this.opts.bindHost ?? '0.0.0.0', () => {
         const port = (server.address() as { port: number }).port;
         resolve(joinHostPort(this.opts.advertiseHost ?? advertiseHost(), port));
       });

@@ -9,6 +9,8 @@ import { streamLocal } from './local-plane.js';
 import { NatsRequestSender } from './nats-plane.js';
 import { probeInstance } from './probe.js';
 import { TcpRequestSender } from './tcp-sender.js';
+import type { TcpTls } from './tcp-tls.js';
+import type { NatsTls } from '../nats-connection.js';
 import type { CallContext, RequestPlaneClient } from './types.js';
 
 export interface RequestClientOptions {
@@ -17,17 +19,25 @@ export interface RequestClientOptions {
   maxMessageSize: number;
   /** The host workers dial back to. */
   advertiseHost?: string;
+  /** Where the response-stream listener binds; all interfaces when unset. */
+  bindHost?: string;
+  /** TLS for dialing TCP workers and for the response-stream listener (--tcp-tls-*). */
+  tcpTls?: TcpTls;
+  /** TLS for the NATS connection of `nats_tcp` transports (--nats-tls-*). */
+  natsTls?: NatsTls;
   /** How long a worker may take to open its response stream after accepting. */
   callHomeTimeoutMs?: number;
 }
 
 export class MultiTransportClient implements RequestPlaneClient {
   private readonly callHome: CallHomeServer;
-  private readonly tcp = new TcpRequestSender();
+  private readonly tcp: TcpRequestSender;
   private nats: NatsRequestSender | null = null;
 
   constructor(private readonly opts: RequestClientOptions) {
-    this.callHome = new CallHomeServer({ advertiseHost: opts.advertiseHost, maxMessageSize: opts.maxMessageSize });
+    const { advertiseHost, bindHost, maxMessageSize, tcpTls } = opts;
+    this.callHome = new CallHomeServer({ advertiseHost, bindHost, maxMessageSize, tls: tcpTls });
+    this.tcp = new TcpRequestSender(tcpTls);
   }
 
   stream(target: EndpointInstance, request: unknown, ctx: CallContext): AsyncIterable<unknown> {
@@ -35,7 +45,7 @@ export class MultiTransportClient implements RequestPlaneClient {
     if ('inproc' in t) return streamLocal(t.inproc, request, ctx);
     if ('tcp' in t) return this.remote(target, request, ctx, (h, p) => this.tcp.send(t.tcp, h, p));
     if ('nats_tcp' in t) {
-      const nats = (this.nats ??= new NatsRequestSender(this.opts.natsServer));
+      const nats = (this.nats ??= new NatsRequestSender(this.opts.natsServer, this.opts.natsTls));
       return this.remote(target, request, ctx, (h, p) => nats.send(t.nats_tcp, h, p));
     }
     throw new UnavailableError(`worker ${target.instanceId.toString(16)} publishes a transport this frontend cannot use: ${JSON.stringify(t)}`);

@@ -4,3 +4,5 @@ export { NatsRequestPlaneServer, natsInstanceSubject } from './nats-plane.js';
 export { LocalRequestPlaneServer, localHandler } from './local-plane.js';
 export { MultiTransportClient, type RequestClientOptions } from './client.js';
 export { advertiseHost, joinHostPort } from './advertise-host.js';
+export type { TcpTls } from './tcp-tls.js';
+export { CallHomeServer } from './call-home-server.js';

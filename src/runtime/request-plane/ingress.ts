@@ -3,6 +3,7 @@
 import { decode as decodeMsgpack } from '@msgpack/msgpack';
 import { MSGPACK_OPTIONS, decodeTwoPart, parseJsonLossless, parseRequestControl, stringifyJsonWithU64 } from '../codecs/index.js';
 import { dialCallHome, sendResponseStream } from './call-home-sender.js';
+import type { TcpTls } from './tcp-tls.js';
 import type { EndpointHandler } from './types.js';
 
 export interface IngressLogger {
@@ -17,7 +18,11 @@ export class Ingress {
   private readonly inFlight = new Set<AbortController>();
   private closed = false;
 
-  constructor(private readonly logger?: IngressLogger) {}
+  constructor(
+    private readonly logger?: IngressLogger,
+    /** TLS for dialing callers back (--tcp-tls-*). */
+    private readonly tls?: TcpTls,
+  ) {}
 
   /** `path` is `{instance_id:x}/{endpoint}`. */
   add(path: string, handler: EndpointHandler): void {
@@ -67,7 +72,7 @@ export class Ingress {
     const abort = new AbortController();
     this.inFlight.add(abort);
     try {
-      const socket = await dialCallHome(control.callHome, () => abort.abort());
+      const socket = await dialCallHome(control.callHome, () => abort.abort(), this.tls);
       socket.on('close', () => abort.abort());
       const requestId = headers['request-id'] ?? headers['x-request-id'] ?? control.id;
       const items = handler(request, { requestId, signal: abort.signal, headers, metadata: control.metadata })[Symbol.asyncIterator]();

@@ -6,7 +6,8 @@ import { WorkerLostError } from '../../protocols/index.js';
 import { isRejectionAck } from '../codecs/index.js';
 import type { EndpointId, Transport } from '../discovery/index.js';
 import { instanceIdHex } from '../ids.js';
-import { natsConnection } from '../nats-connection.js';
+import { natsConnection, type NatsTls } from '../nats-connection.js';
+import type { TcpTls } from './tcp-tls.js';
 import { DRAIN_GRACE_MS, Ingress, type IngressLogger } from './ingress.js';
 import { instancePath, type EndpointHandler, type RequestPlaneServer } from './types.js';
 
@@ -26,12 +27,18 @@ export class NatsRequestPlaneServer implements RequestPlaneServer {
   private readonly ingress: Ingress;
   private readonly subs = new Map<string, Subscription>();
 
-  constructor(private readonly server: string, logger?: IngressLogger) {
-    this.ingress = new Ingress(logger);
+  constructor(
+    private readonly server: string,
+    logger?: IngressLogger,
+    private readonly tls?: NatsTls,
+    /** The response streams still go over TCP: TLS for dialing callers back. */
+    tcpTls?: TcpTls,
+  ) {
+    this.ingress = new Ingress(logger, tcpTls);
   }
 
   async serve(endpoint: EndpointId, instanceId: bigint, handler: EndpointHandler): Promise<Transport> {
-    const nc = await natsConnection(this.server);
+    const nc = await natsConnection(this.server, this.tls);
     const subject = natsInstanceSubject(endpoint, instanceId);
     const path = instancePath(endpoint.endpoint, instanceId);
     this.ingress.add(path, handler);
@@ -64,10 +71,13 @@ export class NatsRequestPlaneServer implements RequestPlaneServer {
 }
 
 export class NatsRequestSender {
-  constructor(private readonly server: string) {}
+  constructor(
+    private readonly server: string,
+    private readonly tls?: NatsTls,
+  ) {}
 
   async send(subject: string, headers: Record<string, string>, payload: Buffer): Promise<void> {
-    const nc = await natsConnection(this.server);
+    const nc = await natsConnection(this.server, this.tls);
     const h = natsHeaders();
     for (const [k, v] of Object.entries(headers)) h.set(k, v);
     let reply;

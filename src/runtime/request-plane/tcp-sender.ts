@@ -1,9 +1,10 @@
 // Frontend side of the TCP request plane: one pipelined connection per worker address; acks come
 // back in frame order.
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { OverloadedError, WorkerLostError } from '../../protocols/index.js';
 import { AckDecoder, encodeRequestFrame, isRejectionAck } from '../codecs/index.js';
 import { splitAddress } from './call-home-sender.js';
+import { dialSocket, type TcpTls } from './tcp-tls.js';
 
 interface PendingAck {
   resolve(): void;
@@ -16,11 +17,12 @@ class WorkerConnection {
   private socket: Socket;
   closed = false;
 
-  constructor(readonly address: string, onClose: () => void) {
+  constructor(readonly address: string, onClose: () => void, tls?: TcpTls) {
     const { host, port } = splitAddress(address);
-    this.socket = connect({ host, port, noDelay: true });
+    const dialed = dialSocket(host, port, tls);
+    this.socket = dialed.socket;
     this.ready = new Promise((resolve, reject) => {
-      this.socket.once('connect', resolve);
+      this.socket.once(dialed.ready, resolve);
       this.socket.once('error', reject);
     });
     this.ready.catch(() => undefined);
@@ -70,6 +72,8 @@ export function splitTcpTransport(transport: string): { address: string; path: s
 export class TcpRequestSender {
   private readonly connections = new Map<string, WorkerConnection>();
 
+  constructor(private readonly tls?: TcpTls) {}
+
   /** `transport` is `host:port/{instance_id:x}/{endpoint}`; resolves when the worker accepts. */
   send(transport: string, headers: Record<string, string>, payload: Buffer): Promise<void> {
     const { address, path } = splitTcpTransport(transport);
@@ -77,7 +81,7 @@ export class TcpRequestSender {
     if (!conn || conn.closed) {
       const fresh = new WorkerConnection(address, () => {
         if (this.connections.get(address) === fresh) this.connections.delete(address);
-      });
+      }, this.tls);
       this.connections.set(address, fresh);
       conn = fresh;
     }

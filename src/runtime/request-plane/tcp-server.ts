@@ -1,10 +1,11 @@
 // Worker side of the TCP request plane: one listening socket shared by every endpoint and instance
 // of this process; frames are acked in arrival order.
-import { createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo, Server, Socket } from 'node:net';
 import { encodeAck, RequestFrameDecoder } from '../codecs/index.js';
 import type { EndpointId, Transport } from '../discovery/index.js';
 import { advertiseHost, joinHostPort } from './advertise-host.js';
 import { DRAIN_GRACE_MS, Ingress, type IngressLogger } from './ingress.js';
+import { createSocketServer, type TcpTls } from './tcp-tls.js';
 import { instancePath, type EndpointHandler, type RequestPlaneServer } from './types.js';
 
 export interface TcpServerOptions {
@@ -16,6 +17,8 @@ export interface TcpServerOptions {
   advertiseHost?: string;
   maxMessageSize: number;
   logger?: IngressLogger;
+  /** TLS for this listener and for the response streams its handlers dial back. */
+  tls?: TcpTls;
 }
 
 export class TcpRequestPlaneServer implements RequestPlaneServer {
@@ -26,7 +29,12 @@ export class TcpRequestPlaneServer implements RequestPlaneServer {
   private readonly sockets = new Set<Socket>();
 
   constructor(private readonly opts: TcpServerOptions) {
-    this.ingress = new Ingress(opts.logger);
+    this.ingress = new Ingress(opts.logger, opts.tls);
+  }
+
+  /** Where the listener is bound, once it listens. */
+  get boundAddress(): AddressInfo | undefined {
+    return (this.server?.address() as AddressInfo | null) ?? undefined;
   }
 
   async serve(endpoint: EndpointId, instanceId: bigint, handler: EndpointHandler): Promise<Transport> {
@@ -51,7 +59,7 @@ export class TcpRequestPlaneServer implements RequestPlaneServer {
 
   private async listen(): Promise<string> {
     if (this.address) return this.address;
-    const server = createServer({ noDelay: true }, (socket) => this.onConnection(socket));
+    const server = createSocketServer((socket) => this.onConnection(socket), this.opts.tls);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

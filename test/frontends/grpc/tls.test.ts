@@ -1,50 +1,16 @@
 // --tls-cert-path / --tls-key-path / --tls-client-ca-cert-path on both listeners of one process:
 // HTTPS for the OpenAI API and TLS for KServe gRPC, with and without client certificates (mTLS).
-// Certificates are made with openssl at test time.
+// Certificates are made with openssl at test time (support/certs.ts).
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import https from 'node:https';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
+import { makePki, type Pki } from '../../support/certs.js';
 import { freePort, runCli, startProcess, type RunningProcess } from '../../support/processes.js';
 import { makeClient, unary } from './harness.js';
-
-interface Pki {
-  dir: string;
-  ca: Buffer;
-  serverCert: string;
-  serverKey: string;
-  caPath: string;
-  clientCert: Buffer;
-  clientKey: Buffer;
-}
-
-/** A CA, a server certificate for 127.0.0.1/localhost and a client certificate, all signed by the CA. */
-function makePki(): Pki {
-  const dir = mkdtempSync(path.join(tmpdir(), 'dynamo-tls-'));
-  const f = (name: string) => path.join(dir, name);
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '1', '-subj', '/CN=dynamo-ts test CA');
-  writeFileSync(f('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-  writeFileSync(f('client.ext'), 'extendedKeyUsage=clientAuth\n');
-  for (const who of ['server', 'client']) {
-    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f(`${who}.key`), '-out', f(`${who}.csr`), '-subj', `/CN=${who === 'server' ? 'localhost' : 'test client'}`);
-    openssl('x509', '-req', '-in', f(`${who}.csr`), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f(`${who}.pem`), '-days', '1', '-extfile', f(`${who}.ext`));
-  }
-  return {
-    dir,
-    ca: readFileSync(f('ca.pem')),
-    caPath: f('ca.pem'),
-    serverCert: f('server.pem'),
-    serverKey: f('server.key'),
-    clientCert: readFileSync(f('client.pem')),
-    clientKey: readFileSync(f('client.key')),
-  };
-}
 
 function httpsGet(url: string, options: https.RequestOptions): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {

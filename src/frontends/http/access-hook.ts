@@ -1,0 +1,72 @@
+// Who may call which route: one onRequest hook for the whole HTTP service. When API keys are
+// configured every route needs one except the probes and the API description (and /metrics unless
+// protected); admin routes are refused outright while no key is configured, unless opened.
+// Each family answers in its own error shape: OpenAI's envelope, Anthropic's, the admin routes'.
+
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { adminAllowed, bearerToken, ForbiddenError, UnauthenticatedError, type DynamoError, type KeyCheck } from '../../protocols/index.js';
+import { adminErrorReply, anthropicErrorReply, httpErrorReply, type ErrorEnvelope } from './error-envelope.js';
+import type { HttpPaths } from './http-service.js';
+import { sendError } from './server.js';
+
+export interface AccessOptions {
+  keys: KeyCheck;
+  /** --enable-admin-api: admin routes are served even with no key configured. */
+  adminEnabled: boolean;
+  /** --protect-metrics: /metrics needs a key like the API routes. */
+  protectMetrics: boolean;
+}
+
+type RouteClass = 'open' | 'api' | 'anthropic' | 'admin';
+
+/** How each class answers a refusal, and which credential headers it names. */
+const CLASSES: Readonly<Record<Exclude<RouteClass, 'open'>, { envelope: ErrorEnvelope; send: string }>> = {
+  api: { envelope: httpErrorReply, send: '`Authorization: Bearer <key>`' },
+  anthropic: { envelope: anthropicErrorReply, send: '`x-api-key: <key>` or `Authorization: Bearer <key>`' },
+  admin: { envelope: (err) => adminErrorReply(err), send: '`Authorization: Bearer <key>`' },
+};
+
+/** The class of a request's route, by the path it was registered under (unmatched routes are `api`). */
+function classifier(paths: HttpPaths, protectMetrics: boolean): (route: string | undefined) => RouteClass {
+  const open = new Set([paths.health, paths.live, paths.openapi, ...(protectMetrics ? [] : [paths.metrics])]);
+  const under = (route: string, base: string): boolean => route === base || route.startsWith(`${base}/`);
+  return (route) => {
+    if (route === undefined) return 'api';
+    if (open.has(route) || under(route, paths.docs)) return 'open';
+    if (route === paths.busyThreshold) return 'admin';
+    if (under(route, paths.anthropic)) return 'anthropic';
+    return 'api';
+  };
+}
+
+/** The keys a request presents: its bearer token and its `x-api-key`. */
+function presented(req: FastifyRequest): string[] {
+  const header = (name: string): string | undefined => {
+    const v = req.headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  return [bearerToken(header('authorization')), header('x-api-key')].filter((k): k is string => k !== undefined);
+}
+
+function refuse(reply: FastifyReply, cls: Exclude<RouteClass, 'open'>, err: DynamoError, overloadStatus: number): FastifyReply {
+  if (err.kind === 'unauthenticated') reply.header('www-authenticate', 'Bearer');
+  return sendError(reply, err, overloadStatus, CLASSES[cls].envelope);
+}
+
+export function registerAccessHook(app: FastifyInstance, paths: HttpPaths, opts: AccessOptions, overloadStatus: number): void {
+  const classOf = classifier(paths, opts.protectMetrics);
+  app.addHook('onRequest', async (req, reply) => {
+    const cls = classOf(req.routeOptions.url);
+    if (cls === 'open') return;
+    if (cls === 'admin' && !adminAllowed(opts.keys, opts.adminEnabled)) {
+      const path = req.url.split('?')[0];
+      return refuse(reply, cls, new ForbiddenError(
+        `${req.method} ${path} is an admin route and no API key is configured: set --api-key (or --api-keys-file) and send it, or open admin routes with --enable-admin-api`,
+      ), overloadStatus);
+    }
+    if (!opts.keys.required) return;
+    const keys = presented(req);
+    if (keys.length === 0) return refuse(reply, cls, new UnauthenticatedError(`Missing API key: send ${CLASSES[cls].send}`), overloadStatus);
+    if (!keys.some((k) => opts.keys.accepts(k))) return refuse(reply, cls, new UnauthenticatedError('Invalid API key'), overloadStatus);
+  });
+}

@@ -1,0 +1,121 @@
+// The TCP request plane over TLS (--tcp-tls-*): a worker runtime and a frontend runtime stream a
+// request with and without client certificates; a frontend without TLS, or with a certificate the
+// worker does not trust, gets no answer. Listeners bind the host they are told.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { before, test } from 'node:test';
+import {
+  CallHomeServer,
+  decodeEndpointInstance,
+  DistributedRuntime,
+  engineHandler,
+  INSTANCES_BUCKET,
+  RemoteEngineClient,
+  TcpRequestPlaneServer,
+  watchRecords,
+  type EndpointInstance,
+  type RuntimeOptions,
+  type TcpTls,
+} from '../../../src/runtime/index.js';
+import { makePki, type Pki } from '../../support/certs.js';
+import { eventually } from '../../support/in-process.js';
+import { IN_PROCESS_RUNTIME } from '../../support/in-process-runtime.js';
+import { HELLO, helloWorldEngine, tokensRequest, WORLD } from '../../support/scripted-engines.js';
+
+const REQUEST = tokensRequest([1, 2, 3], 2);
+const HELLO_WORLD = [HELLO, WORLD];
+
+let pki: Pki;
+let serverTls: TcpTls;
+before(() => {
+  pki = makePki();
+  serverTls = { cert: readFileSync(pki.serverCert), key: readFileSync(pki.serverKey), ca: pki.ca };
+});
+
+const tcp = (tls?: TcpTls): RuntimeOptions => ({ ...IN_PROCESS_RUNTIME, requestPlane: 'tcp', bindHost: '127.0.0.1', tcpTls: tls });
+
+async function discover(runtime: DistributedRuntime, namespace: string): Promise<EndpointInstance> {
+  let found: EndpointInstance | undefined;
+  const stop = await watchRecords(runtime.discovery, `${INSTANCES_BUCKET}/${namespace}/`, decodeEndpointInstance, {
+    onPut: (_key, inst) => (found = inst),
+    onDelete: () => undefined,
+  });
+  await eventually(() => found !== undefined, 60_000, 'the worker instance');
+  stop();
+  return found!;
+}
+
+async function tokens(frontend: DistributedRuntime, target: EndpointInstance): Promise<number[]> {
+  const ids: number[] = [];
+  const client = new RemoteEngineClient(frontend.requestClient, target);
+  for await (const out of client.generate(REQUEST, { requestId: 'r', signal: new AbortController().signal })) ids.push(...out.token_ids);
+  return ids;
+}
+
+/** A worker runtime with `tls`, answering "Hello world"; `body` gets its discovered instance. */
+async function withWorker(tls: TcpTls, body: (target: EndpointInstance, namespace: string) => Promise<void>): Promise<void> {
+  const namespace = `tls-${Date.now()}-${Math.random().toString(16).slice(2)}`;
+  const worker = await DistributedRuntime.create(tcp(tls));
+  try {
+    await worker.namespace(namespace).component('backend').endpoint('generate').serveEndpoint(engineHandler(helloWorldEngine([])));
+    await body(await discover(worker, namespace), namespace);
+  } finally {
+    await worker.shutdown();
+  }
+}
+
+async function withFrontend(tls: TcpTls | undefined, body: (frontend: DistributedRuntime) => Promise<void>): Promise<void> {
+  const frontend = await DistributedRuntime.create(tcp(tls));
+  try {
+    await body(frontend);
+  } finally {
+    await frontend.shutdown();
+  }
+}
+
+test('a frontend and a worker stream over TLS; a plain frontend is refused', async () => {
+  await withWorker(serverTls, async (target) => {
+    await withFrontend(serverTls, async (frontend) => assert.deepEqual(await tokens(frontend, target), HELLO_WORLD));
+    await withFrontend(undefined, async (frontend) => {
+      await assert.rejects(tokens(frontend, target), (e: Error & { httpStatus?: number }) => e.httpStatus === 503);
+    });
+  });
+});
+
+test('mTLS: the worker wants a client certificate its CA signed', async () => {
+  const mtls: TcpTls = { ...serverTls, clientCa: pki.ca, clientCert: pki.clientCert, clientKey: pki.clientKey };
+  await withWorker(mtls, async (target) => {
+    await withFrontend(mtls, async (frontend) => assert.deepEqual(await tokens(frontend, target), HELLO_WORLD));
+    // Trusts the worker but presents no certificate.
+    await withFrontend(serverTls, async (frontend) => {
+      await assert.rejects(tokens(frontend, target), (e: Error & { httpStatus?: number }) => e.httpStatus === 503);
+    });
+  });
+});
+
+test('a frontend that does not trust the worker certificate does not send to it', async () => {
+  await withWorker(serverTls, async (target) => {
+    await withFrontend({ ...serverTls, ca: readFileSync(pki.otherCaPath) }, async (frontend) => {
+      await assert.rejects(tokens(frontend, target), /unreachable|closed/);
+    });
+  });
+});
+
+test('the request-plane and response-stream listeners bind the configured host', async () => {
+  const server = new TcpRequestPlaneServer({ bindHost: '127.0.0.1', advertiseHost: '127.0.0.1', maxMessageSize: 1 << 20 });
+  const callHome = new CallHomeServer({ bindHost: '127.0.0.1', advertiseHost: '127.0.0.1', maxMessageSize: 1 << 20 });
+  const open = new TcpRequestPlaneServer({ advertiseHost: '127.0.0.1', maxMessageSize: 1 << 20 });
+  try {
+    await server.serve({ namespace: 'n', component: 'c', endpoint: 'e' }, 1n, engineHandler(helloWorldEngine([])));
+    await callHome.open('ctx');
+    await open.serve({ namespace: 'n', component: 'c', endpoint: 'e' }, 2n, engineHandler(helloWorldEngine([])));
+    assert.equal(server.boundAddress?.address, '127.0.0.1');
+    assert.equal(callHome.boundAddress?.address, '127.0.0.1');
+    assert.equal(open.boundAddress?.address, '0.0.0.0', 'all interfaces when no host is set');
+  } finally {
+    await server.close();
+    await callHome.close();
+    await open.close();
+  }
+});
