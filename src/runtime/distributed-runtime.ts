@@ -51,6 +51,10 @@ export interface RuntimeOptions {
    * other (default `default`); `serve` takes a scope of its own so two in one process stay apart.
    */
   memScope?: string;
+  /** kubernetes discovery: POD_NAME, POD_UID, POD_NAMESPACE. */
+  podEnv?: Record<string, string | undefined>;
+  /** kubernetes discovery: `KUBECONFIG`. */
+  kubeconfig?: string;
   /** Upstream: 10 s. */
   leaseTtlSecs: number;
   /** `DYN_TCP_MAX_MESSAGE_SIZE`. */
@@ -152,6 +156,9 @@ export class DistributedRuntime {
       fileKvRoot: opts.fileKvRoot,
       leaseTtlSecs: opts.leaseTtlSecs,
       memScope: opts.memScope,
+      env: opts.podEnv,
+      kubeconfig: opts.kubeconfig,
+      logger: opts.logger,
     });
     let first: DistributedRuntime | null = null;
     const shared = new Shared(opts, backend, async () => first!.lease);
