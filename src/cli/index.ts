@@ -35,8 +35,10 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
   for (const warning of parsed.warnings) logger.warn(warning);
   if (config.dumpConfigTo) await writeConfigDump(config.dumpConfigTo, config);
 
+  // Listening before startup: a SIGTERM while workers register still unregisters them.
+  const signalled = waitForShutdownSignal(logger);
   const service = await STARTERS[command](config, logger);
-  await Promise.race([waitForShutdownSignal(logger), ...(service.done ? [service.done] : [])]);
+  await Promise.race([signalled, ...(service.done ? [service.done] : [])]);
   await service.stop();
   logger.flush?.();
   return 0;
