@@ -7,3 +7,4 @@ export { ModelWatcher, type ModelWatcherDeps, type ModelWatcherObserver } from '
 export { cardFromCardJson } from './remote-card.js';
 export { runtimeOptionsFromConfig, workerRuntimeFromEnv } from './runtime-options.js';
 export { type TensorModelSink } from './model-watcher.js';
+export { startRetrying, startupFailureLine, StartupGaveUpError, type StartupRetryOptions } from './startup-retry.js';

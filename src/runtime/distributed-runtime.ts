@@ -15,7 +15,7 @@ import {
 } from './discovery/index.js';
 import { createEventPlane, defaultEventPlane, type EventPlane, type EventPlaneName } from './event-plane/index.js';
 import { withFileChecksums } from './card-checksums.js';
-import { closeNatsConnections } from './nats-connection.js';
+import { closeNatsConnections, natsConnection } from './nats-connection.js';
 import {
   advertiseHost,
   LocalRequestPlaneServer,
@@ -64,6 +64,10 @@ export interface RuntimeOptions {
   logger?: RuntimeLogger;
   /** Called if the lease is lost for good (etcd unreachable past its TTL). */
   onLeaseLost?: (err: Error) => void;
+}
+
+function usesNats(opts: RuntimeOptions): boolean {
+  return opts.requestPlane === 'nats' || (opts.eventPlane ?? defaultEventPlane(opts.discovery)) === 'nats';
 }
 
 /** Model card options, as upstream register_model() takes them. */
@@ -162,7 +166,19 @@ export class DistributedRuntime {
     });
     let first: DistributedRuntime | null = null;
     const shared = new Shared(opts, backend, async () => first!.lease);
-    first = new DistributedRuntime(shared, await backend.grantLease());
+    let lease: Lease | undefined;
+    try {
+      lease = await backend.grantLease();
+      // NATS is checked at startup too, so an unreachable server is reported now, not on first use.
+      if (usesNats(opts)) await natsConnection(opts.natsServer);
+    } catch (err) {
+      // Nothing may keep the process alive after a failed start (the etcd client's channels).
+      await lease?.revoke().catch(() => undefined);
+      await backend.close().catch(() => undefined);
+      await closeNatsConnections();
+      throw err;
+    }
+    first = new DistributedRuntime(shared, lease);
     return first;
   }
 

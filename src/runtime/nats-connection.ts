@@ -1,6 +1,9 @@
 // One NATS connection per process, shared by the NATS request plane and the NATS event plane.
 // The client reconnects on its own, forever, so a restarted nats-server is picked up again.
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { ServiceUnreachableError } from '../protocols/index.js';
+
+const NATS_FIX = 'start nats-server there, set NATS_SERVER to where it runs, or use --event-plane zmq and --request-plane tcp (the defaults with --discovery-backend file)';
 
 const connections = new Map<string, Promise<NatsConnection>>();
 
@@ -15,7 +18,7 @@ export function natsConnection(server: string): Promise<NatsConnection> {
       name: 'dynamo-ts',
     }).catch((err: Error) => {
       connections.delete(server);
-      throw new Error(`cannot connect to NATS at ${server}: ${err.message}`);
+      throw new ServiceUnreachableError('NATS', server, err.message, NATS_FIX);
     });
     connections.set(server, conn);
   }

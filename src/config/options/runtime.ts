@@ -71,6 +71,11 @@ export const runtimeOptions = [
     help: 'Service discovery backend; mem is in-process only, file needs every process on one host (DYN_FILE_KV), kubernetes watches DynamoWorkerMetadata CRs and EndpointSlices in the pod namespace',
   },
   {
+    key: 'connectRetrySecs', env: 'DYN_CONNECT_RETRY_SECS', envIsLocal: true, type: 'int', min: 0,
+    group: 'Infrastructure', scope: 'both', built: true, default: 0,
+    help: 'At startup, keep retrying an unreachable etcd, NATS or Kubernetes API for this long (0: exit with code 1 at once, for a supervisor to restart)',
+  },
+  {
     key: 'kubeconfig', env: 'KUBECONFIG', type: 'string', metavar: '<paths>',
     group: 'Infrastructure', scope: 'both', built: true,
     help: 'kubeconfig files (separated like PATH) for --discovery-backend kubernetes; unset: ~/.kube/config, else the in-cluster service account',

@@ -7,6 +7,7 @@ export { KubeDiscoveryBackend, DISCOVERY_LABEL_SELECTOR, type KubeBackendOptions
 export { kubeInstanceId, podIdentity, type PodIdentity } from './kube-identity.js';
 export { DWM, DWM_API_VERSION, FIELD_MANAGER } from './kube-metadata.js';
 export { WatchedSet } from './watched-set.js';
+export { Backoff } from './backoff.js';
 export { watchRecords, type RecordWatchHandlers } from './watch-records.js';
 export { namespaceScope, type NamespaceScope, type NamespaceScopeOptions } from './namespace-scope.js';
 export {

@@ -12,6 +12,7 @@ import {
   setHeaderOptions,
   Watch,
 } from '@kubernetes/client-node';
+import { ServiceUnreachableError } from '../../protocols/index.js';
 import { KeyExistsError, type DiscoveryBackend, type DiscoveryLogger, type Lease, type StoreEventHandler } from './backend.js';
 import { kubeInstanceId, podIdentity, type PodIdentity } from './kube-identity.js';
 import { DWM, FIELD_MANAGER, emptyMetadata, metadataSlot, workerMetadataObject, type DiscoveryMetadata } from './kube-metadata.js';
@@ -63,6 +64,14 @@ function describe(err: unknown): string {
   }
   if (e.statusCode) return `HTTP ${e.statusCode}: ${e.message}`;
   return (e.message ?? String(err)).replace(/^request to \S+ failed, reason: /, '');
+}
+
+/** What to do about a failed call, by its HTTP status (none: the server was not reached). */
+function kubeFix(err: unknown): string {
+  const status = (err as { code?: unknown }).code;
+  if (status === 401 || status === 403) return "give the pod's service account the RBAC of deploy/rbac-discovery.yaml (docs/kubernetes.md)";
+  if (status === 404) return 'install the DynamoWorkerMetadata CRD (nvidia.com/v1alpha1, dynamoworkermetadatas) in the cluster';
+  return 'check KUBECONFIG (or the in-cluster service account), or use --discovery-backend etcd';
 }
 
 /** The records of one CR, applied whole on every change (as upstream), one write at a time. */
@@ -250,7 +259,7 @@ export class KubeDiscoveryBackend implements DiscoveryBackend {
         (err: unknown) => {
           reader.stop();
           this.reader = null;
-          throw new Error(`cannot list discovery objects from the Kubernetes API at ${this.server} (namespace ${this.identity.namespace}): ${describe(err)}`);
+          throw new ServiceUnreachableError('the Kubernetes API', `${this.server} (namespace ${this.identity.namespace})`, describe(err), kubeFix(err));
         },
       );
     }
@@ -267,7 +276,7 @@ export class KubeDiscoveryBackend implements DiscoveryBackend {
         setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
       );
     } catch (err) {
-      throw new Error(`cannot apply ${DWM.kind} ${namespace}/${crName} at ${this.server}: ${describe(err)}`);
+      throw new ServiceUnreachableError('the Kubernetes API', this.server, `applying ${DWM.kind} ${namespace}/${crName}: ${describe(err)}`, kubeFix(err));
     }
   }
 
@@ -278,7 +287,7 @@ export class KubeDiscoveryBackend implements DiscoveryBackend {
       await this.custom.deleteNamespacedCustomObject({ group: DWM.group, version: DWM.version, namespace, plural: DWM.plural, name: crName });
     } catch (err) {
       if ((err as { code?: unknown }).code === 404) return;
-      throw new Error(`cannot delete ${DWM.kind} ${namespace}/${crName} at ${this.server}: ${describe(err)}`);
+      throw new ServiceUnreachableError('the Kubernetes API', this.server, `deleting ${DWM.kind} ${namespace}/${crName}: ${describe(err)}`, kubeFix(err));
     }
   }
 

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { ServiceUnreachableError } from '../../../src/protocols/index.js';
 import { KeyExistsError, KubeDiscoveryBackend, kubeInstanceId, type StoreEvent } from '../../../src/runtime/index.js';
 import { eventually } from '../../support/in-process.js';
 import { DWMS, KubeApiServer, SLICES } from '../../support/kube-api-server.js';
@@ -144,8 +145,9 @@ test('an unreachable API server fails the first watch with one line naming the s
   await dead.stop();
   const b = new KubeDiscoveryBackend({ env: { POD_NAME: 'f', POD_UID: 'u', POD_NAMESPACE: NS }, kubeconfig: file, podinfoDir: '/nonexistent' });
   await assert.rejects(b.watch('v1/', () => undefined), (err: Error) => {
-    assert.match(err.message, new RegExp(`^cannot list discovery objects from the Kubernetes API at ${url.replace(/\./g, '\\.')} \\(namespace ${NS}\\): .*ECONNREFUSED`));
+    assert.match(err.message, new RegExp(`^cannot reach the Kubernetes API at ${url.replace(/\./g, '\\.')} \\(namespace ${NS}\\) \\(.*ECONNREFUSED.*\\)$`));
     assert.ok(!err.message.includes('\n'), err.message);
+    assert.match((err as ServiceUnreachableError).fix, /KUBECONFIG/);
     return true;
   });
   await b.close();
