@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -7,6 +7,7 @@ import { ServiceUnreachableError } from '../../../src/protocols/index.js';
 import { KeyExistsError, KubeDiscoveryBackend, kubeInstanceId, type StoreEvent } from '../../../src/runtime/index.js';
 import { eventually } from '../../support/in-process.js';
 import { DWMS, KubeApiServer, SLICES } from '../../support/kube-api-server.js';
+import { REPO_ROOT } from '../../support/processes.js';
 
 const NS = 'team-a';
 let api: KubeApiServer;
@@ -151,4 +152,19 @@ test('an unreachable API server fails the first watch with one line naming the s
     return true;
   });
   await b.close();
+});
+
+test('deploy/rbac-discovery.yaml grants exactly the verbs these tests used', async () => {
+  const { loadAllYaml } = await import('@kubernetes/client-node');
+  const docs = loadAllYaml(readFileSync(path.join(REPO_ROOT, 'deploy/rbac-discovery.yaml'), 'utf8')) as Array<{ kind: string; rules?: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> }>;
+  const role = docs.find((d) => d.kind === 'Role')!;
+  const granted = new Set(role.rules!.flatMap((r) => r.resources.flatMap((res) => r.verbs.map((v) => `${r.apiGroups[0]}/${res} ${v}`))));
+  const used = new Set<string>();
+  for (const r of api.requests) {
+    const group = r.path.split('/')[2]!;
+    const resource = r.path.includes('endpointslices') ? 'endpointslices' : 'dynamoworkermetadatas';
+    const verbs = r.method === 'GET' ? [r.query.watch === 'true' ? 'watch' : 'list'] : r.method === 'PATCH' ? ['create', 'patch'] : ['delete'];
+    for (const v of verbs) used.add(`${group}/${resource} ${v}`);
+  }
+  assert.deepEqual([...used].sort(), [...granted].sort());
 });
