@@ -1,5 +1,5 @@
 import { ConfigError, parseCommandLine, writeConfigDump, type Config, type Subcommand } from '../config/index.js';
-import { startFrontend, startMocker, startServe } from '../launch/index.js';
+import { startFrontend, startMocker, startRetrying, startServe, startupFailureLine, StartupGaveUpError } from '../launch/index.js';
 import { createLogger, type Logger } from '../observability/index.js';
 
 /** A running service; `done` resolves when it ends by itself (the --interactive chat was closed). */
@@ -35,19 +35,42 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
   for (const warning of parsed.warnings) logger.warn(warning);
   if (config.dumpConfigTo) await writeConfigDump(config.dumpConfigTo, config);
 
-  const service = await STARTERS[command](config, logger);
-  await Promise.race([waitForShutdownSignal(logger), ...(service.done ? [service.done] : [])]);
+  // Listening before startup: a SIGTERM while workers register still unregisters them.
+  let stopping = false;
+  const signalled = waitForShutdownSignal(logger).then(() => {
+    stopping = true;
+  });
+  let service: Awaited<ReturnType<Starter>>;
+  try {
+    service = await startRetrying(() => STARTERS[command](config, logger), {
+      retrySecs: config.connectRetrySecs,
+      tell: (line) => process.stderr.write(`warning: ${line}\n`),
+      stopping: () => stopping,
+    });
+  } catch (err) {
+    const line = err instanceof StartupGaveUpError ? err.message : startupFailureLine(err);
+    if (line === null) throw err;
+    process.stderr.write(`error: ${line}\n`);
+    if (/^(debug|trace)\b/.test(config.log)) process.stderr.write(`${(err as Error).stack}\n`);
+    return 1;
+  }
+  await Promise.race([signalled, ...(service.done ? [service.done] : [])]);
   await service.stop();
   logger.flush?.();
   return 0;
 }
 
+/** The first SIGINT/SIGTERM starts a graceful shutdown; a second one exits at once. */
 function waitForShutdownSignal(logger: Logger): Promise<void> {
   return new Promise((resolve) => {
+    let received = false;
     const onSignal = (signal: NodeJS.Signals): void => {
+      if (received) {
+        process.stderr.write(`${signal} again: exiting without finishing the shutdown\n`);
+        process.exit(1);
+      }
+      received = true;
       logger.info({ signal }, 'shutting down');
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
       resolve();
     };
     process.on('SIGINT', onSignal);

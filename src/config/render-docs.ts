@@ -35,8 +35,7 @@ ${SUBCOMMANDS.map((name) => `| \`${name}\` | ${COMMAND_SUMMARIES[name]} |`).join
   with exit code 2 and a message naming the flag (or the environment variable, when the value came
   from there) and the accepted values.
 * **Not available yet:** options or values marked as such stop startup with a message naming them.
-  Leaving such an option at its default is fine. Because \`frontend\` and \`mocker\` default to etcd
-  discovery, which is not built yet, run \`dynamo-ts serve\` for now.
+  Leaving such an option at its default is fine.
 * **Deprecated** options are accepted, ignored, and logged as a warning.
 * **Environment variables marked "dynamo-ts only"** have no upstream equivalent (upstream's mocker
   and some gRPC flags take no environment variable).

@@ -43,6 +43,8 @@ export async function startFrontendServices(config: Config, models: ModelManager
     grpc,
     requestScope: requests.scope,
     async stop() {
+      // Readiness flips before anything else stops, the gRPC drain included.
+      http.beginDraining();
       await grpc?.stop();
       await http.shutdown();
       requests.close();

@@ -63,7 +63,15 @@ export async function runFrontend(config: Config, logger: Logger, runtime: Distr
     routerState: routerStateFactory(config, logger),
     observer,
   });
-  await watcher.start();
+  try {
+    await watcher.start();
+  } catch (err) {
+    // Discovery unreachable: undo the start, so the process can retry or exit cleanly.
+    watcher.stop();
+    await services.stop();
+    await runtime.shutdown();
+    throw err;
+  }
   // Interactive mode chats in the terminal instead of serving HTTP (as upstream's -i).
   const chat = config.interactive ? startInteractiveChat(config, models, services.requestScope, logger) : undefined;
   const port = chat ? 0 : await http.listen();

@@ -8,3 +8,4 @@ export { cardFromCardJson } from './remote-card.js';
 export { runtimeOptionsFromConfig, workerRuntimeFromEnv } from './runtime-options.js';
 export { type TensorModelSink } from './model-watcher.js';
 export { natsTlsOptions, tcpTlsFiles } from './tls.js';
+export { startRetrying, startupFailureLine, StartupGaveUpError, type StartupRetryOptions } from './startup-retry.js';

@@ -16,6 +16,8 @@ export function runtimeOptionsFromConfig(config: Config, logger: Logger, onLease
     etcdEndpoints: config.etcdEndpoints.split(',').map((e) => e.trim()).filter(Boolean),
     natsServer: config.natsServer,
     fileKvRoot: config.fileKv,
+    podEnv: { POD_NAME: config.podName, POD_UID: config.podUid, POD_NAMESPACE: config.podNamespace },
+    kubeconfig: config.kubeconfig,
     leaseTtlSecs: config.leaseTtlSecs,
     tcpMaxMessageSize: config.tcpMaxMessageSize,
     advertiseHost: config.tcpRpcHost,

@@ -171,6 +171,25 @@ export class WorkerLostError extends UnavailableError {
   }
 }
 
+/**
+ * A service this process depends on (etcd, NATS, the Kubernetes API) cannot be reached. Carries
+ * what was tried and how to fix it, so startup can say both in one line.
+ */
+export class ServiceUnreachableError extends UnavailableError {
+  constructor(
+    /** e.g. `etcd`, `NATS`, `the Kubernetes API`. */
+    readonly service: string,
+    /** What was tried: a URL or a list of them. */
+    readonly endpoint: string,
+    /** The underlying failure, one line. */
+    readonly reason: string,
+    /** What the operator can do about it. */
+    readonly fix: string,
+  ) {
+    super(`cannot reach ${service} at ${endpoint} (${reason})`);
+  }
+}
+
 /** Every worker is busy. */
 export class OverloadedError extends DynamoError {
   constructor(message = 'Service temporarily overloaded', details?: Record<string, unknown>) {

@@ -15,7 +15,7 @@ import {
 } from './discovery/index.js';
 import { createEventPlane, defaultEventPlane, type EventPlane, type EventPlaneName } from './event-plane/index.js';
 import { withFileChecksums } from './card-checksums.js';
-import { closeNatsConnections, type NatsTls } from './nats-connection.js';
+import { closeNatsConnections, natsConnection, type NatsTls } from './nats-connection.js';
 import {
   advertiseHost,
   LocalRequestPlaneServer,
@@ -52,6 +52,10 @@ export interface RuntimeOptions {
    * other (default `default`); `serve` takes a scope of its own so two in one process stay apart.
    */
   memScope?: string;
+  /** kubernetes discovery: POD_NAME, POD_UID, POD_NAMESPACE. */
+  podEnv?: Record<string, string | undefined>;
+  /** kubernetes discovery: `KUBECONFIG`. */
+  kubeconfig?: string;
   /** Upstream: 10 s. */
   leaseTtlSecs: number;
   /** `DYN_TCP_MAX_MESSAGE_SIZE`. */
@@ -70,6 +74,10 @@ export interface RuntimeOptions {
   logger?: RuntimeLogger;
   /** Called if the lease is lost for good (etcd unreachable past its TTL). */
   onLeaseLost?: (err: Error) => void;
+}
+
+function usesNats(opts: RuntimeOptions): boolean {
+  return opts.requestPlane === 'nats' || (opts.eventPlane ?? defaultEventPlane(opts.discovery)) === 'nats';
 }
 
 /** Model card options, as upstream register_model() takes them. */
@@ -167,10 +175,25 @@ export class DistributedRuntime {
       fileKvRoot: opts.fileKvRoot,
       leaseTtlSecs: opts.leaseTtlSecs,
       memScope: opts.memScope,
+      env: opts.podEnv,
+      kubeconfig: opts.kubeconfig,
+      logger: opts.logger,
     });
     let first: DistributedRuntime | null = null;
     const shared = new Shared(opts, backend, async () => first!.lease);
-    first = new DistributedRuntime(shared, await backend.grantLease());
+    let lease: Lease | undefined;
+    try {
+      lease = await backend.grantLease();
+      // NATS is checked at startup too, so an unreachable server is reported now, not on first use.
+      if (usesNats(opts)) await natsConnection(opts.natsServer, opts.natsTls);
+    } catch (err) {
+      // Nothing may keep the process alive after a failed start (the etcd client's channels).
+      await lease?.revoke().catch(() => undefined);
+      await backend.close().catch(() => undefined);
+      await closeNatsConnections();
+      throw err;
+    }
+    first = new DistributedRuntime(shared, lease);
     return first;
   }
 

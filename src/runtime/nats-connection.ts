@@ -13,6 +13,9 @@ export interface NatsTls {
   /** Skip verifying the server's certificate (testing only). */
   insecure?: boolean;
 }
+import { ServiceUnreachableError } from '../protocols/index.js';
+
+const NATS_FIX = 'start nats-server there, set NATS_SERVER to where it runs, or use --event-plane zmq and --request-plane tcp (the defaults with --discovery-backend file)';
 
 const connections = new Map<string, Promise<NatsConnection>>();
 
@@ -36,7 +39,7 @@ export function natsConnection(server: string, tls?: NatsTls): Promise<NatsConne
       ...(tls && { tls: tlsOptions(tls) }),
     }).catch((err: Error) => {
       connections.delete(key);
-      throw new Error(`cannot connect to NATS at ${server}: ${err.message}`);
+      throw new ServiceUnreachableError('NATS', server, err.message, NATS_FIX);
     });
     connections.set(key, conn);
   }

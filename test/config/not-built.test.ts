@@ -10,13 +10,11 @@ test('frontend and mocker run on the upstream defaults: etcd discovery, tcp requ
     assert.equal(config.requestPlane, 'tcp');
     assert.equal(config.eventPlane, undefined, 'unset: nats with etcd, zmq with file/mem, chosen by the runtime');
   }
-  assertConfigError(['frontend', '--discovery-backend', 'kubernetes'], {},
-    /^--discovery-backend kubernetes is not supported yet in this build \(available: etcd, file, mem\); kubernetes discovery comes in a later build/);
+  assert.equal(run(['frontend', '--discovery-backend', 'kubernetes']).config.discoveryBackend, 'kubernetes', 'kubernetes discovery is built');
 });
 
 test('not-built enum values fail naming the flag and value', () => {
   assertConfigError(['serve', '--router-prefill-load-model', 'aic'], {}, /^--router-prefill-load-model aic is not supported yet in this build \(available: none\)/);
-  assertConfigError(['mocker', '--discovery-backend', 'kubernetes'], {}, /^--discovery-backend kubernetes is not supported yet/);
   assertConfigError(['frontend', '--request-plane', 'http'], {}, /^--request-plane http is not supported yet/);
   assertConfigError(['frontend', '--response-plane', 'quic'], {}, /^--response-plane quic is not supported yet/);
   assertConfigError(['serve', '--worker-type', 'prefill'], {}, /^--worker-type prefill is not supported yet/);

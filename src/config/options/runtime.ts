@@ -66,10 +66,34 @@ export const runtimeOptions = [
   },
   {
     key: 'discoveryBackend', flag: 'discovery-backend', env: 'DYN_DISCOVERY_BACKEND', type: 'enum',
-    choices: { etcd: true, kubernetes: false, file: true, mem: true },
+    choices: { etcd: true, kubernetes: true, file: true, mem: true },
     group: 'Infrastructure', scope: 'both', built: true, default: 'etcd', commandDefaults: { serve: 'mem' },
-    notBuiltHint: 'kubernetes discovery comes in a later build; use etcd, or file on one host',
-    help: 'Service discovery backend; mem is in-process only, file needs every process on one host (DYN_FILE_KV)',
+    help: 'Service discovery backend; mem is in-process only, file needs every process on one host (DYN_FILE_KV), kubernetes watches DynamoWorkerMetadata CRs and EndpointSlices in the pod namespace',
+  },
+  {
+    key: 'connectRetrySecs', env: 'DYN_CONNECT_RETRY_SECS', envIsLocal: true, type: 'int', min: 0,
+    group: 'Infrastructure', scope: 'both', built: true, default: 0,
+    help: 'At startup, keep retrying an unreachable etcd, NATS or Kubernetes API for this long (0: exit with code 1 at once, for a supervisor to restart)',
+  },
+  {
+    key: 'kubeconfig', env: 'KUBECONFIG', type: 'string', metavar: '<paths>',
+    group: 'Infrastructure', scope: 'both', built: true,
+    help: 'kubeconfig files (separated like PATH) for --discovery-backend kubernetes; unset: ~/.kube/config, else the in-cluster service account',
+  },
+  {
+    key: 'podName', env: 'POD_NAME', type: 'string', metavar: '<name>',
+    group: 'Infrastructure', scope: 'both', built: true,
+    help: 'This pod (kubernetes discovery; /etc/podinfo/pod_name wins): the DynamoWorkerMetadata name and, hashed, the instance id',
+  },
+  {
+    key: 'podUid', env: 'POD_UID', type: 'string', metavar: '<uid>',
+    group: 'Infrastructure', scope: 'both', built: true,
+    help: "This pod's uid (kubernetes discovery; /etc/podinfo/pod_uid wins): the owner of its DynamoWorkerMetadata",
+  },
+  {
+    key: 'podNamespace', env: 'POD_NAMESPACE', type: 'string', metavar: '<namespace>',
+    group: 'Infrastructure', scope: 'both', built: true,
+    help: "This pod's namespace (kubernetes discovery; /etc/podinfo/pod_namespace wins): the only one watched (default: default)",
   },
   {
     key: 'requestPlane', flag: 'request-plane', env: 'DYN_REQUEST_PLANE', type: 'enum',

@@ -110,6 +110,7 @@ const METRICS_DOC: RouteDoc = {
 export class HttpService {
   readonly state: HttpServiceState;
   readonly app: FastifyInstance;
+  private closing: Promise<void> | null = null;
 
   constructor(
     private readonly opts: HttpServiceOptions,
@@ -178,13 +179,22 @@ export class HttpService {
     return typeof addr === 'object' && addr ? addr.port : this.opts.port;
   }
 
+  /** Readiness first: `/health` answers 503 from now on, so load balancers stop sending work. */
+  beginDraining(): void {
+    if (this.state.phase === 'serving') this.state.phase = 'draining';
+  }
+
   /**
    * Drain, then stop: new requests get 503 and `/health` turns 503 while in-flight requests
    * finish (up to the graceful timeout); then `/live` turns 503 and the listener closes.
    */
-  async shutdown(): Promise<void> {
-    if (this.state.phase !== 'serving') return;
-    this.state.phase = 'draining';
+  shutdown(): Promise<void> {
+    this.closing ??= this.drainAndClose();
+    return this.closing;
+  }
+
+  private async drainAndClose(): Promise<void> {
+    this.beginDraining();
     const deadline = Date.now() + this.opts.gracefulShutdownSecs * 1000;
     while (this.state.inflight > 0 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20));

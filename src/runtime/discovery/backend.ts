@@ -37,3 +37,9 @@ export class KeyExistsError extends Error {
     this.name = 'KeyExistsError';
   }
 }
+
+/** What a backend may tell about its connection (the runtime's logger). */
+export interface DiscoveryLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}

@@ -1,7 +1,7 @@
-import { NotImplementedError } from '../../protocols/index.js';
-import type { DiscoveryBackend } from './backend.js';
+import type { DiscoveryBackend, DiscoveryLogger } from './backend.js';
 import { EtcdDiscoveryBackend } from './etcd-backend.js';
 import { FileDiscoveryBackend } from './file-backend.js';
+import { KubeDiscoveryBackend } from './kube-backend.js';
 import { MemDiscoveryBackend } from './mem-backend.js';
 
 export type DiscoveryBackendName = 'mem' | 'file' | 'etcd' | 'kubernetes';
@@ -13,6 +13,11 @@ export interface DiscoveryBackendOptions {
   leaseTtlSecs: number;
   /** mem only: backends with the same scope share one store. */
   memScope?: string;
+  /** kubernetes: where POD_NAME, POD_UID and POD_NAMESPACE are read from (the Downward API files win). */
+  env?: Record<string, string | undefined>;
+  /** kubernetes: `KUBECONFIG`; unset: ~/.kube/config, else the in-cluster service account. */
+  kubeconfig?: string;
+  logger?: DiscoveryLogger;
 }
 
 export function createDiscoveryBackend(name: DiscoveryBackendName, opts: DiscoveryBackendOptions): DiscoveryBackend {
@@ -24,8 +29,6 @@ export function createDiscoveryBackend(name: DiscoveryBackendName, opts: Discove
     case 'etcd':
       return new EtcdDiscoveryBackend({ endpoints: opts.etcdEndpoints, leaseTtlSecs: opts.leaseTtlSecs });
     case 'kubernetes':
-      throw new NotImplementedError(
-        'kubernetes discovery (DynamoWorkerMetadata CRs + EndpointSlices) is not available yet in this build; use etcd or file',
-      );
+      return new KubeDiscoveryBackend({ env: opts.env ?? {}, kubeconfig: opts.kubeconfig, logger: opts.logger });
   }
 }

@@ -2,6 +2,7 @@
 // absent registration, get-and-watch from the listed revision, re-list after reconnects. Lost
 // connections are retried with a 50 ms → 5 s exponential backoff (backoff.ts).
 import { Etcd3, EtcdLeaseInvalidError, type IOptions, type Lease as EtcdLease, type Watcher } from 'etcd3';
+import { ServiceUnreachableError } from '../../protocols/index.js';
 import { KeyExistsError, type DiscoveryBackend, type Lease, type StoreEventHandler } from './backend.js';
 import { Backoff, watchBackoff } from './backoff.js';
 import { WatchedSet } from './watched-set.js';
@@ -15,6 +16,14 @@ type HostPolicy = ReturnType<NonNullable<FaultHandling['host']>>;
  * straight through instead; the lease and watch loops do their own retrying.
  */
 const PASS_THROUGH = { execute: async <T>(fn: () => Promise<T>) => fn() } as unknown as HostPolicy;
+
+const ETCD_FIX = 'start etcd there, set ETCD_ENDPOINTS to where it runs, or use --discovery-backend file (one host) or kubernetes';
+
+/** grpc-js's "14 UNAVAILABLE: No connection established. Last error: Error: connect ECONNREFUSED ..." → the last error. */
+function etcdReason(err: Error): string {
+  const last = /Last error: (?:Error: )?(.*?)\.?(?: Resolution note:.*)?$/.exec(err.message);
+  return (last?.[1] ?? err.message).trim();
+}
 
 export interface EtcdBackendOptions {
   /** `ETCD_ENDPOINTS`: comma-separated URLs. */
@@ -122,7 +131,7 @@ export class EtcdDiscoveryBackend implements DiscoveryBackend {
     try {
       id = await lease.grant();
     } catch (err) {
-      throw new Error(`cannot reach etcd at ${this.opts.endpoints.join(',')}: ${(err as Error).message}`);
+      throw new ServiceUnreachableError('etcd', this.opts.endpoints.join(','), etcdReason(err as Error), ETCD_FIX);
     }
     return new EtcdLeaseHandle(BigInt(id), this.client, lease, this.opts.leaseTtlSecs);
   }

@@ -1,9 +1,13 @@
-export { KeyExistsError, type DiscoveryBackend, type Lease, type StoreEvent, type StoreEventHandler } from './backend.js';
+export { KeyExistsError, type DiscoveryBackend, type DiscoveryLogger, type Lease, type StoreEvent, type StoreEventHandler } from './backend.js';
 export { createDiscoveryBackend, type DiscoveryBackendName, type DiscoveryBackendOptions } from './create-backend.js';
 export { MemDiscoveryBackend } from './mem-backend.js';
 export { FileDiscoveryBackend, encodeFileKey, decodeFileKey } from './file-backend.js';
 export { EtcdDiscoveryBackend } from './etcd-backend.js';
+export { KubeDiscoveryBackend, DISCOVERY_LABEL_SELECTOR, type KubeBackendOptions } from './kube-backend.js';
+export { kubeInstanceId, podIdentity, type PodIdentity } from './kube-identity.js';
+export { DWM, DWM_API_VERSION, FIELD_MANAGER } from './kube-metadata.js';
 export { WatchedSet } from './watched-set.js';
+export { Backoff } from './backoff.js';
 export { watchRecords, type RecordWatchHandlers } from './watch-records.js';
 export { namespaceScope, type NamespaceScope, type NamespaceScopeOptions } from './namespace-scope.js';
 export {

@@ -1,0 +1,87 @@
+// First contact: the CLI started with etcd, NATS or the Kubernetes API unreachable says so in one
+// line naming the endpoint and the fix, without a stack trace (unless DYN_LOG=debug), and exits 1
+// or retries for DYN_CONNECT_RETRY_SECS.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { KubeApiServer } from '../support/kube-api-server.js';
+import { freePort, runCli } from '../support/processes.js';
+
+let closedPort: number;
+let dir: string;
+
+before(async () => {
+  closedPort = await freePort();
+  dir = mkdtempSync(path.join(tmpdir(), 'first-contact-'));
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const lines = (output: string): string[] => output.split('\n').filter(Boolean);
+
+function assertOneLine(output: string, pattern: RegExp): void {
+  assert.deepEqual(lines(output).length, 1, output);
+  assert.match(output, pattern);
+  assert.doesNotMatch(output, /^\s+at /m, 'no stack trace');
+}
+
+for (const command of ['frontend', 'mocker']) {
+  test(`${command} with etcd unreachable: one line naming the endpoint and the fix, exit 1`, async () => {
+    const etcd = `http://127.0.0.1:${closedPort}`;
+    const { code, output } = await runCli([command, ...(command === 'frontend' ? ['--http-port', '0'] : [])], { ETCD_ENDPOINTS: etcd, DYN_LOG: 'warn' });
+    assert.equal(code, 1, output);
+    assertOneLine(output, new RegExp(`^error: cannot reach etcd at ${etcd} \\(connect ECONNREFUSED [^)]+\\): start etcd there, set ETCD_ENDPOINTS .*--discovery-backend file`));
+  });
+}
+
+test('DYN_LOG=debug adds the stack trace', async () => {
+  const { code, output } = await runCli(['mocker'], { ETCD_ENDPOINTS: `http://127.0.0.1:${closedPort}`, DYN_LOG: 'debug' });
+  assert.equal(code, 1);
+  assert.match(output, /^error: cannot reach etcd/m);
+  assert.match(output, /^\s+at /m);
+});
+
+test('NATS unreachable: one line naming NATS_SERVER and the fix', async () => {
+  const nats = `nats://127.0.0.1:${closedPort}`;
+  const { code, output } = await runCli(['frontend', '--http-port', '0', '--discovery-backend', 'file', '--event-plane', 'nats'], {
+    NATS_SERVER: nats,
+    DYN_FILE_KV: dir,
+    DYN_LOG: 'warn',
+  });
+  assert.equal(code, 1, output);
+  assertOneLine(output, new RegExp(`^error: cannot reach NATS at ${nats} \\(.+\\): start nats-server there, set NATS_SERVER .*--event-plane zmq`));
+});
+
+test('the Kubernetes API unreachable: one line naming the server and KUBECONFIG', async () => {
+  const api = new KubeApiServer();
+  await api.start();
+  const kubeconfig = api.writeKubeconfig(dir);
+  const url = api.url;
+  await api.stop();
+  const { code, output } = await runCli(['frontend', '--http-port', '0', '--discovery-backend', 'kubernetes', '--event-plane', 'zmq'], {
+    KUBECONFIG: kubeconfig,
+    POD_NAME: 'frontend-0',
+    POD_UID: 'uid-f',
+    POD_NAMESPACE: 'dyn',
+    DYN_LOG: 'warn',
+  });
+  assert.equal(code, 1, output);
+  assertOneLine(output, new RegExp(`^error: cannot reach the Kubernetes API at ${url.replace(/\./g, '\\.')} \\(namespace dyn\\) \\(.*ECONNREFUSED.*\\): check KUBECONFIG`));
+});
+
+test('kubernetes discovery without POD_NAME says which variable is missing', async () => {
+  const { code, output } = await runCli(['mocker', '--discovery-backend', 'kubernetes'], { POD_UID: 'u', KUBECONFIG: path.join(dir, 'none'), DYN_LOG: 'warn' });
+  assert.equal(code, 1, output);
+  assert.match(output, /POD_NAME not available from file or environment/);
+});
+
+test('DYN_CONNECT_RETRY_SECS: told once, retried, then given up with a different line', async () => {
+  const { code, output } = await runCli(['mocker'], { ETCD_ENDPOINTS: `http://127.0.0.1:${closedPort}`, DYN_LOG: 'warn', DYN_CONNECT_RETRY_SECS: '2' });
+  assert.equal(code, 1, output);
+  const all = lines(output);
+  assert.equal(all.length, 2, output);
+  assert.match(all[0]!, /^warning: cannot reach etcd at .*; retrying for up to 2 s$/);
+  assert.equal(all[1], 'error: still cannot reach etcd after 2 s; giving up');
+});
