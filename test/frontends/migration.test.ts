@@ -74,7 +74,9 @@ describe('migration through the HTTP frontend', () => {
   test('the migrations are counted by type', async () => {
     const metrics = await (await fetch(`${baseUrl}/metrics`)).text();
     const ongoing = /model_migration_total\{model="moving",migration_type="ongoing_request"\} (\d+)/.exec(metrics);
-    assert.ok(ongoing && Number(ongoing[1]) >= 4, metrics.split('\n').filter((l) => l.includes('migration')).join('\n'));
+    // The lost instance leaves routing after a loss (until its probe brings it back), so not
+    // every request above met it: at least one stream and one unary answer did.
+    assert.ok(ongoing && Number(ongoing[1]) >= 2, metrics.split('\n').filter((l) => l.includes('migration')).join('\n'));
     assert.match(metrics, /model_migration_duration_seconds_count\{model="moving",migration_type="ongoing_request"\}/);
   });
 

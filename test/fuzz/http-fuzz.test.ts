@@ -237,7 +237,7 @@ const report = (t: TestContext, title: string, tally: FuzzTally, findings: Findi
 
 const ONLY = process.env.FUZZ_ONLY;
 const SERVERS: [string, string[], Route[]][] = [
-  ['chat', ['--enable-anthropic-api', '--speedup-ratio', '1000'], CHAT_ROUTES],
+  ['chat', ['--enable-anthropic-api', '--enable-admin-api', '--speedup-ratio', '1000'], CHAT_ROUTES],
   ['embedding', ['--model-type', 'embedding'], EMBEDDING_ROUTES],
   ['images', ['--model-type', 'images'], IMAGE_ROUTES],
   ['videos', ['--model-type', 'videos', '--speedup-ratio', '1000'], VIDEO_ROUTES],

@@ -90,11 +90,14 @@ test('kv: a down worker leaves the indexer, so its cached prefix no longer draws
   ]);
   const prompt = Array.from({ length: 32 }, (_, i) => i);
   policy.applyKvEvent(2n, storeEvent(prompt.slice(0, 24), 4));
-  // The dead worker holds the prefix, so kv sends the request there, and it fails as lost.
-  await assert.rejects(drain(router.generate(request(prompt), ctx('first'))), WorkerLostError);
-  assert.equal(policy.lastDecision?.workerId, 2n);
+  // The dead worker holds the prefix, so kv sends the request there; lost before any output, the
+  // request is retried on the other worker.
+  assert.equal(await drain(router.generate(request(prompt), ctx('first'))), 2);
+  assert.deepEqual(served, ['dead', 'a']);
+  assert.equal(health.isDown(2n), true);
   assert.equal(await drain(router.generate(request(prompt), ctx('second'))), 2);
   assert.equal(policy.lastDecision?.workerId, 1n);
+  assert.deepEqual(served, ['dead', 'a', 'a']);
   // Back in routing, it starts from an empty cache: its old blocks were dropped.
   health.markUp(2n, 'registered again');
   router.generate(request(prompt), ctx('third'));
