@@ -2,7 +2,7 @@
 // loopback, 200 chat streams at concurrency 32, one worker killed with kill -9 mid-run; once with
 // migration on and once off. Every stream is compared token by token with its unbroken answer (same
 // seed, asked again afterwards). Prints, last, one line per mode:
-//   requests=N failed=N lost_tokens=N duplicated_tokens=N
+//   router=MODE migration=on|off requests=N failed=N lost_tokens=N duplicated_tokens=N
 import { startEtcd, startNats } from '../test/support/infra-servers.js';
 import { freePort, startProcess, waitForModel, type RunningProcess } from '../test/support/processes.js';
 
@@ -10,6 +10,8 @@ const MODEL = 'Qwen/Qwen3-0.6B';
 const REQUESTS = Number(process.env.DRILL_REQUESTS ?? 200);
 const CONCURRENCY = Number(process.env.DRILL_CONCURRENCY ?? 32);
 const MAX_TOKENS = 64;
+/** `DRILL_ROUTER_MODE=kv` runs the drill with KV-aware routing (round-robin otherwise). */
+const ROUTER_MODE = process.env.DRILL_ROUTER_MODE ?? 'round-robin';
 
 interface Outcome {
   tokens: string[];
@@ -70,7 +72,7 @@ function compare(got: string[], want: string[]): { lost: number; duplicated: num
 async function drill(migrationLimit: number, env: Record<string, string>): Promise<string> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const frontend = startProcess(['frontend', '--http-host', '127.0.0.1', '--http-port', String(port), '--migration-limit', String(migrationLimit)], env);
+  const frontend = startProcess(['frontend', '--http-host', '127.0.0.1', '--http-port', String(port), '--migration-limit', String(migrationLimit), '--router-mode', ROUTER_MODE], env);
   const workers: RunningProcess[] = [0, 1, 2].map(() => startProcess(['mocker'], { ...env, DYN_TCP_RPC_HOST: '127.0.0.1' }));
   try {
     await waitForModel(baseUrl, MODEL, frontend, 60_000);
@@ -102,8 +104,8 @@ try {
   const env = { DYN_DISCOVERY_BACKEND: 'etcd', ETCD_ENDPOINTS: etcd.url, NATS_SERVER: nats.url, DYN_LOG: 'error' };
   const on = await drill(3, env);
   const off = await drill(0, env);
-  console.log(`migration=on  ${on}`);
-  console.log(`migration=off ${off}`);
+  console.log(`router=${ROUTER_MODE} migration=on  ${on}`);
+  console.log(`router=${ROUTER_MODE} migration=off ${off}`);
 } finally {
   await Promise.all([etcd.dispose(), nats.dispose()]);
 }
