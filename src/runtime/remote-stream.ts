@@ -3,7 +3,7 @@
 // from clients, so this log line is where a worker lost mid-stream shows up.
 import { InternalError, WorkerLostError } from '../protocols/index.js';
 import { endpointPath, type EndpointInstance } from './discovery/index.js';
-import type { CallContext, RequestPlaneClient } from './request-plane/index.js';
+import { isWorkerLostDetail, type CallContext, type RequestPlaneClient } from './request-plane/index.js';
 
 export interface RemoteCallLogger {
   warn(obj: object, msg: string): void;
@@ -23,7 +23,12 @@ function describe(detail: unknown): string {
 /** The payload of an upstream Annotated item; null for annotation-only items; throws on error events. */
 export function annotatedData(item: unknown): Record<string, unknown> | null {
   const a = item as Annotated;
-  if (a.event === 'error') throw new InternalError(`worker error: ${describe(a.error ?? a.comment?.join('; ') ?? 'unknown error')}`);
+  if (a.event === 'error') {
+    const detail = a.error ?? a.comment?.join('; ') ?? 'unknown error';
+    // A worker that left (shut down past its drain grace) is a lost worker: the request may move.
+    if (isWorkerLostDetail(detail)) throw new WorkerLostError(`worker lost: ${describe(detail)}`);
+    throw new InternalError(`worker error: ${describe(detail)}`);
+  }
   return a.data ?? null;
 }
 

@@ -11,6 +11,7 @@ import {
   TwoPartDecoder,
   type CallHomeInfo,
 } from '../codecs/index.js';
+import { ENGINE_SHUTDOWN, ENGINE_SHUTDOWN_MESSAGE } from './engine-shutdown.js';
 import { dialSocket, type TcpTls } from './tcp-tls.js';
 
 /** Opens the response connection and sends the handshake. */
@@ -68,14 +69,24 @@ export async function sendResponseStream(
       next = await items.next();
     }
   } catch (err) {
-    const message = (err as Error).message;
-    socket.write(encodeTwoPart(null, streamItemJson(JSON.stringify({ event: 'error', comment: [message], error: message }))));
+    if (!shutDown(signal)) socket.write(encodeTwoPart(null, streamItemJson(errorItem((err as Error).message))));
   } finally {
     if (!next.done) await items.return?.(undefined);
   }
   if (socket.destroyed) return;
+  if (shutDown(signal)) socket.write(encodeTwoPart(null, streamItemJson(errorItem(ENGINE_SHUTDOWN_MESSAGE))));
   socket.write(encodeTwoPart(null, STREAM_END_JSON));
   socket.end(encodeTwoPartHeader('sentinel'));
+}
+
+/** The worker is shutting down: the request ends with the engine-shutdown error, whatever the engine did on abort. */
+function shutDown(signal: AbortSignal): boolean {
+  return signal.aborted && signal.reason === ENGINE_SHUTDOWN;
+}
+
+/** An Annotated error event. */
+function errorItem(message: string): string {
+  return JSON.stringify({ event: 'error', comment: [message], error: message });
 }
 
 function waitDrain(socket: Socket): Promise<void> {

@@ -6,3 +6,4 @@ export { MultiTransportClient, type RequestClientOptions } from './client.js';
 export { advertiseHost, joinHostPort } from './advertise-host.js';
 export type { TcpTls } from './tcp-tls.js';
 export { CallHomeServer } from './call-home-server.js';
+export { ENGINE_SHUTDOWN_MESSAGE, isWorkerLostDetail } from './engine-shutdown.js';

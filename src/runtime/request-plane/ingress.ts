@@ -3,6 +3,7 @@
 import { decode as decodeMsgpack } from '@msgpack/msgpack';
 import { MSGPACK_OPTIONS, decodeTwoPart, parseJsonLossless, parseRequestControl, stringifyJsonWithU64 } from '../codecs/index.js';
 import { dialCallHome, sendResponseStream } from './call-home-sender.js';
+import { ENGINE_SHUTDOWN } from './engine-shutdown.js';
 import type { TcpTls } from './tcp-tls.js';
 import type { EndpointHandler } from './types.js';
 
@@ -47,12 +48,12 @@ export class Ingress {
     return '';
   }
 
-  /** Rejects new requests, lets running ones finish for up to `graceMs`, then aborts the rest. */
+  /** Rejects new requests, lets running ones finish for up to `graceMs`, then ends the rest as an engine shutdown. */
   async close(graceMs: number): Promise<void> {
     this.closed = true;
     const deadline = Date.now() + graceMs;
     while (this.inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    for (const ctl of this.inFlight) ctl.abort();
+    for (const ctl of this.inFlight) ctl.abort(ENGINE_SHUTDOWN);
   }
 
   private byBareEndpoint(path: string): EndpointHandler | undefined {

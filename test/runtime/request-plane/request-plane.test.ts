@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, connect, type Socket } from 'node:net';
 import { test } from 'node:test';
-import type { EngineClient, GenerateContext, LLMEngineOutput, PreprocessedRequest, TensorEngine } from '../../../src/protocols/index.js';
+import { WorkerLostError, type EngineClient, type GenerateContext, type LLMEngineOutput, type PreprocessedRequest, type TensorEngine } from '../../../src/protocols/index.js';
 import {
   closeNatsConnections,
   decodeEndpointInstance,
@@ -9,7 +9,9 @@ import {
   encodeAck,
   encodeTwoPart,
   encodeTwoPartHeader,
+  ENGINE_SHUTDOWN_MESSAGE,
   engineHandler,
+  isWorkerLostDetail,
   engineOutputOf,
   INSTANCES_BUCKET,
   MultiTransportClient,
@@ -135,6 +137,40 @@ for (const plane of ['tcp', 'inproc'] as const) {
     }
   });
 }
+
+test('a worker shut down past its drain grace ends running streams as a lost worker, not as a clean end', async () => {
+  const ns = `rp-drain-${Date.now()}`;
+  const worker = await DistributedRuntime.create(options());
+  const engine = new CountingEngine(100_000, 5);
+  await worker.namespace(ns).component('backend').endpoint('generate').serveEndpoint(engineHandler(engine));
+  const frontend = await DistributedRuntime.create(options());
+  try {
+    const [instance] = await discover(frontend, ns, 1);
+    const client = new RemoteEngineClient(frontend.requestClient, instance!);
+    let got = 0;
+    const outcome = (async () => {
+      for await (const out of client.generate(REQUEST, { requestId: 'drained', signal: new AbortController().signal })) {
+        got += out.token_ids.length;
+        assert.equal(out.finish_reason ?? null, null, 'no finish reason: the answer was cut');
+      }
+    })();
+    await eventually(() => got >= 2, 5000, 'tokens before the shutdown');
+    await worker.shutdown();
+    await assert.rejects(outcome, (err: Error) => err instanceof WorkerLostError && /EngineShutdown/.test(err.message) && err.instanceId === instance!.instanceId);
+    assert.equal(engine.aborted, 1, 'the engine was told to stop');
+  } finally {
+    await frontend.shutdown();
+  }
+});
+
+test('error details that name a lost worker: our text and upstream DynamoError objects', () => {
+  assert.equal(isWorkerLostDetail(ENGINE_SHUTDOWN_MESSAGE), true);
+  assert.equal(isWorkerLostDetail({ error_type: { Backend: 'EngineShutdown' }, message: 'x' }), true);
+  assert.equal(isWorkerLostDetail({ error_type: 'Disconnected', message: 'x' }), true);
+  assert.equal(isWorkerLostDetail({ error_type: 'InvalidArgument', message: 'x' }), false);
+  assert.equal(isWorkerLostDetail('engine exploded'), false);
+  assert.equal(isWorkerLostDetail(null), false);
+});
 
 test('clean worker shutdown removes its instance from discovery', async () => {
   const ns = `rp-shutdown-${Date.now()}`;
