@@ -18,7 +18,7 @@ interface Container {
   ports?: Array<{ name?: string; containerPort: number }>;
   livenessProbe?: Probe;
   readinessProbe?: Probe;
-  lifecycle?: { preStop?: { sleep?: { seconds: number } } };
+  lifecycle?: { preStop?: { exec?: { command: string[] } } };
 }
 interface K8sObject {
   apiVersion: string;
@@ -67,7 +67,11 @@ function checkBase(objects: K8sObject[]): void {
   assert.deepEqual(frontend.ports, [{ name: 'http', containerPort: 8000 }, { name: 'grpc', containerPort: 8001 }]);
   assert.deepEqual(frontend.livenessProbe?.httpGet, { path: '/live', port: 'http' });
   assert.deepEqual(frontend.readinessProbe?.httpGet, { path: '/health', port: 'http' });
-  assert.ok((frontend.lifecycle?.preStop?.sleep?.seconds ?? 0) > 0, 'frontend preStop sleeps before the drain');
+  assert.deepEqual(frontend.lifecycle?.preStop?.exec?.command, ['sleep', '5'], 'frontend preStop sleeps before the drain');
+  const drainSecs = Number(envOf(frontend).get('DYN_HTTP_GRACEFUL_SHUTDOWN_TIMEOUT_SECS'));
+  const graceSecs = find(objects, 'Deployment', 'dynamo-ts-frontend').spec.template.spec.terminationGracePeriodSeconds;
+  const preStopSecs = Number(frontend.lifecycle?.preStop?.exec?.command[1]);
+  assert.ok(preStopSecs + drainSecs < graceSecs, 'preStop plus drain end before the kubelet kills the pod');
 
   const mocker = mainContainer(find(objects, 'Deployment', 'dynamo-ts-mocker'));
   assert.equal(mocker.image, IMAGE);
