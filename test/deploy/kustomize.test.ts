@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { loadAllYaml } from '@kubernetes/client-node';
+import { loadAll } from 'js-yaml';
 import { REPO_ROOT } from '../support/processes.js';
 
 // Renders deploy/ with the real `kubectl kustomize` and checks the objects a cluster would receive.
@@ -39,8 +40,30 @@ const skip = KUBECTL.error ? 'no kubectl binary on PATH (Debian: apt-get install
 function render(dir: string): K8sObject[] {
   const out = spawnSync('kubectl', ['kustomize', path.join(DEPLOY, dir)], { encoding: 'utf8' });
   assert.equal(out.status, 0, `kubectl kustomize deploy/${dir} failed: ${out.stderr}`);
-  // loadAllYaml builds the client's model classes; plain objects compare with deepEqual.
-  return JSON.parse(JSON.stringify(loadAllYaml(out.stdout))) as K8sObject[];
+  const objects = loadAll(out.stdout) as K8sObject[];
+  checkSchema(objects, loadAllYaml(out.stdout) as object[]);
+  return objects;
+}
+
+/** Field paths of a parsed document, list indexes included. */
+function fieldPaths(value: unknown, prefix = ''): string[] {
+  if (value === null || typeof value !== 'object') return [prefix];
+  return Object.entries(value).flatMap(([k, v]) => fieldPaths(v, `${prefix}.${k}`));
+}
+
+/**
+ * No cluster validates these files, so a misspelt field would be silently ignored by kubectl apply's
+ * lenient paths: the client's model classes keep only the fields of the Kubernetes schema, so any
+ * field the typed copy of a built-in kind lost is unknown to Kubernetes.
+ */
+function checkSchema(plain: K8sObject[], typed: object[]): void {
+  plain.forEach((raw, i) => {
+    const model = typed[i]!;
+    if (model.constructor === Object) return; // a custom resource: no schema in the client
+    const known = new Set(fieldPaths(JSON.parse(JSON.stringify(model))));
+    const unknown = fieldPaths(raw).filter((p) => !known.has(p));
+    assert.deepEqual(unknown, [], `${raw.kind}/${raw.metadata.name} has only fields of the Kubernetes schema`);
+  });
 }
 
 function find(objects: K8sObject[], kind: string, name: string): K8sObject {
