@@ -217,16 +217,23 @@ test('deploy/examples: DynamoGraphDeployment and KServe InferenceService run thi
   assert.deepEqual(container.livenessProbe?.httpGet, { path: '/live', port: 8000 });
 });
 
-test('deploy/ manifests parse as CLI arguments the image accepts', { skip }, async () => {
+test('deploy/ manifests: the image accepts every command line and environment they give it', { skip }, async () => {
   const { parseCommandLine } = await import('../../src/config/index.js');
-  const objects = [...render('overlays/kubernetes-discovery'), ...render('examples')];
-  const argvs = [
-    ...objects.filter((o) => o.kind === 'Deployment').map((d) => mainContainer(d).args ?? []),
-    ...find(objects, 'DynamoGraphDeployment', 'dynamo-ts-example').spec.graphs[0].services.map((s: Container) => s.command?.slice(2) ?? []),
-    ...(find(objects, 'InferenceService', 'dynamo-ts').spec.predictor.containers as Container[]).map((c) => c.args ?? []),
+  const examples = render('examples');
+  const runs: Array<{ argv: string[]; env: Record<string, string> }> = [
+    ...find(examples, 'DynamoGraphDeployment', 'dynamo-ts-example').spec.graphs[0].services.map((s: Container) => ({ argv: s.command?.slice(2) ?? [], env: {} })),
+    ...(find(examples, 'InferenceService', 'dynamo-ts').spec.predictor.containers as Container[]).map((c) => ({ argv: c.args ?? [], env: {} })),
   ];
-  for (const argv of argvs) {
-    const parsed = parseCommandLine(argv, {});
+  for (const overlay of ['overlays/kubernetes-discovery', 'overlays/etcd-nats']) {
+    for (const name of ['dynamo-ts-frontend', 'dynamo-ts-mocker']) {
+      const container = mainContainer(find(render(overlay), 'Deployment', name));
+      // Downward-API values exist only in a pod; literal ones are parsed as the process would see them.
+      const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value ?? 'from-the-pod']));
+      runs.push({ argv: container.args ?? [], env });
+    }
+  }
+  for (const { argv, env } of runs) {
+    const parsed = parseCommandLine(argv, env);
     assert.equal(parsed.kind, 'run', `dynamo-ts ${argv.join(' ')} parses`);
   }
 });
