@@ -8,9 +8,8 @@ COPY package.json package-lock.json ./
 # Scripts off: `prepare` would run tsc before the sources are copied.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
+# Only src/ ships; tsconfig's test/ and bench/ are simply absent here.
 COPY src ./src
-COPY test ./test
-COPY bench ./bench
 RUN npx tsc -p tsconfig.json
 
 FROM ${NODE_IMAGE} AS runtime
