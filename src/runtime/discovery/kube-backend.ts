@@ -69,7 +69,7 @@ function describe(err: unknown): string {
 /** What to do about a failed call, by its HTTP status (none: the server was not reached). */
 function kubeFix(err: unknown): string {
   const status = (err as { code?: unknown }).code;
-  if (status === 401 || status === 403) return "give the pod's service account the RBAC of deploy/rbac-discovery.yaml (docs/kubernetes.md)";
+  if (status === 401 || status === 403) return "give the pod's service account the RBAC of deploy/base/rbac-discovery.yaml (docs/kubernetes.md)";
   if (status === 404) return 'install the DynamoWorkerMetadata CRD (nvidia.com/v1alpha1, dynamoworkermetadatas) in the cluster';
   return 'check KUBECONFIG (or the in-cluster service account), or use --discovery-backend etcd';
 }

@@ -154,9 +154,9 @@ test('an unreachable API server fails the first watch with one line naming the s
   await b.close();
 });
 
-test('deploy/rbac-discovery.yaml grants exactly the verbs these tests used', async () => {
+test('deploy/base/rbac-discovery.yaml grants exactly the verbs these tests used', async () => {
   const { loadAllYaml } = await import('@kubernetes/client-node');
-  const docs = loadAllYaml(readFileSync(path.join(REPO_ROOT, 'deploy/rbac-discovery.yaml'), 'utf8')) as Array<{ kind: string; rules?: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> }>;
+  const docs = loadAllYaml(readFileSync(path.join(REPO_ROOT, 'deploy/base/rbac-discovery.yaml'), 'utf8')) as Array<{ kind: string; rules?: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> }>;
   const role = docs.find((d) => d.kind === 'Role')!;
   const granted = new Set(role.rules!.flatMap((r) => r.resources.flatMap((res) => r.verbs.map((v) => `${r.apiGroups[0]}/${res} ${v}`))));
   const used = new Set<string>();
