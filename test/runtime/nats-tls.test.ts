@@ -6,19 +6,16 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
   closeNatsConnections,
-  decodeEndpointInstance,
   DistributedRuntime,
   engineHandler,
-  INSTANCES_BUCKET,
   natsConnection,
   RemoteEngineClient,
-  watchRecords,
   type EndpointInstance,
   type NatsTls,
 } from '../../src/runtime/index.js';
 import { makePki, type Pki } from '../support/certs.js';
 import { eventually } from '../support/in-process.js';
-import { IN_PROCESS_RUNTIME } from '../support/in-process-runtime.js';
+import { discoverInstances, IN_PROCESS_RUNTIME } from '../support/in-process-runtime.js';
 import { startNats, type InfraServer } from '../support/infra-servers.js';
 import { HELLO, helloWorldEngine, tokensRequest, WORLD } from '../support/scripted-engines.js';
 
@@ -39,14 +36,7 @@ after(async () => {
 });
 
 async function discover(runtime: DistributedRuntime, namespace: string): Promise<EndpointInstance> {
-  let found: EndpointInstance | undefined;
-  const stop = await watchRecords(runtime.discovery, `${INSTANCES_BUCKET}/${namespace}/`, decodeEndpointInstance, {
-    onPut: (_key, inst) => (found = inst),
-    onDelete: () => undefined,
-  });
-  await eventually(() => found !== undefined, 60_000, 'the worker instance');
-  stop();
-  return found!;
+  return (await discoverInstances(runtime, namespace))[0]!;
 }
 
 test('request and event planes over NATS with TLS, verified with the CA option', async () => {

@@ -2,7 +2,8 @@ import { parseCommandLine } from '../../src/config/index.js';
 import { ModelWatcher } from '../../src/launch/index.js';
 import { ModelManager } from '../../src/models/index.js';
 import { createLogger, type Logger } from '../../src/observability/index.js';
-import { DistributedRuntime, type NamespaceScope, type RuntimeOptions } from '../../src/runtime/index.js';
+import { decodeEndpointInstance, DistributedRuntime, INSTANCES_BUCKET, watchRecords, type EndpointInstance, type NamespaceScope, type RuntimeOptions } from '../../src/runtime/index.js';
+import { eventually } from './in-process.js';
 
 /** A runtime that stays inside the test process: in-memory discovery, in-process planes. */
 export const IN_PROCESS_RUNTIME: RuntimeOptions = {
@@ -36,4 +37,16 @@ export async function startWatchingFrontend(inScope: NamespaceScope, logger: Log
   });
   await watcher.start();
   return { frontend, models, watcher };
+}
+
+/** The endpoint instances registered under `namespace`, once there are `count` of them. */
+export async function discoverInstances(runtime: DistributedRuntime, namespace: string, count = 1): Promise<EndpointInstance[]> {
+  const found = new Map<string, EndpointInstance>();
+  const stop = await watchRecords(runtime.discovery, `${INSTANCES_BUCKET}/${namespace}/`, decodeEndpointInstance, {
+    onPut: (key, inst) => found.set(key, inst),
+    onDelete: (key) => found.delete(key),
+  });
+  await eventually(() => found.size === count, 60_000, `${count} instances`);
+  stop();
+  return [...found.values()];
 }

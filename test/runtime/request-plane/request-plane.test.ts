@@ -29,7 +29,7 @@ import {
 } from '../../../src/runtime/index.js';
 import { startNats } from '../../support/infra-servers.js';
 import { eventually } from '../../support/in-process.js';
-import { IN_PROCESS_RUNTIME } from '../../support/in-process-runtime.js';
+import { discoverInstances, IN_PROCESS_RUNTIME } from '../../support/in-process-runtime.js';
 
 const REQUEST: PreprocessedRequest = {
   model: 'm',
@@ -78,16 +78,7 @@ async function withPlane(plane: RuntimeOptions['requestPlane'], body: (opts: Run
   }
 }
 
-async function discover(runtime: DistributedRuntime, namespace: string, count: number): Promise<EndpointInstance[]> {
-  const found = new Map<string, EndpointInstance>();
-  const stop = await watchRecords(runtime.discovery, `${INSTANCES_BUCKET}/${namespace}/`, decodeEndpointInstance, {
-    onPut: (key, inst) => found.set(key, inst),
-    onDelete: (key) => found.delete(key),
-  });
-  await eventually(() => found.size === count, 5000, `${count} instances`);
-  stop();
-  return [...found.values()];
-}
+const discover = discoverInstances;
 
 async function collect(stream: AsyncIterable<LLMEngineOutput>): Promise<number[]> {
   const ids: number[] = [];

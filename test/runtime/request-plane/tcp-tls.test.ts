@@ -7,20 +7,16 @@ import { readFileSync } from 'node:fs';
 import { before, test } from 'node:test';
 import {
   CallHomeServer,
-  decodeEndpointInstance,
   DistributedRuntime,
   engineHandler,
-  INSTANCES_BUCKET,
   RemoteEngineClient,
   TcpRequestPlaneServer,
-  watchRecords,
   type EndpointInstance,
   type RuntimeOptions,
   type TcpTls,
 } from '../../../src/runtime/index.js';
 import { makePki, type Pki } from '../../support/certs.js';
-import { eventually } from '../../support/in-process.js';
-import { IN_PROCESS_RUNTIME } from '../../support/in-process-runtime.js';
+import { discoverInstances, IN_PROCESS_RUNTIME } from '../../support/in-process-runtime.js';
 import { HELLO, helloWorldEngine, tokensRequest, WORLD } from '../../support/scripted-engines.js';
 
 const REQUEST = tokensRequest([1, 2, 3], 2);
@@ -36,14 +32,7 @@ before(() => {
 const tcp = (tls?: TcpTls): RuntimeOptions => ({ ...IN_PROCESS_RUNTIME, requestPlane: 'tcp', bindHost: '127.0.0.1', tcpTls: tls });
 
 async function discover(runtime: DistributedRuntime, namespace: string): Promise<EndpointInstance> {
-  let found: EndpointInstance | undefined;
-  const stop = await watchRecords(runtime.discovery, `${INSTANCES_BUCKET}/${namespace}/`, decodeEndpointInstance, {
-    onPut: (_key, inst) => (found = inst),
-    onDelete: () => undefined,
-  });
-  await eventually(() => found !== undefined, 60_000, 'the worker instance');
-  stop();
-  return found!;
+  return (await discoverInstances(runtime, namespace))[0]!;
 }
 
 async function tokens(frontend: DistributedRuntime, target: EndpointInstance): Promise<number[]> {
