@@ -27,6 +27,25 @@ export class MetricsRegistry {
     return this.getOrCreate(name, () => new Histogram({ name, help, labelNames, registers: [this.registry], ...(buckets ? { buckets } : {}) }));
   }
 
+  /**
+   * A gauge whose series are read when /metrics is scraped, not kept up to date: `read` is
+   * called per scrape and sets every series that exists now (the others disappear).
+   */
+  scrapedGauge<L extends string>(name: string, help: string, labelNames: readonly L[], read: (set: (labels: Record<L, string>, value: number) => void) => void): Gauge<L> {
+    return this.getOrCreate(name, () =>
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          read((labels, value) => this.set(labels as never, value));
+        },
+      }),
+    );
+  }
+
   /** The text exposition of every metric. */
   render(): Promise<string> {
     return this.registry.metrics();

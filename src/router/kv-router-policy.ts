@@ -133,6 +133,10 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
     });
   }
 
+  queuedRequests(): number {
+    return this.queue.size;
+  }
+
   /** Load freed somewhere: let the next queued request try. */
   private releaseQueued(): void {
     if (this.queue.size > 0) this.queue.releaseOne(() => !this.allOverThreshold(this.liveInstances));

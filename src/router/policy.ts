@@ -60,6 +60,8 @@ export interface RouterPolicy<Req = PreprocessedRequest, Out = LLMEngineOutput> 
   track?(instance: AnyInstance, request: Req, requestId: string): StreamObserver<Out> | null;
   /** The router queue: a promise to wait on before the policy selects, or null to go on at once. */
   admission?(instances: readonly AnyInstance[], request: Req, signal: AbortSignal): Promise<void> | null;
+  /** Requests `admission` holds back now (read by /metrics at scrape time). */
+  queuedRequests?(): number;
   onInstancesChanged?(instances: readonly AnyInstance[]): void;
   /** Present when the policy learns from workers' KV events. */
   readonly kvEvents?: KvEventSink;
