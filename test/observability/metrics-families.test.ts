@@ -84,6 +84,31 @@ describe('/metrics families of a chat model', () => {
     for (const [suffix, type] of Object.entries(DECLARED_ONLY)) assert.equal(all.get(P + suffix)?.type, type, `${P + suffix} declared`);
   });
 
+  test('process metrics: CPU, RSS, event-loop lag, GC, and the event-loop canary', async () => {
+    let all = families(await scrape(ctx.baseUrl));
+    for (const [name, type] of Object.entries({
+      process_cpu_seconds_total: 'counter',
+      process_resident_memory_bytes: 'gauge',
+      nodejs_eventloop_lag_seconds: 'gauge',
+      nodejs_gc_duration_seconds: 'histogram',
+      nodejs_heap_size_used_bytes: 'gauge',
+      [`${P}event_loop_stall_total`]: 'counter',
+    })) {
+      assert.equal(all.get(name)?.type, type, `${name} ${type}`);
+    }
+    assert.ok((all.get('process_resident_memory_bytes')!.samples[0]?.value ?? 0) > 0);
+    // The canary observes on its own; wait for its first sample rather than for a time.
+    const canaryCount = () => all.get(`${P}event_loop_delay_seconds`)?.samples.find((s) => s.name.endsWith('_count'))?.value ?? 0;
+    const deadline = Date.now() + 60_000;
+    while (canaryCount() === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      all = families(await scrape(ctx.baseUrl));
+    }
+    assert.ok(canaryCount() > 0, 'the event-loop canary observed');
+    const les = all.get(`${P}event_loop_delay_seconds`)!.samples.filter((s) => s.name.endsWith('_bucket')).map((s) => s.labels.le);
+    assert.deepEqual(les, ['0', '0.001', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '+Inf']);
+  });
+
   test('model and worker gauges describe the served model and its worker', async () => {
     const all = families(await scrape(ctx.baseUrl));
     const value = (name: string) => all.get(P + name)!.samples.find((s) => s.labels.model === MODEL)?.value;
