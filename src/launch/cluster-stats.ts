@@ -19,6 +19,8 @@ function modelStats(m: ReturnType<ModelManager['list']>[number]): ModelStats {
     instances: router.instanceIds.length,
     downInstances: router.instanceIds.length - routable.length,
     queuedRequests: router.policy.queuedRequests?.() ?? 0,
+    decisions: router.policy.decisionStats,
+    endpoint: m.endpoint,
     workers: routable.map((i) => ({
       workerId: i.id.toString(),
       dpRank: 0,

@@ -2,7 +2,7 @@
 // frontend's state when /metrics is scraped: routing and discovery keep their own counts and
 // pay nothing per request for these.
 
-import type { MetricsRegistry } from './metrics.js';
+import type { BucketCounts, MetricsRegistry } from './metrics.js';
 
 /** One worker instance of a model as the router sees it. */
 export interface WorkerStats {
@@ -30,6 +30,10 @@ export interface ModelStats {
   readonly downInstances: number;
   /** Requests held in the router queue, waiting for capacity. */
   readonly queuedRequests: number;
+  /** What the KV router predicted at its decisions; absent for policies that predict no cache hits. */
+  readonly decisions?: { readonly overlapBlocks: BucketCounts; readonly kvHitRate: BucketCounts };
+  /** Where the model's workers serve it. */
+  readonly endpoint: { readonly namespace: string; readonly component: string; readonly endpoint: string };
   /** The routable workers. */
   readonly workers: readonly WorkerStats[];
 }
@@ -59,11 +63,28 @@ const WORKER_GAUGES: Readonly<Record<string, [help: string, read: WorkerGauge, c
   worker_inflight_requests: ['Requests the router has in flight on the worker', (w) => w.inflightRequests, sum],
 };
 
+type DecisionLabels = 'dynamo_namespace' | 'dynamo_component' | 'dynamo_endpoint' | 'model';
+
+/** Upstream's router histogram names (no frontend prefix); `model` added since one frontend routes many. */
+const DECISION_HISTOGRAMS: Readonly<Record<string, [help: string, read: (d: NonNullable<ModelStats['decisions']>) => BucketCounts]>> = {
+  dynamo_component_router_kv_hit_rate: ['Predicted share of the prompt cached on the chosen worker, per routing decision', (d) => d.kvHitRate],
+  dynamo_component_router_overlap_blocks: ['Cached prefix blocks on the chosen worker, per routing decision', (d) => d.overlapBlocks],
+};
+
 /** Registers the scrape-time gauges of `source` under the registry's prefix. */
 export function registerClusterMetrics(registry: MetricsRegistry, source: ClusterStatsSource): void {
   for (const [suffix, [help, read]] of Object.entries(MODEL_GAUGES)) {
     registry.scrapedGauge(registry.name(suffix), help, ['model'], (set) => {
       for (const m of source()) set({ model: m.model }, read(m));
+    });
+  }
+  for (const [name, [help, read]] of Object.entries(DECISION_HISTOGRAMS)) {
+    registry.scrapedHistogram<DecisionLabels>(name, help, (emit) => {
+      for (const m of source()) {
+        if (!m.decisions) continue;
+        const e = m.endpoint;
+        emit({ dynamo_namespace: e.namespace, dynamo_component: e.component, dynamo_endpoint: e.endpoint, model: m.model }, read(m.decisions));
+      }
     });
   }
   for (const [suffix, [help, read, combine]] of Object.entries(WORKER_GAUGES)) {

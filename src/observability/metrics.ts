@@ -3,9 +3,18 @@
 
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
+/** Bucket counts as a component keeps them: per bucket (not cumulative), with their upper bounds. */
+export interface BucketCounts {
+  readonly bounds: readonly number[];
+  readonly counts: readonly number[];
+  readonly sum: number;
+  readonly count: number;
+}
+
 export class MetricsRegistry {
   readonly registry = new Registry();
   private readonly metrics = new Map<string, Counter<string> | Gauge<string> | Histogram<string>>();
+  private readonly scraped = new Set<string>();
 
   /** `prefix` names the frontend's own metrics (`--metrics-prefix`, default `dynamo_frontend`). */
   constructor(readonly prefix = 'dynamo_frontend') {}
@@ -44,6 +53,30 @@ export class MetricsRegistry {
         },
       }),
     );
+  }
+
+  /**
+   * A histogram whose bucket counts are kept elsewhere (a component counting with plain numbers)
+   * and read when /metrics is scraped.
+   */
+  scrapedHistogram<L extends string>(name: string, help: string, read: (emit: (labels: Record<L, string>, counts: BucketCounts) => void) => void): void {
+    if (this.scraped.has(name)) return;
+    this.scraped.add(name);
+    const get = () => {
+      const values: { metricName: string; labels: Record<string, string | number>; value: number }[] = [];
+      read((labels, counts) => {
+        let cumulative = 0;
+        counts.bounds.forEach((bound, i) => {
+          cumulative += counts.counts[i]!;
+          values.push({ metricName: `${name}_bucket`, labels: { ...labels, le: bound }, value: cumulative });
+        });
+        values.push({ metricName: `${name}_bucket`, labels: { ...labels, le: '+Inf' }, value: counts.count });
+        values.push({ metricName: `${name}_sum`, labels, value: counts.sum });
+        values.push({ metricName: `${name}_count`, labels, value: counts.count });
+      });
+      return { name, help, type: 'histogram', values, aggregator: 'sum' };
+    };
+    this.registry.registerMetric({ name, help, type: 'histogram', get } as never);
   }
 
   /** The text exposition of every metric. */

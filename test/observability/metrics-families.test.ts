@@ -140,3 +140,28 @@ test('embedding_latency_seconds counts embedding requests with upstream buckets'
     await ctx.service.stop();
   }
 });
+
+test('a KV router reports each decision: kv hit rate and overlap blocks, and per-worker gauges for each worker', async () => {
+  const ctx = await serveInProcess(['--num-workers', '2', '--router-mode', 'kv', '--block-size', '16', '--speedup-ratio', '1000']);
+  try {
+    const client = new OpenAI({ baseURL: `${ctx.baseUrl}/v1`, apiKey: 'unused' });
+    const prompt = 'the same long prompt '.repeat(20);
+    for (let i = 0; i < 2; i++) await client.completions.create({ model: MODEL, prompt, max_tokens: 2 });
+    const all = families(await scrape(ctx.baseUrl));
+    const hit = all.get('dynamo_component_router_kv_hit_rate');
+    assert.equal(hit?.type, 'histogram');
+    const labels = { dynamo_namespace: 'dynamo', dynamo_component: 'backend', dynamo_endpoint: 'generate', model: MODEL };
+    const count = hit.samples.find((s) => s.name.endsWith('_count'));
+    assert.deepEqual(count?.labels, labels);
+    assert.equal(count.value, 2, 'one observation per routing decision');
+    const les = hit.samples.filter((s) => s.name.endsWith('_bucket')).map((s) => Number(s.labels.le));
+    assert.equal(les.length, 22);
+    assert.equal(les[1], 0.05);
+    assert.equal(les[20], 1);
+    const overlap = all.get('dynamo_component_router_overlap_blocks');
+    assert.equal(overlap?.samples.find((s) => s.name.endsWith('_count'))?.value, 2);
+    assert.equal(all.get(`${P}worker_active_prefill_tokens`)?.samples.length, 2, 'one series per worker');
+  } finally {
+    await ctx.service.stop();
+  }
+});
