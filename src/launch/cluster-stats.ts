@@ -16,6 +16,7 @@ function modelStats(m: ReturnType<ModelManager['list']>[number]): ModelStats {
     contextLength: card.contextLength,
     kvCacheBlockSize: card.kvCacheBlockSize,
     migrationLimit: card.migrationLimit,
+    totalKvBlocks: totalKvBlocks(routable),
     instances: router.instanceIds.length,
     downInstances: router.instanceIds.length - routable.length,
     queuedRequests: router.policy.queuedRequests?.() ?? 0,
@@ -30,4 +31,9 @@ function modelStats(m: ReturnType<ModelManager['list']>[number]): ModelStats {
       inflightRequests: router.load.inflight(i.id),
     })),
   };
+}
+
+function totalKvBlocks(instances: readonly { capacity?: () => { kvTotalBlocks: number } }[]): number | null {
+  const published = instances.flatMap((i) => (i.capacity ? [i.capacity().kvTotalBlocks] : []));
+  return published.length > 0 ? published.reduce((a, b) => a + b, 0) : null;
 }

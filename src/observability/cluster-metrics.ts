@@ -24,6 +24,8 @@ export interface ModelStats {
   readonly contextLength: number;
   readonly kvCacheBlockSize: number;
   readonly migrationLimit: number;
+  /** KV blocks of its routable workers together, as they publish them; null when none does. */
+  readonly totalKvBlocks: number | null;
   /** Discovered instances, down ones included. */
   readonly instances: number;
   /** Instances marked down (router/instance-health.ts) and not routed to. */
@@ -41,7 +43,7 @@ export interface ModelStats {
 /** Reads the current state; called once per gauge per scrape. */
 export type ClusterStatsSource = () => readonly ModelStats[];
 
-type ModelGauge = (m: ModelStats) => number;
+type ModelGauge = (m: ModelStats) => number | null;
 type WorkerGauge = (w: WorkerStats) => number | null;
 /** How one worker's values under several models become one: per-router counts add up, worker-wide values do not. */
 type Combine = (a: number, b: number) => number;
@@ -51,6 +53,7 @@ const MODEL_GAUGES: Readonly<Record<string, [help: string, read: ModelGauge]>> =
   model_ready: ['1 when the model has a routable worker instance', (m) => (m.instances - m.downInstances > 0 ? 1 : 0)],
   model_context_length: ['Largest prompt plus completion the model accepts', (m) => m.contextLength],
   model_kv_cache_block_size: ['Tokens per KV cache block', (m) => m.kvCacheBlockSize],
+  model_total_kv_blocks: ['KV blocks of the routable workers together', (m) => m.totalKvBlocks],
   model_migration_limit: ['How many times a request may move to another worker', (m) => m.migrationLimit],
   model_instances: ['Discovered worker instances of the model, down ones included', (m) => m.instances],
   model_down_instances: ['Worker instances marked down and not routed to', (m) => m.downInstances],
@@ -75,7 +78,10 @@ const DECISION_HISTOGRAMS: Readonly<Record<string, [help: string, read: (d: NonN
 export function registerClusterMetrics(registry: MetricsRegistry, source: ClusterStatsSource): void {
   for (const [suffix, [help, read]] of Object.entries(MODEL_GAUGES)) {
     registry.scrapedGauge(registry.name(suffix), help, ['model'], (set) => {
-      for (const m of source()) set({ model: m.model }, read(m));
+      for (const m of source()) {
+        const value = read(m);
+        if (value !== null) set({ model: m.model }, value);
+      }
     });
   }
   for (const [name, [help, read]] of Object.entries(DECISION_HISTOGRAMS)) {

@@ -35,6 +35,7 @@ const EXPECTED: Record<string, [Family['type'], string[], number[]?]> = {
   model_context_length: ['gauge', ['model']],
   model_kv_cache_block_size: ['gauge', ['model']],
   model_migration_limit: ['gauge', ['model']],
+  model_total_kv_blocks: ['gauge', ['model']],
   model_instances: ['gauge', ['model']],
   model_down_instances: ['gauge', ['model']],
   worker_active_decode_blocks: ['gauge', WORKER_LABELS],
@@ -118,6 +119,7 @@ describe('/metrics families of a chat model', () => {
     assert.ok((value('model_context_length') ?? 0) > 0);
     assert.ok((value('model_kv_cache_block_size') ?? 0) > 0);
     assert.equal(value('queued_requests'), 0);
+    assert.ok((value('model_total_kv_blocks') ?? 0) > 0, 'the mocker publishes its KV capacity');
     const workers = all.get(`${P}worker_inflight_requests`)!.samples;
     assert.equal(workers.length, 1);
     assert.equal(workers[0]!.labels.worker_type, 'decode');
