@@ -21,6 +21,7 @@ const TTFT_BUCKETS = [0, 0.0022, 0.0047, 0.01, 0.022, 0.047, 0.1, 0.22, 0.47, 1,
 const ITL_BUCKETS = [0, 0.0019, 0.0035, 0.0067, 0.013, 0.024, 0.045, 0.084, 0.16, 0.3, 0.56, 1.1, 2];
 // Upstream gives 0, 0.002 … 10; the steps between are ours (1-2-5 per decade).
 const EMBEDDING_BUCKETS = [0, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10];
+const TOKENIZER_MS_BUCKETS = [0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 const MIGRATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export class FrontendMetrics {
@@ -36,6 +37,7 @@ export class FrontendMetrics {
   private readonly ttft: Histogram<'model'>;
   private readonly itl: Histogram<'model'>;
   private readonly embeddingLatency: Histogram<'model'>;
+  private readonly tokenize: Histogram.Internal<'operation'>;
   private readonly outputTokensTotal: Counter<'model'>;
   private readonly cancellations: Counter<'model' | 'endpoint' | 'request_type'>;
   private readonly rejections: Counter<'model' | 'endpoint'>;
@@ -63,6 +65,9 @@ export class FrontendMetrics {
     this.ttft = registry.histogram(n('time_to_first_token_seconds'), 'Time to first token', ['model'], TTFT_BUCKETS);
     this.itl = registry.histogram(n('inter_token_latency_seconds'), 'Time between output steps', ['model'], ITL_BUCKETS);
     this.embeddingLatency = registry.histogram(n('embedding_latency_seconds'), 'Duration of embedding requests', ['model'], EMBEDDING_BUCKETS);
+    this.tokenize = registry
+      .histogram(n('tokenizer_latency_ms'), 'Tokenizer latency in milliseconds', ['operation'], TOKENIZER_MS_BUCKETS)
+      .labels({ operation: 'tokenize' });
     this.outputTokensTotal = registry.counter(n('output_tokens_total'), 'Output tokens generated', ['model']);
     this.cancellations = registry.counter(n('model_cancellation_total'), 'Requests cancelled by the client', ['model', 'endpoint', 'request_type']);
     this.rejections = registry.counter(n('model_rejection_total'), 'Requests rejected because every worker was busy', ['model', 'endpoint']);
@@ -101,6 +106,7 @@ export class FrontendMetrics {
         this.cancellations.inc({ model: request.model, endpoint: request.endpoint, request_type: request.requestType });
         this.disconnected.inc();
       },
+      tokenize: ({ milliseconds }) => this.tokenize.observe(milliseconds),
       migration: ({ request, type, duration }) => {
         this.migrations.inc({ model: request.model, migration_type: type });
         this.migrationDuration.observe({ model: request.model, migration_type: type }, duration);

@@ -31,6 +31,7 @@ const EXPECTED: Record<string, [Family['type'], string[], number[]?]> = {
   ],
   inter_token_latency_seconds: ['histogram', ['model'], [0, 0.0019, 0.0035, 0.0067, 0.013, 0.024, 0.045, 0.084, 0.16, 0.3, 0.56, 1.1, 2]],
   output_tokens_total: ['counter', ['model']],
+  tokenizer_latency_ms: ['histogram', ['operation'], [0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512]],
   model_ready: ['gauge', ['model']],
   model_context_length: ['gauge', ['model']],
   model_kv_cache_block_size: ['gauge', ['model']],
@@ -58,7 +59,8 @@ function checkFamily(all: Map<string, Family>, suffix: string, [type, labels, bu
   assert.ok(family.samples.length > 0, `${P + suffix} has a series`);
   for (const s of family.samples) assert.deepEqual(Object.keys(s.labels).filter((l) => l !== 'le').sort(), labels, `${s.name} labels`);
   if (buckets) {
-    const les = family.samples.filter((s) => s.name.endsWith('_bucket') && s.labels.model === family.samples[0]!.labels.model).map((s) => s.labels.le);
+    const first = family.samples[0]!.labels;
+    const les = family.samples.filter((s) => s.name.endsWith('_bucket') && s.labels.model === first.model && s.labels.operation === first.operation).map((s) => s.labels.le);
     assert.deepEqual(les, [...buckets.map(String), '+Inf'], `${P + suffix} buckets`);
   }
 }
@@ -119,6 +121,8 @@ describe('/metrics families of a chat model', () => {
     assert.ok((value('model_context_length') ?? 0) > 0);
     assert.ok((value('model_kv_cache_block_size') ?? 0) > 0);
     assert.equal(value('queued_requests'), 0);
+    const tokenize = all.get(`${P}tokenizer_latency_ms`)!.samples.find((s) => s.name.endsWith('_count'));
+    assert.deepEqual([tokenize?.labels, tokenize?.value], [{ operation: 'tokenize' }, 1], 'the chat prompt was tokenized once');
     assert.ok((value('model_total_kv_blocks') ?? 0) > 0, 'the mocker publishes its KV capacity');
     const workers = all.get(`${P}worker_inflight_requests`)!.samples;
     assert.equal(workers.length, 1);
