@@ -2,9 +2,10 @@ import type { Config } from '../config/index.js';
 import type { RunningGrpcFrontend } from '../frontends/grpc/index.js';
 import { HttpService } from '../frontends/http/index.js';
 import type { ModelManager } from '../models/index.js';
-import { meteredRequestScope, MetricsRegistry, type Logger } from '../observability/index.js';
+import { meteredRequestScope, MetricsRegistry, registerClusterMetrics, registerProcessMetrics, type Logger } from '../observability/index.js';
 import type { RequestScope } from '../protocols/index.js';
 import { apiKeyStore } from './api-keys.js';
+import { clusterStats } from './cluster-stats.js';
 import { httpServiceOptions } from './http-options.js';
 import { kserveLayout, startKserveGrpc } from './kserve.js';
 
@@ -28,12 +29,15 @@ export async function startFrontendServices(config: Config, models: ModelManager
   const metrics = new MetricsRegistry(config.metricsPrefix);
   const keys = apiKeyStore(config, logger);
   const requests = meteredRequestScope(metrics, 'frontend');
+  registerClusterMetrics(metrics, clusterStats(models));
+  const stopProcessMetrics = registerProcessMetrics(metrics);
   const access = { keys: keys.keys, adminEnabled: config.enableAdminApi, protectMetrics: config.protectMetrics };
   const http = new HttpService({ ...httpServiceOptions(config, logger, metrics, requests.scope), access, port: kserve?.httpPort ?? config.httpPort }, models);
   let grpc: RunningGrpcFrontend | undefined;
   try {
     grpc = kserve ? await startKserveGrpc(config, kserve, models, metrics, requests.scope, logger, keys.keys) : undefined;
   } catch (err) {
+    stopProcessMetrics();
     requests.close();
     keys.close();
     throw err;
@@ -49,6 +53,7 @@ export async function startFrontendServices(config: Config, models: ModelManager
       await http.shutdown();
       requests.close();
       keys.close();
+      stopProcessMetrics();
     },
   };
 }

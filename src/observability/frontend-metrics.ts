@@ -19,6 +19,9 @@ const INPUT_TOKEN_BUCKETS = [0, 100, 210, 430, 870, 1800, 3600, 7400, 15000, 310
 const OUTPUT_TOKEN_BUCKETS = [0, 100, 210, 430, 880, 1800, 3700, 7600, 16000, 32000];
 const TTFT_BUCKETS = [0, 0.0022, 0.0047, 0.01, 0.022, 0.047, 0.1, 0.22, 0.47, 1, 2.2, 4.7, 10, 22, 48, 100, 220, 480];
 const ITL_BUCKETS = [0, 0.0019, 0.0035, 0.0067, 0.013, 0.024, 0.045, 0.084, 0.16, 0.3, 0.56, 1.1, 2];
+// Upstream gives 0, 0.002 … 10; the steps between are ours (1-2-5 per decade).
+const EMBEDDING_BUCKETS = [0, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10];
+const TOKENIZER_MS_BUCKETS = [0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 const MIGRATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export class FrontendMetrics {
@@ -33,6 +36,8 @@ export class FrontendMetrics {
   private readonly outputTokens: Histogram<'model'>;
   private readonly ttft: Histogram<'model'>;
   private readonly itl: Histogram<'model'>;
+  private readonly embeddingLatency: Histogram<'model'>;
+  private readonly tokenize: Histogram.Internal<'operation'>;
   private readonly outputTokensTotal: Counter<'model'>;
   private readonly cancellations: Counter<'model' | 'endpoint' | 'request_type'>;
   private readonly rejections: Counter<'model' | 'endpoint'>;
@@ -59,6 +64,10 @@ export class FrontendMetrics {
     this.outputTokens = registry.histogram(n('output_sequence_tokens'), 'Output sequence length in tokens', ['model'], OUTPUT_TOKEN_BUCKETS);
     this.ttft = registry.histogram(n('time_to_first_token_seconds'), 'Time to first token', ['model'], TTFT_BUCKETS);
     this.itl = registry.histogram(n('inter_token_latency_seconds'), 'Time between output steps', ['model'], ITL_BUCKETS);
+    this.embeddingLatency = registry.histogram(n('embedding_latency_seconds'), 'Duration of embedding requests', ['model'], EMBEDDING_BUCKETS);
+    this.tokenize = registry
+      .histogram(n('tokenizer_latency_ms'), 'Tokenizer latency in milliseconds', ['operation'], TOKENIZER_MS_BUCKETS)
+      .labels({ operation: 'tokenize' });
     this.outputTokensTotal = registry.counter(n('output_tokens_total'), 'Output tokens generated', ['model']);
     this.cancellations = registry.counter(n('model_cancellation_total'), 'Requests cancelled by the client', ['model', 'endpoint', 'request_type']);
     this.rejections = registry.counter(n('model_rejection_total'), 'Requests rejected because every worker was busy', ['model', 'endpoint']);
@@ -85,6 +94,7 @@ export class FrontendMetrics {
       },
       end: ({ request, usage, duration }) => {
         this.finish(request, 'success', '', duration);
+        if (request.endpoint === 'embeddings') this.embeddingLatency.observe({ model: request.model }, duration);
         if (usage) this.observeUsage(request.model, usage);
       },
       error: ({ request, kind, duration }) => {
@@ -96,6 +106,7 @@ export class FrontendMetrics {
         this.cancellations.inc({ model: request.model, endpoint: request.endpoint, request_type: request.requestType });
         this.disconnected.inc();
       },
+      tokenize: ({ milliseconds }) => this.tokenize.observe(milliseconds),
       migration: ({ request, type, duration }) => {
         this.migrations.inc({ model: request.model, migration_type: type });
         this.migrationDuration.observe({ model: request.model, migration_type: type }, duration);

@@ -3,9 +3,18 @@
 
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
+/** Bucket counts as a component keeps them: per bucket (not cumulative), with their upper bounds. */
+export interface BucketCounts {
+  readonly bounds: readonly number[];
+  readonly counts: readonly number[];
+  readonly sum: number;
+  readonly count: number;
+}
+
 export class MetricsRegistry {
   readonly registry = new Registry();
   private readonly metrics = new Map<string, Counter<string> | Gauge<string> | Histogram<string>>();
+  private readonly scraped = new Set<string>();
 
   /** `prefix` names the frontend's own metrics (`--metrics-prefix`, default `dynamo_frontend`). */
   constructor(readonly prefix = 'dynamo_frontend') {}
@@ -25,6 +34,49 @@ export class MetricsRegistry {
 
   histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets?: number[]): Histogram<L> {
     return this.getOrCreate(name, () => new Histogram({ name, help, labelNames, registers: [this.registry], ...(buckets ? { buckets } : {}) }));
+  }
+
+  /**
+   * A gauge whose series are read when /metrics is scraped, not kept up to date: `read` is
+   * called per scrape and sets every series that exists now (the others disappear).
+   */
+  scrapedGauge<L extends string>(name: string, help: string, labelNames: readonly L[], read: (set: (labels: Record<L, string>, value: number) => void) => void): Gauge<L> {
+    return this.getOrCreate(name, () =>
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          read((labels, value) => this.set(labels as never, value));
+        },
+      }),
+    );
+  }
+
+  /**
+   * A histogram whose bucket counts are kept elsewhere (a component counting with plain numbers)
+   * and read when /metrics is scraped.
+   */
+  scrapedHistogram<L extends string>(name: string, help: string, read: (emit: (labels: Record<L, string>, counts: BucketCounts) => void) => void): void {
+    if (this.scraped.has(name)) return;
+    this.scraped.add(name);
+    const get = () => {
+      const values: { metricName: string; labels: Record<string, string | number>; value: number }[] = [];
+      read((labels, counts) => {
+        let cumulative = 0;
+        counts.bounds.forEach((bound, i) => {
+          cumulative += counts.counts[i]!;
+          values.push({ metricName: `${name}_bucket`, labels: { ...labels, le: bound }, value: cumulative });
+        });
+        values.push({ metricName: `${name}_bucket`, labels: { ...labels, le: '+Inf' }, value: counts.count });
+        values.push({ metricName: `${name}_sum`, labels, value: counts.sum });
+        values.push({ metricName: `${name}_count`, labels, value: counts.count });
+      });
+      return { name, help, type: 'histogram', values, aggregator: 'sum' };
+    };
+    this.registry.registerMetric({ name, help, type: 'histogram', get } as never);
   }
 
   /** The text exposition of every metric. */

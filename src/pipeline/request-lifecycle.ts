@@ -94,6 +94,12 @@ export class RequestLifecycle {
     channels.error.publish({ request: this.info, kind, error, duration: this.elapsed() });
   }
 
+  /** The prompts were preprocessed; each one the tokenizer encoded is a tokenize event (token ids sent by the client are not). */
+  tokenized(runs: readonly { tokenizeMs: number }[]): void {
+    if (!channels.tokenize.hasSubscribers) return;
+    for (const run of runs) if (run.tokenizeMs > 0) channels.tokenize.publish({ request: this.info, milliseconds: run.tokenizeMs });
+  }
+
   /** The request was re-sent to another worker (a GenerateContext's `migrated`). */
   migrated(type: MigrationType, seconds: number): void {
     if (channels.migration.hasSubscribers) channels.migration.publish({ request: this.info, type, duration: seconds });

@@ -75,6 +75,12 @@ export interface RequestMigrationEvent {
   readonly duration: number;
 }
 
+/** The tokenizer encoded one prompt of the request. */
+export interface RequestTokenizeEvent {
+  readonly request: RequestInfo;
+  readonly milliseconds: number;
+}
+
 export interface RequestEventMap {
   start: RequestStartEvent;
   firstToken: RequestFirstTokenEvent;
@@ -83,6 +89,7 @@ export interface RequestEventMap {
   error: RequestErrorEvent;
   cancel: RequestCancelEvent;
   migration: RequestMigrationEvent;
+  tokenize: RequestTokenizeEvent;
 }
 
 export type RequestEventName = keyof RequestEventMap;
@@ -96,6 +103,7 @@ export const REQUEST_CHANNEL_NAMES: Readonly<Record<RequestEventName, string>> =
   error: 'dynamo-ts:request:error',
   cancel: 'dynamo-ts:request:cancel',
   migration: 'dynamo-ts:request:migration',
+  tokenize: 'dynamo-ts:request:tokenize',
 };
 
 /** The channel objects, created once; publishers check `hasSubscribers` before building a message. */
@@ -107,6 +115,7 @@ export const requestChannels: Readonly<Record<RequestEventName, Channel>> = {
   error: channel(REQUEST_CHANNEL_NAMES.error),
   cancel: channel(REQUEST_CHANNEL_NAMES.cancel),
   migration: channel(REQUEST_CHANNEL_NAMES.migration),
+  tokenize: channel(REQUEST_CHANNEL_NAMES.tokenize),
 };
 
 export type RequestEventHandlers = { [K in RequestEventName]?: (event: RequestEventMap[K]) => void };

@@ -1,5 +1,6 @@
 // `--router-mode kv`: route each request to the worker with the lowest cost given how much of its
 // prompt the worker has cached (the KV indexer) and how loaded it is (active sequences).
+import { RoutingDecisionStats } from './decision-tally.js';
 import type { KvCacheEvent, LLMEngineOutput, PreprocessedRequest, QueuePolicy, RouterEvent, StorageTier } from '../protocols/index.js';
 import {
   ActiveSequences,
@@ -91,6 +92,8 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
   private liveInstances: readonly AnyInstance[] = [];
   /** Requests waiting for prefill capacity (only with a queue threshold). */
   readonly queue: PendingQueue;
+  /** Every decision's predicted overlap, read by /metrics when scraped. */
+  readonly decisionStats = new RoutingDecisionStats();
   /** The most recent decision (observability and tests). */
   lastDecision: KvDecision | null = null;
   /** The caller feeds this policy its workers' KV events. */
@@ -131,6 +134,10 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
       const budget = inst.capacity?.().maxNumBatchedTokens ?? DEFAULT_MAX_NUM_BATCHED_TOKENS;
       return this.sequences.activePrefillTokens(inst.id) > threshold * budget;
     });
+  }
+
+  queuedRequests(): number {
+    return this.queue.size;
   }
 
   /** Load freed somewhere: let the next queued request try. */
@@ -213,6 +220,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
     const i = pickCandidate(costs, candidates.map((c) => c.treeSize), o.temperature, o.random);
     const chosen = instances[i]!;
     this.lastDecision = { workerId: chosen.id, overlapBlocks: candidates[i]!.overlapBlocks, cost: costs[i]! };
+    this.decisionStats.decided(candidates[i]!.overlapBlocks, o.blockSize, isl);
     this.pending.set(request, a);
     return chosen;
   }

@@ -10,6 +10,7 @@ import type {
   RouterEvent,
   StorageTier,
 } from '../protocols/index.js';
+import type { RoutingDecisionStats } from './decision-tally.js';
 import type { StreamObserver } from './load-tracker.js';
 import type { EventBus } from './replica-sync.js';
 
@@ -60,6 +61,10 @@ export interface RouterPolicy<Req = PreprocessedRequest, Out = LLMEngineOutput> 
   track?(instance: AnyInstance, request: Req, requestId: string): StreamObserver<Out> | null;
   /** The router queue: a promise to wait on before the policy selects, or null to go on at once. */
   admission?(instances: readonly AnyInstance[], request: Req, signal: AbortSignal): Promise<void> | null;
+  /** Present when the policy predicts KV cache hits: its decisions' overlap, for /metrics. */
+  readonly decisionStats?: RoutingDecisionStats;
+  /** Requests `admission` holds back now (read by /metrics at scrape time). */
+  queuedRequests?(): number;
   onInstancesChanged?(instances: readonly AnyInstance[]): void;
   /** Present when the policy learns from workers' KV events. */
   readonly kvEvents?: KvEventSink;

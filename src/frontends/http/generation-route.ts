@@ -90,6 +90,7 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
       return route.prepare(req.body, served);
     },
     async run(call, prepared, reply) {
+      call.request.tokenized(prepared.runs);
       const steps = generateChoices(
         { engine: call.served.router, tokenTable: call.served.tokenTable },
         prepared.runs.map((r) => ({ request: r.request, promptTokens: r.promptTokens })),

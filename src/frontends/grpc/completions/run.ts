@@ -29,6 +29,7 @@ export async function* runCompletion(
   } catch (err) {
     throw parseFailure(err);
   }
+  ctx.request.tokenized(runs);
   const n = request.n ?? 1;
   const id = req.id ?? '';
   const inputTokens = runs.reduce((sum, r) => sum + r.promptTokens, 0);
