@@ -1,4 +1,5 @@
 export { createLogger, logFormatFor, moduleLogger, type LogFormat, type Logger, type LoggerOptions } from './logger.js';
 export { LOG_LEVELS, LOG_MODULES, parseLogFilter, type LogFilter, type LogLevel, type LogModule } from './log-filter.js';
+export { traceIdOf } from './trace-context.js';
 export { MetricsRegistry } from './metrics.js';
 export { FrontendMetrics, meteredRequestScope, type RequestStatus } from './frontend-metrics.js';

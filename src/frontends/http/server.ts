@@ -12,8 +12,8 @@ import {
   type DynamoError,
 } from '../../protocols/index.js';
 import { httpErrorReply, type ErrorEnvelope } from './error-envelope.js';
+import { traceIdOf } from '../../observability/index.js';
 import { parseJsonBody } from './json-body.js';
-import { traceIdOf } from './trace-context.js';
 import { documented, HIDDEN, type RouteDoc } from './route-docs.js';
 import type { HttpServiceState } from './service-state.js';
 import { boundUploads, serverUploadTimeouts, type UploadTimeouts } from './upload-timeouts.js';
