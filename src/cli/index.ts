@@ -1,6 +1,6 @@
 import { ConfigError, parseCommandLine, writeConfigDump, type Config, type Subcommand } from '../config/index.js';
 import { startFrontend, startMocker, startRetrying, startServe, startupFailureLine, StartupGaveUpError } from '../launch/index.js';
-import { createLogger, type Logger } from '../observability/index.js';
+import { createLogger, logFormatFor, type Logger } from '../observability/index.js';
 
 /** A running service; `done` resolves when it ends by itself (the --interactive chat was closed). */
 type Starter = (config: Config, logger: Logger) => Promise<{ stop(): Promise<void>; done?: Promise<void> }>;
@@ -31,7 +31,8 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
   const { command, config, sources } = parsed;
   // The terminal chat shares the terminal with stderr: keep info lines out of it unless asked for.
   const quiet = config.interactive && sources.log === 'default';
-  const logger = createLogger(quiet ? 'warn' : config.log);
+  const jsonl = sources.loggingJsonl === 'default' ? undefined : config.loggingJsonl;
+  const logger = createLogger(quiet ? 'warn' : config.log, { format: logFormatFor(jsonl, process.stdout.isTTY === true) });
   for (const warning of parsed.warnings) logger.warn(warning);
   if (config.dumpConfigTo) await writeConfigDump(config.dumpConfigTo, config);
 

@@ -5,7 +5,7 @@ import type { Config } from '../config/index.js';
 import type { RunningGrpcFrontend } from '../frontends/grpc/index.js';
 import type { HttpService } from '../frontends/http/index.js';
 import { ModelManager } from '../models/index.js';
-import type { Logger } from '../observability/index.js';
+import { moduleLogger, type Logger } from '../observability/index.js';
 import { DistributedRuntime, namespaceScope } from '../runtime/index.js';
 import { startFrontendServices } from './frontend-services.js';
 import { startInteractiveChat } from './interactive-chat.js';
@@ -53,14 +53,14 @@ export async function runFrontend(config: Config, logger: Logger, runtime: Distr
     events: () => runtime.events,
     models,
     config,
-    logger,
+    logger: moduleLogger(logger, 'discovery'),
     inScope: namespaceScope({
       namespace: config.namespace,
       namespacePrefix: config.namespacePrefix,
       strict: config.namespacePrefixStrict,
     }),
     tensorModels: grpc,
-    routerState: routerStateFactory(config, logger),
+    routerState: routerStateFactory(config, moduleLogger(logger, 'router')),
     observer,
   });
   try {

@@ -1,6 +1,6 @@
 import { packageVersion, type Config } from '../config/index.js';
 import type { HttpServiceOptions } from '../frontends/http/index.js';
-import type { Logger, MetricsRegistry } from '../observability/index.js';
+import { moduleLogger, type Logger, type MetricsRegistry } from '../observability/index.js';
 import type { RequestScope } from '../protocols/index.js';
 import { httpPaths } from './http-paths.js';
 import { tlsFiles } from './tls.js';
@@ -22,7 +22,7 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     maxOutputTokens: config.maxOutputTokens,
     paths: httpPaths(config),
     version: packageVersion(),
-    logger,
+    logger: moduleLogger(logger, 'http'),
     metrics,
     requestScope,
     sseKeepAliveMs: config.httpSseKeepAliveIntervalMs,

@@ -1,7 +1,7 @@
 import type { Config } from '../config/index.js';
 import { startGrpcFrontend, type RunningGrpcFrontend } from '../frontends/grpc/index.js';
 import type { ModelManager } from '../models/index.js';
-import type { Logger, MetricsRegistry } from '../observability/index.js';
+import { moduleLogger, type Logger, type MetricsRegistry } from '../observability/index.js';
 import { ApiKeys, anyKeyOf, type KeyCheck, type RequestScope } from '../protocols/index.js';
 import { grpcTlsFiles } from './tls.js';
 
@@ -38,7 +38,7 @@ export function startKserveGrpc(
     models,
     metrics,
     requestScope,
-    logger,
+    logger: moduleLogger(logger, 'grpc'),
     tls: grpcTlsFiles(config),
     access: { keys: grpcKeys, adminEnabled: config.enableAdminApi },
     maxMessageSize: config.maxMessageSize,

@@ -4,7 +4,7 @@
 import type { Config } from '../config/index.js';
 import type { MockerEngine } from '../engines/mocker/index.js';
 import { toCardJson, type ModelDeploymentCard } from '../models/index.js';
-import type { Logger } from '../observability/index.js';
+import { moduleLogger, type Logger } from '../observability/index.js';
 import { announceKvEvents, announceLoadMetrics, DistributedRuntime, type Endpoint } from '../runtime/index.js';
 import { MOCK_MODELS } from './mock-models.js';
 import { runtimeOptionsFromConfig } from './runtime-options.js';
@@ -51,7 +51,8 @@ function workerCardJson(card: ModelDeploymentCard, runtimeConfig: Record<string,
  * the model is loaded: loading blocks the event loop for a second or more, which a fresh etcd
  * lease with a short TTL may not survive.
  */
-export async function runMockers(config: Config, logger: Logger, makeRuntimes: () => Promise<DistributedRuntime[]>): Promise<RunningMocker> {
+export async function runMockers(config: Config, root: Logger, makeRuntimes: () => Promise<DistributedRuntime[]>): Promise<RunningMocker> {
+  const logger = moduleLogger(root, 'mocker');
   const blockSize = config.kvCacheBlockSize ?? config.blockSize;
   const loaded = loadConfiguredCard(config, blockSize);
   const ep = parseEndpoint(config.endpoint ?? `dyn://${config.namespace || 'dynamo'}.backend.generate`);

@@ -10,7 +10,7 @@
 import type { Config } from '../config/index.js';
 import type { TensorEngine, TensorModel } from '../frontends/grpc/index.js';
 import { loadModelCard, tensorModelConfigFromCard, type ModelManager, type ServedModel } from '../models/index.js';
-import type { Logger } from '../observability/index.js';
+import { moduleLogger, type Logger } from '../observability/index.js';
 import type { RouterEvent } from '../protocols/index.js';
 import { InstanceHealth, TensorRouter, WorkerLoads, type HealthChange, type RouterSnapshots, type WorkerInstance } from '../router/index.js';
 import {
@@ -296,7 +296,7 @@ export class ModelWatcher {
           `model ${servedName}: unknown ${field} '${name}' in its card; serving it without that parser (known: ${known.join(', ')})`,
         ),
       );
-      return buildServedModel(card, config, record, parsers, { logger, health: this.health });
+      return buildServedModel(card, config, record, parsers, { logger: moduleLogger(logger, 'router'), health: this.health });
     } catch (err) {
       logger.error({ model: servedName, err: (err as Error).message }, 'cannot serve discovered model');
       this.deps.observer?.modelRejected?.(servedName, err as Error);

@@ -1,5 +1,5 @@
 import { parseCommandLine, type Config } from '../config/index.js';
-import type { Logger } from '../observability/index.js';
+import { moduleLogger, type Logger } from '../observability/index.js';
 import type { DiscoveryBackendName, EventPlaneName, RequestPlaneName, RuntimeOptions } from '../runtime/index.js';
 import { natsTlsOptions, tcpTlsFiles } from './tls.js';
 
@@ -24,7 +24,7 @@ export function runtimeOptionsFromConfig(config: Config, logger: Logger, onLease
     bindHost: config.tcpRpcHost,
     tcpTls: tcpTlsFiles(config),
     natsTls: natsTlsOptions(config),
-    logger,
+    logger: moduleLogger(logger, 'runtime'),
     onLeaseLost,
   };
 }

@@ -58,7 +58,7 @@ export async function* remoteCall<T>(
     if (!ctx.signal.aborted) {
       logger?.warn(
         {
-          requestId: ctx.requestId,
+          request_id: ctx.requestId,
           instance: instance.instanceId.toString(16),
           endpoint: endpointPath(instance),
           itemsReceived: received,

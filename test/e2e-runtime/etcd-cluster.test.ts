@@ -87,7 +87,7 @@ test('kill -9 of a worker: its in-flight request fails clearly, it leaves routin
   // The frontend logs the real cause, with the request and the worker instance.
   const lost = frontend.proc.output().split('\n').find((l) => l.includes('worker stream failed mid-response'));
   assert.ok(lost, frontend.proc.output());
-  assert.match(lost, /"requestId":"[^"]+".*"instance":"[0-9a-f]+".*"err":"worker connection lost/);
+  assert.match(lost, /"request_id":"[^"]+".*"instance":"[0-9a-f]+".*"err":"worker connection lost/);
 
   await eventually(() => liveInstances.size === 2, (LEASE_TTL_SECS + 3) * 1000, 'the dead instance leaves discovery');
   for (let i = 0; i < 6; i++) {

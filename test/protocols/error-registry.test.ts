@@ -143,7 +143,7 @@ test('gRPC answers an unknown error INTERNAL with a generic text and logs it wit
   assert.deepEqual(toServiceError(err, call, log), { code: GrpcStatus.INTERNAL, details: 'Internal server error' });
   assert.equal(lines.length, 1);
   assert.equal(lines[0]!.obj.err, err);
-  assert.equal(lines[0]!.obj.requestId, 'req-1');
+  assert.equal(lines[0]!.obj.request_id, 'req-1');
   assert.equal(lines[0]!.obj.method, 'ModelInfer');
   // Typed errors are the caller's business and are not logged.
   toServiceError(new InternalError('Failed to generate completions: boom'), call, log);

@@ -15,7 +15,12 @@ export const frontendFeatureOptions = [
   {
     key: 'log', env: 'DYN_LOG', type: 'string', metavar: '<level>',
     group: 'Monitoring & Logging', scope: 'both', built: true, default: 'info',
-    help: 'Log level or filter (e.g. debug, or info,router=debug)',
+    help: 'Log level, then optional module=level pairs (e.g. debug, or info,router=debug; the dynamo_ts:: prefix is accepted). Modules: http, grpc, router, discovery, runtime, mocker',
+  },
+  {
+    key: 'loggingJsonl', env: 'DYN_LOGGING_JSONL', type: 'bool',
+    group: 'Monitoring & Logging', scope: 'both', built: true, default: false,
+    help: 'Log format on stderr: true forces JSON lines, false forces readable lines; unset, readable when stdout is a terminal and JSON otherwise',
   },
   {
     key: 'tokenizer', flag: 'tokenizer', env: 'DYN_TOKENIZER', type: 'enum',

@@ -4,7 +4,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { GrpcStatus, NotImplementedError } from '../../protocols/index.js';
 import type { CallTracker, GrpcMetrics } from './grpc-metrics.js';
-import { callRequestId } from './request-id.js';
+import { callRequestId, traceparentOf } from './request-id.js';
 import { toServiceError, type FailureLog } from './status.js';
 import { malformedMessageError } from './tolerant-decoding.js';
 
@@ -24,7 +24,7 @@ export function wrapUnary<Req, Res>(ctx: WrapContext, method: string, impl: Unar
     const tracker = metrics.start();
     tracker.received();
     const fail = (err: unknown): void => {
-      const status = toServiceError(err, { method, requestId: () => callRequestId(call.metadata, call.request) }, ctx.logger);
+      const status = toServiceError(err, { method, requestId: () => callRequestId(call.metadata, call.request), traceparent: traceparentOf(call.metadata) }, ctx.logger);
       tracker.handled(status.code ?? GrpcStatus.INTERNAL);
       callback(status);
     };
@@ -47,7 +47,7 @@ export function wrapBidi<Req, Res>(ctx: WrapContext, method: string, impl: BidiI
   return (call) => {
     const tracker = metrics.start();
     const fail = (err: unknown): void => {
-      const status = toServiceError(err, { method, requestId: () => callRequestId(call.metadata) }, ctx.logger);
+      const status = toServiceError(err, { method, requestId: () => callRequestId(call.metadata), traceparent: traceparentOf(call.metadata) }, ctx.logger);
       tracker.handled(status.code ?? GrpcStatus.INTERNAL);
       if (!call.cancelled) call.emit('error', status);
     };

@@ -17,3 +17,9 @@ export function callRequestId(metadata: grpc.Metadata, request?: unknown): strin
   const id = (request as { id?: unknown } | null | undefined)?.id;
   return typeof id === 'string' && id.length > 0 ? id : randomUUID();
 }
+
+/** The call's W3C `traceparent` metadata, if any (its trace id goes on the call's log lines). */
+export function traceparentOf(metadata: grpc.Metadata): string | undefined {
+  const value = metadata.get('traceparent')[0];
+  return typeof value === 'string' ? value : undefined;
+}

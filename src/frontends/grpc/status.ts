@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { traceIdOf } from '../../observability/index.js';
 import { ERROR_KINDS, INTERNAL_ERROR_MESSAGE, isDynamoError } from '../../protocols/index.js';
 
 /** Where unexpected errors are recorded, since their text never reaches the client. */
@@ -6,10 +7,11 @@ export interface FailureLog {
   error(obj: object, msg: string): void;
 }
 
-/** Which call failed: the RPC method and a lazily computed request id. */
+/** Which call failed: the RPC method, a lazily computed request id and the W3C `traceparent` sent. */
 export interface FailedCall {
   method: string;
   requestId(): string;
+  traceparent?: string;
 }
 
 /**
@@ -18,7 +20,8 @@ export interface FailedCall {
  */
 export function toServiceError(err: unknown, call: FailedCall, log: FailureLog): Partial<grpc.StatusObject> {
   if (isDynamoError(err)) return { code: err.grpcStatus, details: err.message };
-  log.error({ err, requestId: call.requestId(), method: call.method }, 'gRPC request failed');
+  const traceId = traceIdOf(call.traceparent);
+  log.error({ err, request_id: call.requestId(), ...(traceId && { trace_id: traceId }), method: call.method }, 'gRPC request failed');
   return { code: ERROR_KINDS.internal.grpc, details: INTERNAL_ERROR_MESSAGE };
 }
 

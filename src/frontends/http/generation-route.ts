@@ -181,9 +181,10 @@ export async function streamGeneration(
     const kind = sse.isClosed ? 'cancelled' : errorKindOf(err);
     request.fail(err, kind);
     if (kind !== 'cancelled') {
-      const log = { err, requestId: generation.requestId, model: request.info.model, kind, status: isDynamoError(err) ? err.httpStatus : 500 };
+      const log = { model: request.info.model, kind, status: isDynamoError(err) ? err.httpStatus : 500 };
+      // A client error's message may quote the request, so at info only its kind and status.
       if (isDynamoError(err) && err.httpStatus < 500) reply.log.info(log, 'stream ended with a request error');
-      else reply.log.error(log, 'stream failed');
+      else reply.log.error({ ...log, err }, 'stream failed');
     }
     if (!sse.isClosed) sink.fail(err);
   }

@@ -39,7 +39,7 @@ async function streamVideo({ served, requestId, request, signal }: ModelCall, ch
     request.succeed();
   } catch (err) {
     request.fail(err);
-    reply.log.error({ err, requestId }, 'video stream failed');
+    reply.log.error({ err }, 'video stream failed');
     if (sse.isClosed) return undefined;
     sse.data(streamErrorJson(err));
     sse.done();

@@ -89,7 +89,7 @@ export function modelRouteHandler<T>(ctx: ModelRouteContext, spec: ModelRouteSpe
       return reply.header('content-type', 'application/json').send(JSON.stringify(body));
     } catch (err) {
       request?.fail(err);
-      if (!isDynamoError(err)) req.log.error({ err, requestId }, 'request failed');
+      if (!isDynamoError(err)) req.log.error({ err }, 'request failed');
       if (reply.sent || reply.raw.headersSent) return;
       return sendError(reply, err, ctx.state.overloadStatus, ctx.errorEnvelope);
     } finally {

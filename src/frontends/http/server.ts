@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
+import type { IncomingMessage } from 'node:http';
+import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
 import {
   isDynamoError,
   MethodNotAllowedError,
@@ -11,6 +12,7 @@ import {
   type DynamoError,
 } from '../../protocols/index.js';
 import { httpErrorReply, type ErrorEnvelope } from './error-envelope.js';
+import { traceIdOf } from '../../observability/index.js';
 import { parseJsonBody } from './json-body.js';
 import { documented, HIDDEN, type RouteDoc } from './route-docs.js';
 import type { HttpServiceState } from './service-state.js';
@@ -34,12 +36,25 @@ const FRAMEWORK_ERRORS = new Map<string, (bodyLimitMb: number) => DynamoError>([
 
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json(?:\s*;.*)?$/i;
 
-/** The request id of a request: the client's `x-request-id`, or a fresh UUID. */
-export function requestIdOf(req: FastifyRequest): string {
+/** The request id of a request: the client's `x-request-id`, or a fresh UUID (fixed once per request). */
+function newRequestId(req: IncomingMessage): string {
   const h = req.headers['x-request-id'];
   const id = Array.isArray(h) ? h[0] : h;
   return id && id.length > 0 && id.length <= 256 ? id : randomUUID();
 }
+
+export function requestIdOf(req: FastifyRequest): string {
+  return req.id;
+}
+
+/** Every request's log lines carry its request id and, when the client sent one, its trace id. */
+const requestLogging = {
+  genReqId: newRequestId,
+  childLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, opts: ChildLoggerOptions, req: IncomingMessage): FastifyBaseLogger {
+    const traceId = traceIdOf(req.headers.traceparent);
+    return logger.child(traceId ? { ...bindings, trace_id: traceId } : bindings, opts);
+  },
+};
 
 export function sendError(reply: FastifyReply, err: unknown, overloadStatus: number, envelope: ErrorEnvelope = httpErrorReply): FastifyReply {
   const { status, body } = envelope(err, overloadStatus);
@@ -57,7 +72,8 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
     bodyLimit,
     loggerInstance: opts.logger as FastifyBaseLogger,
     // Per-request log lines cost more than the request itself at high rates.
-    logController: new LogController({ disableRequestLogging: true }),
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    ...requestLogging,
     // Bounds receiving the request only: long generations are never cut by it.
     ...serverUploadTimeouts(opts.uploadTimeouts),
     keepAliveTimeout: 75_000,
@@ -83,9 +99,14 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
 
   boundUploads(app, opts.uploadTimeouts);
 
+  const debugRequests = opts.logger.isLevelEnabled('debug');
   app.addHook('onRequest', async (req, reply) => {
     const id = req.headers['x-request-id'];
     if (typeof id === 'string' && id.length > 0) reply.header('x-request-id', id);
+    // On the raw response so that hijacked (streamed) replies are logged too; path only, no query.
+    if (debugRequests) {
+      reply.raw.once('finish', () => req.log.debug({ method: req.method, path: req.url.split('?')[0], status: reply.raw.statusCode }, 'request finished'));
+    }
   });
 
   app.setErrorHandler(frameworkErrorHandler(opts.bodyLimitMb, state));

@@ -70,7 +70,7 @@ class Attempts<Req, Out> {
     this.promptLength = this.resumable?.promptLength(route.request) ?? 0;
     const unmovable = this.budget > 0 ? this.resumable!.unmovable(route.request) : null;
     if (unmovable) {
-      this.settings.logger.warn({ requestId: route.ctx.requestId }, `migration disabled: ${unmovable}`);
+      this.settings.logger.warn({ request_id: route.ctx.requestId }, `migration disabled: ${unmovable}`);
       this.budget = 0;
     }
     if (this.tooLong(0)) this.budget = 0;
@@ -126,7 +126,7 @@ class Attempts<Req, Out> {
     const replay = this.answered ? this.generated : [];
     const request = replay.length > 0 ? this.resumable!.resume(this.route.request, replay) : this.route.request;
     this.settings.logger.warn(
-      { requestId: this.route.ctx.requestId, lost: lost?.toString(16), replayedTokens: replay.length, err: err.message },
+      { request_id: this.route.ctx.requestId, lost: lost?.toString(16), replayedTokens: replay.length, err: err.message },
       this.answered ? 'worker lost mid-stream: re-sending the request with its generated tokens' : 'worker lost before answering: retrying on another instance',
     );
     this.replayed = replay.length;

@@ -14,7 +14,8 @@ const SECRET = 'tokenizer crashed reading /models/private/tokenizer.json';
 
 interface LogLine {
   msg: string;
-  requestId?: string;
+  request_id?: string;
+  trace_id?: string;
   method?: string;
   err?: { message: string };
 }
@@ -64,11 +65,13 @@ test('ModelInfer: INTERNAL with the generic text; the log line has the x-request
   lines.length = 0;
   const metadata = new grpc.Metadata();
   metadata.set('x-request-id', 'trace-me-123');
+  metadata.set('traceparent', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
   const err = await rejection(h.call('ModelInfer', { model_name: 'broken', id: 'ignored', inputs: [textInput('hello')] }, metadata));
   assert.equal(err.code, grpc.status.INTERNAL);
   assert.equal(err.details, 'Internal server error');
   assert.equal(failures().length, 1);
-  assert.equal(failures()[0]!.requestId, 'trace-me-123');
+  assert.equal(failures()[0]!.request_id, 'trace-me-123');
+  assert.equal(failures()[0]!.trace_id, '4bf92f3577b34da6a3ce929d0e0e4736');
   assert.equal(failures()[0]!.method, 'ModelInfer');
   assert.equal(failures()[0]!.err?.message, SECRET);
 });
@@ -77,7 +80,7 @@ test('ModelInfer without x-request-id logs the request message id', async () => 
   lines.length = 0;
   const err = await rejection(h.call('ModelInfer', { model_name: 'broken', id: 'req-42', inputs: [textInput('hello')] }));
   assert.equal(err.details, 'Internal server error');
-  assert.equal(failures()[0]?.requestId, 'req-42');
+  assert.equal(failures()[0]?.request_id, 'req-42');
 });
 
 test('ModelStreamInfer: the stream ends INTERNAL with the generic text; the log line has the request id', async () => {
@@ -94,7 +97,7 @@ test('ModelStreamInfer: the stream ends INTERNAL with the generic text; the log 
   });
   assert.equal(error.code, grpc.status.INTERNAL);
   assert.equal(error.details, 'Internal server error');
-  assert.equal(failures()[0]?.requestId, 'stream-7');
+  assert.equal(failures()[0]?.request_id, 'stream-7');
   assert.equal(failures()[0]?.method, 'ModelStreamInfer');
 });
 
