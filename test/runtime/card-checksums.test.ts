@@ -42,7 +42,16 @@ test('BLAKE3 of a file as upstream writes it; a changed file fails verification'
 
 test('the frontend serves a card whose checksums match and rejects one whose files differ', async () => {
   const errors: string[] = [];
-  const logger = { info() {}, warn() {}, debug() {}, error: (obj: object, msg: string) => errors.push(`${msg} ${JSON.stringify(obj)}`) } as unknown as Logger;
+  const logger = {
+    info() {},
+    warn() {},
+    debug() {},
+    error: (obj: object, msg: string) => errors.push(`${msg} ${JSON.stringify(obj)}`),
+    // Module loggers (router, discovery) are children: they report to the same list.
+    child() {
+      return logger;
+    },
+  } as unknown as Logger;
   const ns = `ck-${Date.now()}`;
   const { frontend, models, watcher } = await startWatchingFrontend(namespaceScope({ namespace: ns }), logger);
   const echo: EngineClient = {
