@@ -11,6 +11,7 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     host: config.httpHost,
     port: config.httpPort,
     bodyLimitMb: config.httpBodyLimitMb,
+    parseThreadKb: config.httpBodyParseThreadKb,
     uploadTimeouts: { bodyTimeoutSecs: config.httpBodyTimeoutSecs, uploadTimeoutSecs: config.httpUploadTimeoutSecs },
     overloadStatus: config.httpOverloadStatusCode,
     gracefulShutdownSecs: config.httpGracefulShutdownTimeoutSecs,

@@ -1,5 +1,6 @@
 export { generateChoices, type GenerationTarget, type PromptRun } from './generate.js';
 export { mergeAsync } from './merge-async.js';
+export { JobThread, serveJobs } from './job-thread.js';
 export {
   TokenTable,
   decodeStream,

@@ -34,6 +34,11 @@ export const httpOptions = [
     help: 'Maximum request body size in MB; larger bodies get 413',
   },
   {
+    key: 'httpBodyParseThreadKb', env: 'DYN_HTTP_BODY_PARSE_THREAD_KB', envIsLocal: true, type: 'int', min: 1,
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: 1024,
+    help: 'Request bodies of at least this many KiB are parsed as JSON on a worker thread, so other clients never wait behind the parse',
+  },
+  {
     key: 'httpBodyTimeoutSecs', env: 'DYN_HTTP_BODY_TIMEOUT_SECS', envIsLocal: true, type: 'int', min: 1,
     group: 'HTTP & Networking', scope: 'frontend', built: true, default: 30,
     help: 'Answer 408 and close the connection when a request body stops arriving for this long',

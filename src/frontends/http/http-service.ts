@@ -61,6 +61,8 @@ export interface HttpServiceOptions {
   host: string;
   port: number;
   bodyLimitMb: number;
+  /** Bodies of at least this many KiB are parsed off the event loop; the option table's default when absent. */
+  parseThreadKb?: number;
   /** Body and upload timeouts; the option table's defaults when absent. */
   uploadTimeouts?: UploadTimeouts;
   overloadStatus: number;
@@ -117,7 +119,7 @@ export class HttpService {
     models: ModelManager,
   ) {
     this.state = new HttpServiceState(opts.overloadStatus);
-    this.app = createHttpServer({ bodyLimitMb: opts.bodyLimitMb, uploadTimeouts: opts.uploadTimeouts ?? DEFAULT_UPLOAD_TIMEOUTS, overloadStatus: opts.overloadStatus, logger: opts.logger, tls: opts.tls }, this.state);
+    this.app = createHttpServer({ bodyLimitMb: opts.bodyLimitMb, parseThreadKb: opts.parseThreadKb, uploadTimeouts: opts.uploadTimeouts ?? DEFAULT_UPLOAD_TIMEOUTS, overloadStatus: opts.overloadStatus, logger: opts.logger, tls: opts.tls }, this.state);
     // Before any route: the hook then guards every route, the API description's included.
     if (opts.access) registerAccessHook(this.app, opts.paths, opts.access, opts.overloadStatus);
     registerOpenApi(this.app, { documentPath: opts.paths.openapi, docsPath: opts.paths.docs, version: opts.version });

@@ -14,12 +14,15 @@ import {
 import { httpErrorReply, type ErrorEnvelope } from './error-envelope.js';
 import { traceIdOf } from '../../observability/index.js';
 import { parseJsonBody } from './json-body.js';
+import { DEFAULT_PARSE_THREAD_KB, parseJsonBodyOffLoop } from './json-body-thread.js';
 import { documented, HIDDEN, type RouteDoc } from './route-docs.js';
 import type { HttpServiceState } from './service-state.js';
 import { boundUploads, serverUploadTimeouts, type UploadTimeouts } from './upload-timeouts.js';
 
 export interface HttpServerOptions {
   bodyLimitMb: number;
+  /** Bodies of at least this many KiB are parsed on the parse thread (DYN_HTTP_BODY_PARSE_THREAD_KB). */
+  parseThreadKb?: number;
   uploadTimeouts: UploadTimeouts;
   overloadStatus: number;
   logger: Logger;
@@ -68,6 +71,7 @@ export function sendError(reply: FastifyReply, err: unknown, overloadStatus: num
  */
 export function createHttpServer(opts: HttpServerOptions, state: HttpServiceState): FastifyInstance {
   const bodyLimit = Math.max(1, Math.floor(opts.bodyLimitMb * 1024 * 1024));
+  const parseThreadBytes = (opts.parseThreadKb ?? DEFAULT_PARSE_THREAD_KB) * 1024;
   const app = Fastify({
     bodyLimit,
     loggerInstance: opts.logger as FastifyBaseLogger,
@@ -90,8 +94,13 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
       done(new UnsupportedMediaTypeError(), undefined);
       return;
     }
+    const buffer = body as Buffer;
+    if (buffer.length >= parseThreadBytes) {
+      parseJsonBodyOffLoop(buffer).then((parsed) => done(null, parsed), (err: Error) => done(err, undefined));
+      return;
+    }
     try {
-      done(null, parseJsonBody(body as Buffer));
+      done(null, parseJsonBody(buffer));
     } catch (err) {
       done(err as Error, undefined);
     }

@@ -51,7 +51,7 @@ export class ChatTemplate {
     const render = this.renderInput(request);
     let text: string;
     try {
-      text = await templateRenderThread.render(render.source, render.context);
+      text = await templateRenderThread.run({ source: render.source, context: render.context });
     } catch (err) {
       throw templateError(err);
     }

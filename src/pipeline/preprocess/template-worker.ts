@@ -2,33 +2,20 @@
 // each compiled once per source, for contexts posted by the event loop.
 
 import { Template } from '@huggingface/jinja';
-import { parentPort } from 'node:worker_threads';
+import { serveJobs } from '../job-thread.js';
 
 export interface RenderJob {
-  id: number;
   source: string;
   context: Record<string, unknown>;
 }
 
-export interface RenderResult {
-  id: number;
-  text?: string;
-  error?: string;
-}
-
 const compiled = new Map<string, Template>();
 
-function render(job: RenderJob): RenderResult {
-  try {
-    let template = compiled.get(job.source);
-    if (!template) {
-      template = new Template(job.source);
-      compiled.set(job.source, template);
-    }
-    return { id: job.id, text: template.render(job.context) };
-  } catch (err) {
-    return { id: job.id, error: (err as Error).message };
+serveJobs(({ source, context }: RenderJob): string => {
+  let template = compiled.get(source);
+  if (!template) {
+    template = new Template(source);
+    compiled.set(source, template);
   }
-}
-
-parentPort?.on('message', (job: RenderJob) => parentPort!.postMessage(render(job)));
+  return template.render(context);
+});
