@@ -1,5 +1,5 @@
 import { ConfigError, parseCommandLine, writeConfigDump, type Config, type Subcommand } from '../config/index.js';
-import { startFrontend, startMocker, startRetrying, startServe, startupFailureLine, StartupGaveUpError } from '../launch/index.js';
+import { startFrontend, startMocker, startOpenAiWorker, startRetrying, startServe, startupFailureLine, StartupGaveUpError } from '../launch/index.js';
 import { createLogger, logFormatFor, type Logger } from '../observability/index.js';
 
 /** A running service; `done` resolves when it ends by itself (the --interactive chat was closed). */
@@ -9,6 +9,7 @@ const STARTERS: Record<Subcommand, Starter> = {
   serve: startServe,
   frontend: startFrontend,
   mocker: startMocker,
+  worker: startOpenAiWorker,
 };
 
 /** The CLI: parse, then run the subcommand until SIGINT/SIGTERM. Resolves to the exit code. */

@@ -31,11 +31,23 @@ export function parseCommandLine(argv: readonly string[], env: Readonly<Record<s
   if (VERSION.has(first)) return { kind: 'version', text: versionText() };
   if (first === 'help') return { kind: 'help', text: rest[0] === undefined ? renderTopHelp() : renderCommandHelp(toSubcommand(rest[0])) };
   const command = toSubcommand(first);
-  const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  const args = command === 'worker' ? workerArgs(rest) : rest;
+  const options = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
   if (options.some((arg) => HELP.has(arg))) return { kind: 'help', text: renderCommandHelp(command) };
   if (options.some((arg) => VERSION.has(arg))) return { kind: 'version', text: versionText() };
-  const { config, sources, warnings } = resolveConfig(command, scanArgs(command, rest), env);
+  const { config, sources, warnings } = resolveConfig(command, scanArgs(command, args), env);
   return { kind: 'run', command, config, sources, warnings };
+}
+
+/** The kinds of `dynamo-ts worker <kind>`; one for now, named so more can join. */
+export const WORKER_KINDS = ['openai'] as const;
+
+/** `worker openai [options]` → the options; help needs no kind. */
+function workerArgs(rest: readonly string[]): readonly string[] {
+  const [kind, ...options] = rest;
+  if (kind !== undefined && (WORKER_KINDS as readonly string[]).includes(kind)) return options;
+  if (kind === undefined || HELP.has(kind)) return rest;
+  throw new ConfigError(`'dynamo-ts worker' needs a kind of worker first: ${WORKER_KINDS.join(', ')} (got '${kind}')`);
 }
 
 function toSubcommand(word: string): Subcommand {

@@ -22,7 +22,7 @@ export function renderTopHelp(): string {
 
 export function renderCommandHelp(command: Subcommand): string {
   const lines = [
-    `Usage: dynamo-ts ${command} [options]`,
+    `Usage: dynamo-ts ${command === 'worker' ? 'worker openai' : command} [options]`,
     '',
     `${COMMAND_SUMMARIES[command]}.`,
     '',

@@ -3,12 +3,25 @@
  * text, the docs and the "not built yet" checks are all derived from these rows.
  */
 
-export type Subcommand = 'frontend' | 'mocker' | 'serve';
+export type Subcommand = 'frontend' | 'mocker' | 'serve' | 'worker';
 
-export const SUBCOMMANDS: readonly Subcommand[] = ['frontend', 'mocker', 'serve'];
+export const SUBCOMMANDS: readonly Subcommand[] = ['frontend', 'mocker', 'serve', 'worker'];
 
-/** Which standalone subcommand an option belongs to; `serve` runs both and accepts all of them. */
-export type Scope = 'frontend' | 'mocker' | 'both';
+/**
+ * Which subcommands an option belongs to: `frontend`, `mocker` (the simulated engine), `both`
+ * (every process), `worker` (every worker: the mocker and `worker openai`) or `bridge` (only
+ * `worker openai`). `serve` runs a frontend and mockers and accepts all but the bridge's options.
+ */
+export type Scope = 'frontend' | 'mocker' | 'both' | 'worker' | 'bridge';
+
+/** The subcommands that accept an option of each scope. */
+export const SCOPE_COMMANDS: Readonly<Record<Scope, readonly Subcommand[]>> = {
+  frontend: ['frontend', 'serve'],
+  mocker: ['mocker', 'serve'],
+  both: ['frontend', 'mocker', 'serve', 'worker'],
+  worker: ['mocker', 'worker', 'serve'],
+  bridge: ['worker'],
+};
 
 /** Where a resolved value came from. */
 export type ValueSource = 'cli' | 'env' | 'default';
@@ -27,6 +40,7 @@ export const GROUPS = [
   'Tokenizer',
   'Experimental',
   'Mocker Engine',
+  'Bridge Workers',
   'Deprecated',
 ] as const;
 
@@ -133,7 +147,7 @@ type MissingDefault<S> = S extends { readonly default: unknown } ? never : undef
 export type LiveOption<S> = S extends { readonly deprecated: string } ? never : S;
 
 export function appliesTo(spec: OptionSpec, command: Subcommand): boolean {
-  return command === 'serve' || spec.scope === 'both' || spec.scope === command;
+  return SCOPE_COMMANDS[spec.scope].includes(command);
 }
 
 export function defaultFor(spec: OptionSpec, command: Subcommand): OptionValue {

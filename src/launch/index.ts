@@ -3,6 +3,8 @@ export { buildServedModel, loadConfiguredCard, parseEndpoint, type EndpointId } 
 export { startFrontend, type FrontendService } from './frontend.js';
 export { startKserveFrontend, type KserveFrontendOptions, type RunningKserveFrontend } from './kserve-frontend.js';
 export { startMocker, type RunningMocker } from './mocker.js';
+export { startOpenAiWorker, runBridgeWorker, bridgeModelFromConfig, type RunningBridgeWorker } from './worker-openai.js';
+export { type UpstreamSpec } from './bridge-upstreams.js';
 export { ModelWatcher, type ModelWatcherDeps, type ModelWatcherObserver } from './model-watcher.js';
 export { cardFromCardJson } from './remote-card.js';
 export { runtimeOptionsFromConfig, workerRuntimeFromEnv } from './runtime-options.js';

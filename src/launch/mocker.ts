@@ -39,7 +39,7 @@ export async function siblings(runtime: DistributedRuntime, count: number): Prom
 }
 
 /** The card as upstream workers publish it: `runtime_config` carries the capacity busy detection compares load with. */
-function workerCardJson(card: ModelDeploymentCard, runtimeConfig: Record<string, unknown>): Record<string, unknown> {
+export function workerCardJson(card: ModelDeploymentCard, runtimeConfig: Record<string, unknown>): Record<string, unknown> {
   const json = toCardJson(card);
   return { ...json, runtime_config: { ...(json.runtime_config as Record<string, unknown>), ...runtimeConfig } };
 }

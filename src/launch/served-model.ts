@@ -43,6 +43,7 @@ export function buildServedModel(
     nvextEnabled: !config.disableFrontendNvext,
     rejectMediaInputs: config.rejectMediaInputs,
     excludeToolsWhenToolChoiceNone: config.excludeToolsWhenToolChoiceNone,
+    forwardMessages: card.modelInput === 'Text' || config.dynChatProcessor !== 'dynamo',
     limits: { maxMessages: config.maxRequestMessages, maxTools: config.maxRequestTools, maxPromptChars: config.maxPromptChars },
   });
   return {

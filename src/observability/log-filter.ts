@@ -15,6 +15,7 @@ export const LOG_MODULES = {
   discovery: 'model and worker discovery: models and workers arriving, leaving, marked down',
   runtime: 'the distributed runtime: discovery backends, leases, the request and event planes',
   mocker: 'the mocker engine workers',
+  bridge: 'bridge workers: upstream OpenAI-compatible servers registered, withdrawn, their KV events',
 } as const;
 export type LogModule = keyof typeof LOG_MODULES;
 

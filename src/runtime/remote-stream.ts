@@ -1,9 +1,9 @@
 // The frontend half of one call to one worker instance: stream the worker's Annotated items, unwrap
 // them, and log a failure with the ids needed to trace it. The HTTP and gRPC layers hide 5xx details
 // from clients, so this log line is where a worker lost mid-stream shows up.
-import { InternalError, WorkerLostError } from '../protocols/index.js';
+import { WorkerLostError } from '../protocols/index.js';
 import { endpointPath, type EndpointInstance } from './discovery/index.js';
-import { isWorkerLostDetail, type CallContext, type RequestPlaneClient } from './request-plane/index.js';
+import { errorFromDetail, isWorkerLostDetail, type CallContext, type RequestPlaneClient } from './request-plane/index.js';
 
 export interface RemoteCallLogger {
   warn(obj: object, msg: string): void;
@@ -27,7 +27,7 @@ export function annotatedData(item: unknown): Record<string, unknown> | null {
     const detail = a.error ?? a.comment?.join('; ') ?? 'unknown error';
     // A worker that left (shut down past its drain grace) is a lost worker: the request may move.
     if (isWorkerLostDetail(detail)) throw new WorkerLostError(`worker lost: ${describe(detail)}`);
-    throw new InternalError(`worker error: ${describe(detail)}`);
+    throw errorFromDetail(describe(detail), 'worker error');
   }
   return a.data ?? null;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError } from '../../src/config/index.js';
+import { ConfigError, parseCommandLine } from '../../src/config/index.js';
 import { assertConfigError } from './helpers.js';
 
 test('ConfigError carries exit code 2', () => {
@@ -62,10 +62,24 @@ test('an option of the other command is refused', () => {
   assertConfigError(['mocker', '--http-port', '1'], {}, /^--http-port is a 'frontend' option/);
 });
 
+test('worker needs its kind; the bridge options belong to it alone', () => {
+  assertConfigError(['worker', '--upstream', 'http://a:1'], {}, "'dynamo-ts worker' needs a kind of worker first: openai (got '--upstream')");
+  assertConfigError(['worker', 'vllm'], {}, "'dynamo-ts worker' needs a kind of worker first: openai (got 'vllm')");
+  assertConfigError(['frontend', '--upstream', 'http://a:1'], {}, "--upstream is a 'bridge' option; it applies to 'dynamo-ts worker', not 'dynamo-ts frontend'");
+  assertConfigError(['worker', 'openai', '--speedup-ratio', '2'], {}, /^--speedup-ratio is a 'mocker' option; it applies to 'dynamo-ts mocker' and 'dynamo-ts serve', not 'dynamo-ts worker'$/);
+  const parsed = parseCommandLine(['worker', 'openai', '--upstream', 'http://a:1', '--upstream', 'http://b:2@tcp://b:5557', '--endpoint', 'dyn://ns.up.generate'], {});
+  assert.equal(parsed.kind, 'run');
+  if (parsed.kind === 'run') {
+    assert.equal(parsed.command, 'worker');
+    assert.deepEqual(parsed.config.upstream, ['http://a:1', 'http://b:2@tcp://b:5557']);
+    assert.equal(parsed.config.endpoint, 'dyn://ns.up.generate');
+  }
+});
+
 test('stray arguments and bad commands', () => {
   assertConfigError(['serve', 'extra'], {}, "unexpected argument 'extra' for 'dynamo-ts serve'");
-  assertConfigError(['sevre'], {}, "unknown command 'sevre' (did you mean 'serve'?); expected a command: frontend, mocker, serve");
-  assertConfigError(['--http-port', '1'], {}, "expected a command: frontend, mocker, serve, before option '--http-port'");
+  assertConfigError(['sevre'], {}, "unknown command 'sevre' (did you mean 'serve'?); expected a command: frontend, mocker, serve, worker");
+  assertConfigError(['--http-port', '1'], {}, "expected a command: frontend, mocker, serve, worker, before option '--http-port'");
 });
 
 test('negative numbers are accepted as values', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { OPTIONS, parseCommandLine, SUBCOMMANDS, type Subcommand } from '../../src/config/index.js';
+import { OPTIONS, parseCommandLine, SCOPE_COMMANDS, SUBCOMMANDS, type OptionSpec, type Subcommand } from '../../src/config/index.js';
 
 function helpText(argv: string[]): string {
   const result = parseCommandLine(argv, {});
@@ -9,8 +9,8 @@ function helpText(argv: string[]): string {
   return (result as { text: string }).text;
 }
 
-function appliesTo(scope: string, command: Subcommand): boolean {
-  return command === 'serve' || scope === 'both' || scope === command;
+function appliesTo(scope: OptionSpec['scope'], command: Subcommand): boolean {
+  return SCOPE_COMMANDS[scope].includes(command);
 }
 
 test('top-level help lists the subcommands', () => {
@@ -25,7 +25,7 @@ test('each subcommand help lists every applicable option with its env var and de
   for (const command of SUBCOMMANDS) {
     const text = helpText([command, '--help']);
     assert.equal(helpText(['help', command]), text);
-    assert.match(text, new RegExp(`^Usage: dynamo-ts ${command} \\[options\\]`));
+    assert.match(text, new RegExp(`^Usage: dynamo-ts ${command === 'worker' ? 'worker openai' : command} \\[options\\]`));
     for (const spec of OPTIONS) {
       const lines = text.split('\n');
       const name = spec.flag === undefined ? `${spec.env}=` : `--${spec.flag}`;

@@ -15,7 +15,7 @@ export const frontendFeatureOptions = [
   {
     key: 'log', env: 'DYN_LOG', type: 'string', metavar: '<level>',
     group: 'Monitoring & Logging', scope: 'both', built: true, default: 'info',
-    help: 'Log level, then optional module=level pairs (e.g. debug, or info,router=debug; the dynamo_ts:: prefix is accepted). Modules: http, grpc, router, discovery, runtime, mocker',
+    help: 'Log level, then optional module=level pairs (e.g. debug, or info,router=debug; the dynamo_ts:: prefix is accepted). Modules: http, grpc, router, discovery, runtime, mocker, bridge',
   },
   {
     key: 'loggingJsonl', env: 'DYN_LOGGING_JSONL', type: 'bool',
@@ -71,9 +71,9 @@ export const frontendFeatureOptions = [
   },
   {
     key: 'dynChatProcessor', flag: 'dyn-chat-processor', env: 'DYN_CHAT_PROCESSOR', type: 'enum',
-    choices: { dynamo: true, vllm: false, sglang: false },
+    choices: { dynamo: true, vllm: true, sglang: true },
     group: 'Experimental', scope: 'frontend', built: true, default: 'dynamo',
-    help: 'Chat pre/post-processing: dynamo (built in), vllm or sglang',
+    help: "Chat pre/post-processing: dynamo (built in) or the engine's own (vllm, sglang): every chat's messages and tools go to the workers beside the tokens, and bridged engines of --upstream-config take text (the engine applies its own template, tokenizer and parsers; the frontend keeps routing, metrics and the APIs)",
   },
   {
     key: 'dynDebugPerf', flag: 'dyn-debug-perf', env: 'DYN_DEBUG_PERF', type: 'bool',

@@ -6,7 +6,7 @@ export const mockerOptions = [
   {
     key: 'endpoint', flag: 'endpoint', env: 'DYN_MOCKER_ENDPOINT', envIsLocal: true, type: 'string',
     pattern: { regex: /^dyn:\/\/[^.\s]+\.[^.\s]+\.[^.\s]+$/, describe: 'of the form dyn://namespace.component.endpoint' },
-    metavar: '<dyn://ns.component.endpoint>', group: 'Mocker Engine', scope: 'mocker', built: true,
+    metavar: '<dyn://ns.component.endpoint>', group: 'Mocker Engine', scope: 'worker', built: true,
     help: 'Endpoint the engine registers (default: dyn://<namespace or dynamo>.backend.generate)',
   },
   {
@@ -91,12 +91,12 @@ export const mockerOptions = [
   },
   {
     key: 'dynToolCallParser', flag: 'dyn-tool-call-parser', env: 'DYN_TOOL_CALL_PARSER', envIsLocal: true,
-    type: 'enum', choices: allBuilt(TOOL_CALL_PARSER_NAMES), metavar: '<name>', group: 'Mocker Engine', scope: 'mocker', built: true,
+    type: 'enum', choices: allBuilt(TOOL_CALL_PARSER_NAMES), metavar: '<name>', group: 'Mocker Engine', scope: 'worker', built: true,
     help: `Tool-call parser the frontend applies to this model's output, published in the card's runtime_config.tool_call_parser (${TOOL_CALL_PARSER_NAMES.join(', ')}; none when unset)`,
   },
   {
     key: 'dynReasoningParser', flag: 'dyn-reasoning-parser', env: 'DYN_REASONING_PARSER', envIsLocal: true,
-    type: 'enum', choices: allBuilt(REASONING_PARSER_NAMES), metavar: '<name>', group: 'Mocker Engine', scope: 'mocker', built: true,
+    type: 'enum', choices: allBuilt(REASONING_PARSER_NAMES), metavar: '<name>', group: 'Mocker Engine', scope: 'worker', built: true,
     help: `Reasoning parser the frontend applies to this model's output, published in the card's runtime_config.reasoning_parser (${REASONING_PARSER_NAMES.join(', ')}; none when unset)`,
   },
   {

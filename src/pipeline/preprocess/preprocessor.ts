@@ -28,6 +28,12 @@ import { validateChatRequest, validateCompletionRequest, type ValidationOptions 
 export interface PreprocessorOptions extends ValidationOptions {
   /** `--exclude-tools-when-tool-choice-none` (default true). */
   excludeToolsWhenToolChoiceNone?: boolean;
+  /**
+   * Hand every chat's messages and tools to the worker in `extra_args`, for workers that apply the
+   * model's template themselves (a text-input card, or `--dyn-chat-processor vllm|sglang`). The
+   * prompt is still rendered and tokenized here: routing, usage and limits use it.
+   */
+  forwardMessages?: boolean;
 }
 
 export interface PreparedRequest {
@@ -79,6 +85,9 @@ export class Preprocessor {
       // multimodal processor tokenizes them itself (TRT-LLM).
       prepared.request.multi_modal_data = media;
       prepared.request.extra_args = { ...prepared.request.extra_args, messages: req.messages };
+    }
+    if (this.opts.forwardMessages) {
+      prepared.request.extra_args = { ...prepared.request.extra_args, messages: req.messages, ...(req.tools?.length ? { tools: req.tools } : {}) };
     }
     return prepared;
   }

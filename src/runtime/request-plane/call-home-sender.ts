@@ -12,6 +12,7 @@ import {
   type CallHomeInfo,
 } from '../codecs/index.js';
 import { ENGINE_SHUTDOWN, ENGINE_SHUTDOWN_MESSAGE } from './engine-shutdown.js';
+import { errorDetailOf } from './error-detail.js';
 import { dialSocket, type TcpTls } from './tcp-tls.js';
 
 /** Opens the response connection and sends the handshake. */
@@ -45,7 +46,7 @@ export async function sendResponseStream(
   stringify: (value: unknown) => string = JSON.stringify,
 ): Promise<void> {
   if (first instanceof Error) {
-    socket.write(encodeTwoPartHeader({ error: first.message }));
+    socket.write(encodeTwoPartHeader({ error: errorDetailOf(first) }));
     socket.end(encodeTwoPartHeader('sentinel'));
     return;
   }
@@ -69,7 +70,7 @@ export async function sendResponseStream(
       next = await items.next();
     }
   } catch (err) {
-    if (!shutDown(signal)) socket.write(encodeTwoPart(null, streamItemJson(errorItem((err as Error).message))));
+    if (!shutDown(signal)) socket.write(encodeTwoPart(null, streamItemJson(errorItem(errorDetailOf(err as Error)))));
   } finally {
     if (!next.done) await items.return?.(undefined);
   }

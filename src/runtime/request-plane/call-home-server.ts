@@ -6,6 +6,7 @@ import { InternalError, WorkerLostError } from '../../protocols/index.js';
 import { AsyncQueue } from '../async-queue/index.js';
 import { encodeTwoPartHeader, parseJsonLossless, parseStreamControl, TwoPartDecoder, type CallHomeInfo, type TwoPartMessage } from '../codecs/index.js';
 import { advertiseHost, joinHostPort } from './advertise-host.js';
+import { errorFromDetail } from './error-detail.js';
 import { createSocketServer, type TcpTls } from './tcp-tls.js';
 
 /** One request waiting for, then receiving, its response stream. */
@@ -45,7 +46,7 @@ export class PendingStream {
         this.prologueSeen = true;
         const prologue = JSON.parse(msg.header.toString('utf8')) as { error?: unknown };
         if (prologue.error !== null && prologue.error !== undefined) {
-          this.queue.fail(new InternalError(`worker rejected the request: ${describe(prologue.error)}`));
+          this.queue.fail(errorFromDetail(describe(prologue.error), 'worker rejected the request'));
         }
       }
       return;

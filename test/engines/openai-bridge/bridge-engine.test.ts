@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { OpenAiBridgeEngine, UpstreamHealth, type BridgeEngineOptions } from '../../../src/engines/openai-bridge/index.js';
+import { bridgeTokenizer } from '../../../src/launch/bridge.js';
+import { loadDefaultModelCard } from '../../../src/models/index.js';
+import { OverloadedError, ValidationError, WorkerLostError, type LLMEngineOutput, type PreprocessedRequest } from '../../../src/protocols/index.js';
+import { eventually } from '../../support/in-process.js';
+import { startStandIn, type StandIn, type StandInOptions } from '../../support/openai-upstream.js';
+import { HELLO, tokensRequest, WORLD } from '../../support/scripted-engines.js';
+
+const tokenizer = bridgeTokenizer(loadDefaultModelCard());
+const servers: StandIn[] = [];
+after(async () => {
+  for (const s of servers) await s.close();
+});
+
+async function standIn(options: StandInOptions): Promise<StandIn> {
+  const s = await startStandIn(options);
+  servers.push(s);
+  return s;
+}
+
+function engineFor(s: StandIn, over: Partial<BridgeEngineOptions> = {}): OpenAiBridgeEngine {
+  return new OpenAiBridgeEngine({ url: s.url, model: 'up-model', input: 'tokens', tokenizer, responseTimeoutMs: 30_000, ...over });
+}
+
+async function collect(engine: OpenAiBridgeEngine, request: PreprocessedRequest, signal = new AbortController().signal): Promise<LLMEngineOutput[]> {
+  const out: LLMEngineOutput[] = [];
+  for await (const o of engine.generate(request, { requestId: 'r1', signal })) out.push(o);
+  return out;
+}
+
+test('token-in: the prompt ids go up, the upstream token ids come back with finish and usage', async () => {
+  const s = await standIn({ kind: 'vllm', answer: [HELLO, WORLD] });
+  const out = await collect(engineFor(s), { ...tokensRequest([1, 2, 3], 8), stop_conditions: { max_tokens: 8, stop_token_ids: [7] }, sampling_options: { temperature: 0.5, seed: 3 } });
+  assert.deepEqual(out.map((o) => o.token_ids), [[HELLO], [WORLD]]);
+  assert.equal(out[1]!.finish_reason, 'eos');
+  assert.deepEqual(out[1]!.completion_usage, { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 });
+  const body = s.requests[0]!.body;
+  assert.equal(s.requests[0]!.path, '/v1/completions');
+  assert.deepEqual(body.prompt, [1, 2, 3]);
+  assert.equal(body.model, 'up-model');
+  assert.equal(body.return_token_ids, true);
+  assert.equal(body.stream, true);
+  assert.deepEqual(body.stop_token_ids, [7]);
+  assert.equal(body.temperature, 0.5);
+  assert.equal(body.seed, 3);
+  assert.equal(body.max_tokens, 8);
+});
+
+test('token-in: a length finish and logprobs by token id are carried', async () => {
+  const s = await standIn({ kind: 'vllm', answer: [HELLO, WORLD, HELLO] });
+  const out = await collect(engineFor(s), { ...tokensRequest([1], 2), output_options: { logprobs: 2 } });
+  assert.equal(s.requests[0]!.body.return_tokens_as_token_ids, true);
+  assert.equal(out.at(-1)!.finish_reason, 'length');
+  assert.deepEqual(out[0]!.log_probs, [-0.25]);
+  assert.deepEqual(out[0]!.top_logprobs, [[{ rank: 1, token_id: HELLO, token: null, logprob: -0.25 }, { rank: 2, token_id: HELLO + 1, token: null, logprob: -1.5 }]]);
+});
+
+test('text-in: the prompt goes up as text and a text answer is re-tokenized', async () => {
+  const s = await standIn({ kind: 'text', answer: ['Hello', ' world', '!'] });
+  const prompt = await tokenizer.encode('Say hi');
+  const out = await collect(engineFor(s, { input: 'text' }), { ...tokensRequest(prompt, 10), stop_conditions: { max_tokens: 10, stop: ['END'] } });
+  assert.equal(s.requests[0]!.body.prompt, 'Say hi');
+  assert.deepEqual(s.requests[0]!.body.stop, ['END']);
+  assert.equal(await tokenizer.decode(out.flatMap((o) => o.token_ids)), 'Hello world!');
+  assert.equal(out.at(-1)!.finish_reason, 'eos');
+});
+
+test('text-in: forwarded chat messages go to /v1/chat/completions', async () => {
+  const s = await standIn({ kind: 'text', answer: ['Hi'] });
+  const messages = [{ role: 'user', content: 'hello' }];
+  const out = await collect(engineFor(s, { input: 'text' }), { ...tokensRequest([1, 2], 5), extra_args: { messages } });
+  assert.equal(s.requests[0]!.path, '/v1/chat/completions');
+  assert.deepEqual(s.requests[0]!.body.messages, messages);
+  assert.equal(await tokenizer.decode(out.flatMap((o) => o.token_ids)), 'Hi');
+});
+
+test('a 4xx keeps its status and the engine message; 429 is overload; a 5xx is a lost worker', async () => {
+  const bad = await standIn({ kind: 'vllm', answer: [], refuseWith: { status: 400, message: 'max_tokens is too large' } });
+  await assert.rejects(collect(engineFor(bad), tokensRequest([1], 2)), (err: unknown) => err instanceof ValidationError && err.message === 'max_tokens is too large');
+  const notFound = await standIn({ kind: 'vllm', answer: [], refuseWith: { status: 404, message: 'The model `x` does not exist.' } });
+  await assert.rejects(collect(engineFor(notFound), tokensRequest([1], 2)), (err: unknown) => (err as ValidationError).httpStatus === 404);
+  const busy = await standIn({ kind: 'vllm', answer: [], refuseWith: { status: 429, message: 'slow down' } });
+  await assert.rejects(collect(engineFor(busy), tokensRequest([1], 2)), OverloadedError);
+  const broken = await standIn({ kind: 'vllm', answer: [], refuseWith: { status: 500, message: 'CUDA error' } });
+  await assert.rejects(collect(engineFor(broken), tokensRequest([1], 2)), WorkerLostError);
+});
+
+test('a connection refused, or dropped mid-stream, is a lost worker', async () => {
+  const gone = await standIn({ kind: 'vllm', answer: [] });
+  await gone.close();
+  await assert.rejects(collect(engineFor(gone), tokensRequest([1], 2)), /unreachable/);
+  const dropping = await standIn({ kind: 'vllm', answer: [HELLO, WORLD, HELLO], dropAfter: 1 });
+  const seen: LLMEngineOutput[] = [];
+  await assert.rejects(async () => {
+    for await (const o of engineFor(dropping).generate(tokensRequest([1], 5), { requestId: 'r', signal: new AbortController().signal })) seen.push(o);
+  }, WorkerLostError);
+  assert.deepEqual(seen.map((o) => o.token_ids), [[HELLO]]);
+});
+
+test('a slow upstream: the response timeout is a lost worker; an abort cancels the upstream request', async () => {
+  const slow = await standIn({ kind: 'vllm', answer: [HELLO], headerDelayMs: 5_000 });
+  await assert.rejects(collect(engineFor(slow, { responseTimeoutMs: 50 }), tokensRequest([1], 2)), /did not answer within 50 ms/);
+  const trickle = await standIn({ kind: 'vllm', answer: Array(1000).fill(HELLO), pieceDelayMs: 20 });
+  const ctl = new AbortController();
+  const got: LLMEngineOutput[] = [];
+  for await (const o of engineFor(trickle).generate(tokensRequest([1], 1000), { requestId: 'r', signal: ctl.signal })) {
+    got.push(o);
+    if (got.length === 2) ctl.abort();
+  }
+  await eventually(() => trickle.aborted === 1, 10_000, 'the upstream request to be aborted');
+  assert.equal(trickle.active, 0);
+});
+
+test('health: /health decides, /v1/models stands in where it is missing, and changes are told', async () => {
+  const s = await standIn({ kind: 'vllm', answer: [], noHealthRoute: true });
+  const changes: boolean[] = [];
+  const health = new UpstreamHealth({ baseUrl: s.url, intervalMs: 20, timeoutMs: 1000, onChange: (h) => void changes.push(h) });
+  await health.start();
+  assert.deepEqual(changes, [true]);
+  s.healthy = false;
+  await eventually(() => changes.length === 2, 10_000, 'unhealthy');
+  s.healthy = true;
+  await eventually(() => changes.length === 3, 10_000, 'healthy again');
+  health.stop();
+  assert.deepEqual(changes, [true, false, true]);
+});

@@ -1,0 +1,154 @@
+// Stand-in OpenAI-compatible servers for the bridge tests: one like vLLM (completions with a token
+// array prompt, answering token ids), one text-only (llama.cpp/Ollama-like), and faults on demand:
+// failing mid-stream, slow, unhealthy, refusing with a status.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface StandInOptions {
+  /** `vllm`: token array prompts, `token_ids` in each chunk. `text`: text prompts and chat only, text answers. */
+  kind: 'vllm' | 'text';
+  /** The answer, one piece per streamed chunk: token ids (vllm) or text pieces (text). */
+  answer: readonly (number | string)[];
+  /** Finish reason of a complete answer. */
+  finish?: 'stop' | 'length';
+  /** Cut the connection after this many pieces (the process "dies" mid-stream). */
+  dropAfter?: number;
+  /** Wait this long between pieces. */
+  pieceDelayMs?: number;
+  /** Wait this long before answering the headers. */
+  headerDelayMs?: number;
+  /** Answer every generation request with this status and an OpenAI error body. */
+  refuseWith?: { status: number; message: string };
+  /** No `/health` route (Ollama): health falls back to `/v1/models`. */
+  noHealthRoute?: boolean;
+}
+
+export interface StandIn {
+  readonly url: string;
+  readonly options: StandInOptions;
+  /** Bodies of the generation requests, in arrival order. */
+  readonly requests: { path: string; body: Record<string, unknown>; headers: IncomingMessage['headers'] }[];
+  /** Generation requests whose client went away before the answer ended. */
+  readonly aborted: number;
+  /** Requests in progress. */
+  readonly active: number;
+  healthy: boolean;
+  close(): Promise<void>;
+}
+
+export async function startStandIn(options: StandInOptions): Promise<StandIn> {
+  const requests: StandIn['requests'] = [];
+  let aborted = 0;
+  let active = 0;
+  const state = { healthy: true };
+  const server: Server = createServer((req, res) => {
+    void handle(req, res).catch(() => res.destroy());
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (req.method === 'GET' && path === '/health' && !options.noHealthRoute) return void res.writeHead(state.healthy ? 200 : 503).end();
+    if (req.method === 'GET' && path === '/v1/models') {
+      if (!state.healthy) return void res.writeHead(503).end();
+      return void json(res, 200, { object: 'list', data: [{ id: 'stand-in', object: 'model' }] });
+    }
+    if (req.method !== 'POST' || (path !== '/v1/completions' && path !== '/v1/chat/completions')) return void json(res, 404, { error: { message: 'not found' } });
+    const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
+    requests.push({ path, body, headers: req.headers });
+    if (options.refuseWith) return void json(res, options.refuseWith.status, { error: { message: options.refuseWith.message, type: 'BadRequestError', code: options.refuseWith.status } });
+    if (options.kind === 'vllm' && path === '/v1/completions' && !Array.isArray(body.prompt)) {
+      return void json(res, 400, { error: { message: 'this stand-in takes token prompts only', code: 400 } });
+    }
+    if (options.kind === 'text' && Array.isArray(body.prompt)) return void json(res, 400, { error: { message: 'prompt must be a string', code: 400 } });
+    active++;
+    let finished = false;
+    res.on('close', () => {
+      active--;
+      if (!finished) aborted++;
+    });
+    if (options.headerDelayMs) await sleep(options.headerDelayMs);
+    if (res.destroyed) return;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const chat = path === '/v1/chat/completions';
+    const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : Infinity;
+    const pieces = options.answer.slice(0, maxTokens);
+    const logprobs = typeof body.logprobs === 'number' ? body.logprobs : null;
+    for (const [i, piece] of pieces.entries()) {
+      if (options.dropAfter !== undefined && i >= options.dropAfter) return void res.destroy();
+      if (options.pieceDelayMs) await sleep(options.pieceDelayMs);
+      if (res.destroyed) return;
+      const last = i === pieces.length - 1;
+      const finish = last ? (pieces.length < options.answer.length ? 'length' : (options.finish ?? 'stop')) : null;
+      // Each piece is on the wire before the next step (a drop must not lose what was sent).
+      await new Promise((resolve) => res.write(`data: ${JSON.stringify(chunk(piece, finish, chat, logprobs))}\n\n`, resolve));
+    }
+    const usage = { prompt_tokens: Array.isArray(body.prompt) ? body.prompt.length : 7, completion_tokens: pieces.length, total_tokens: 0 };
+    usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+    res.write(`data: ${JSON.stringify({ id: 'cmpl-1', object: 'text_completion', choices: [], usage })}\n\n`);
+    res.write('data: [DONE]\n\n');
+    finished = true;
+    res.end();
+  }
+
+  function chunk(piece: number | string, finish: string | null, chat: boolean, logprobs: number | null): Record<string, unknown> {
+    const vllm = typeof piece === 'number';
+    const text = vllm ? `<${piece}>` : piece;
+    const choice: Record<string, unknown> = chat
+      ? { index: 0, delta: { content: text }, finish_reason: finish }
+      : { index: 0, text, finish_reason: finish, stop_reason: null };
+    if (vllm) {
+      choice.token_ids = [piece];
+      if (logprobs !== null) {
+        choice.logprobs = {
+          tokens: [`token_id:${piece}`],
+          token_logprobs: [-0.25],
+          top_logprobs: [Object.fromEntries([[`token_id:${piece}`, -0.25], [`token_id:${piece + 1}`, -1.5]].slice(0, Math.max(1, logprobs)))],
+        };
+      }
+    }
+    return { id: 'cmpl-1', object: chat ? 'chat.completion.chunk' : 'text_completion', choices: [choice], usage: null };
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    options,
+    requests,
+    get aborted() {
+      return aborted;
+    },
+    get active() {
+      return active;
+    },
+    get healthy() {
+      return state.healthy;
+    },
+    set healthy(value: boolean) {
+      state.healthy = value;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    req.setEncoding('utf8');
+    req.on('data', (d: string) => (data += d));
+    req.on('end', () => resolve(data));
+    req.on('error', reject);
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
