@@ -57,7 +57,8 @@ export async function startBridgedUpstream(
   });
   const { namespace, component, endpoint } = model.endpoint;
   const card: ModelDeploymentCard = { ...model.card, modelInput: spec.input === 'text' ? 'Text' : 'Tokens' };
-  const cardJson = workerCardJson(card, model.runtimeConfig);
+  // Without an event publisher the frontend routes this model approximately (see remote-card.ts).
+  const cardJson = workerCardJson(card, { ...model.runtimeConfig, kv_events: spec.kvEvents !== undefined });
   let runtime: DistributedRuntime | null = null;
   let relay: KvEventRelay | null = null;
   const log = { upstream: engine.baseUrl, model: card.displayName };

@@ -35,7 +35,7 @@ import {
   type NamespaceScope,
   type RequestPlaneClient,
 } from '../runtime/index.js';
-import { cardFromCardJson, cardParsers, cardWorkerTotals } from './remote-card.js';
+import { cardFromCardJson, cardParsers, cardPublishesKvEvents, cardWorkerTotals } from './remote-card.js';
 import { lostWorkerOptions } from './router-options.js';
 import type { RouterStateFactory } from './router-state.js';
 import { buildServedModel } from './served-model.js';
@@ -296,7 +296,10 @@ export class ModelWatcher {
           `model ${servedName}: unknown ${field} '${name}' in its card; serving it without that parser (known: ${known.join(', ')})`,
         ),
       );
-      return buildServedModel(card, config, record, parsers, { logger: moduleLogger(logger, 'router'), health: this.health });
+      // Workers that say they publish no KV events (bridged engines without --kv-events-endpoint)
+      // get approximate KV routing: the router predicts the cache from its own decisions.
+      const routing = cardPublishesKvEvents(record.cardJson) ? config : { ...config, routerKvEvents: false };
+      return buildServedModel(card, routing, record, parsers, { logger: moduleLogger(logger, 'router'), health: this.health });
     } catch (err) {
       logger.error({ model: servedName, err: (err as Error).message }, 'cannot serve discovered model');
       this.deps.observer?.modelRejected?.(servedName, err as Error);

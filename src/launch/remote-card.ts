@@ -79,3 +79,8 @@ export function cardParsers(card: Json, onUnknown: (unknown: UnknownParser) => v
   };
   return { toolCall: pick('tool_call_parser', TOOL_CALL_PARSER_NAMES), reasoning: pick('reasoning_parser', REASONING_PARSER_NAMES) };
 }
+
+/** False when the worker's card says it publishes no KV events (`runtime_config.kv_events: false`, written by bridges). */
+export function cardPublishesKvEvents(card: Json): boolean {
+  return ((card.runtime_config ?? {}) as Json).kv_events !== false;
+}

@@ -177,3 +177,38 @@ test('dynamo-ts serve as the upstream: its text answers are re-tokenized on the 
   assert.equal(answer.choices[0]!.message.content, TEXT);
   assert.equal(answer.choices[0]!.finish_reason, 'stop');
 });
+
+test("--kv-events-endpoint: vLLM's ZMQ KV events are republished as the bridged instance's; without it the card asks for approximate routing", async () => {
+  const { Publisher } = await import('zeromq');
+  const { encode } = await import('@msgpack/msgpack');
+  const { subscribeKvEvents } = await import('../../src/runtime/index.js');
+  const port = await freePort();
+  const publisher = new Publisher();
+  await publisher.bind(`tcp://127.0.0.1:${port}`);
+  cleanups.push(async () => publisher.close());
+  const withEvents = await standIn();
+  const { worker, frontend } = await bridged(['--upstream', `${withEvents.url}@tcp://127.0.0.1:${port}`], ['--router-mode', 'kv']);
+  const instance = worker.upstreams[0]!.instanceId!;
+  const seen: { worker: bigint; hashes: bigint[] }[] = [];
+  const off = await subscribeKvEvents(frontend.runtime.events, 'dynamo', 'backend', (e) => {
+    const stored = typeof e.event.data === 'object' && 'stored' in e.event.data ? e.event.data.stored : null;
+    if (stored) seen.push({ worker: e.worker_id, hashes: stored.blocks.map((b) => b.block_hash) });
+  });
+  cleanups.push(async () => off());
+  const tokens = Array.from({ length: 32 }, (_, i) => 100 + i);
+  const batch = encode({ ts: 1.5, events: [{ type: 'BlockStored', block_hashes: [11, 12], parent_block_hash: null, token_ids: tokens, block_size: 16, medium: 'GPU' }], data_parallel_rank: null });
+  const seq = Buffer.alloc(8);
+  // A subscriber that has just connected misses what was sent before: publish until it is seen.
+  await eventually(() => {
+    void publisher.send([Buffer.from(''), seq, Buffer.from(batch)]);
+    return seen.length > 0;
+  }, 20_000, 'the relayed KV event');
+  assert.equal(seen[0]!.worker, instance);
+  assert.deepEqual(seen[0]!.hashes, [11n, 12n]);
+  const policyOf = (f: typeof frontend) => f.models.get(BRIDGED_MODEL).router.policy as unknown as { appliesEvents: boolean };
+  assert.equal(policyOf(frontend).appliesEvents, true, 'an upstream with a publisher: exact KV routing');
+
+  const without = await standIn();
+  const plain = await bridged(['--upstream', without.url], ['--router-mode', 'kv']);
+  assert.equal(policyOf(plain.frontend).appliesEvents, false, 'no publisher: approximate KV routing');
+});
