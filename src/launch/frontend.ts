@@ -7,6 +7,7 @@ import type { HttpService } from '../frontends/http/index.js';
 import { ModelManager } from '../models/index.js';
 import { moduleLogger, type Logger } from '../observability/index.js';
 import { DistributedRuntime, namespaceScope } from '../runtime/index.js';
+import { ConfiguredBridges } from './configured-bridges.js';
 import { startFrontendServices } from './frontend-services.js';
 import { startInteractiveChat } from './interactive-chat.js';
 import { ModelWatcher, type ModelWatcherObserver } from './model-watcher.js';
@@ -23,6 +24,8 @@ export interface FrontendService {
   readonly grpc?: RunningGrpcFrontend;
   /** With --interactive: resolves when the user ends the terminal chat. */
   readonly done?: Promise<void>;
+  /** The bridged upstreams of --upstream-config. */
+  readonly bridges?: ConfiguredBridges;
   /** Drains and stops the services, then the watcher, then shuts the runtime down. */
   stop(): Promise<void>;
 }
@@ -72,6 +75,20 @@ export async function runFrontend(config: Config, logger: Logger, runtime: Distr
     await runtime.shutdown();
     throw err;
   }
+  // The upstreams of --upstream-config register like any worker: the watcher above finds them.
+  let bridges: ConfiguredBridges | undefined;
+  if (config.upstreamConfig) {
+    bridges = new ConfiguredBridges(config.upstreamConfig, config, runtime, moduleLogger(logger, 'bridge'));
+    try {
+      await bridges.start();
+    } catch (err) {
+      await bridges.stop();
+      watcher.stop();
+      await services.stop();
+      await runtime.shutdown();
+      throw err;
+    }
+  }
   // Interactive mode chats in the terminal instead of serving HTTP (as upstream's -i).
   const chat = config.interactive ? startInteractiveChat(config, models, services.requestScope, logger) : undefined;
   const port = chat ? 0 : await http.listen();
@@ -87,9 +104,11 @@ export async function runFrontend(config: Config, logger: Logger, runtime: Distr
     runtime,
     http,
     grpc,
+    bridges,
     done: chat?.done,
     async stop() {
       await services.stop();
+      await bridges?.stop();
       watcher.stop();
       await runtime.shutdown();
     },

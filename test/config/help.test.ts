@@ -29,7 +29,9 @@ test('each subcommand help lists every applicable option with its env var and de
     for (const spec of OPTIONS) {
       const lines = text.split('\n');
       const name = spec.flag === undefined ? `${spec.env}=` : `--${spec.flag}`;
-      const at = lines.findIndex((line) => line.trimStart().startsWith(name) || line.includes(`, ${name}`));
+      // The name whole: --upstream is not --upstream-config.
+      const whole = (text: string): boolean => text.startsWith(name) && !/[\w-]/.test(text.charAt(name.length));
+      const at = lines.findIndex((line) => whole(line.trimStart()) || line.split(', ').slice(1).some(whole));
       if (!appliesTo(spec.scope, command)) {
         assert.equal(at, -1, `${name} should not be in '${command}' help`);
         continue;

@@ -18,15 +18,21 @@ function configOf(argv: string[]): Config {
   return parsed.config;
 }
 
+/** A frontend over its own in-process runtime (mem discovery, in-process planes). */
+export async function startInProcessFrontend(frontendArgs: string[] = []) {
+  const runtime = await DistributedRuntime.create({ ...IN_PROCESS_RUNTIME, memScope: `bridge-${randomUUID()}` });
+  const config = configOf(['frontend', '--http-host', '127.0.0.1', '--http-port', '0', ...frontendArgs]);
+  const frontend = await runFrontend(config, createLogger('silent'), runtime);
+  return { frontend, runtime, baseUrl: `http://127.0.0.1:${frontend.port}` };
+}
+
 /**
  * `workerArgs` go to `worker openai` (its --upstream flags among them), `frontendArgs` to the
  * frontend. Resolves once the frontend routes to `ready` instances (default: every upstream).
  */
 export async function startBridgedFrontend(workerArgs: string[], frontendArgs: string[] = [], ready?: number) {
   const logger = createLogger('silent');
-  const runtime = await DistributedRuntime.create({ ...IN_PROCESS_RUNTIME, memScope: `bridge-${randomUUID()}` });
-  const frontendConfig = configOf(['frontend', '--http-host', '127.0.0.1', '--http-port', '0', ...frontendArgs]);
-  const frontend = await runFrontend(frontendConfig, logger, runtime);
+  const { frontend, runtime, baseUrl } = await startInProcessFrontend(frontendArgs);
   const workerConfig = configOf(['worker', 'openai', '--model-name', BRIDGED_MODEL, '--upstream-health-interval', '0.05', ...workerArgs]);
   const specs = upstreamsFromFlags(workerConfig);
   const worker = await runBridgeWorker(bridgeModelFromConfig(workerConfig), specs, await runtime.sibling(), logger);
@@ -35,7 +41,7 @@ export async function startBridgedFrontend(workerArgs: string[], frontendArgs: s
   return {
     frontend,
     worker,
-    baseUrl: `http://127.0.0.1:${frontend.port}`,
+    baseUrl,
     instances,
     async stop() {
       await frontend.stop();

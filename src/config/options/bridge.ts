@@ -38,4 +38,9 @@ export const bridgeOptions = [
     metavar: '<seconds>', group: 'Bridge Workers', scope: 'bridge', built: true, default: 300,
     help: 'Seconds an upstream may take to start answering a request (its queue and prefill); past it the instance counts as lost and the request may move',
   },
+  {
+    key: 'upstreamConfig', flag: 'upstream-config', env: 'DYN_UPSTREAM_CONFIG', envIsLocal: true, type: 'path', mustExist: true,
+    group: 'Bridge Workers', scope: 'frontend', built: true,
+    help: 'YAML or JSON file mapping model names to OpenAI-compatible servers (a URL, or a map with url, input, kv_events, api_key, model); the frontend bridges them itself, re-reading the file when it changes (see docs/bridge.md)',
+  },
 ] as const satisfies readonly OptionSpec[];
