@@ -86,7 +86,7 @@ export async function startBridgedUpstream(
   const health = new UpstreamHealth({
     baseUrl: engine.baseUrl,
     intervalMs: model.healthIntervalMs,
-    timeoutMs: Math.max(1000, model.healthIntervalMs),
+    timeoutMs: Math.max(2000, model.healthIntervalMs),
     headers,
     onChange: async (healthy, reason) => {
       if (healthy) {

@@ -31,7 +31,7 @@ export const bridgeOptions = [
   {
     key: 'upstreamHealthInterval', flag: 'upstream-health-interval', env: 'DYN_UPSTREAM_HEALTH_INTERVAL', envIsLocal: true, type: 'float', min: 0, minExclusive: true,
     metavar: '<seconds>', group: 'Bridge Workers', scope: 'bridge', built: true, default: 5,
-    help: 'Seconds between health probes of each upstream (/health, else /v1/models); an unhealthy upstream leaves discovery until a probe succeeds',
+    help: 'Seconds between health probes of each upstream (/health, else /v1/models); an upstream failing 3 probes in a row leaves discovery until a probe succeeds',
   },
   {
     key: 'upstreamTimeout', flag: 'upstream-timeout', env: 'DYN_UPSTREAM_TIMEOUT', envIsLocal: true, type: 'float', min: 0, minExclusive: true,

@@ -1,5 +1,7 @@
 // Is an upstream up? Polls its `/health` (vLLM, SGLang, llama.cpp) and, where that route does not
-// exist, `/v1/models` (Ollama and other OpenAI-compatible servers), and tells of each change.
+// exist, `/v1/models` (Ollama and other OpenAI-compatible servers), and tells of each change. A
+// healthy upstream goes down after FAILURES_BEFORE_DOWN failed probes in a row (one slow answer,
+// e.g. during a long prefill, is not an outage); one good probe brings it back.
 
 export interface UpstreamHealthOptions {
   baseUrl: string;
@@ -13,9 +15,12 @@ export interface UpstreamHealthOptions {
 
 const PROBES = ['/health', '/v1/models'] as const;
 
+export const FAILURES_BEFORE_DOWN = 3;
+
 export class UpstreamHealth {
   private timer: NodeJS.Timeout | null = null;
   private state: boolean | null = null;
+  private failures = 0;
   private stopped = false;
 
   constructor(private readonly opts: UpstreamHealthOptions) {}
@@ -58,7 +63,9 @@ export class UpstreamHealth {
   private async tick(): Promise<void> {
     const { healthy, reason } = await this.probe();
     if (this.stopped) return;
-    if (healthy !== this.state) {
+    this.failures = healthy ? 0 : this.failures + 1;
+    const settled = healthy || this.state !== true || this.failures >= FAILURES_BEFORE_DOWN;
+    if (settled && healthy !== this.state) {
       this.state = healthy;
       await this.opts.onChange(healthy, reason);
       if (this.stopped) return;

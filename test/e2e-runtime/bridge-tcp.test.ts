@@ -1,0 +1,87 @@
+// A `dynamo-ts worker openai` process in front of two stand-in upstreams, over file discovery and
+// the TCP request plane, with the frontend in this process: answers, an upstream's 400 and an
+// upstream dying mid-stream all cross the wire as a client expects.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import OpenAI from 'openai';
+import { parseCommandLine } from '../../src/config/index.js';
+import { startFrontend, type FrontendService } from '../../src/launch/index.js';
+import { bridgeTokenizer } from '../../src/launch/bridge.js';
+import { loadDefaultModelCard } from '../../src/models/index.js';
+import { createLogger } from '../../src/observability/index.js';
+import { eventually } from '../support/in-process.js';
+import { startStandIn, type StandIn } from '../support/openai-upstream.js';
+import { startProcess, type RunningProcess } from '../support/processes.js';
+import { stopAll } from './helpers.js';
+
+const MODEL = 'bridged-over-tcp';
+const tokenizer = bridgeTokenizer(loadDefaultModelCard());
+const TEXT = 'Streamed from an upstream, across the TCP request plane.';
+let kvRoot: string;
+let frontend: FrontendService;
+let worker: RunningProcess;
+let client: OpenAI;
+let dying: StandIn;
+let healthy: StandIn;
+let answer: number[];
+
+before(async () => {
+  answer = await tokenizer.encode(TEXT);
+  dying = await startStandIn({ kind: 'vllm', answer, dropAfter: 2 });
+  healthy = await startStandIn({ kind: 'vllm', answer });
+  kvRoot = mkdtempSync(path.join(tmpdir(), 'dyn-bridge-kv-'));
+  const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_REQUEST_PLANE: 'tcp', DYN_LEASE_TTL_SECS: '2' };
+  const parsed = parseCommandLine(['frontend', '--http-host', '127.0.0.1', '--http-port', '0'], env);
+  if (parsed.kind !== 'run') throw new Error('expected a run command');
+  frontend = await startFrontend(parsed.config, createLogger('silent'));
+  worker = startProcess(
+    ['worker', 'openai', '--model-name', MODEL, '--upstream', dying.url, '--upstream', healthy.url, '--migration-limit', '2', '--upstream-health-interval', '0.2'],
+    { DYN_LOG: 'warn', DYN_TCP_RPC_HOST: '127.0.0.1', ...env },
+  );
+  await eventually(
+    () => worker.proc.exitCode === null && frontend.models.has(MODEL) && frontend.models.get(MODEL).router.instanceIds.length === 2,
+    60_000,
+    `the bridged instances:\n${worker.output()}`,
+  );
+  client = new OpenAI({ baseURL: `http://127.0.0.1:${frontend.port}/v1`, apiKey: 'unused', maxRetries: 0 });
+});
+
+after(async () => {
+  await stopAll([worker]);
+  await frontend.stop();
+  await dying.close();
+  await healthy.close();
+  rmSync(kvRoot, { recursive: true, force: true });
+});
+
+test('streams complete across the wire, moving off the upstream that dies', async () => {
+  for (let i = 0; i < 2; i++) {
+    const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: true, max_tokens: 50 });
+    let text = '';
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    assert.ok(finish === 'stop' || finish === 'length', `finished (${finish})`);
+    assert.ok(text.length > 0);
+  }
+  assert.equal(dying.requests.length, 1);
+  assert.ok(healthy.requests.some((r) => (r.body.prompt as number[]).length > (dying.requests[0]!.body.prompt as number[]).length), 'the moved request continued');
+});
+
+test("an upstream's 400 reaches the client as a 400 with the engine's message", async () => {
+  const refusing = await startStandIn({ kind: 'vllm', answer, refuseWith: { status: 400, message: 'best_of must be 1 for streaming' } });
+  after(() => refusing.close());
+  const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_REQUEST_PLANE: 'tcp', DYN_LEASE_TTL_SECS: '2' };
+  const other = startProcess(['worker', 'openai', '--model-name', 'refusing', '--endpoint', 'dyn://dynamo.refusing.generate', '--upstream', refusing.url], { DYN_LOG: 'warn', DYN_TCP_RPC_HOST: '127.0.0.1', ...env });
+  after(() => stopAll([other]));
+  await eventually(() => frontend.models.has('refusing') && frontend.models.get('refusing').router.instanceIds.length === 1, 60_000, `the refusing instance:\n${other.output()}`);
+  await assert.rejects(
+    client.completions.create({ model: 'refusing', prompt: 'x', max_tokens: 3 }),
+    (err: unknown) => err instanceof OpenAI.BadRequestError && /best_of must be 1 for streaming/.test(err.message),
+  );
+});
