@@ -4,7 +4,7 @@
 // server's own when it returns them, else its text re-tokenized piece by piece.
 import { isDynamoError, type EngineClient, type GenerateContext, type LLMEngineOutput, type PreprocessedRequest } from '../../protocols/index.js';
 import { sseData } from './sse-lines.js';
-import { readChunk, type UpstreamPiece } from './upstream-chunk.js';
+import { readChunk, type UpstreamChunkJson, type UpstreamPiece } from './upstream-chunk.js';
 import { streamedError, upstreamLost, upstreamStatusError } from './upstream-errors.js';
 import { textCall, tokenCompletionsCall, type UpstreamCall } from './upstream-request.js';
 
@@ -66,9 +66,9 @@ export class OpenAiBridgeEngine implements EngineClient {
       let held: LLMEngineOutput | null = null;
       try {
         for await (const data of sseData(body)) {
-          const json = JSON.parse(data) as { error?: unknown };
+          const json = JSON.parse(data) as UpstreamChunkJson;
           if (json.error !== undefined) throw streamedError(this.baseUrl, json.error);
-          const piece = readChunk(data, call.api);
+          const piece = readChunk(json, call.api);
           if (!piece) continue;
           if (held) {
             // The finish came first; usage follows in its own chunk (stream_options.include_usage).

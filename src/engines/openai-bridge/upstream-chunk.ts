@@ -30,9 +30,11 @@ interface UpstreamChoice {
   stop_reason?: string | number | null;
 }
 
-interface UpstreamChunkJson {
+export interface UpstreamChunkJson {
   choices?: UpstreamChoice[];
   usage?: CompletionUsage | null;
+  /** vLLM writes `{"error": {...}}` as an event when generation fails. */
+  error?: unknown;
 }
 
 /** OpenAI finish reasons → the engine's. `stop` without a stop reason is the model's own end (EOS). */
@@ -50,9 +52,8 @@ const FINISHES: Readonly<Record<string, (stopReason: string | number | null) => 
 
 const TOKEN_ID = /^token_id:(-?\d+)$/;
 
-/** Parses one `data:` payload; null for a chunk that carries nothing of the choice (e.g. a role-only delta). */
-export function readChunk(data: string, api: UpstreamApi): UpstreamPiece | null {
-  const json = JSON.parse(data) as UpstreamChunkJson;
+/** One parsed `data:` payload; null for a chunk that carries nothing of the choice (e.g. a role-only delta). */
+export function readChunk(json: UpstreamChunkJson, api: UpstreamApi): UpstreamPiece | null {
   const choice = json.choices?.[0];
   const usage = json.usage ?? null;
   if (!choice) return usage ? { ...EMPTY, usage } : null;
