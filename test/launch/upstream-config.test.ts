@@ -102,3 +102,21 @@ test('an invalid file fails startup naming the entry', async () => {
   writeFileSync(file, 'models:\n  my-model:\n    - http://a:1\n    - url: nope\n');
   await assert.rejects(startInProcessFrontend(['--upstream-config', file]), /--upstream-config .*bad\.yaml: models\.my-model\[1\]\.url: not a URL/);
 });
+
+test('--dyn-chat-processor vllm: upstreams of the file take text, and chats go up as messages with their tools', async () => {
+  const up = await startStandIn({ kind: 'text', answer: ['The engine', ' templated this.'] });
+  cleanups.push(() => up.close());
+  const file = path.join(dir, 'text.yaml');
+  writeFileSync(file, `models:\n  engine-templated: [${up.url}]\nhealth_interval_secs: 0.05\n`);
+  const { frontend, baseUrl } = await startInProcessFrontend(['--upstream-config', file, '--dyn-chat-processor', 'vllm']);
+  cleanups.push(() => frontend.stop());
+  await eventually(() => frontend.models.has('engine-templated') && frontend.models.get('engine-templated').router.instanceIds.length === 1, 30_000, 'the model');
+  const openai = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
+  const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }];
+  const answer = await openai.chat.completions.create({ model: 'engine-templated', messages: [{ role: 'user', content: 'weather?' }], tools });
+  assert.equal(answer.choices[0]!.message.content, 'The engine templated this.');
+  const sent = up.requests[0]!;
+  assert.equal(sent.path, '/v1/chat/completions');
+  assert.deepEqual(sent.body.messages, [{ role: 'user', content: 'weather?' }]);
+  assert.equal((sent.body.tools as { function: { name: string } }[])[0]!.function.name, 'get_weather');
+});

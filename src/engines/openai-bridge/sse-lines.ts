@@ -24,6 +24,9 @@ export async function* sseData(body: AsyncIterable<Uint8Array>): AsyncGenerator<
       }
     }
   }
+  // A last event the server did not terminate.
+  const last = (buffer + decoder.decode()).replace(/\r$/, '');
+  if (last.startsWith('data:')) data.push(last.slice(last.charAt(5) === ' ' ? 6 : 5));
   const tail = data.join('\n');
   if (tail !== '' && tail !== '[DONE]') yield tail;
 }

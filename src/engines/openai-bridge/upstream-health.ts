@@ -61,6 +61,14 @@ export class UpstreamHealth {
   }
 
   private async tick(): Promise<void> {
+    await this.check();
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.tick(), this.opts.intervalMs);
+    this.timer.unref();
+  }
+
+  /** One probe, and the change it makes, if any. */
+  async check(): Promise<void> {
     const { healthy, reason } = await this.probe();
     if (this.stopped) return;
     this.failures = healthy ? 0 : this.failures + 1;
@@ -68,9 +76,6 @@ export class UpstreamHealth {
     if (settled && healthy !== this.state) {
       this.state = healthy;
       await this.opts.onChange(healthy, reason);
-      if (this.stopped) return;
     }
-    this.timer = setTimeout(() => void this.tick(), this.opts.intervalMs);
-    this.timer.unref();
   }
 }

@@ -113,6 +113,30 @@ test('a slow upstream: the response timeout is a lost worker; an abort cancels t
   assert.equal(trickle.active, 0);
 });
 
+test('extra headers (the upstream API key) go with every request', async () => {
+  const s = await standIn({ kind: 'vllm', answer: [HELLO] });
+  await collect(engineFor(s, { headers: { authorization: 'Bearer sk-up' } }), tokensRequest([1], 2));
+  assert.equal(s.requests[0]!.headers.authorization, 'Bearer sk-up');
+});
+
+test('health: one failed probe does not take a healthy upstream down; three in a row do', async () => {
+  const s = await standIn({ kind: 'vllm', answer: [] });
+  const changes: boolean[] = [];
+  const health = new UpstreamHealth({ baseUrl: s.url, intervalMs: 1_000_000, timeoutMs: 1000, onChange: (h) => void changes.push(h) });
+  // The interval is long: the probes are driven one at a time with check().
+  await health.start();
+  s.healthy = false;
+  await health.check();
+  await health.check();
+  assert.deepEqual(changes, [true], 'two failures: still up');
+  await health.check();
+  assert.deepEqual(changes, [true, false]);
+  s.healthy = true;
+  await health.check();
+  assert.deepEqual(changes, [true, false, true], 'one good probe brings it back');
+  health.stop();
+});
+
 test('health: /health decides, /v1/models stands in where it is missing, and changes are told', async () => {
   const s = await standIn({ kind: 'vllm', answer: [], noHealthRoute: true });
   const changes: boolean[] = [];
