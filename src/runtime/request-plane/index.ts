@@ -7,3 +7,4 @@ export { advertiseHost, joinHostPort } from './advertise-host.js';
 export type { TcpTls } from './tcp-tls.js';
 export { CallHomeServer } from './call-home-server.js';
 export { ENGINE_SHUTDOWN_MESSAGE, isWorkerLostDetail } from './engine-shutdown.js';
+export { traceHeaderFields, traceHeadersOf } from './trace-headers.js';
