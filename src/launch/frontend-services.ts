@@ -8,6 +8,7 @@ import { apiKeyStore } from './api-keys.js';
 import { clusterStats } from './cluster-stats.js';
 import { httpServiceOptions } from './http-options.js';
 import { kserveLayout, startKserveGrpc } from './kserve.js';
+import { traceFrontend } from './tracing.js';
 
 export interface FrontendServices {
   /** Not listening yet: the caller starts it once its models are in place. */
@@ -29,6 +30,7 @@ export async function startFrontendServices(config: Config, models: ModelManager
   const metrics = new MetricsRegistry(config.metricsPrefix);
   const keys = apiKeyStore(config, logger);
   const requests = meteredRequestScope(metrics, 'frontend');
+  const tracing = traceFrontend(config, requests.scope);
   registerClusterMetrics(metrics, clusterStats(models));
   const stopProcessMetrics = registerProcessMetrics(metrics);
   const access = { keys: keys.keys, adminEnabled: config.enableAdminApi, protectMetrics: config.protectMetrics };
@@ -40,6 +42,7 @@ export async function startFrontendServices(config: Config, models: ModelManager
     stopProcessMetrics();
     requests.close();
     keys.close();
+    await tracing.stop();
     throw err;
   }
   return {
@@ -54,6 +57,8 @@ export async function startFrontendServices(config: Config, models: ModelManager
       requests.close();
       keys.close();
       stopProcessMetrics();
+      // Spans of the drained requests go out before the process exits.
+      await tracing.stop();
     },
   };
 }

@@ -7,6 +7,7 @@ import { toCardJson, type ModelDeploymentCard } from '../models/index.js';
 import { moduleLogger, type Logger } from '../observability/index.js';
 import { announceKvEvents, announceLoadMetrics, DistributedRuntime, type Endpoint } from '../runtime/index.js';
 import { MOCK_MODELS } from './mock-models.js';
+import { traceEngines } from './tracing.js';
 import { runtimeOptionsFromConfig } from './runtime-options.js';
 import { loadConfiguredCard, parseEndpoint } from './served-model.js';
 
@@ -61,6 +62,7 @@ export async function runMockers(config: Config, root: Logger, makeRuntimes: () 
   const model = instancesOf(runtimes);
   const card: ModelDeploymentCard = { ...loaded, modelType: model.modelType };
   const { engines, handlers } = model;
+  const tracing = traceEngines(config);
   const endpointOf = (rt: DistributedRuntime): Endpoint => rt.namespace(ep.namespace).component(ep.component).endpoint(ep.endpoint);
 
   const cardJson = workerCardJson(card, model.runtimeConfig);
@@ -87,6 +89,7 @@ export async function runMockers(config: Config, root: Logger, makeRuntimes: () 
       clearTimeout(startup);
       for (const rt of runtimes.slice().reverse()) await rt.shutdown();
       for (const engine of engines) engine.close();
+      await tracing.stop();
     },
   };
 }

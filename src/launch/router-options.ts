@@ -41,6 +41,7 @@ export function buildRouter(config: Config, card: ModelDeploymentCard, deps: Rou
     },
   });
   return new PushRouter(card.displayName, policy, {
+    mode,
     load,
     busyThresholds: busyThresholds(config),
     migration: { limit: config.migrationLimit ?? card.migrationLimit, maxSeqLen: config.migrationMaxSeqLen ?? null, logger: deps.logger ?? silent },

@@ -1,6 +1,7 @@
-import type { EngineClient, GenerateContext, PreprocessedRequest } from '../protocols/index.js';
+import type { EngineClient, PreprocessedRequest } from '../protocols/index.js';
 import { mergeAsync } from './merge-async.js';
 import { decodeStream, type DecodedStep, type TokenTable } from './postprocess/index.js';
+import type { EngineCallHooks } from './request-lifecycle.js';
 
 export interface GenerationTarget {
   engine: EngineClient;
@@ -16,8 +17,8 @@ export interface PromptRun {
  * Start every choice of every prompt and merge their detokenized steps. Choice `i` of prompt `p`
  * has index `p * n + i`. Routing happens here, synchronously, so "no workers" or "unknown instance"
  * errors surface before a response is committed. Aborting `signal` stops every engine request.
- * `metadata` travels to every engine request in its context, and so does `migrated` (the request's
- * lifecycle hears of re-sends to another worker).
+ * `metadata` travels to every engine request in its context, and so do `hooks` (the request's
+ * lifecycle hears of re-sends to another worker and, when observed, of each dispatch).
  */
 export function generateChoices(
   target: GenerationTarget,
@@ -26,7 +27,7 @@ export function generateChoices(
   requestId: string,
   signal: AbortSignal,
   metadata?: Readonly<Record<string, string>>,
-  migrated?: GenerateContext['migrated'],
+  hooks?: EngineCallHooks,
 ): AsyncIterable<DecodedStep> {
   const streams: AsyncIterable<DecodedStep>[] = [];
   const fanOut = prompts.length * n > 1;
@@ -42,7 +43,7 @@ export function generateChoices(
         requestId: fanOut ? `${requestId}-${index}` : requestId,
         signal: choiceAbort.signal,
         metadata,
-        migrated,
+        ...hooks,
       });
       streams.push(
         decodeStream(outputs, {

@@ -18,7 +18,7 @@ export {
   type ToolCallDelta,
   type WireFinishReason,
 } from './postprocess/index.js';
-export { errorKindOf, RequestLifecycle, type RequestDescription, type UsageSource } from './request-lifecycle.js';
+export { errorKindOf, RequestLifecycle, type EngineCallHooks, type RequestDescription, type UsageSource } from './request-lifecycle.js';
 export {
   Preprocessor,
   HfTokenizer,

@@ -5,10 +5,16 @@ import {
   isDynamoError,
   requestChannels as channels,
   type CompletionUsage,
+  type DispatchedCall,
+  type DispatchInfo,
   type ErrorKind,
+  type GenerateContext,
   type MigrationType,
+  type PromptTiming,
+  type RequestDispatchEvent,
   type RequestInfo,
   type RequestScope,
+  type TraceHeaders,
 } from '../protocols/index.js';
 
 export interface RequestDescription {
@@ -17,7 +23,14 @@ export interface RequestDescription {
   model: string;
   endpoint: string;
   requestType: 'stream' | 'unary';
+  /** The client's W3C trace context, when it sent one. */
+  trace?: TraceHeaders;
+  /** What the client called (HTTP method and path, gRPC method). */
+  operation?: string;
 }
+
+/** The hooks of a GenerateContext through which a request's engine calls are reported. */
+export type EngineCallHooks = Pick<GenerateContext, 'migrated' | 'dispatched'>;
 
 /** Whatever counts the request's usage (its response fold). */
 export interface UsageSource {
@@ -94,10 +107,41 @@ export class RequestLifecycle {
     channels.error.publish({ request: this.info, kind, error, duration: this.elapsed() });
   }
 
-  /** The prompts were preprocessed; each one the tokenizer encoded is a tokenize event (token ids sent by the client are not). */
-  tokenized(runs: readonly { tokenizeMs: number }[]): void {
+  /**
+   * The prompts were preprocessed: a preprocess event with their timings, and a tokenize event for
+   * each one the tokenizer encoded (token ids sent by the client are not).
+   */
+  tokenized(runs: readonly PromptTiming[]): void {
+    if (channels.preprocess.hasSubscribers) channels.preprocess.publish({ request: this.info, prompts: runs, endedAt: performance.now() });
     if (!channels.tokenize.hasSubscribers) return;
     for (const run of runs) if (run.tokenizeMs > 0) channels.tokenize.publish({ request: this.info, milliseconds: run.tokenizeMs });
+  }
+
+  /**
+   * The router chose an instance for one attempt (a GenerateContext's `dispatched`): a dispatch
+   * event, whose subscribers may give the call a trace context, and a dispatch-end event when the
+   * call ends. Undefined, and nothing built, while nobody observes dispatches.
+   */
+  dispatched(info: DispatchInfo): DispatchedCall | undefined {
+    if (!channels.dispatch.hasSubscribers && !channels.dispatchEnd.hasSubscribers) return undefined;
+    const dispatch: RequestDispatchEvent = { ...info, request: this.info };
+    channels.dispatch.publish(dispatch);
+    return {
+      trace: dispatch.trace,
+      end: (error?: unknown) => {
+        if (channels.dispatchEnd.hasSubscribers) channels.dispatchEnd.publish({ dispatch, request: this.info, error });
+      },
+    };
+  }
+
+  /**
+   * The GenerateContext hooks that report this request's engine calls here: re-sends always,
+   * dispatches only while someone observes them (so the router does nothing extra otherwise).
+   */
+  contextHooks(): EngineCallHooks {
+    const migrated = (type: MigrationType, seconds: number): void => this.migrated(type, seconds);
+    if (!channels.dispatch.hasSubscribers && !channels.dispatchEnd.hasSubscribers) return { migrated };
+    return { migrated, dispatched: (info) => this.dispatched(info) };
   }
 
   /** The request was re-sent to another worker (a GenerateContext's `migrated`). */

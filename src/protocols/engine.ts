@@ -133,6 +133,39 @@ export interface GenerateContext {
    * output, its end or its failure), with the seconds since the failure that caused it.
    */
   migrated?(type: MigrationType, seconds: number): void;
+  /**
+   * Told when the router chose the instance for one attempt of this request, just before the
+   * engine call. What it returns (only when someone observes calls, e.g. tracing) gives the trace
+   * context the call carries to the worker and hears when the call ended.
+   */
+  dispatched?(dispatch: DispatchInfo): DispatchedCall | undefined;
+  /** W3C trace context the engine call carries (request-plane headers `traceparent`/`tracestate`). */
+  trace?: TraceHeaders;
+}
+
+/** W3C trace context headers. */
+export interface TraceHeaders {
+  traceparent: string;
+  tracestate?: string;
+}
+
+/** The router's decision for one attempt of a request. */
+export interface DispatchInfo {
+  instanceId: bigint;
+  /** The router mode that decided (`round-robin`, `kv`, ...). */
+  routerMode: string;
+  /** Blocks of the prompt predicted cached on the chosen instance; absent when the mode does not predict. */
+  overlapBlocks?: number;
+  /** `performance.now()` when the request entered the router, in milliseconds. */
+  routingStartedAt: number;
+}
+
+/** One engine call being observed. */
+export interface DispatchedCall {
+  /** The trace context for the worker. */
+  readonly trace?: TraceHeaders;
+  /** The call's stream ended: with its error, or undefined when it completed or was stopped. */
+  end(error?: unknown): void;
 }
 
 /** Upstream's `migration_type` label: the first worker failed before any output, or mid-stream. */

@@ -8,6 +8,7 @@ export * from './kv-hashing.js';
 export * from './model-card.js';
 export * from './router-modes.js';
 export * from './request-events.js';
+export * from './engine-events.js';
 export * from './media.js';
 export * from './parser-names.js';
 export * from './api-keys.js';

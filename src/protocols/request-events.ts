@@ -4,7 +4,7 @@
 // (frontend) its request belongs to and subscriptions only see their own scope.
 
 import { subscribe, unsubscribe, channel, type Channel } from 'node:diagnostics_channel';
-import type { CompletionUsage, MigrationType } from './engine.js';
+import type { CompletionUsage, DispatchInfo, MigrationType, TraceHeaders } from './engine.js';
 import type { ErrorKind } from './errors.js';
 
 /** Identifies the frontend a request belongs to; compared by identity, the name is for people. */
@@ -22,6 +22,10 @@ export interface RequestInfo {
   readonly requestType: 'stream' | 'unary';
   /** `performance.now()` when the request started, in milliseconds. */
   readonly startedAt: number;
+  /** The client's W3C trace context (`traceparent`/`tracestate` header or metadata), when it sent one. */
+  readonly trace?: TraceHeaders;
+  /** What the client called: `POST /v1/chat/completions`, `/inference.GRPCInferenceService/ModelInfer`, ... */
+  readonly operation?: string;
 }
 
 export interface RequestStartEvent {
@@ -81,6 +85,38 @@ export interface RequestTokenizeEvent {
   readonly milliseconds: number;
 }
 
+/** One prompt's preprocessing times, in `performance.now()` milliseconds. */
+export interface PromptTiming {
+  /** When the tokenizer started (the chat template rendered just before). */
+  readonly tokenizeStartedAt: number;
+  readonly templateMs: number;
+  readonly tokenizeMs: number;
+}
+
+/** The request's prompts were validated, templated and tokenized. */
+export interface RequestPreprocessEvent {
+  readonly request: RequestInfo;
+  readonly prompts: readonly PromptTiming[];
+  /** `performance.now()` when preprocessing ended. */
+  readonly endedAt: number;
+}
+
+/**
+ * The router chose an instance for one attempt of the request. A subscriber may set `trace` (the
+ * context the engine call carries to the worker); the same object comes back in the call's end.
+ */
+export interface RequestDispatchEvent extends DispatchInfo {
+  readonly request: RequestInfo;
+  trace?: TraceHeaders;
+}
+
+/** The engine call of a dispatch ended: `error` when it failed. */
+export interface RequestDispatchEndEvent {
+  readonly dispatch: RequestDispatchEvent;
+  readonly request: RequestInfo;
+  readonly error: unknown;
+}
+
 export interface RequestEventMap {
   start: RequestStartEvent;
   firstToken: RequestFirstTokenEvent;
@@ -90,6 +126,9 @@ export interface RequestEventMap {
   cancel: RequestCancelEvent;
   migration: RequestMigrationEvent;
   tokenize: RequestTokenizeEvent;
+  preprocess: RequestPreprocessEvent;
+  dispatch: RequestDispatchEvent;
+  dispatchEnd: RequestDispatchEndEvent;
 }
 
 export type RequestEventName = keyof RequestEventMap;
@@ -104,6 +143,9 @@ export const REQUEST_CHANNEL_NAMES: Readonly<Record<RequestEventName, string>> =
   cancel: 'dynamo-ts:request:cancel',
   migration: 'dynamo-ts:request:migration',
   tokenize: 'dynamo-ts:request:tokenize',
+  preprocess: 'dynamo-ts:request:preprocess',
+  dispatch: 'dynamo-ts:request:dispatch',
+  dispatchEnd: 'dynamo-ts:request:dispatch-end',
 };
 
 /** The channel objects, created once; publishers check `hasSubscribers` before building a message. */
@@ -116,6 +158,9 @@ export const requestChannels: Readonly<Record<RequestEventName, Channel>> = {
   cancel: channel(REQUEST_CHANNEL_NAMES.cancel),
   migration: channel(REQUEST_CHANNEL_NAMES.migration),
   tokenize: channel(REQUEST_CHANNEL_NAMES.tokenize),
+  preprocess: channel(REQUEST_CHANNEL_NAMES.preprocess),
+  dispatch: channel(REQUEST_CHANNEL_NAMES.dispatch),
+  dispatchEnd: channel(REQUEST_CHANNEL_NAMES.dispatchEnd),
 };
 
 export type RequestEventHandlers = { [K in RequestEventName]?: (event: RequestEventMap[K]) => void };

@@ -225,6 +225,10 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
     return chosen;
   }
 
+  overlapBlocks(instance: AnyInstance, request: PreprocessedRequest): number {
+    return this.pending.get(request)?.overlaps.get(instance.id) ?? 0;
+  }
+
   track(instance: AnyInstance, request: PreprocessedRequest, requestId: string): StreamObserver {
     const a = this.pending.get(request) ?? this.analyze(request);
     this.pending.delete(request);

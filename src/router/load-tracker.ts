@@ -48,8 +48,8 @@ export class LoadTracker {
 export interface StreamObserver<Out = LLMEngineOutput> {
   /** Each output as it passes (the first one marks the end of prefill). */
   onOutput(out: Out): void;
-  /** Once: the stream finished, failed, or its consumer stopped early. */
-  onEnd(): void;
+  /** Once: the stream finished, failed (with `error`), or its consumer stopped early. */
+  onEnd(error?: unknown): void;
 }
 
 /** Passes a stream through unchanged while reporting its outputs and its end. */
@@ -60,14 +60,14 @@ export function observeStream<Out>(stream: AsyncIterable<Out>, observer: StreamO
       try {
         inner = stream[Symbol.asyncIterator]();
       } catch (err) {
-        observer.onEnd();
+        observer.onEnd(err);
         throw err;
       }
       let ended = false;
-      const end = (): void => {
+      const end = (error?: unknown): void => {
         if (ended) return;
         ended = true;
-        observer.onEnd();
+        observer.onEnd(error);
       };
       return {
         next: () =>
@@ -78,7 +78,7 @@ export function observeStream<Out>(stream: AsyncIterable<Out>, observer: StreamO
               return r;
             },
             (err: unknown) => {
-              end();
+              end(err);
               throw err;
             },
           ),

@@ -59,6 +59,8 @@ export interface RouterPolicy<Req = PreprocessedRequest, Out = LLMEngineOutput> 
   select<I extends AnyInstance>(instances: readonly I[], request: Req): I;
   /** The request was dispatched to `instance` (chosen by select, or pinned): observe its stream. */
   track?(instance: AnyInstance, request: Req, requestId: string): StreamObserver<Out> | null;
+  /** Blocks of `request`'s prompt predicted cached on `instance`, when the policy predicts it (kv). */
+  overlapBlocks?(instance: AnyInstance, request: Req): number;
   /** The router queue: a promise to wait on before the policy selects, or null to go on at once. */
   admission?(instances: readonly AnyInstance[], request: Req, signal: AbortSignal): Promise<void> | null;
   /** Present when the policy predicts KV cache hits: its decisions' overlap, for /metrics. */

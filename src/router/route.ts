@@ -17,6 +17,8 @@ export interface Decision<Req, Out> {
   target: Instance<Req, Out> | null;
   /** Instances this request already lost (migration): never chosen again for it. */
   excluded?: ReadonlySet<bigint>;
+  /** `performance.now()` when this attempt's routing began; set only while dispatches are observed. */
+  routingStartedAt?: number;
 }
 
 /** A decision with the request's context: what the layers pass down. */

@@ -22,6 +22,8 @@ export interface RouterView<Req, Out> {
   /** The router's own count of requests in flight and prompt tokens not yet prefilled, per instance. */
   readonly load: LoadTracker;
   readonly policy: RouterPolicy<Req, Out>;
+  /** The router mode the policy was made for (`round-robin`, `kv`, ...). */
+  readonly mode: string;
   /** How a request goes on when its worker is lost. */
   readonly migration: Migration<Req, Out>;
 }

@@ -21,6 +21,8 @@ export interface RouterOptions<Req = unknown, Out = unknown> {
   health?: InstanceHealth;
   /** A stream silent this long fails as a lost worker; 0 or absent: never. */
   stallTimeoutMs?: number;
+  /** The router mode the policy was made for; `round-robin` when absent. */
+  mode?: string;
 }
 
 export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<Req, Out> {
@@ -32,6 +34,7 @@ export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<R
   readonly load: LoadTracker;
   readonly health: InstanceHealth;
   readonly stallTimeoutMs: number;
+  readonly mode: string;
   /** Busy thresholds; replaced at runtime by `/busy_threshold`. */
   busyThresholds: BusyThresholds;
   readonly migration: Migration<Req, Out>;
@@ -49,6 +52,7 @@ export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<R
     this.migration = opts.migration ?? (NO_MIGRATION as Migration<Req, Out>);
     this.health = opts.health ?? new InstanceHealth();
     this.stallTimeoutMs = opts.stallTimeoutMs ?? 0;
+    this.mode = opts.mode ?? 'round-robin';
     const chain = routingChain<Req, Out>(this);
     this.dispatch = composeLayers(chain.layers, sendToTarget);
     this.choose = chain.choose;

@@ -1,7 +1,19 @@
 // The routing layers in order: the one place that says what wraps what. Migration goes first,
 // around all of them, so a re-sent request is decided afresh by every other layer; the lost-worker
 // layer is last, next to the instance's stream, so every loss marks the instance down first.
-import { busyGate, loadTracking, lostWorker, migration, pinning, policySelect, requireWorkers, routerQueue, skipExcluded } from './layers/index.js';
+import {
+  busyGate,
+  dispatchEvents,
+  loadTracking,
+  lostWorker,
+  migration,
+  pinning,
+  policySelect,
+  requireWorkers,
+  routerQueue,
+  routingClock,
+  skipExcluded,
+} from './layers/index.js';
 import { stepLayer, type RouteStep, type RoutingLayer } from './route.js';
 import type { RouterView } from './router-view.js';
 
@@ -19,9 +31,11 @@ export function routingChain<Req, Out>(router: RouterView<Req, Out>): RoutingCha
   return {
     layers: [
       migration(router),
+      routingClock(),
       ...gates.map((gate) => stepLayer(gate)),
       routerQueue(router.policy, gates),
       stepLayer(select),
+      dispatchEvents(router),
       loadTracking(router),
       lostWorker(router),
     ],

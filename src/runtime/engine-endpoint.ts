@@ -8,6 +8,7 @@ import {
   type PreprocessedRequest,
 } from '../protocols/index.js';
 import type { EndpointInstance } from './discovery/index.js';
+import { traceHeaderFields, traceHeadersOf } from './request-plane/index.js';
 import { annotatedData, remoteCall, type RemoteCallLogger } from './remote-stream.js';
 import { localHandler, type EndpointHandler, type RequestContext, type RequestPlaneClient } from './request-plane/index.js';
 
@@ -20,7 +21,8 @@ type EngineEndpointHandler = EndpointHandler & { readonly [SERVED_ENGINE]?: Engi
 export function engineHandler(engine: EngineClient): EndpointHandler {
   async function* serveEngine(request: unknown, ctx: RequestContext): AsyncGenerator<unknown> {
     const { requestId, signal, metadata } = ctx;
-    for await (const out of engine.generate(request as PreprocessedRequest, { requestId, signal, metadata })) {
+    const trace = traceHeadersOf(ctx.headers);
+    for await (const out of engine.generate(request as PreprocessedRequest, { requestId, signal, metadata, trace })) {
       yield { data: out };
     }
   }
@@ -47,8 +49,9 @@ export class RemoteEngineClient implements EngineClient {
   generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncIterable<LLMEngineOutput> {
     const local = inProcessEngine(this.instance);
     if (local) return local.generate(request, ctx);
-    const { requestId, signal, metadata } = ctx;
-    return remoteCall(this.client, this.instance, request, { requestId, signal, metadata }, engineOutputData, this.logger);
+    const { requestId, signal, metadata, trace } = ctx;
+    const headers = trace && traceHeaderFields(trace);
+    return remoteCall(this.client, this.instance, request, { requestId, signal, metadata, headers }, engineOutputData, this.logger);
   }
 }
 

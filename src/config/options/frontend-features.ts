@@ -23,6 +23,21 @@ export const frontendFeatureOptions = [
     help: 'Log format on stderr: true forces JSON lines, false forces readable lines; unset, readable when stdout is a terminal and JSON otherwise',
   },
   {
+    key: 'otelExportEnabled', env: 'OTEL_EXPORT_ENABLED', type: 'bool',
+    group: 'Monitoring & Logging', scope: 'both', built: true, default: false,
+    help: 'Export OpenTelemetry traces over OTLP/HTTP (the standard OTEL_EXPORTER_OTLP_* and OTEL_TRACES_SAMPLER variables apply); off: no tracing work at all',
+  },
+  {
+    key: 'otelServiceName', env: 'OTEL_SERVICE_NAME', type: 'string', metavar: '<name>',
+    group: 'Monitoring & Logging', scope: 'both', built: true,
+    help: "The traces' service.name; unset: dynamo-ts-frontend, dynamo-ts-mocker or dynamo-ts (serve)",
+  },
+  {
+    key: 'otelExporterOtlpTracesEndpoint', env: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', type: 'string', metavar: '<url>',
+    group: 'Monitoring & Logging', scope: 'both', built: true,
+    help: 'Where traces are POSTed (OTLP/HTTP JSON); unset: OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces, else http://localhost:4318/v1/traces',
+  },
+  {
     key: 'tokenizer', flag: 'tokenizer', env: 'DYN_TOKENIZER', type: 'enum',
     choices: { default: true, fastokens: false, basetenkenizer: false },
     group: 'Tokenizer', scope: 'frontend', built: true, default: 'default',

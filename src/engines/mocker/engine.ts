@@ -7,7 +7,7 @@ import type {
   LLMEngineOutput,
   PreprocessedRequest,
 } from '../../protocols/index.js';
-import { UnavailableError } from '../../protocols/index.js';
+import { engineRequestChannel, UnavailableError, type EngineRequestEvent } from '../../protocols/index.js';
 import { resolveMockerOptions, type MockerEngineOptions, type MockerOptions } from './options.js';
 import { Scheduler } from './scheduler.js';
 import type { OutputScript } from './scripted-stream.js';
@@ -94,6 +94,7 @@ export class MockerEngine implements EngineClient {
     const seq = createSequence(request, ctx.requestId, this.options, this.vocab, script);
     const { signal } = ctx;
     if (signal.aborted || this.closed) return;
+    const watch = engineRequestChannel.hasSubscribers ? new RequestWatch(seq, ctx, this.options.dpRank) : null;
     const onAbort = (): void => this.cancel(seq);
     signal.addEventListener('abort', onAbort, { once: true });
     this.scheduler.enqueue(seq);
@@ -102,13 +103,20 @@ export class MockerEngine implements EngineClient {
       // Drained here rather than with `yield*`, which would add a promise hop per token.
       for (;;) {
         let out: LLMEngineOutput | undefined;
-        while ((out = seq.channel.shift()) !== undefined) yield out;
+        while ((out = seq.channel.shift()) !== undefined) {
+          watch?.output(out);
+          yield out;
+        }
         if (seq.channel.isEnded) return;
         await seq.channel.wait();
       }
+    } catch (err) {
+      watch?.failed(err);
+      throw err;
     } finally {
       signal.removeEventListener('abort', onAbort);
       this.cancel(seq);
+      watch?.publish();
     }
   }
 
@@ -191,5 +199,46 @@ export class MockerEngine implements EngineClient {
         resolve();
       }, ahead);
     });
+  }
+}
+
+/** One mocker request while someone observes engine requests: published once it ended. */
+class RequestWatch {
+  private readonly startedAt = performance.now();
+  private firstOutputAt: number | null = null;
+  private finishReason: string | null = null;
+  private error: unknown;
+
+  constructor(
+    private readonly seq: Sequence,
+    private readonly ctx: GenerateContext,
+    private readonly dpRank: number,
+  ) {}
+
+  output(out: LLMEngineOutput): void {
+    this.firstOutputAt ??= performance.now();
+    if (out.finish_reason) this.finishReason = String(out.finish_reason);
+  }
+
+  failed(error: unknown): void {
+    this.error = error;
+  }
+
+  publish(): void {
+    const event: EngineRequestEvent = {
+      engine: 'mocker',
+      requestId: this.ctx.requestId,
+      trace: this.ctx.trace,
+      dpRank: this.dpRank,
+      startedAt: this.startedAt,
+      firstOutputAt: this.firstOutputAt,
+      endedAt: performance.now(),
+      promptTokens: this.seq.promptLength,
+      cachedTokens: this.seq.cachedTokens,
+      outputTokens: this.seq.generatedCount,
+      finishReason: this.finishReason,
+      error: this.error,
+    };
+    engineRequestChannel.publish(event);
   }
 }

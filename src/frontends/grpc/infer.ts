@@ -9,6 +9,7 @@ import {
   type NvCreateTensorRequest,
   type RequestScope,
   type TensorModel,
+  type TraceHeaders,
 } from '../../protocols/index.js';
 import { toCompletionInputs } from './completions/request.js';
 import { runCompletion } from './completions/run.js';
@@ -35,6 +36,10 @@ export interface InferOptions {
   /** The frontend the run's request events belong to. */
   scope: RequestScope;
   metadata?: Readonly<Record<string, string>>;
+  /** The client's W3C trace context (call metadata). */
+  trace?: TraceHeaders;
+  /** The gRPC method path. */
+  operation?: string;
 }
 
 /**
@@ -49,7 +54,15 @@ export function startInfer(models: KserveModels, req: ModelInferRequest, opts: I
     signal: opts.signal,
     requestId,
     metadata: opts.metadata,
-    request: RequestLifecycle.start({ scope: opts.scope, id: requestId, model: req.model_name, endpoint, requestType: opts.requestType }),
+    request: RequestLifecycle.start({
+      scope: opts.scope,
+      id: requestId,
+      model: req.model_name,
+      endpoint,
+      requestType: opts.requestType,
+      trace: opts.trace,
+      operation: opts.operation,
+    }),
   });
   if (resolved.kind === 'tensor') {
     let request: NvCreateTensorRequest;

@@ -2,6 +2,8 @@
 
 import { randomUUID } from 'node:crypto';
 import type * as grpc from '@grpc/grpc-js';
+import { traceContextOf } from '../../observability/index.js';
+import type { TraceHeaders } from '../../protocols/index.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -16,6 +18,11 @@ export function callRequestId(metadata: grpc.Metadata, request?: unknown): strin
   if (typeof header === 'string' && header.length > 0) return header;
   const id = (request as { id?: unknown } | null | undefined)?.id;
   return typeof id === 'string' && id.length > 0 ? id : randomUUID();
+}
+
+/** The call's W3C trace context metadata (`traceparent`, `tracestate`), when valid. */
+export function traceContextOfMetadata(metadata: grpc.Metadata): TraceHeaders | undefined {
+  return traceContextOf(metadata.get('traceparent')[0], metadata.get('tracestate')[0]);
 }
 
 /** The call's W3C `traceparent` metadata, if any (its trace id goes on the call's log lines). */

@@ -15,6 +15,7 @@ import {
 import type { KserveModels } from './model-registry.js';
 import { readMessages } from './read-stream.js';
 import { DEFAULT_METADATA_PREFIX, requestMetadata } from './request-metadata.js';
+import { traceContextOfMetadata } from './request-id.js';
 import { ModelStatisticsTracker } from './statistics.js';
 import { malformedMessageError } from './tolerant-decoding.js';
 import type {
@@ -41,6 +42,9 @@ interface StartedRun {
 const noTensorConfig = (name: string): ValidationError =>
   new ValidationError(`Model '${name}' has type Tensor but no model config is provided`);
 
+/** The traced operation of a run: the gRPC method path. */
+const MODEL_INFER = '/inference.GRPCInferenceService/ModelInfer';
+const MODEL_STREAM_INFER = '/inference.GRPCInferenceService/ModelStreamInfer';
 const EXTENSIONS = ['model_configuration', 'model_repository', 'statistics', 'binary_tensor_data'];
 
 export class InferenceService {
@@ -118,10 +122,13 @@ export class InferenceService {
     return { model_stats: this.models.index().map((m) => this.stats.message(m.name)) };
   }
 
-  /** Starts one inference run (its request events start with it). */
-  private start(req: ModelInferRequest, signal: AbortSignal, requestType: 'stream' | 'unary', metadata: Readonly<Record<string, string>> | undefined): StartedRun {
+  /** Starts one inference run (its request events start with it, traced under the call's trace context). */
+  private start(req: ModelInferRequest, signal: AbortSignal, requestType: 'stream' | 'unary', callMetadata: grpc.Metadata): StartedRun {
     const startNs = process.hrtime.bigint();
-    const run = startInfer(this.models, req, { signal, requestType, scope: this.requestScope, metadata });
+    const metadata = requestMetadata(callMetadata, this.metadataPrefix);
+    const operation = requestType === 'unary' ? MODEL_INFER : MODEL_STREAM_INFER;
+    const trace = traceContextOfMetadata(callMetadata);
+    const run = startInfer(this.models, req, { signal, requestType, scope: this.requestScope, metadata, trace, operation });
     const inputDone = process.hrtime.bigint();
     return {
       run,
@@ -142,7 +149,7 @@ export class InferenceService {
     call.once('cancelled', onCancel);
     let started: StartedRun | undefined;
     try {
-      started = this.start(req, abort.signal, 'unary', requestMetadata(call.metadata, this.metadataPrefix));
+      started = this.start(req, abort.signal, 'unary', call.metadata);
       const response = await foldUnary(started.run);
       started.succeed();
       return response;
@@ -162,7 +169,6 @@ export class InferenceService {
     call: grpc.ServerDuplexStream<ModelInferRequest, ModelStreamInferResponse>,
     tracker: { received(): void; sent(): void },
   ): Promise<void> {
-    const metadata = requestMetadata(call.metadata, this.metadataPrefix);
     const abort = new AbortController();
     call.once('cancelled', () => abort.abort(new CancelledError()));
     // Headers go out at once, before any work, as upstream's server does.
@@ -179,7 +185,7 @@ export class InferenceService {
         await write({ error_message: malformed.message, infer_response: null });
         continue;
       }
-      const started = this.start(req, abort.signal, 'stream', metadata);
+      const started = this.start(req, abort.signal, 'stream', call.metadata);
       let failure: string | undefined;
       try {
         for await (const event of started.run.events) {

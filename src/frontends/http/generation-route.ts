@@ -98,7 +98,7 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
         call.requestId,
         call.signal,
         undefined,
-        (type, seconds) => call.request.migrated(type, seconds),
+        call.request.contextHooks(),
       );
       const peeked = await peekFirst(steps[Symbol.asyncIterator](), opts.preCommitErrorPeekMs);
       const guarded: AsyncIterable<DecodedStep> = { [Symbol.asyncIterator]: () => peeked };

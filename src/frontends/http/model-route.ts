@@ -4,6 +4,7 @@
 // error replies. A route says how it checks its body and how it answers.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ModelManager, ServedModel } from '../../models/index.js';
+import { traceContextOf } from '../../observability/index.js';
 import { RequestLifecycle } from '../../pipeline/index.js';
 import { CancelledError, InternalError, isDynamoError, type ModelApi, type RequestScope } from '../../protocols/index.js';
 import { requestIdOf, sendError } from './server.js';
@@ -70,6 +71,8 @@ export function modelRouteHandler<T>(ctx: ModelRouteContext, spec: ModelRouteSpe
         model: served.name,
         endpoint: spec.endpoint,
         requestType: spec.streaming?.(req.body) ? 'stream' : 'unary',
+        trace: req.headers.traceparent === undefined ? undefined : traceContextOf(req.headers.traceparent, req.headers.tracestate),
+        operation: `${req.method} ${req.routeOptions.url ?? req.url}`,
       });
       const prepared = await spec.prepare(req, served);
       const abort = new AbortController();

@@ -50,6 +50,7 @@ export class ChatSession {
     try {
       const chat = model.preprocessor.validateChat({ model: model.name, messages, stream: true });
       const prepared = await model.preprocessor.preprocessChat(chat);
+      request.tokenized([prepared]);
       const fold = new ResponseFold({ promptTokens: prepared.promptTokens, collectText: false, request });
       const steps = generateChoices(
         { engine: model.router, tokenTable: model.tokenTable },
@@ -57,6 +58,8 @@ export class ChatSession {
         1,
         requestId,
         signal,
+        undefined,
+        request.contextHooks(),
       );
       for await (const step of steps) {
         const delta = fold.step(step);

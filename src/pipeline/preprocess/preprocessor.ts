@@ -45,12 +45,23 @@ export interface PreparedRequest {
   n: number;
   /** Time spent in the tokenizer; 0 when the client sent token ids. */
   tokenizeMs: number;
+  /** Time spent rendering the chat template; 0 when none rendered. */
+  templateMs: number;
+  /** `performance.now()` when the tokenizer started; 0 when the client sent token ids. */
+  tokenizeStartedAt: number;
 }
 
 interface Prompt {
   tokens: number[];
   text?: string;
   tokenizeMs: number;
+  templateMs: number;
+  tokenizeStartedAt: number;
+}
+
+/** A prompt the client sent as token ids: neither templated nor tokenized here. */
+function givenTokens(tokens: number[]): Prompt {
+  return { tokens, tokenizeMs: 0, templateMs: 0, tokenizeStartedAt: 0 };
 }
 
 export class Preprocessor {
@@ -127,32 +138,34 @@ export class Preprocessor {
 
   private async chatPrompt(req: ChatCompletionRequest): Promise<Prompt> {
     const tokenData = req.nvext?.token_data;
-    if (tokenData) return { tokens: tokenData, tokenizeMs: 0 };
+    if (tokenData) return givenTokens(tokenData);
     if (req.nvext?.use_raw_prompt === true) return this.encode(rawChatText(req), true);
     // The template writes BOS and other special tokens itself.
-    return this.encode(await this.template.renderOffLoop(req), false);
+    const started = performance.now();
+    const text = await this.template.renderOffLoop(req);
+    return this.encode(text, false, performance.now() - started);
   }
 
   private completionPrompts(req: CompletionRequest): Promise<Prompt>[] {
     const tokenData = req.nvext?.token_data;
-    if (tokenData) return [Promise.resolve({ tokens: tokenData, tokenizeMs: 0 })];
+    if (tokenData) return [Promise.resolve(givenTokens(tokenData))];
     const prompt = req.prompt;
     if (prompt === undefined || prompt === null) {
       throw new NotImplementedError('prompt_embeds without a prompt is not supported by this frontend');
     }
     if (typeof prompt === 'string') return [this.encode(prompt, true)];
     if (prompt.length > 0 && typeof prompt[0] === 'number') {
-      return [Promise.resolve({ tokens: prompt as number[], tokenizeMs: 0 })];
+      return [Promise.resolve(givenTokens(prompt as number[]))];
     }
     return (prompt as (string | number[])[]).map((p) =>
-      typeof p === 'string' ? this.encode(p, true) : Promise.resolve({ tokens: p, tokenizeMs: 0 }),
+      typeof p === 'string' ? this.encode(p, true) : Promise.resolve(givenTokens(p)),
     );
   }
 
-  private async encode(text: string, addSpecialTokens: boolean): Promise<Prompt> {
+  private async encode(text: string, addSpecialTokens: boolean, templateMs = 0): Promise<Prompt> {
     const started = performance.now();
     const tokens = await this.tokenizer.encode(text, addSpecialTokens);
-    return { tokens, text, tokenizeMs: performance.now() - started };
+    return { tokens, text, tokenizeMs: performance.now() - started, templateMs, tokenizeStartedAt: started };
   }
 
   private prepare(req: ChatCompletionRequest | CompletionRequest, prompt: Prompt): PreparedRequest {
@@ -191,6 +204,8 @@ export class Preprocessor {
       formattedPrompt: prompt.text,
       n: req.n ?? 1,
       tokenizeMs: prompt.tokenizeMs,
+      templateMs: prompt.templateMs,
+      tokenizeStartedAt: prompt.tokenizeStartedAt,
     };
   }
 }

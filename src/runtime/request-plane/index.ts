@@ -8,3 +8,4 @@ export type { TcpTls } from './tcp-tls.js';
 export { CallHomeServer } from './call-home-server.js';
 export { ENGINE_SHUTDOWN_MESSAGE, isWorkerLostDetail } from './engine-shutdown.js';
 export { errorDetailOf, errorFromDetail } from './error-detail.js';
+export { traceHeaderFields, traceHeadersOf } from './trace-headers.js';

@@ -39,8 +39,14 @@ export async function* runCompletion(
   };
   let steps: AsyncIterable<DecodedStep>;
   try {
-    steps = generateChoices({ engine: served.router, tokenTable: served.tokenTable }, runs, n, ctx.requestId, ctx.signal, ctx.metadata, (type, seconds) =>
-      ctx.request.migrated(type, seconds),
+    steps = generateChoices(
+      { engine: served.router, tokenTable: served.tokenTable },
+      runs,
+      n,
+      ctx.requestId,
+      ctx.signal,
+      ctx.metadata,
+      ctx.request.contextHooks(),
     );
   } catch (err) {
     throw generateFailure(GENERATE_FAILED, err);
