@@ -120,7 +120,7 @@ export class DashboardFeed {
     const run = this.running;
     if (!run) return;
     const now = performance.now();
-    const window = run.counts.take((now - run.since) / 1000);
+    const window = run.counts.take(Math.round(now - run.since) / 1000);
     run.since = now;
     let json: string;
     try {

@@ -219,6 +219,20 @@ describe('/dashboard/events over plain HTTP', () => {
     assert.equal(Object.keys(openapi.paths).some((p) => p.startsWith('/dashboard')), false, 'machinery, not API');
   });
 
+  test('DYN_HTTP_SVC_DASHBOARD_PATH moves the page, its files and its events together', async () => {
+    const local = await serveInProcess([], { DYN_HTTP_SVC_DASHBOARD_PATH: '/ops/live' });
+    try {
+      const html = await (await fetch(`${local.baseUrl}/ops/live`)).text();
+      assert.match(html, /data-events="\/ops\/live\/events"/);
+      assert.match(html, /src="\/ops\/live\/dashboard\.js"/);
+      assert.equal((await fetch(`${local.baseUrl}/ops/live/uPlot.iife.min.js`)).status, 200);
+      assert.equal((await readSnapshots(`${local.baseUrl}/ops/live/events`, 1)).snapshots.length, 1);
+      assert.equal((await fetch(`${local.baseUrl}/dashboard`)).status, 404);
+    } finally {
+      await local.service.stop();
+    }
+  });
+
   test('stopping the server ends an open dashboard stream', async () => {
     const local = await serveInProcess();
     const response = await fetch(`${local.baseUrl}/dashboard/events`);

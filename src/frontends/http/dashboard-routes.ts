@@ -31,10 +31,14 @@ let uplotFiles: { js: Buffer; css: Buffer } | undefined;
 /** uPlot's browser build and style sheet, from the package the server was installed with. */
 function uplot(): { js: Buffer; css: Buffer } {
   const require = createRequire(import.meta.url);
-  uplotFiles ??= {
-    js: readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js')),
-    css: readFileSync(require.resolve('uplot/dist/uPlot.min.css')),
+  const read = (file: string): Buffer => {
+    try {
+      return readFileSync(require.resolve(`uplot/dist/${file}`));
+    } catch (err) {
+      throw new Error(`the dashboard needs ${file} of the 'uplot' package, which is not installed (reinstall dynamo-ts, or turn the dashboard off with --no-dashboard): ${(err as Error).message}`);
+    }
   };
+  uplotFiles ??= { js: read('uPlot.iife.min.js'), css: read('uPlot.min.css') };
   return uplotFiles;
 }
 
@@ -57,7 +61,8 @@ export function registerDashboardRoutes(app: FastifyInstance, base: string, feed
       return reply.header('content-type', file.type).send(file.body);
     });
   }
-  app.get(`${base}/events`, HIDDEN, (req, reply) => {
+  // No HEAD twin: a HEAD request would hold a watcher for a stream it never reads.
+  app.get(`${base}/events`, { ...HIDDEN, exposeHeadRoute: false }, (req, reply) => {
     reply.hijack();
     const res = reply.raw;
     const sse = new SseWriter(res, { 'x-accel-buffering': 'no' });
