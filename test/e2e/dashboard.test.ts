@@ -215,6 +215,9 @@ describe('/dashboard/events over plain HTTP', () => {
       assert.ok((await res.text()).length > 100, asset);
       assert.equal((await fetch(`${ctx.baseUrl}/dashboard/${asset}`, { headers: { 'if-none-match': etag } })).status, 304, asset);
     }
+    const slash = await fetch(`${ctx.baseUrl}/dashboard/`, { redirect: 'manual' });
+    assert.equal(slash.status, 308);
+    assert.equal(slash.headers.get('location'), '/dashboard');
     const openapi = (await (await fetch(`${ctx.baseUrl}/openapi.json`)).json()) as { paths: Record<string, unknown> };
     assert.equal(Object.keys(openapi.paths).some((p) => p.startsWith('/dashboard')), false, 'machinery, not API');
   });

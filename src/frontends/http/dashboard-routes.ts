@@ -61,6 +61,7 @@ export function registerDashboardRoutes(app: FastifyInstance, base: string, feed
       return reply.header('content-type', file.type).send(file.body);
     });
   }
+  app.get(`${base}/`, HIDDEN, async (_req, reply) => reply.redirect(base, 308));
   // No HEAD twin: a HEAD request would hold a watcher for a stream it never reads.
   app.get(`${base}/events`, { ...HIDDEN, exposeHeadRoute: false }, (req, reply) => {
     reply.hijack();
