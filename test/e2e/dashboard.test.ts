@@ -130,7 +130,7 @@ describe('/dashboard in headless Chromium under load', () => {
         { timeout: 60_000 },
       );
       const counts = await drawn();
-      assert.deepEqual(Object.keys(counts).sort(), ['itl', 'kv', 'load', 'requests', 'tokens', 'ttft']);
+      assert.deepEqual(Object.keys(counts).sort(), ['itl', 'kv', 'load', 'requests', 'tokens', 'ttft', 'workerKv', 'workerLoad']);
       for (const [name, n] of Object.entries(counts)) assert.ok(n >= 2, `chart ${name} drew data: ${JSON.stringify(counts)}`);
 
       // The canvases are painted, not just fed.
@@ -143,7 +143,13 @@ describe('/dashboard in headless Chromium under load', () => {
           return opaque;
         }),
       );
-      assert.equal(painted.length, 6);
+      assert.equal(painted.length, 8);
+      // The per-worker charts have one line per worker, named by its id.
+      const workerLines = await page.evaluate(() => {
+        const { charts } = (window as unknown as { dynamoDashboard: { charts: Record<string, { series: { label?: string }[] }> } }).dynamoDashboard;
+        return [charts.workerLoad!, charts.workerKv!].map((c) => c.series.slice(1).map((s) => String(s.label)).sort());
+      });
+      for (const lines of workerLines) assert.deepEqual(lines, [...workerIds].sort());
       for (const n of painted) assert.ok(n > 0, `every canvas painted: ${painted.join(', ')}`);
 
       const models = await page.locator('#models tbody').textContent();

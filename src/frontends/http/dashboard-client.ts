@@ -3,7 +3,7 @@
 // the uPlot script the page loads before it.
 
 import type UPlot from 'uplot';
-import type { DashboardSnapshot, LatencySummary } from '../../observability/index.js';
+import type { DashboardSnapshot, LatencySummary, WorkerRow } from '../../observability/index.js';
 
 declare const uPlot: typeof UPlot;
 
@@ -47,6 +47,13 @@ function dashboardClient(): void {
     ] },
   ];
 
+  // One line per worker, added as workers appear; a worker that left keeps its line until it scrolls away.
+  const WORKER_CHARTS: { name: string; title: string; unit: string; read: (w: WorkerRow) => number | null }[] = [
+    { name: 'workerLoad', title: 'In flight per worker', unit: 'requests', read: (w) => w.activeRequests },
+    { name: 'workerKv', title: 'KV usage per worker', unit: '%', read: (w) => percent(w.kvUsage) },
+  ];
+  const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+
   const el = <K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, cls?: string): HTMLElementTagNameMap[K] => {
     const e = document.createElement(tag);
     if (text !== undefined) e.textContent = text;
@@ -58,34 +65,79 @@ function dashboardClient(): void {
   const pct = (v: number | null): string => (v === null ? '–' : `${(v * 100).toFixed(v > 0 && v < 0.01 ? 2 : 1)}%`);
 
   const times: number[] = [];
-  const series = CHARTS.map((c) => c.lines.map(() => [] as (number | null)[]));
   const exposed: DashboardWindow = { charts: {}, snapshots: 0 };
   (window as unknown as { dynamoDashboard: DashboardWindow }).dynamoDashboard = exposed;
 
+  type Chart = { plot: UPlot; box: HTMLElement; lines: (number | null)[][] };
   const chartWidth = (box: HTMLElement): number => Math.max(240, box.clientWidth - 16);
-  const plots = CHARTS.map((c) => {
+  const lineOf = (label: string, color: string): UPlot.Series => ({ label, stroke: color, width: 2, spanGaps: false });
+  const makeChart = (name: string, title: string, unit: string, lines: { label: string; color: string }[]): Chart => {
     const box = el('div', undefined, 'chart');
-    box.append(el('h3', `${c.title} (${c.unit})`));
+    box.append(el('h3', `${title} (${unit})`));
     byId('charts').append(box);
-    const plot = new uPlot(
+    const chart: Chart = { box, lines: lines.map(() => []), plot: undefined as unknown as UPlot };
+    chart.plot = new uPlot(
       {
         width: chartWidth(box),
         height: 180,
         scales: { x: { time: true }, y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(1, max ?? 1)] } },
-        series: [{}, ...c.lines.map((l) => ({ label: l.label, stroke: l.color, width: 2, spanGaps: false }))],
+        series: [{}, ...lines.map((l) => lineOf(l.label, l.color))],
         axes: [{}, { size: 56 }],
         // Values follow the cursor; the latest ones are in the tiles above.
         legend: { live: false },
       },
-      [times, ...series[CHARTS.indexOf(c)]!] as UPlot.AlignedData,
+      [times, ...chart.lines] as UPlot.AlignedData,
       box,
     );
-    exposed.charts[c.name] = plot;
-    return { plot, box };
-  });
+    exposed.charts[name] = chart.plot;
+    return chart;
+  };
+  const draw = (c: Chart): void => c.plot.setData([times, ...c.lines] as UPlot.AlignedData);
+  const fixed = CHARTS.map((spec) => ({ spec, chart: makeChart(spec.name, spec.title, spec.unit, spec.lines) }));
+  const perWorker = WORKER_CHARTS.map((spec) => ({ spec, chart: makeChart(spec.name, spec.title, spec.unit, []) }));
+  const charts = [...fixed, ...perWorker].map((c) => c.chart);
+  const workerIds: string[] = [];
   window.addEventListener('resize', () => {
-    for (const { plot, box } of plots) plot.setSize({ width: chartWidth(box), height: 180 });
+    for (const { plot, box } of charts) plot.setSize({ width: chartWidth(box), height: 180 });
   });
+
+  /** A line per chart for a worker seen for the first time, empty before now. */
+  const addWorker = (id: string): void => {
+    const color = PALETTE[workerIds.length % PALETTE.length]!;
+    workerIds.push(id);
+    for (const { chart } of perWorker) {
+      chart.lines.push(times.map(() => null));
+      chart.plot.addSeries(lineOf(id, color));
+      draw(chart);
+    }
+  };
+
+  const clear = (): void => {
+    times.length = 0;
+    for (const { chart } of fixed) for (const line of chart.lines) line.length = 0;
+    for (const { chart } of perWorker) {
+      for (let i = chart.lines.length; i >= 1; i--) chart.plot.delSeries(i);
+      chart.lines.length = 0;
+    }
+    workerIds.length = 0;
+  };
+
+  const sample = (s: DashboardSnapshot): void => {
+    for (const w of s.workers) if (!workerIds.includes(w.workerId)) addWorker(w.workerId);
+    times.push(s.time / 1000);
+    for (const { spec, chart } of fixed) spec.lines.forEach((l, j) => chart.lines[j]!.push(l.read(s)));
+    const workers = new Map(s.workers.map((w) => [w.workerId, w]));
+    for (const { spec, chart } of perWorker) {
+      workerIds.forEach((id, j) => {
+        const w = workers.get(id);
+        chart.lines[j]!.push(w ? spec.read(w) : null);
+      });
+    }
+    if (times.length > POINTS) {
+      times.shift();
+      for (const c of charts) for (const line of c.lines) line.shift();
+    }
+  };
 
   const tiles = (s: DashboardSnapshot): [string, string][] => [
     ['Requests/s', num(s.requests.perSecond)],
@@ -124,15 +176,10 @@ function dashboardClient(): void {
   };
 
   const show = (s: DashboardSnapshot, redraw: boolean): void => {
-    times.push(s.time / 1000);
-    CHARTS.forEach((c, i) => c.lines.forEach((l, j) => series[i]![j]!.push(l.read(s))));
-    if (times.length > POINTS) {
-      times.shift();
-      for (const lines of series) for (const line of lines) line.shift();
-    }
+    sample(s);
     exposed.snapshots++;
     if (!redraw) return;
-    plots.forEach(({ plot }, i) => plot.setData([times, ...series[i]!] as UPlot.AlignedData));
+    charts.forEach(draw);
     byId('tiles').replaceChildren(
       ...tiles(s).map(([label, value]) => {
         const tile = el('div', undefined, 'tile');
@@ -174,8 +221,7 @@ function dashboardClient(): void {
   });
   // A (re)connection starts from the server's history: the charts restart from it.
   events.addEventListener('history', (e) => {
-    times.length = 0;
-    for (const lines of series) for (const line of lines) line.length = 0;
+    clear();
     const history = JSON.parse((e as MessageEvent<string>).data) as DashboardSnapshot[];
     history.forEach((s, i) => show(s, i === history.length - 1));
   });
