@@ -22,14 +22,18 @@ function modelStats(m: ReturnType<ModelManager['list']>[number]): ModelStats {
     queuedRequests: router.policy.queuedRequests?.() ?? 0,
     decisions: router.policy.decisionStats,
     endpoint: m.endpoint,
-    workers: routable.map((i) => ({
-      workerId: i.id.toString(),
-      dpRank: 0,
-      workerType,
-      activeDecodeBlocks: i.capacity?.().kvUsedBlocks ?? null,
-      activePrefillTokens: router.load.prefillTokens(i.id),
-      inflightRequests: router.load.inflight(i.id),
-    })),
+    workers: routable.map((i) => {
+      const capacity = i.capacity?.();
+      return {
+        workerId: i.id.toString(),
+        dpRank: 0,
+        workerType,
+        activeDecodeBlocks: capacity?.kvUsedBlocks ?? null,
+        kvTotalBlocks: capacity?.kvTotalBlocks ?? null,
+        activePrefillTokens: router.load.prefillTokens(i.id),
+        inflightRequests: router.load.inflight(i.id),
+      };
+    }),
   };
 }
 

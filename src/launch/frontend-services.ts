@@ -2,7 +2,7 @@ import type { Config } from '../config/index.js';
 import type { RunningGrpcFrontend } from '../frontends/grpc/index.js';
 import { HttpService } from '../frontends/http/index.js';
 import type { ModelManager } from '../models/index.js';
-import { meteredRequestScope, MetricsRegistry, registerClusterMetrics, registerProcessMetrics, type Logger } from '../observability/index.js';
+import { DashboardFeed, meteredRequestScope, MetricsRegistry, registerClusterMetrics, registerProcessMetrics, type Logger } from '../observability/index.js';
 import type { RequestScope } from '../protocols/index.js';
 import { apiKeyStore } from './api-keys.js';
 import { clusterStats } from './cluster-stats.js';
@@ -32,9 +32,14 @@ export async function startFrontendServices(config: Config, models: ModelManager
   const requests = meteredRequestScope(metrics, 'frontend');
   const tracing = traceFrontend(config, requests.scope);
   registerClusterMetrics(metrics, clusterStats(models));
+  const stats = clusterStats(models);
+  registerClusterMetrics(metrics, stats);
   const stopProcessMetrics = registerProcessMetrics(metrics);
   const access = { keys: keys.keys, adminEnabled: config.enableAdminApi, protectMetrics: config.protectMetrics };
-  const http = new HttpService({ ...httpServiceOptions(config, logger, metrics, requests.scope), access, port: kserve?.httpPort ?? config.httpPort }, models);
+  const dashboard = config.dashboard
+    ? new DashboardFeed(stats, requests.scope, { onError: (err) => logger.warn({ err }, 'dashboard snapshot failed') })
+    : undefined;
+  const http = new HttpService({ ...httpServiceOptions(config, logger, metrics, requests.scope), access, dashboard, port: kserve?.httpPort ?? config.httpPort }, models);
   let grpc: RunningGrpcFrontend | undefined;
   try {
     grpc = kserve ? await startKserveGrpc(config, kserve, models, metrics, requests.scope, logger, keys.keys) : undefined;

@@ -20,6 +20,7 @@ const PATH_OPTIONS = {
   busyThreshold: 'httpSvcBusyThresholdPath',
   openapi: 'httpSvcOpenapiPath',
   docs: 'httpSvcDocsPath',
+  dashboard: 'httpSvcDashboardPath',
 } as const satisfies Record<keyof HttpPaths, keyof Config>;
 
 const envOf = (key: string): string => OPTIONS.find((spec) => spec.key === key)?.env ?? key;

@@ -12,6 +12,8 @@ export interface WorkerStats {
   readonly workerType: 'prefill' | 'decode';
   /** KV blocks in use as the worker last reported them; null when it reports none. */
   readonly activeDecodeBlocks: number | null;
+  /** KV blocks the worker has, as it last reported them; null when it reports none. */
+  readonly kvTotalBlocks: number | null;
   /** Prompt tokens routed to it and not yet prefilled (first output not seen). */
   readonly activePrefillTokens: number;
   /** Requests the router has in flight on it. */

@@ -6,3 +6,6 @@ export { FrontendMetrics, meteredRequestScope, type RequestStatus } from './fron
 export { registerClusterMetrics, type ClusterStatsSource, type ModelStats, type WorkerStats } from './cluster-metrics.js';
 export { registerProcessMetrics } from './process-metrics.js';
 export { RequestTracing, startOtlpTracing, traceEngineRequests, type Tracing, type TracingOptions } from './tracing/index.js';
+export { DashboardFeed, type DashboardEventName, type DashboardFeedOptions, type DashboardWatcher } from './dashboard-feed.js';
+export type { DashboardSnapshot, ModelRow, WorkerRow } from './dashboard-snapshot.js';
+export type { LatencySummary } from './latency-window.js';

@@ -59,6 +59,18 @@ export function bearerToken(authorization: string | undefined): string | undefin
 }
 
 /**
+ * The password of an `Authorization: Basic <base64(user:password)>` value, if it is one: how a
+ * browser presents a key it was prompted for (the user name is ignored).
+ */
+export function basicPassword(authorization: string | undefined): string | undefined {
+  const match = authorization ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization.trim()) : null;
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon >= 0 ? decoded.slice(colon + 1) : undefined;
+}
+
+/**
  * Who may call an admin route: with keys, whoever presents one (checked like any route); with
  * none, nobody unless the operator opened them explicitly.
  */

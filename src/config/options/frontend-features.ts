@@ -8,6 +8,11 @@ export const frontendFeatureOptions = [
     help: 'Prefix of the frontend Prometheus metrics',
   },
   {
+    key: 'dashboard', flag: 'dashboard', env: 'DYN_HTTP_DASHBOARD', envIsLocal: true, type: 'bool',
+    group: 'Monitoring & Logging', scope: 'frontend', built: true, default: true,
+    help: 'Serve the live dashboard at /dashboard (models, workers, request rate, TTFT, ITL, KV cache), guarded by the API keys when set; --no-dashboard turns it off (404)',
+  },
+  {
     key: 'dumpConfigTo', flag: 'dump-config-to', env: 'DYN_DUMP_CONFIG_TO', type: 'path',
     group: 'Monitoring & Logging', scope: 'both', built: true,
     help: 'Write the resolved configuration as JSON to this file at startup',

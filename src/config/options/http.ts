@@ -156,6 +156,7 @@ export const httpOptions = [
     ['httpSvcBusyThresholdPath', 'DYN_HTTP_SVC_BUSY_THRESHOLD_PATH', '/busy_threshold', 'busy-threshold admin', 'local'],
     ['httpSvcOpenapiPath', 'DYN_HTTP_SVC_OPENAPI_PATH', '/openapi.json', 'OpenAPI document', 'local'],
     ['httpSvcDocsPath', 'DYN_HTTP_SVC_DOCS_PATH', '/docs', 'Swagger UI', 'local'],
+    ['httpSvcDashboardPath', 'DYN_HTTP_SVC_DASHBOARD_PATH', '/dashboard', 'live dashboard (its assets and events below it)', 'local'],
   ] as const).map(([key, env, path, what, origin]) => ({
     key, env, type: 'string', pattern: URL_PATH, metavar: '<path>',
     ...(origin === 'upstream' ? { envAliases: [`${env}_ENV`] } : { envIsLocal: true }),

@@ -2,9 +2,11 @@
 // configured every route needs one except the probes and the API description (and /metrics unless
 // protected); admin routes are refused outright while no key is configured, unless opened.
 // Each family answers in its own error shape: OpenAI's envelope, Anthropic's, the admin routes'.
+// The dashboard is opened by a browser, which cannot add a bearer header: it also takes the key as
+// the password of HTTP Basic authentication, and its refusal makes the browser prompt for one.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { adminAllowed, bearerToken, ForbiddenError, UnauthenticatedError, type DynamoError, type KeyCheck } from '../../protocols/index.js';
+import { adminAllowed, basicPassword, bearerToken, ForbiddenError, UnauthenticatedError, type DynamoError, type KeyCheck } from '../../protocols/index.js';
 import { adminErrorReply, anthropicErrorReply, httpErrorReply, type ErrorEnvelope } from './error-envelope.js';
 import type { HttpPaths } from './http-service.js';
 import { sendError } from './server.js';
@@ -17,13 +19,29 @@ export interface AccessOptions {
   protectMetrics: boolean;
 }
 
-type RouteClass = 'open' | 'api' | 'anthropic' | 'admin';
+type RouteClass = 'open' | 'api' | 'anthropic' | 'admin' | 'dashboard';
 
-/** How each class answers a refusal, and which credential headers it names. */
-const CLASSES: Readonly<Record<Exclude<RouteClass, 'open'>, { envelope: ErrorEnvelope; send: string }>> = {
-  api: { envelope: httpErrorReply, send: '`Authorization: Bearer <key>`' },
-  anthropic: { envelope: anthropicErrorReply, send: '`x-api-key: <key>` or `Authorization: Bearer <key>`' },
-  admin: { envelope: (err) => adminErrorReply(err), send: '`Authorization: Bearer <key>`' },
+interface ClassRules {
+  envelope: ErrorEnvelope;
+  /** The credential headers the refusal names. */
+  send: string;
+  /** `www-authenticate` of a refusal for a missing or wrong key. */
+  challenge: string;
+  /** Also take the key as a Basic password. */
+  basic?: boolean;
+}
+
+/** How each class answers a refusal, and which credentials it takes. */
+const CLASSES: Readonly<Record<Exclude<RouteClass, 'open'>, ClassRules>> = {
+  api: { envelope: httpErrorReply, send: '`Authorization: Bearer <key>`', challenge: 'Bearer' },
+  anthropic: { envelope: anthropicErrorReply, send: '`x-api-key: <key>` or `Authorization: Bearer <key>`', challenge: 'Bearer' },
+  admin: { envelope: (err) => adminErrorReply(err), send: '`Authorization: Bearer <key>`', challenge: 'Bearer' },
+  dashboard: {
+    envelope: httpErrorReply,
+    send: '`Authorization: Bearer <key>`, or the key as the password when the browser asks',
+    challenge: 'Basic realm="dynamo-ts dashboard", charset="UTF-8"',
+    basic: true,
+  },
 };
 
 /** The class of a request's route, by the path it was registered under (unmatched routes are `api`). */
@@ -34,22 +52,24 @@ function classifier(paths: HttpPaths, protectMetrics: boolean): (route: string |
     if (route === undefined) return 'api';
     if (open.has(route) || under(route, paths.docs)) return 'open';
     if (route === paths.busyThreshold) return 'admin';
+    if (under(route, paths.dashboard)) return 'dashboard';
     if (under(route, paths.anthropic)) return 'anthropic';
     return 'api';
   };
 }
 
-/** The keys a request presents: its bearer token and its `x-api-key`. */
-function presented(req: FastifyRequest): string[] {
+/** The keys a request presents: its bearer token, its `x-api-key` and, where taken, its Basic password. */
+function presented(req: FastifyRequest, basic: boolean): string[] {
   const header = (name: string): string | undefined => {
     const v = req.headers[name];
     return Array.isArray(v) ? v[0] : v;
   };
-  return [bearerToken(header('authorization')), header('x-api-key')].filter((k): k is string => k !== undefined);
+  const authorization = header('authorization');
+  return [bearerToken(authorization), header('x-api-key'), basic ? basicPassword(authorization) : undefined].filter((k): k is string => k !== undefined);
 }
 
 function refuse(reply: FastifyReply, cls: Exclude<RouteClass, 'open'>, err: DynamoError, overloadStatus: number): FastifyReply {
-  if (err.kind === 'unauthenticated') reply.header('www-authenticate', 'Bearer');
+  if (err.kind === 'unauthenticated') reply.header('www-authenticate', CLASSES[cls].challenge);
   return sendError(reply, err, overloadStatus, CLASSES[cls].envelope);
 }
 
@@ -65,7 +85,7 @@ export function registerAccessHook(app: FastifyInstance, paths: HttpPaths, opts:
       ), overloadStatus);
     }
     if (!opts.keys.required) return;
-    const keys = presented(req);
+    const keys = presented(req, CLASSES[cls].basic ?? false);
     if (keys.length === 0) return refuse(reply, cls, new UnauthenticatedError(`Missing API key: send ${CLASSES[cls].send}`), overloadStatus);
     if (!keys.some((k) => opts.keys.accepts(k))) return refuse(reply, cls, new UnauthenticatedError('Invalid API key'), overloadStatus);
   });

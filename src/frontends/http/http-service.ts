@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { MetricsRegistry } from '../../observability/index.js';
+import type { DashboardFeed, MetricsRegistry } from '../../observability/index.js';
 import type { ModelManager } from '../../models/index.js';
 import type { RequestScope } from '../../protocols/index.js';
 import { registerAccessHook, type AccessOptions } from './access-hook.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { registerMessagesRoutes } from './anthropic/index.js';
 import { registerBusyThresholdRoute } from './busy-threshold-route.js';
+import { registerDashboardRoutes } from './dashboard-routes.js';
 import { EMBEDDINGS_ROUTE } from './embeddings-route.js';
 import { EMBEDDINGS_DOC, IMAGES_DOC, VIDEOS_DOC, VIDEOS_STREAM_DOC } from './media-route-docs.js';
 import { IMAGES_ROUTE, VIDEOS_ROUTE, VIDEOS_STREAM_ROUTE } from './media-routes.js';
@@ -37,6 +38,8 @@ export interface HttpPaths {
   busyThreshold: string;
   openapi: string;
   docs: string;
+  /** The live dashboard; its assets and events are below it. */
+  dashboard: string;
 }
 
 export const DEFAULT_HTTP_PATHS: HttpPaths = {
@@ -55,6 +58,7 @@ export const DEFAULT_HTTP_PATHS: HttpPaths = {
   busyThreshold: '/busy_threshold',
   openapi: '/openapi.json',
   docs: '/docs',
+  dashboard: '/dashboard',
 };
 
 export interface HttpServiceOptions {
@@ -92,6 +96,8 @@ export interface HttpServiceOptions {
   access?: AccessOptions;
   /** HTTPS with these PEM contents; with `ca`, clients must present a certificate it signed (mTLS). */
   tls?: HttpTls;
+  /** Serve the live dashboard from this feed (absent: the dashboard routes answer 404); closed on shutdown. */
+  dashboard?: DashboardFeed;
   /** Shown as the API version in /openapi.json. */
   version: string;
 }
@@ -172,6 +178,7 @@ export class HttpService {
       maxOutputTokens: opts.maxOutputTokens,
     });
     if (!opts.disableAdminApi) registerBusyThresholdRoute(app, models, opts.paths.busyThreshold);
+    if (opts.dashboard) registerDashboardRoutes(app, opts.paths.dashboard, opts.dashboard);
   }
 
   /** Start listening; resolves to the bound port (useful with port 0). */
@@ -202,6 +209,8 @@ export class HttpService {
       await new Promise((r) => setTimeout(r, 20));
     }
     this.state.phase = 'stopping';
+    // Dashboard streams never end by themselves: end them cleanly before the sockets go.
+    this.opts.dashboard?.close();
     this.app.server.closeAllConnections?.();
     await this.app.close();
   }
