@@ -6,9 +6,9 @@
 // real templates use (.strip(), .split(), .startswith(), .items(), ...). Known gap: `none | length`
 // fails there (upstream treats it as 0); such a render error becomes a 400 like any other.
 
-import { Template } from '@huggingface/jinja';
 import type { ModelDeploymentCard } from '../../protocols/index.js';
 import { ValidationError, type ChatCompletionRequest, type ChatMessage, type ChatTool } from '../../protocols/index.js';
+import { TemplateProgram } from './jinja/index.js';
 import { templateRenderThread } from './template-renderer.js';
 
 export interface ChatTemplateOptions {
@@ -21,7 +21,7 @@ const INLINE_MAX_ITEMS = 32;
 
 /** One model's chat templates, compiled once and reused for every request. */
 export class ChatTemplate {
-  private readonly compiled = new Map<string, Template>();
+  private readonly compiled = new Map<string, TemplateProgram>();
   private readonly excludeToolsWhenNone: boolean;
 
   constructor(
@@ -93,7 +93,7 @@ export class ChatTemplate {
     return hasTools && this.card.chatTemplates.tool_use !== undefined ? 'tool_use' : 'default';
   }
 
-  private compiledTemplate(name: string): Template {
+  private compiledTemplate(name: string): TemplateProgram {
     let template = this.compiled.get(name);
     if (template) return template;
     const source = this.card.chatTemplates[name];
@@ -101,7 +101,7 @@ export class ChatTemplate {
       throw new ValidationError(`Model ${this.card.displayName} has no chat template; use /v1/completions`);
     }
     try {
-      template = new Template(source);
+      template = new TemplateProgram(source);
     } catch (err) {
       throw templateError(err);
     }
@@ -113,7 +113,7 @@ export class ChatTemplate {
 /** Everything one render needs, for either place it runs. */
 interface RenderInput {
   /** Compiled here: a template that does not compile fails before any hop. */
-  template: Template;
+  template: TemplateProgram;
   source: string;
   context: Record<string, unknown>;
   finish(text: string): string;
