@@ -39,12 +39,15 @@ export interface PreparedRequest {
   n: number;
   /** Time spent in the tokenizer; 0 when the client sent token ids. */
   tokenizeMs: number;
+  /** Time spent rendering the chat template; 0 when none was rendered. */
+  templateMs: number;
 }
 
 interface Prompt {
   tokens: number[];
   text?: string;
   tokenizeMs: number;
+  templateMs?: number;
 }
 
 export class Preprocessor {
@@ -121,7 +124,10 @@ export class Preprocessor {
     if (tokenData) return { tokens: tokenData, tokenizeMs: 0 };
     if (req.nvext?.use_raw_prompt === true) return this.encode(rawChatText(req), true);
     // The template writes BOS and other special tokens itself.
-    return this.encode(await this.template.renderOffLoop(req), false);
+    const started = performance.now();
+    const text = await this.template.renderOffLoop(req);
+    const templateMs = performance.now() - started;
+    return { ...(await this.encode(text, false)), templateMs };
   }
 
   private completionPrompts(req: CompletionRequest): Promise<Prompt>[] {
@@ -182,6 +188,7 @@ export class Preprocessor {
       formattedPrompt: prompt.text,
       n: req.n ?? 1,
       tokenizeMs: prompt.tokenizeMs,
+      templateMs: prompt.templateMs ?? 0,
     };
   }
 }
