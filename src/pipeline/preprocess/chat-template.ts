@@ -1,6 +1,7 @@
-// Renders a model's Hugging Face chat template into prompt text.
+// Renders a model's Hugging Face chat template into prompt text, with jinja/TemplateProgram:
+// compiled once per template into closures, @huggingface/jinja as its parser and reference.
 //
-// @huggingface/jinja already compiles with trim_blocks and lstrip_blocks on (as HF transformers and
+// @huggingface/jinja parses with trim_blocks and lstrip_blocks on (as HF transformers and
 // upstream's minijinja setup do), strips `{% generation %}` tags, drops one trailing newline, and
 // provides raise_exception, strftime_now, tojson, `is mapping` and the Python string/dict methods
 // real templates use (.strip(), .split(), .startswith(), .items(), ...). Known gap: `none | length`

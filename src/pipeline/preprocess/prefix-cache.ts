@@ -37,8 +37,8 @@ export class PrefixTokenCache {
   /** Cut offset → the entries whose text has a cut there (one per distinct leading text). */
   private readonly byCut = new Map<number, Entry[]>();
   private bytes = 0;
-  hits = 0;
-  misses = 0;
+  private hitCount = 0;
+  private missCount = 0;
 
   constructor(
     tokens: readonly BoundaryToken[],
@@ -67,11 +67,11 @@ export class PrefixTokenCache {
       for (const entry of candidates) {
         if (!text.startsWith(entry.text.slice(0, cut))) continue;
         this.touch(entry);
-        this.hits++;
+        this.hitCount++;
         return { chars: cut, ids: entry.ids.slice(0, entry.cuts.get(cut)) };
       }
     }
-    this.misses++;
+    this.missCount++;
     return null;
   }
 
@@ -99,8 +99,18 @@ export class PrefixTokenCache {
     while (this.bytes > this.maxBytes) this.evict(this.entries.values().next().value!);
   }
 
+  /** Prompts kept. */
   get size(): number {
     return this.entries.size;
+  }
+
+  /** Lookups that found a leading part, and those that did not. */
+  get hits(): number {
+    return this.hitCount;
+  }
+
+  get misses(): number {
+    return this.missCount;
   }
 
   private touch(entry: Entry): void {

@@ -1,5 +1,5 @@
 // The compiled renderer against @huggingface/jinja on real model chat templates (Qwen3, Llama 3,
-// Mistral, DeepSeek, Gemma, gpt-oss-style and fifty more, test/fixtures/templates/corpus.json)
+// Mistral, DeepSeek, Gemma, gpt-oss and fifty more, test/fixtures/templates/corpus.json)
 // and many message shapes: the same text whenever the compiled path answers, an error whenever
 // the reference fails.
 
@@ -32,6 +32,7 @@ const MAIN_MODELS = [
   'lenml/deepseek_v3',
   'deepseek-ai/DeepSeek-R1',
   'lenml/gemma3',
+  'openai/gpt-oss-20b',
 ];
 
 type Outcome = { text: string } | { error: unknown };
