@@ -28,6 +28,7 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     requestScope,
     sseKeepAliveMs: config.httpSseKeepAliveIntervalMs,
     preCommitErrorPeekMs: config.httpPreCommitErrorPeekMs,
+    debugPerf: config.dynDebugPerf,
     disableAdminApi: config.disableFrontendAdminApi,
     anthropicApi: config.enableAnthropicApi ? { stripPreamble: config.stripAnthropicPreamble } : undefined,
     tls: tlsFiles(config),

@@ -1,9 +1,10 @@
 import type { Config } from '../config/index.js';
 import { loadDefaultModelCard, loadModelCard, NO_PARSERS, type MediaRouter, type ModelParsers, type MediaRouters, type ModelDeploymentCard, type ServedModel } from '../models/index.js';
-import { HfTokenizer, Preprocessor } from '../pipeline/index.js';
+import { Preprocessor } from '../pipeline/index.js';
 import type { MediaKind, MediaWire } from '../protocols/index.js';
 import { createRouterPolicy, EMBEDDING_REQUESTS, Router, UNHINTED_REQUESTS, type RequestView } from '../router/index.js';
 import { buildRouter, lostWorkerOptions, type LostWorkerOptions, type RouterDeps } from './router-options.js';
+import { createTokenizer } from './tokenizer-backend.js';
 import { sharedTokenTable } from './token-tables.js';
 
 /** The card of the model this process serves: `--model-path`, or the bundled Qwen3 tokenizer. */
@@ -37,7 +38,8 @@ export function buildServedModel(
   deps: RouterDeps = {},
 ): ServedModel {
   const tokenTable = sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path);
-  const preprocessor = new Preprocessor(card, new HfTokenizer(card.tokenizerJsonPath), {
+  const warn = (message: string): void => deps.logger?.warn({ model: card.displayName }, message);
+  const preprocessor = new Preprocessor(card, createTokenizer(card.tokenizerJsonPath, config, warn), {
     maxOutputTokens: config.maxOutputTokens,
     ignoreUnsupportedFields: config.ignoreOpenaiFeUnsupportedFields,
     nvextEnabled: !config.disableFrontendNvext,

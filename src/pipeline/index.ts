@@ -22,6 +22,8 @@ export { errorKindOf, RequestLifecycle, type EngineCallHooks, type RequestDescri
 export {
   Preprocessor,
   HfTokenizer,
+  PrefixTokenCache,
+  boundaryTokensOf,
   checkJsonDepth,
   MAX_JSON_DEPTH,
   validateChatRequest,

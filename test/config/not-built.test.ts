@@ -21,7 +21,6 @@ test('not-built enum values fail naming the flag and value', () => {
 });
 
 test('not-built options fail when set to a non-default value', () => {
-  assertConfigError(['serve', '--dyn-debug-perf'], {}, '--dyn-debug-perf is not available yet in this build');
   assertConfigError(['serve', '--data-parallel-size', '2'], {}, /^--data-parallel-size 2 is not available yet in this build; .*--num-workers/);
   assertConfigError(['serve', '--router-min-initial-workers', '2'], {}, /^--router-min-initial-workers 2 is not available yet/);
   assertConfigError(['serve', '--grpc-workers', '4'], {}, /^--grpc-workers 4 is not available yet/);

@@ -33,7 +33,12 @@ export interface GenerationRouteOptions {
   sseKeepAliveMs?: number;
   /** DYN_HTTP_PRE_COMMIT_ERROR_PEEK_MS */
   preCommitErrorPeekMs?: number;
+  /** --dyn-debug-perf: where each request's preprocessing timings go. */
+  perfLog?: PerfLog;
 }
+
+/** Receives one record of stage timings (milliseconds) per request. */
+export type PerfLog = (timings: Record<string, string | number>, message: string) => void;
 
 /** A route's body, validated and turned into engine requests. */
 export interface PreparedGeneration {
@@ -91,6 +96,7 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
     },
     async run(call, prepared, reply) {
       call.request.tokenized(prepared.runs);
+      const routeStarted = performance.now();
       const steps = generateChoices(
         { engine: call.served.router, tokenTable: call.served.tokenTable },
         prepared.runs.map((r) => ({ request: r.request, promptTokens: r.promptTokens })),
@@ -100,7 +106,9 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
         undefined,
         call.request.contextHooks(),
       );
+      const routeMs = performance.now() - routeStarted;
       const peeked = await peekFirst(steps[Symbol.asyncIterator](), opts.preCommitErrorPeekMs);
+      if (opts.perfLog) logTimings(opts.perfLog, call.requestId, call.request.info.startedAt, prepared.runs, routeMs);
       const guarded: AsyncIterable<DecodedStep> = { [Symbol.asyncIterator]: () => peeked };
       const promptTokens = prepared.runs.reduce((sum, r) => sum + r.promptTokens, 0);
       const { requestId, request, signal } = call;
@@ -108,6 +116,26 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
       return undefined;
     },
   };
+}
+
+/**
+ * --dyn-debug-perf: template, tokenize (summed over prompts), routing (choosing workers and
+ * dispatching) and the first output (since the request started; the pre-commit peek waits for it).
+ */
+function logTimings(log: PerfLog, requestId: string, startedAt: number, runs: readonly PreparedRequest[], routeMs: number): void {
+  const sum = (pick: (run: PreparedRequest) => number): number => runs.reduce((total, run) => total + pick(run), 0);
+  const ms = (value: number): number => Math.round(value * 1000) / 1000;
+  log(
+    {
+      request_id: requestId,
+      template_ms: ms(sum((run) => run.templateMs)),
+      tokenize_ms: ms(sum((run) => run.tokenizeMs)),
+      prompt_tokens: sum((run) => run.promptTokens),
+      route_ms: ms(routeMs),
+      first_output_ms: ms(performance.now() - startedAt),
+    },
+    'preprocessing timings',
+  );
 }
 
 /**

@@ -14,6 +14,7 @@ import { IMAGES_ROUTE, VIDEOS_ROUTE, VIDEOS_STREAM_ROUTE } from './media-routes.
 import { modelRouteHandler } from './model-route.js';
 import type { ReasoningField } from './openai-chunks.js';
 import { registerOpenAiRoutes } from './openai-routes.js';
+import type { PerfLog } from './generation-route.js';
 import { registerOpenApi } from './openapi.js';
 import { documented, type RouteDoc } from './route-docs.js';
 import { registerResponsesRoute } from './responses/index.js';
@@ -84,6 +85,8 @@ export interface HttpServiceOptions {
   logger: Logger;
   sseKeepAliveMs?: number;
   preCommitErrorPeekMs?: number;
+  /** --dyn-debug-perf: log each generating request's preprocessing timings at info. */
+  debugPerf?: boolean;
   /** The process's registry: both frontends share it, `/metrics` renders it. */
   metrics: MetricsRegistry;
   /** The scope of this frontend's request events (whoever created it counts them into `metrics`). */
@@ -135,6 +138,7 @@ export class HttpService {
 
   private registerRoutes(app: FastifyInstance, models: ModelManager): void {
     const opts = this.opts;
+    const perfLog: PerfLog | undefined = opts.debugPerf ? (timings, message) => opts.logger.info(timings, message) : undefined;
     registerOpenAiRoutes(app, this.state, models, {
       chatPath: opts.paths.chat,
       completionsPath: opts.paths.completions,
@@ -145,12 +149,14 @@ export class HttpService {
       requestScope: opts.requestScope,
       sseKeepAliveMs: opts.sseKeepAliveMs,
       preCommitErrorPeekMs: opts.preCommitErrorPeekMs,
+      perfLog,
     });
     registerResponsesRoute(app, this.state, models, {
       responsesPath: opts.paths.responses,
       requestScope: opts.requestScope,
       sseKeepAliveMs: opts.sseKeepAliveMs,
       preCommitErrorPeekMs: opts.preCommitErrorPeekMs,
+      perfLog,
     });
     if (opts.anthropicApi) {
       registerMessagesRoutes(app, this.state, models, {
@@ -160,6 +166,7 @@ export class HttpService {
         requestScope: opts.requestScope,
         sseKeepAliveMs: opts.sseKeepAliveMs,
         preCommitErrorPeekMs: opts.preCommitErrorPeekMs,
+        perfLog,
         });
     }
     const context = { state: this.state, models, requestScope: opts.requestScope };

@@ -1,14 +1,15 @@
-// Renders a model's Hugging Face chat template into prompt text.
+// Renders a model's Hugging Face chat template into prompt text, with jinja/TemplateProgram:
+// compiled once per template into closures, @huggingface/jinja as its parser and reference.
 //
-// @huggingface/jinja already compiles with trim_blocks and lstrip_blocks on (as HF transformers and
+// @huggingface/jinja parses with trim_blocks and lstrip_blocks on (as HF transformers and
 // upstream's minijinja setup do), strips `{% generation %}` tags, drops one trailing newline, and
 // provides raise_exception, strftime_now, tojson, `is mapping` and the Python string/dict methods
 // real templates use (.strip(), .split(), .startswith(), .items(), ...). Known gap: `none | length`
 // fails there (upstream treats it as 0); such a render error becomes a 400 like any other.
 
-import { Template } from '@huggingface/jinja';
 import type { ModelDeploymentCard } from '../../protocols/index.js';
 import { ValidationError, type ChatCompletionRequest, type ChatMessage, type ChatTool } from '../../protocols/index.js';
+import { TemplateProgram } from './jinja/index.js';
 import { templateRenderThread } from './template-renderer.js';
 
 export interface ChatTemplateOptions {
@@ -21,7 +22,7 @@ const INLINE_MAX_ITEMS = 32;
 
 /** One model's chat templates, compiled once and reused for every request. */
 export class ChatTemplate {
-  private readonly compiled = new Map<string, Template>();
+  private readonly compiled = new Map<string, TemplateProgram>();
   private readonly excludeToolsWhenNone: boolean;
 
   constructor(
@@ -93,7 +94,7 @@ export class ChatTemplate {
     return hasTools && this.card.chatTemplates.tool_use !== undefined ? 'tool_use' : 'default';
   }
 
-  private compiledTemplate(name: string): Template {
+  private compiledTemplate(name: string): TemplateProgram {
     let template = this.compiled.get(name);
     if (template) return template;
     const source = this.card.chatTemplates[name];
@@ -101,7 +102,7 @@ export class ChatTemplate {
       throw new ValidationError(`Model ${this.card.displayName} has no chat template; use /v1/completions`);
     }
     try {
-      template = new Template(source);
+      template = new TemplateProgram(source);
     } catch (err) {
       throw templateError(err);
     }
@@ -113,7 +114,7 @@ export class ChatTemplate {
 /** Everything one render needs, for either place it runs. */
 interface RenderInput {
   /** Compiled here: a template that does not compile fails before any hop. */
-  template: Template;
+  template: TemplateProgram;
   source: string;
   context: Record<string, unknown>;
   finish(text: string): string;

@@ -49,6 +49,8 @@ export interface PreparedRequest {
   templateMs: number;
   /** `performance.now()` when the tokenizer started; 0 when the client sent token ids. */
   tokenizeStartedAt: number;
+  /** Time spent rendering the chat template; 0 when none was rendered. */
+  templateMs: number;
 }
 
 interface Prompt {
@@ -62,6 +64,7 @@ interface Prompt {
 /** A prompt the client sent as token ids: neither templated nor tokenized here. */
 function givenTokens(tokens: number[]): Prompt {
   return { tokens, tokenizeMs: 0, templateMs: 0, tokenizeStartedAt: 0 };
+  templateMs?: number;
 }
 
 export class Preprocessor {
@@ -144,6 +147,8 @@ export class Preprocessor {
     const started = performance.now();
     const text = await this.template.renderOffLoop(req);
     return this.encode(text, false, performance.now() - started);
+    const templateMs = performance.now() - started;
+    return { ...(await this.encode(text, false)), templateMs };
   }
 
   private completionPrompts(req: CompletionRequest): Promise<Prompt>[] {
@@ -206,6 +211,7 @@ export class Preprocessor {
       tokenizeMs: prompt.tokenizeMs,
       templateMs: prompt.templateMs,
       tokenizeStartedAt: prompt.tokenizeStartedAt,
+      templateMs: prompt.templateMs ?? 0,
     };
   }
 }

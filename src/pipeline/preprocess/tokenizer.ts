@@ -2,6 +2,7 @@
 // Encoding is async and runs on the libuv thread pool, off the event loop.
 
 import { Tokenizer } from 'tokenizers';
+import type { PrefixTokenCache } from './prefix-cache.js';
 
 interface PendingEncode {
   text: string;
@@ -12,14 +13,39 @@ interface PendingEncode {
 /** Longer texts are encoded alone, so one long prompt does not hold back a batch of short ones. */
 const MAX_BATCHED_CHARS = 8192;
 
+/**
+ * Prefix-cache hits that are also encoded whole and compared, per tokenizer: a tokenizer whose
+ * pieces do not add up to the whole (a normalizer or pre-tokenizer that looks across special
+ * tokens) turns the cache off before it changes any answer.
+ */
+const VERIFIED_HITS = 8;
+
+export interface TokenizerOptions {
+  /** Reuses the ids of prompts' leading parts (chat prompts only: completions add special tokens). */
+  prefixCache?: PrefixTokenCache | null;
+  /** Where a disabled cache is reported. */
+  warn?: (message: string) => void;
+}
+
 export class HfTokenizer {
   private readonly native: Tokenizer;
   /** Short texts waiting for the end of this event-loop turn, by addSpecialTokens (0/1). */
   private readonly pending: [PendingEncode[], PendingEncode[]] = [[], []];
   private flushScheduled = false;
+  private prefixCache: PrefixTokenCache | null;
+  private unverifiedHits = VERIFIED_HITS;
 
-  constructor(tokenizerJsonPath: string) {
+  constructor(
+    tokenizerJsonPath: string,
+    private readonly opts: TokenizerOptions = {},
+  ) {
     this.native = Tokenizer.fromFile(tokenizerJsonPath);
+    this.prefixCache = opts.prefixCache ?? null;
+  }
+
+  /** The prefix cache in use, if any (null once a check turned it off). */
+  get cache(): PrefixTokenCache | null {
+    return this.prefixCache;
   }
 
   /**
@@ -34,6 +60,11 @@ export class HfTokenizer {
    */
   encode(text: string, addSpecialTokens: boolean): Promise<number[]> {
     const clean = text.includes('\0') ? text.replaceAll('\0', '') : text;
+    if (this.prefixCache && !addSpecialTokens) return this.encodeWithPrefixCache(clean, this.prefixCache);
+    return this.encodeText(clean, addSpecialTokens);
+  }
+
+  private encodeText(clean: string, addSpecialTokens: boolean): Promise<number[]> {
     if (clean.length > MAX_BATCHED_CHARS) return this.encodeOne(clean, addSpecialTokens);
     return new Promise((resolve, reject) => {
       this.pending[addSpecialTokens ? 1 : 0].push({ text: clean, resolve, reject });
@@ -42,6 +73,29 @@ export class HfTokenizer {
         setImmediate(this.flush);
       }
     });
+  }
+
+  /** The cached leading part's ids plus the rest encoded now; the whole remembered for later prompts. */
+  private async encodeWithPrefixCache(text: string, cache: PrefixTokenCache): Promise<number[]> {
+    const cuts = cache.cutsOf(text);
+    const hit = cache.lookup(text, cuts);
+    if (!hit) {
+      const ids = await this.encodeText(text, false);
+      cache.store(text, cuts, ids);
+      return ids;
+    }
+    const ids = hit.ids.concat(await this.encodeText(text.slice(hit.chars), false));
+    if (this.unverifiedHits > 0) {
+      this.unverifiedHits--;
+      const whole = await this.encodeText(text, false);
+      if (whole.length !== ids.length || whole.some((id, i) => id !== ids[i])) {
+        this.prefixCache = null;
+        this.opts.warn?.('Tokenizer prefix cache turned off: this tokenizer does not encode a prompt cut at a special token as the whole');
+        return whole;
+      }
+    }
+    cache.store(text, cuts, ids);
+    return ids;
   }
 
   tokenToId(token: string): number | null {

@@ -1,0 +1,52 @@
+// The model's tokenizer, by the `--tokenizer` backend name, with `--tokenizer-fallback` and the
+// prompt prefix cache (DYN_TOKENIZER_CACHE; always on for fastokens).
+
+import { readFileSync } from 'node:fs';
+import type { Config } from '../config/index.js';
+import { boundaryTokensOf, HfTokenizer, PrefixTokenCache } from '../pipeline/index.js';
+
+type Warn = (message: string) => void;
+
+interface BackendInput {
+  tokenizerJsonPath: string;
+  config: Config;
+  warn: Warn;
+}
+
+type BackendName = Exclude<Config['tokenizer'], 'basetenkenizer'>;
+
+const BACKENDS: Record<BackendName, (input: BackendInput) => HfTokenizer> = {
+  default: ({ tokenizerJsonPath, config, warn }) =>
+    new HfTokenizer(tokenizerJsonPath, { prefixCache: config.tokenizerCache ? optionalPrefixCache(tokenizerJsonPath, config, warn) : null, warn }),
+  // No Node binding of the fastokens library exists; the fastest path measured here is the
+  // native core with the prefix cache (bench/RESULTS.md, tokenizer backends).
+  fastokens: ({ tokenizerJsonPath, config, warn }) =>
+    new HfTokenizer(tokenizerJsonPath, { prefixCache: prefixCache(tokenizerJsonPath, config), warn }),
+};
+
+/** The tokenizer of `--tokenizer`; a backend that cannot load the file falls back to the default one unless told not to. */
+export function createTokenizer(tokenizerJsonPath: string, config: Config, warn: Warn): HfTokenizer {
+  const name = config.tokenizer as BackendName;
+  try {
+    return BACKENDS[name]({ tokenizerJsonPath, config, warn });
+  } catch (err) {
+    const why = `--tokenizer ${name} cannot load ${tokenizerJsonPath}: ${(err as Error).message}`;
+    if (name === 'default' || !config.tokenizerFallback) throw new Error(why, { cause: err });
+    warn(`${why}; using the default tokenizer (--tokenizer-fallback)`);
+    return BACKENDS.default({ tokenizerJsonPath, config, warn });
+  }
+}
+
+function prefixCache(tokenizerJsonPath: string, config: Config): PrefixTokenCache {
+  const json = JSON.parse(readFileSync(tokenizerJsonPath, 'utf8')) as Parameters<typeof boundaryTokensOf>[0];
+  return new PrefixTokenCache(boundaryTokensOf(json), config.tokenizerCacheMb * 1024 * 1024);
+}
+
+function optionalPrefixCache(tokenizerJsonPath: string, config: Config, warn: Warn): PrefixTokenCache | null {
+  try {
+    return prefixCache(tokenizerJsonPath, config);
+  } catch (err) {
+    warn(`DYN_TOKENIZER_CACHE: no prefix cache for ${tokenizerJsonPath}: ${(err as Error).message}`);
+    return null;
+  }
+}

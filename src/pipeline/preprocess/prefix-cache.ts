@@ -1,0 +1,146 @@
+// Token ids of prompts' leading parts, reused when a later prompt starts the same way (the same
+// system prompt and tools, or the previous turns of a conversation): only the rest is encoded.
+//
+// Prompts are cut only where a special token starts. The tokenizer splits its input at added
+// tokens before anything else, so the ids of `A + B`, with B starting at such a token, are the
+// ids of A followed by the ids of B. Tokens that strip neighbouring whitespace or match single
+// words only are not cut at (their match depends on the text around them). Special tokens appear
+// in the ids exactly where they stand in the text, one id each, which gives every cut its token
+// index without offsets. Bounded by an estimate of its memory, least recently used out first.
+
+export interface BoundaryToken {
+  content: string;
+  id: number;
+}
+
+/** One encoded prompt: its text, ids, and the token index of each cut (char offset → ids before it). */
+interface Entry {
+  text: string;
+  ids: readonly number[];
+  cuts: Map<number, number>;
+  bytes: number;
+}
+
+export interface PrefixHit {
+  /** Characters of the prompt the cached ids cover. */
+  chars: number;
+  ids: readonly number[];
+}
+
+const REGEXP_SPECIALS = /[.*+?^${}()|[\]\\]/g;
+
+export class PrefixTokenCache {
+  private readonly pattern: RegExp;
+  private readonly boundaryIds: ReadonlySet<number>;
+  /** Least recently used first. */
+  private readonly entries = new Set<Entry>();
+  /** Cut offset → the entries whose text has a cut there (one per distinct leading text). */
+  private readonly byCut = new Map<number, Entry[]>();
+  private bytes = 0;
+  private hitCount = 0;
+  private missCount = 0;
+
+  constructor(
+    tokens: readonly BoundaryToken[],
+    private readonly maxBytes: number,
+  ) {
+    if (tokens.length === 0) throw new Error('no special tokens to cut prompts at');
+    // Longest first, so the alternation matches as the tokenizer's leftmost-longest search does.
+    const contents = tokens.map((t) => t.content).sort((a, b) => b.length - a.length);
+    this.pattern = new RegExp(contents.map((c) => c.replace(REGEXP_SPECIALS, '\\$&')).join('|'), 'g');
+    this.boundaryIds = new Set(tokens.map((t) => t.id));
+  }
+
+  /** Where special tokens start in `text` (never 0: an empty leading part saves nothing). */
+  cutsOf(text: string): number[] {
+    const cuts: number[] = [];
+    for (const match of text.matchAll(this.pattern)) if (match.index > 0) cuts.push(match.index);
+    return cuts;
+  }
+
+  /** The longest cached leading part of `text` ending at one of its `cuts`. */
+  lookup(text: string, cuts: readonly number[]): PrefixHit | null {
+    for (let i = cuts.length - 1; i >= 0; i--) {
+      const cut = cuts[i]!;
+      const candidates = this.byCut.get(cut);
+      if (!candidates) continue;
+      for (const entry of candidates) {
+        if (!text.startsWith(entry.text.slice(0, cut))) continue;
+        this.touch(entry);
+        this.hitCount++;
+        return { chars: cut, ids: entry.ids.slice(0, entry.cuts.get(cut)) };
+      }
+    }
+    this.missCount++;
+    return null;
+  }
+
+  /** Remembers `text`'s ids; a text whose special tokens and ids do not line up is not kept. */
+  store(text: string, cuts: readonly number[], ids: readonly number[]): void {
+    const tokenIndexes: number[] = [];
+    for (let i = 0; i < ids.length; i++) if (this.boundaryIds.has(ids[i]!)) tokenIndexes.push(i);
+    // The text's first special token may stand at offset 0, which `cuts` leaves out.
+    const skipped = tokenIndexes.length - cuts.length;
+    if (skipped !== 0 && skipped !== 1) return;
+    if (skipped === 1 && tokenIndexes[0] !== 0) return;
+    const entry: Entry = { text, ids, cuts: new Map(), bytes: 64 + text.length * 2 + ids.length * 8 + cuts.length * 48 };
+    for (let i = 0; i < cuts.length; i++) {
+      const cut = cuts[i]!;
+      const bucket = this.byCut.get(cut) ?? [];
+      // One entry per distinct leading text is enough to find it.
+      if (bucket.some((other) => other.text.startsWith(text.slice(0, cut)))) continue;
+      entry.cuts.set(cut, tokenIndexes[i + skipped]!);
+      bucket.push(entry);
+      this.byCut.set(cut, bucket);
+    }
+    if (entry.cuts.size === 0) return;
+    this.entries.add(entry);
+    this.bytes += entry.bytes;
+    while (this.bytes > this.maxBytes) this.evict(this.entries.values().next().value!);
+  }
+
+  /** Prompts kept. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Lookups that found a leading part, and those that did not. */
+  get hits(): number {
+    return this.hitCount;
+  }
+
+  get misses(): number {
+    return this.missCount;
+  }
+
+  private touch(entry: Entry): void {
+    this.entries.delete(entry);
+    this.entries.add(entry);
+  }
+
+  private evict(entry: Entry): void {
+    this.entries.delete(entry);
+    this.bytes -= entry.bytes;
+    for (const cut of entry.cuts.keys()) {
+      const bucket = this.byCut.get(cut)!;
+      bucket.splice(bucket.indexOf(entry), 1);
+      if (bucket.length === 0) this.byCut.delete(cut);
+    }
+  }
+}
+
+/** The special tokens of a tokenizer.json that are safe to cut at. */
+export function boundaryTokensOf(tokenizerJson: { added_tokens?: readonly AddedTokenJson[] }): BoundaryToken[] {
+  return (tokenizerJson.added_tokens ?? [])
+    .filter((t) => t.special && !t.lstrip && !t.rstrip && !t.single_word && t.content.length > 0)
+    .map((t) => ({ content: t.content, id: t.id }));
+}
+
+export interface AddedTokenJson {
+  id: number;
+  content: string;
+  special?: boolean;
+  lstrip?: boolean;
+  rstrip?: boolean;
+  single_word?: boolean;
+}

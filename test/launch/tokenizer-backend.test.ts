@@ -1,0 +1,52 @@
+// `--tokenizer` backends by name: fastokens is the native tokenizer with the prefix cache on; a
+// tokenizer it cannot cut falls back to the default one, or fails with --no-tokenizer-fallback.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { createTokenizer } from '../../src/launch/tokenizer-backend.js';
+import { loadDefaultModelCard } from '../../src/models/index.js';
+import { run } from '../config/helpers.js';
+
+const card = loadDefaultModelCard();
+const dir = mkdtempSync(path.join(tmpdir(), 'tokenizer-backend-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The Qwen3 tokenizer.json with no token marked special: nothing to cut prompts at. */
+function withoutSpecialTokens(): string {
+  const json = JSON.parse(readFileSync(card.tokenizerJsonPath, 'utf8')) as { added_tokens: { special: boolean }[] };
+  for (const token of json.added_tokens) token.special = false;
+  const file = path.join(dir, 'tokenizer.json');
+  writeFileSync(file, JSON.stringify(json));
+  return file;
+}
+
+describe('createTokenizer', () => {
+  it('default has no prefix cache unless DYN_TOKENIZER_CACHE is set', () => {
+    const warnings: string[] = [];
+    assert.equal(createTokenizer(card.tokenizerJsonPath, run(['frontend']).config, (m) => warnings.push(m)).cache, null);
+    const cachedConfig = run(['frontend'], { DYN_TOKENIZER_CACHE: '1', DYN_TOKENIZER_CACHE_MB: '8' }).config;
+    assert.ok(createTokenizer(card.tokenizerJsonPath, cachedConfig, (m) => warnings.push(m)).cache);
+    assert.deepEqual(warnings, []);
+  });
+
+  it('fastokens turns the prefix cache on', async () => {
+    const tokenizer = createTokenizer(card.tokenizerJsonPath, run(['frontend', '--tokenizer', 'fastokens']).config, () => undefined);
+    assert.ok(tokenizer.cache);
+    assert.ok((await tokenizer.encode('<|im_start|>user\nhi<|im_end|>\n', false)).length > 0);
+  });
+
+  it('falls back to the default backend with a warning, or fails when told not to', () => {
+    const file = withoutSpecialTokens();
+    const warnings: string[] = [];
+    const tokenizer = createTokenizer(file, run(['frontend', '--tokenizer', 'fastokens']).config, (m) => warnings.push(m));
+    assert.equal(tokenizer.cache, null);
+    assert.match(warnings[0] ?? '', /--tokenizer fastokens cannot load .*no special tokens.*using the default tokenizer/);
+    assert.throws(
+      () => createTokenizer(file, run(['frontend', '--tokenizer', 'fastokens', '--no-tokenizer-fallback']).config, () => undefined),
+      /--tokenizer fastokens cannot load .*no special tokens to cut prompts at/,
+    );
+  });
+});
