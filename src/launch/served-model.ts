@@ -5,6 +5,7 @@ import type { MediaKind, MediaWire } from '../protocols/index.js';
 import { createRouterPolicy, EMBEDDING_REQUESTS, Router, UNHINTED_REQUESTS, type RequestView } from '../router/index.js';
 import { buildRouter, lostWorkerOptions, type LostWorkerOptions, type RouterDeps } from './router-options.js';
 import { sharedTokenTable } from './token-tables.js';
+import { requestLimits } from './http-options.js';
 
 /** The card of the model this process serves: `--model-path`, or the bundled Qwen3 tokenizer. */
 export function loadConfiguredCard(config: Config, blockSize: number): ModelDeploymentCard {
@@ -43,7 +44,7 @@ export function buildServedModel(
     nvextEnabled: !config.disableFrontendNvext,
     rejectMediaInputs: config.rejectMediaInputs,
     excludeToolsWhenToolChoiceNone: config.excludeToolsWhenToolChoiceNone,
-    limits: { maxMessages: config.maxRequestMessages, maxTools: config.maxRequestTools, maxPromptChars: config.maxPromptChars },
+    limits: requestLimits(config),
   });
   return {
     name: card.displayName,

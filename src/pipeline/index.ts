@@ -1,6 +1,6 @@
 export { generateChoices, type GenerationTarget, type PromptRun } from './generate.js';
 export { mergeAsync } from './merge-async.js';
-export { JobThread, serveJobs } from './job-thread.js';
+export { JobThread, serveJobs, type StreamedJob } from './job-thread.js';
 export {
   TokenTable,
   decodeStream,
@@ -23,6 +23,9 @@ export {
   Preprocessor,
   HfTokenizer,
   checkJsonDepth,
+  checkBodyLimits,
+  DEFAULT_REQUEST_LIMITS,
+  type RequestLimits,
   MAX_JSON_DEPTH,
   validateChatRequest,
   validateCompletionRequest,

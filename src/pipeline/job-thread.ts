@@ -1,14 +1,19 @@
 // One worker thread that runs jobs off the event loop, in order, for work that would hold every
 // other client (a long chat template, the parse of a huge body). The thread starts on first use and
 // ends after a quiet spell, so the heap a huge job grew goes back to the system. Jobs and results
-// cross by structured clone; a job's typed error comes back as the same kind and message.
+// cross by structured clone; a job's typed error comes back as the same kind and message. A job may
+// also arrive in pieces (`open`): its bytes go over as they come, so the event loop never holds the
+// whole of a huge input.
 
 import { parentPort, Worker } from 'node:worker_threads';
 import { DynamoError, isDynamoError, type ErrorKind } from '../protocols/index.js';
 
+/** To the thread: a job's bytes (`chunk`), its end (`job`), or its cancellation (`abort`). */
 interface JobMessage<Job> {
   id: number;
-  job: Job;
+  job?: Job;
+  chunk?: Uint8Array;
+  abort?: true;
 }
 
 interface ResultMessage<Result> {
@@ -20,6 +25,17 @@ interface ResultMessage<Result> {
 interface Pending<Result> {
   resolve(result: Result): void;
   reject(err: Error): void;
+}
+
+/** Bytes go to the thread in pieces of this size: one copy each, a few dozen messages for 40 MB. */
+const CHUNK_BYTES = 1 << 20;
+
+/** A job whose input bytes are written as they arrive; `end` hands over the rest of the job. */
+export interface StreamedJob<Job, Result> {
+  write(bytes: Uint8Array): void;
+  end(job: Job): Promise<Result>;
+  /** Drops the job; the thread forgets its bytes. */
+  abort(): void;
 }
 
 export class JobThread<Job, Result> {
@@ -38,15 +54,56 @@ export class JobThread<Job, Result> {
 
   /** `transfer` lists buffers the job hands over rather than copies (they are unusable after). */
   run(job: Job, transfer: ArrayBuffer[] = []): Promise<Result> {
+    const { id, worker, result } = this.begin();
+    worker.postMessage({ id, job } satisfies JobMessage<Job>, transfer);
+    return result;
+  }
+
+  /** A job whose bytes follow by `write`, copied in pieces and handed over, never joined here. */
+  open(): StreamedJob<Job, Result> {
+    const { id, worker, result } = this.begin();
+    // A failure before `end` (the thread died) is reported by `end`'s promise, not as unhandled.
+    result.catch(() => undefined);
+    let staged = new Uint8Array(CHUNK_BYTES);
+    let used = 0;
+    const flush = (): void => {
+      if (used === 0) return;
+      const chunk = used === staged.length ? staged : staged.slice(0, used);
+      worker.postMessage({ id, chunk } satisfies JobMessage<Job>, [chunk.buffer as ArrayBuffer]);
+      staged = new Uint8Array(CHUNK_BYTES);
+      used = 0;
+    };
+    return {
+      write: (bytes) => {
+        for (let at = 0; at < bytes.length; ) {
+          const n = Math.min(bytes.length - at, staged.length - used);
+          staged.set(bytes.subarray(at, at + n), used);
+          used += n;
+          at += n;
+          if (used === staged.length) flush();
+        }
+      },
+      end: (job) => {
+        flush();
+        worker.postMessage({ id, job } satisfies JobMessage<Job>);
+        return result;
+      },
+      abort: () => {
+        if (!this.pending.delete(id)) return;
+        if (this.worker === worker) worker.postMessage({ id, abort: true } satisfies JobMessage<Job>);
+        if (this.pending.size === 0) this.idle(worker);
+      },
+    };
+  }
+
+  private begin(): { id: number; worker: Worker; result: Promise<Result> } {
     const worker = this.started();
     clearTimeout(this.idleTimer);
     const id = this.nextId++;
-    return new Promise<Result>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      // Held while it has work, so a job in flight keeps a quiet process alive; idle, it does not.
-      worker.ref();
-      worker.postMessage({ id, job } satisfies JobMessage<Job>, transfer);
-    });
+    const result = new Promise<Result>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    // Held while it has work, so a job in flight keeps a quiet process alive; idle, it does not.
+    worker.ref();
+    return { id, worker, result };
   }
 
   private started(): Worker {
@@ -73,6 +130,7 @@ export class JobThread<Job, Result> {
 
   private idle(worker: Worker): void {
     worker.unref();
+    clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       if (this.pending.size > 0 || this.worker !== worker) return;
       this.worker = undefined;
@@ -85,12 +143,25 @@ export class JobThread<Job, Result> {
   }
 }
 
-/** The body of a job thread: answers each job posted by its `JobThread` with `handle`'s result. */
-export function serveJobs<Job, Result>(handle: (job: Job) => Result): void {
-  parentPort?.on('message', ({ id, job }: JobMessage<Job>) => {
+/**
+ * The body of a job thread: answers each job posted by its `JobThread` with `handle`'s result.
+ * `chunks` are the bytes a streamed job received before its end (none for a job sent whole).
+ */
+export function serveJobs<Job, Result>(handle: (job: Job, chunks: readonly Uint8Array[]) => Result): void {
+  const received = new Map<number, Uint8Array[]>();
+  parentPort?.on('message', ({ id, job, chunk, abort }: JobMessage<Job>) => {
+    if (chunk !== undefined) {
+      const chunks = received.get(id);
+      if (chunks) chunks.push(chunk);
+      else received.set(id, [chunk]);
+      return;
+    }
+    const chunks = received.get(id) ?? [];
+    received.delete(id);
+    if (abort) return;
     let message: ResultMessage<Result>;
     try {
-      message = { id, result: handle(job) };
+      message = { id, result: handle(job as Job, chunks) };
     } catch (err) {
       message = { id, error: { message: (err as Error).message, kind: isDynamoError(err) ? err.kind : undefined } };
     }

@@ -6,6 +6,6 @@ export { DEFAULT_MAX_OUTPUT_TOKENS } from './validate-rules.js';
 export { bodySchemaOf, CHAT_REQUEST_SCHEMA, COMPLETION_REQUEST_SCHEMA, type JsonSchema } from './request-schemas.js';
 export type { FieldKind } from './json-types.js';
 export { checkJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
-export { DEFAULT_REQUEST_LIMITS, type RequestLimits } from './request-limits.js';
+export { checkBodyLimits, DEFAULT_REQUEST_LIMITS, type RequestLimits } from './request-limits.js';
 export { MEDIA_KIND_OF_PART, templateMediaKinds, type MediaKind } from './media-parts.js';
 export { validateEmbeddingRequest, validateImageRequest, validateVideoRequest, type EmbeddingRequest } from './media-requests.js';
