@@ -67,7 +67,7 @@ export async function runFrontend(config: Config, logger: Logger, runtime: Distr
     await watcher.start();
   } catch (err) {
     // Discovery unreachable: undo the start, so the process can retry or exit cleanly.
-    watcher.stop();
+    await watcher.stop();
     await services.stop();
     await runtime.shutdown();
     throw err;
@@ -90,7 +90,7 @@ export async function runFrontend(config: Config, logger: Logger, runtime: Distr
     done: chat?.done,
     async stop() {
       await services.stop();
-      watcher.stop();
+      await watcher.stop();
       await runtime.shutdown();
     },
   };

@@ -1,6 +1,6 @@
 import type { Config } from '../config/index.js';
 import { loadDefaultModelCard, loadModelCard, NO_PARSERS, type MediaRouter, type ModelParsers, type MediaRouters, type ModelDeploymentCard, type ServedModel } from '../models/index.js';
-import { HfTokenizer, Preprocessor } from '../pipeline/index.js';
+import { HfTokenizer, Preprocessor, type PreprocessPool } from '../pipeline/index.js';
 import type { MediaKind, MediaWire } from '../protocols/index.js';
 import { createRouterPolicy, EMBEDDING_REQUESTS, Router, UNHINTED_REQUESTS, type RequestView } from '../router/index.js';
 import { buildRouter, lostWorkerOptions, type LostWorkerOptions, type RouterDeps } from './router-options.js';
@@ -28,7 +28,8 @@ export function parseEndpoint(url: string): EndpointId {
 /**
  * Everything the frontend needs to serve a card: tokenizer, byte table, preprocessor and a router
  * with no instances yet. The token table and tokenizer are built here, never per request. Its
- * routers share `health`, the process's record of down instances.
+ * routers share `health`, the process's record of down instances; with `pool`, big prompts are
+ * preprocessed on its threads.
  */
 export function buildServedModel(
   card: ModelDeploymentCard,
@@ -36,6 +37,7 @@ export function buildServedModel(
   endpoint: EndpointId,
   parsers: ModelParsers = NO_PARSERS,
   deps: RouterDeps = {},
+  pool?: PreprocessPool,
 ): ServedModel {
   const tokenTable = sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path);
   const preprocessor = new Preprocessor(card, new HfTokenizer(card.tokenizerJsonPath), {
@@ -45,6 +47,7 @@ export function buildServedModel(
     rejectMediaInputs: config.rejectMediaInputs,
     excludeToolsWhenToolChoiceNone: config.excludeToolsWhenToolChoiceNone,
     limits: requestLimits(config),
+    pool,
   });
   return {
     name: card.displayName,

@@ -21,6 +21,7 @@ export {
 export { errorKindOf, RequestLifecycle, type RequestDescription, type UsageSource } from './request-lifecycle.js';
 export {
   Preprocessor,
+  PreprocessPool,
   HfTokenizer,
   checkJsonDepth,
   checkBodyLimits,

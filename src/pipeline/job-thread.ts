@@ -43,13 +43,40 @@ export class JobThread<Job, Result> {
   private readonly pending = new Map<number, Pending<Result>>();
   private nextId = 0;
   private idleTimer: NodeJS.Timeout | undefined;
+  private startCount = 0;
 
-  /** `body` is the worker module, which calls `serveJobs`; idle for `idleEndMs`, the thread ends. */
-  constructor(private readonly body: URL, private readonly idleEndMs = 5000) {}
+  /**
+   * `body` is the worker module, which calls `serveJobs`; idle for `idleEndMs`, the thread ends
+   * (`null`: it stays until `close`).
+   */
+  constructor(private readonly body: URL, private readonly idleEndMs: number | null = 5000) {}
 
   /** Whether a thread is up (it ends after the idle spell without work). */
   get running(): boolean {
     return this.worker !== undefined;
+  }
+
+  /** Threads started so far: a new one after an idle end or a crash knows nothing of its forerunner. */
+  get starts(): number {
+    return this.startCount;
+  }
+
+  /** Jobs sent and not yet answered. */
+  get load(): number {
+    return this.pending.size;
+  }
+
+  /** Ends the thread now; jobs in flight fail. The next job would start a new one. */
+  async close(): Promise<void> {
+    clearTimeout(this.idleTimer);
+    const worker = this.worker;
+    if (!worker) return;
+    this.worker = undefined;
+    worker.removeAllListeners('exit');
+    worker.removeAllListeners('error');
+    for (const job of this.pending.values()) job.reject(new Error('the worker thread was closed'));
+    this.pending.clear();
+    await worker.terminate();
   }
 
   /** `transfer` lists buffers the job hands over rather than copies (they are unusable after). */
@@ -109,6 +136,7 @@ export class JobThread<Job, Result> {
   private started(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(this.body);
+    this.startCount++;
     worker.unref();
     worker.on('message', (message: ResultMessage<Result>) => {
       const job = this.pending.get(message.id);
@@ -131,6 +159,7 @@ export class JobThread<Job, Result> {
   private idle(worker: Worker): void {
     worker.unref();
     clearTimeout(this.idleTimer);
+    if (this.idleEndMs === null) return;
     this.idleTimer = setTimeout(() => {
       if (this.pending.size > 0 || this.worker !== worker) return;
       this.worker = undefined;
@@ -144,10 +173,20 @@ export class JobThread<Job, Result> {
 }
 
 /**
- * The body of a job thread: answers each job posted by its `JobThread` with `handle`'s result.
- * `chunks` are the bytes a streamed job received before its end (none for a job sent whole).
+ * The body of a job thread: answers each job posted by its `JobThread` with `handle`'s result (or
+ * what its promise gives). `chunks` are the bytes a streamed job received before its end (none for
+ * a job sent whole); `transferOf` names buffers of a result to hand over rather than copy.
  */
-export function serveJobs<Job, Result>(handle: (job: Job, chunks: readonly Uint8Array[]) => Result): void {
+export function serveJobs<Job, Result>(
+  handle: (job: Job, chunks: readonly Uint8Array[]) => Result | Promise<Result>,
+  transferOf: (result: Result) => ArrayBuffer[] = () => [],
+): void {
+  const answer = (id: number, result: Result): void => parentPort!.postMessage({ id, result } satisfies ResultMessage<Result>, transferOf(result));
+  const refuse = (id: number, err: unknown): void =>
+    parentPort!.postMessage({
+      id,
+      error: { message: (err as Error).message, kind: isDynamoError(err) ? err.kind : undefined },
+    } satisfies ResultMessage<Result>);
   const received = new Map<number, Uint8Array[]>();
   parentPort?.on('message', ({ id, job, chunk, abort }: JobMessage<Job>) => {
     if (chunk !== undefined) {
@@ -159,12 +198,14 @@ export function serveJobs<Job, Result>(handle: (job: Job, chunks: readonly Uint8
     const chunks = received.get(id) ?? [];
     received.delete(id);
     if (abort) return;
-    let message: ResultMessage<Result>;
+    let result: Result | Promise<Result>;
     try {
-      message = { id, result: handle(job as Job, chunks) };
+      result = handle(job as Job, chunks);
     } catch (err) {
-      message = { id, error: { message: (err as Error).message, kind: isDynamoError(err) ? err.kind : undefined } };
+      refuse(id, err);
+      return;
     }
-    parentPort!.postMessage(message);
+    if (result instanceof Promise) result.then((r) => answer(id, r), (err: unknown) => refuse(id, err));
+    else answer(id, result);
   });
 }

@@ -1,6 +1,7 @@
 // OpenAI request → PreprocessedRequest: template, tokenize, check the context window, build the
 // engine's option blocks (reference/http.md §4.2).
 
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { ModelDeploymentCard } from '../../protocols/index.js';
 import {
@@ -22,12 +23,17 @@ import {
   stopConditions,
 } from './request-options.js';
 import type { EmbeddingRequest } from './media-requests.js';
+import type { ModelSetup } from './preprocess-worker.js';
+import type { PreprocessPool } from './preprocess-pool.js';
+import { chatPromptChars } from './request-limits.js';
 import type { HfTokenizer } from './tokenizer.js';
 import { validateChatRequest, validateCompletionRequest, type ValidationOptions } from './validate.js';
 
 export interface PreprocessorOptions extends ValidationOptions {
   /** `--exclude-tools-when-tool-choice-none` (default true). */
   excludeToolsWhenToolChoiceNone?: boolean;
+  /** `--dyn-preprocess-workers`: big prompts are rendered and tokenized on these threads. */
+  pool?: PreprocessPool;
 }
 
 export interface PreparedRequest {
@@ -49,6 +55,8 @@ interface Prompt {
 
 export class Preprocessor {
   private readonly template: ChatTemplate;
+  /** This model's name in the pool's threads: models alike share it, a changed card gets its own. */
+  private readonly poolKey: string;
   /** The media kinds this model's chat template renders (see media-parts.ts); empty: text only. */
   readonly mediaKinds: ReadonlySet<MediaKind>;
 
@@ -58,6 +66,7 @@ export class Preprocessor {
     private readonly opts: PreprocessorOptions = {},
   ) {
     this.template = new ChatTemplate(card, opts);
+    this.poolKey = poolKeyOf(card, opts);
     this.mediaKinds = templateMediaKinds(Object.values(card.chatTemplates));
   }
 
@@ -120,6 +129,10 @@ export class Preprocessor {
     const tokenData = req.nvext?.token_data;
     if (tokenData) return { tokens: tokenData, tokenizeMs: 0 };
     if (req.nvext?.use_raw_prompt === true) return this.encode(rawChatText(req), true);
+    const pool = this.opts.pool;
+    if (pool && chatPromptChars(req.messages as unknown as Record<string, unknown>[]) >= pool.minChars) {
+      return pool.chat(this.poolKey, this.poolSetup, req);
+    }
     // The template writes BOS and other special tokens itself.
     return this.encode(await this.template.renderOffLoop(req), false);
   }
@@ -140,7 +153,14 @@ export class Preprocessor {
     );
   }
 
+  private readonly poolSetup = (): ModelSetup => ({
+    card: this.card,
+    template: { excludeToolsWhenToolChoiceNone: this.opts.excludeToolsWhenToolChoiceNone },
+  });
+
   private async encode(text: string, addSpecialTokens: boolean): Promise<Prompt> {
+    const pool = this.opts.pool;
+    if (pool && text.length >= pool.minChars) return pool.text(this.poolKey, this.poolSetup, text, addSpecialTokens);
     const started = performance.now();
     const tokens = await this.tokenizer.encode(text, addSpecialTokens);
     return { tokens, text, tokenizeMs: performance.now() - started };
@@ -184,6 +204,12 @@ export class Preprocessor {
       tokenizeMs: prompt.tokenizeMs,
     };
   }
+}
+
+function poolKeyOf(card: ModelDeploymentCard, opts: PreprocessorOptions): string {
+  const { displayName, tokenizerJsonPath, chatTemplates, bosToken, eosToken, unkToken } = card;
+  const what = JSON.stringify([displayName, tokenizerJsonPath, chatTemplates, bosToken, eosToken, unkToken, opts.excludeToolsWhenToolChoiceNone]);
+  return createHash('sha256').update(what).digest('base64');
 }
 
 /** nvext.use_raw_prompt on chat: the messages' text, untemplated. */
