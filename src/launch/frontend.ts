@@ -70,7 +70,7 @@ export async function runFrontend(config: Config, logger: Logger, runtime: Distr
     await watcher.start();
   } catch (err) {
     // Discovery unreachable: undo the start, so the process can retry or exit cleanly.
-    watcher.stop();
+    await watcher.stop();
     await services.stop();
     await runtime.shutdown();
     throw err;
@@ -110,6 +110,7 @@ export async function runFrontend(config: Config, logger: Logger, runtime: Distr
       await services.stop();
       await bridges?.stop();
       watcher.stop();
+      await watcher.stop();
       await runtime.shutdown();
     },
   };

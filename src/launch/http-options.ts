@@ -1,9 +1,15 @@
 import { packageVersion, type Config } from '../config/index.js';
 import type { HttpServiceOptions } from '../frontends/http/index.js';
 import { moduleLogger, type Logger, type MetricsRegistry } from '../observability/index.js';
+import type { RequestLimits } from '../pipeline/index.js';
 import type { RequestScope } from '../protocols/index.js';
 import { httpPaths } from './http-paths.js';
 import { tlsFiles } from './tls.js';
+
+/** `--max-request-messages`, `--max-request-tools`, `--max-prompt-chars`. */
+export function requestLimits(config: Config): RequestLimits {
+  return { maxMessages: config.maxRequestMessages, maxTools: config.maxRequestTools, maxPromptChars: config.maxPromptChars };
+}
 
 /** The HTTP service settings of a frontend (`serve` and `frontend` alike). */
 export function httpServiceOptions(config: Config, logger: Logger, metrics: MetricsRegistry, requestScope: RequestScope): HttpServiceOptions {
@@ -12,6 +18,7 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     port: config.httpPort,
     bodyLimitMb: config.httpBodyLimitMb,
     parseThreadKb: config.httpBodyParseThreadKb,
+    requestLimits: requestLimits(config),
     uploadTimeouts: { bodyTimeoutSecs: config.httpBodyTimeoutSecs, uploadTimeoutSecs: config.httpUploadTimeoutSecs },
     overloadStatus: config.httpOverloadStatusCode,
     gracefulShutdownSecs: config.httpGracefulShutdownTimeoutSecs,

@@ -39,6 +39,7 @@ import { cardFromCardJson, cardParsers, cardPublishesKvEvents, cardWorkerTotals 
 import { lostWorkerOptions } from './router-options.js';
 import type { RouterStateFactory } from './router-state.js';
 import { buildServedModel } from './served-model.js';
+import { PreprocessPool } from '../pipeline/index.js';
 
 /** Where discovered tensor models go: the running KServe gRPC frontend. */
 export interface TensorModelSink {
@@ -119,10 +120,14 @@ export class ModelWatcher {
   private readonly loadSubscriptions = new Map<string, Promise<() => void>>();
   /** Which instances are down, for every router built here. */
   readonly health: InstanceHealth;
+  /** `--dyn-preprocess-workers`: the threads every model built here preprocesses big prompts on. */
+  private readonly preprocessPool: PreprocessPool | undefined;
 
   constructor(private readonly deps: ModelWatcherDeps) {
     this.health = new InstanceHealth({ probe: (id) => this.probe(id) });
     this.stops.push(this.health.subscribe((change) => this.onHealthChange(change)));
+    const { dynPreprocessWorkers, preprocessMinChars } = deps.config;
+    this.preprocessPool = dynPreprocessWorkers > 0 ? new PreprocessPool(dynPreprocessWorkers, preprocessMinChars) : undefined;
   }
 
   async start(): Promise<void> {
@@ -168,13 +173,15 @@ export class ModelWatcher {
     );
   }
 
-  stop(): void {
+  /** Stops watching; resolves once the preprocessing threads have ended. */
+  async stop(): Promise<void> {
     for (const stop of this.stops.splice(0)) stop();
     this.health.close();
     for (const name of this.live.keys()) if (this.live.get(name)!.tensor) this.deps.tensorModels?.removeTensorModel(name);
     for (const model of this.live.values()) void model.unsubscribe?.then((off) => off()).catch(() => undefined);
     for (const sub of this.loadSubscriptions.values()) void sub.then((off) => off()).catch(() => undefined);
     this.loadSubscriptions.clear();
+    await this.preprocessPool?.close();
   }
 
   private addCard(key: string, record: ModelRecord): void {
@@ -300,6 +307,7 @@ export class ModelWatcher {
       // get approximate KV routing: the router predicts the cache from its own decisions.
       const routing = cardPublishesKvEvents(record.cardJson) ? config : { ...config, routerKvEvents: false };
       return buildServedModel(card, routing, record, parsers, { logger: moduleLogger(logger, 'router'), health: this.health });
+      return buildServedModel(card, config, record, parsers, { logger: moduleLogger(logger, 'router'), health: this.health }, this.preprocessPool);
     } catch (err) {
       logger.error({ model: servedName, err: (err as Error).message }, 'cannot serve discovered model');
       this.deps.observer?.modelRejected?.(servedName, err as Error);

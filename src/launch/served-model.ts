@@ -1,11 +1,13 @@
 import type { Config } from '../config/index.js';
 import { loadDefaultModelCard, loadModelCard, NO_PARSERS, type MediaRouter, type ModelParsers, type MediaRouters, type ModelDeploymentCard, type ServedModel } from '../models/index.js';
 import { Preprocessor } from '../pipeline/index.js';
+import { HfTokenizer, Preprocessor, type PreprocessPool } from '../pipeline/index.js';
 import type { MediaKind, MediaWire } from '../protocols/index.js';
 import { createRouterPolicy, EMBEDDING_REQUESTS, Router, UNHINTED_REQUESTS, type RequestView } from '../router/index.js';
 import { buildRouter, lostWorkerOptions, type LostWorkerOptions, type RouterDeps } from './router-options.js';
 import { createTokenizer } from './tokenizer-backend.js';
 import { sharedTokenTable } from './token-tables.js';
+import { requestLimits } from './http-options.js';
 
 /** The card of the model this process serves: `--model-path`, or the bundled Qwen3 tokenizer. */
 export function loadConfiguredCard(config: Config, blockSize: number): ModelDeploymentCard {
@@ -28,7 +30,8 @@ export function parseEndpoint(url: string): EndpointId {
 /**
  * Everything the frontend needs to serve a card: tokenizer, byte table, preprocessor and a router
  * with no instances yet. The token table and tokenizer are built here, never per request. Its
- * routers share `health`, the process's record of down instances.
+ * routers share `health`, the process's record of down instances; with `pool`, big prompts are
+ * preprocessed on its threads.
  */
 export function buildServedModel(
   card: ModelDeploymentCard,
@@ -36,6 +39,7 @@ export function buildServedModel(
   endpoint: EndpointId,
   parsers: ModelParsers = NO_PARSERS,
   deps: RouterDeps = {},
+  pool?: PreprocessPool,
 ): ServedModel {
   const tokenTable = sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path);
   const warn = (message: string): void => deps.logger?.warn({ model: card.displayName }, message);
@@ -47,6 +51,8 @@ export function buildServedModel(
     excludeToolsWhenToolChoiceNone: config.excludeToolsWhenToolChoiceNone,
     forwardMessages: card.modelInput === 'Text' || config.dynChatProcessor !== 'dynamo',
     limits: { maxMessages: config.maxRequestMessages, maxTools: config.maxRequestTools, maxPromptChars: config.maxPromptChars },
+    limits: requestLimits(config),
+    pool,
   });
   return {
     name: card.displayName,

@@ -1,6 +1,6 @@
 export { generateChoices, type GenerationTarget, type PromptRun } from './generate.js';
 export { mergeAsync } from './merge-async.js';
-export { JobThread, serveJobs } from './job-thread.js';
+export { JobThread, serveJobs, type StreamedJob } from './job-thread.js';
 export {
   TokenTable,
   decodeStream,
@@ -21,10 +21,14 @@ export {
 export { errorKindOf, RequestLifecycle, type EngineCallHooks, type RequestDescription, type UsageSource } from './request-lifecycle.js';
 export {
   Preprocessor,
+  PreprocessPool,
   HfTokenizer,
   PrefixTokenCache,
   boundaryTokensOf,
   checkJsonDepth,
+  checkBodyLimits,
+  DEFAULT_REQUEST_LIMITS,
+  type RequestLimits,
   MAX_JSON_DEPTH,
   validateChatRequest,
   validateCompletionRequest,

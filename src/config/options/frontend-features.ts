@@ -112,8 +112,13 @@ export const frontendFeatureOptions = [
   },
   {
     key: 'dynPreprocessWorkers', flag: 'dyn-preprocess-workers', env: 'DYN_PREPROCESS_WORKERS', type: 'int', min: 0,
-    group: 'Experimental', scope: 'frontend', built: false, default: 0,
-    help: 'Worker processes for CPU-bound preprocessing; 0 uses the main event loop (vllm/sglang processors)',
+    group: 'Experimental', scope: 'frontend', built: true, default: 0,
+    help: 'Worker threads that render the chat template and tokenize prompts of at least DYN_PREPROCESS_MIN_CHARS characters, off the event loop; 0 keeps all preprocessing on the main thread (long templates still render on one shared thread)',
+  },
+  {
+    key: 'preprocessMinChars', env: 'DYN_PREPROCESS_MIN_CHARS', envIsLocal: true, type: 'int', min: 0,
+    group: 'Experimental', scope: 'frontend', built: true, default: 16384,
+    help: 'With --dyn-preprocess-workers: prompts of at least this many characters are preprocessed on a worker thread; shorter ones stay on the event loop, where the hop would cost more than the work',
   },
   {
     key: 'interactive', flag: 'interactive', short: 'i', env: 'DYN_INTERACTIVE', type: 'bool',

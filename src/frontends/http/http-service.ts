@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { DashboardFeed, MetricsRegistry } from '../../observability/index.js';
+import type { MetricsRegistry } from '../../observability/index.js';
+import type { RequestLimits } from '../../pipeline/index.js';
 import type { ModelManager } from '../../models/index.js';
 import type { RequestScope } from '../../protocols/index.js';
 import { registerAccessHook, type AccessOptions } from './access-hook.js';
@@ -68,6 +70,8 @@ export interface HttpServiceOptions {
   bodyLimitMb: number;
   /** Bodies of at least this many KiB are parsed off the event loop; the option table's default when absent. */
   parseThreadKb?: number;
+  /** Request size limits, checked on the parse thread for big bodies; the option table's defaults when absent. */
+  requestLimits?: RequestLimits;
   /** Body and upload timeouts; the option table's defaults when absent. */
   uploadTimeouts?: UploadTimeouts;
   overloadStatus: number;
@@ -128,7 +132,7 @@ export class HttpService {
     models: ModelManager,
   ) {
     this.state = new HttpServiceState(opts.overloadStatus);
-    this.app = createHttpServer({ bodyLimitMb: opts.bodyLimitMb, parseThreadKb: opts.parseThreadKb, uploadTimeouts: opts.uploadTimeouts ?? DEFAULT_UPLOAD_TIMEOUTS, overloadStatus: opts.overloadStatus, logger: opts.logger, tls: opts.tls }, this.state);
+    this.app = createHttpServer({ bodyLimitMb: opts.bodyLimitMb, parseThreadKb: opts.parseThreadKb, requestLimits: opts.requestLimits, uploadTimeouts: opts.uploadTimeouts ?? DEFAULT_UPLOAD_TIMEOUTS, overloadStatus: opts.overloadStatus, logger: opts.logger, tls: opts.tls }, this.state);
     // Before any route: the hook then guards every route, the API description's included.
     if (opts.access) registerAccessHook(this.app, opts.paths, opts.access, opts.overloadStatus);
     registerOpenApi(this.app, { documentPath: opts.paths.openapi, docsPath: opts.paths.docs, version: opts.version });

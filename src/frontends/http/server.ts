@@ -13,8 +13,9 @@ import {
 } from '../../protocols/index.js';
 import { httpErrorReply, type ErrorEnvelope } from './error-envelope.js';
 import { traceIdOf } from '../../observability/index.js';
-import { parseJsonBody } from './json-body.js';
-import { DEFAULT_PARSE_THREAD_KB, parseJsonBodyOffLoop } from './json-body-thread.js';
+import { DEFAULT_PARSE_THREAD_KB } from './json-body-thread.js';
+import { readJsonBody } from './json-body-reader.js';
+import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../../pipeline/index.js';
 import { documented, HIDDEN, type RouteDoc } from './route-docs.js';
 import type { HttpServiceState } from './service-state.js';
 import { boundUploads, serverUploadTimeouts, type UploadTimeouts } from './upload-timeouts.js';
@@ -23,6 +24,8 @@ export interface HttpServerOptions {
   bodyLimitMb: number;
   /** Bodies of at least this many KiB are parsed on the parse thread (DYN_HTTP_BODY_PARSE_THREAD_KB). */
   parseThreadKb?: number;
+  /** Request size limits, checked on the parse thread before a big body's object comes back. */
+  requestLimits?: RequestLimits;
   uploadTimeouts: UploadTimeouts;
   overloadStatus: number;
   logger: Logger;
@@ -87,23 +90,20 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
     }),
   }) as unknown as FastifyInstance;
 
+  const bodyRead = {
+    bodyLimit,
+    tooLarge: () => FRAMEWORK_ERRORS.get('FST_ERR_CTP_BODY_TOO_LARGE')!(opts.bodyLimitMb),
+    parseThreadBytes,
+    limits: opts.requestLimits ?? DEFAULT_REQUEST_LIMITS,
+  };
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (req, body, done) => {
+  app.addContentTypeParser('*', (req, payload, done) => {
     const ct = req.headers['content-type'] ?? '';
     if (!JSON_CONTENT_TYPE.test(ct)) {
       done(new UnsupportedMediaTypeError(), undefined);
       return;
     }
-    const buffer = body as Buffer;
-    if (buffer.length >= parseThreadBytes) {
-      parseJsonBodyOffLoop(buffer).then((parsed) => done(null, parsed), (err: Error) => done(err, undefined));
-      return;
-    }
-    try {
-      done(null, parseJsonBody(buffer));
-    } catch (err) {
-      done(err as Error, undefined);
-    }
+    readJsonBody(payload, req.headers['content-length'], bodyRead, (err, body) => done(err, body));
   });
 
   boundUploads(app, opts.uploadTimeouts);

@@ -1,6 +1,7 @@
 // OpenAI request → PreprocessedRequest: template, tokenize, check the context window, build the
 // engine's option blocks (reference/http.md §4.2).
 
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { ModelDeploymentCard } from '../../protocols/index.js';
 import {
@@ -22,6 +23,9 @@ import {
   stopConditions,
 } from './request-options.js';
 import type { EmbeddingRequest } from './media-requests.js';
+import type { ModelSetup } from './preprocess-worker.js';
+import type { PreprocessPool } from './preprocess-pool.js';
+import { chatPromptChars } from './request-limits.js';
 import type { HfTokenizer } from './tokenizer.js';
 import { validateChatRequest, validateCompletionRequest, type ValidationOptions } from './validate.js';
 
@@ -34,6 +38,8 @@ export interface PreprocessorOptions extends ValidationOptions {
    * prompt is still rendered and tokenized here: routing, usage and limits use it.
    */
   forwardMessages?: boolean;
+  /** `--dyn-preprocess-workers`: big prompts are rendered and tokenized on these threads. */
+  pool?: PreprocessPool;
 }
 
 export interface PreparedRequest {
@@ -69,6 +75,8 @@ function givenTokens(tokens: number[]): Prompt {
 
 export class Preprocessor {
   private readonly template: ChatTemplate;
+  /** This model's name in the pool's threads: models alike share it, a changed card gets its own. */
+  private readonly poolKey: string;
   /** The media kinds this model's chat template renders (see media-parts.ts); empty: text only. */
   readonly mediaKinds: ReadonlySet<MediaKind>;
 
@@ -78,6 +86,7 @@ export class Preprocessor {
     private readonly opts: PreprocessorOptions = {},
   ) {
     this.template = new ChatTemplate(card, opts);
+    this.poolKey = poolKeyOf(card, opts);
     this.mediaKinds = templateMediaKinds(Object.values(card.chatTemplates));
   }
 
@@ -143,6 +152,10 @@ export class Preprocessor {
     const tokenData = req.nvext?.token_data;
     if (tokenData) return givenTokens(tokenData);
     if (req.nvext?.use_raw_prompt === true) return this.encode(rawChatText(req), true);
+    const pool = this.opts.pool;
+    if (pool && chatPromptChars(req.messages as unknown as Record<string, unknown>[]) >= pool.minChars) {
+      return pool.chat(this.poolKey, this.poolSetup, req);
+    }
     // The template writes BOS and other special tokens itself.
     const started = performance.now();
     const text = await this.template.renderOffLoop(req);
@@ -168,6 +181,14 @@ export class Preprocessor {
   }
 
   private async encode(text: string, addSpecialTokens: boolean, templateMs = 0): Promise<Prompt> {
+  private readonly poolSetup = (): ModelSetup => ({
+    card: this.card,
+    template: { excludeToolsWhenToolChoiceNone: this.opts.excludeToolsWhenToolChoiceNone },
+  });
+
+  private async encode(text: string, addSpecialTokens: boolean): Promise<Prompt> {
+    const pool = this.opts.pool;
+    if (pool && text.length >= pool.minChars) return pool.text(this.poolKey, this.poolSetup, text, addSpecialTokens);
     const started = performance.now();
     const tokens = await this.tokenizer.encode(text, addSpecialTokens);
     return { tokens, text, tokenizeMs: performance.now() - started, templateMs, tokenizeStartedAt: started };
@@ -214,6 +235,12 @@ export class Preprocessor {
       templateMs: prompt.templateMs ?? 0,
     };
   }
+}
+
+function poolKeyOf(card: ModelDeploymentCard, opts: PreprocessorOptions): string {
+  const { displayName, tokenizerJsonPath, chatTemplates, bosToken, eosToken, unkToken } = card;
+  const what = JSON.stringify([displayName, tokenizerJsonPath, chatTemplates, bosToken, eosToken, unkToken, opts.excludeToolsWhenToolChoiceNone]);
+  return createHash('sha256').update(what).digest('base64');
 }
 
 /** nvext.use_raw_prompt on chat: the messages' text, untemplated. */

@@ -63,3 +63,49 @@ export function completionPromptChars(prompt: unknown): number {
   for (const p of prompt) chars += textLength(p);
   return chars;
 }
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Text of a content value of any API: a string, or parts whose `text` is a string. */
+function contentChars(content: unknown): number {
+  if (!Array.isArray(content)) return textLength(content);
+  let chars = 0;
+  for (const part of content) if (isRecord(part)) chars += textLength(part.text);
+  return chars;
+}
+
+/** The prompt text of a list of messages or input items, whatever their API and however malformed. */
+function itemsChars(items: unknown): number {
+  if (!Array.isArray(items)) return contentChars(items);
+  let chars = 0;
+  for (const item of items) {
+    if (!isRecord(item)) {
+      chars += textLength(item);
+      continue;
+    }
+    chars += contentChars(item.content) + textLength(item.reasoning_content);
+    if (Array.isArray(item.tool_calls)) {
+      for (const call of item.tool_calls) if (isRecord(call) && isRecord(call.function)) chars += textLength(call.function.arguments);
+    }
+  }
+  return chars;
+}
+
+/**
+ * The size limits, checked on a freshly parsed body of any route before it goes anywhere (on the
+ * parse thread for big bodies, so an over-limit body never crosses back to the event loop). Only
+ * shapes a route turns into prompt text are counted (chat and Anthropic `messages` and `system`,
+ * Responses `input` and `instructions`, completions `prompt`), so the door refuses no body that the
+ * route's own checks, which still run after it, would accept. Embeddings' `input` is counted too:
+ * that many characters are past any model's context window.
+ */
+export function checkBodyLimits(body: unknown, limits: RequestLimits): void {
+  if (!isRecord(body)) return;
+  checkMessageCount(body.messages, limits);
+  checkToolCount(body.tools, limits);
+  const chars =
+    itemsChars(body.messages) + contentChars(body.system) + itemsChars(body.input) + textLength(body.instructions) + completionPromptChars(body.prompt);
+  checkPromptChars(chars, limits);
+}

@@ -1,12 +1,14 @@
-// Bodies past the threshold are parsed on the parse thread: the same object and the same errors as
-// the inline parse, and through the real routes the same answers and 400s.
+// Bodies past the threshold go to the parse thread chunk by chunk: the same object and the same
+// errors as the inline parse, the size limits checked there, and through the real routes the same
+// answers and 400s.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { parseJsonBody } from '../../../src/frontends/http/json-body.js';
-import { parseJsonBodyOffLoop } from '../../../src/frontends/http/json-body-thread.js';
+import { openBodyParse } from '../../../src/frontends/http/json-body-thread.js';
+import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../../../src/pipeline/index.js';
 import { isDynamoError } from '../../../src/protocols/index.js';
 import { postJson, serveInProcess } from '../../support/in-process.js';
 
@@ -33,6 +35,13 @@ function outcome(run: () => unknown): { value?: unknown; error?: { kind?: string
   }
 }
 
+/** The body written to the thread in pieces of `piece` bytes, as a socket delivers it. */
+function parseOffLoop(body: Buffer, limits: RequestLimits = DEFAULT_REQUEST_LIMITS, piece = 7): Promise<unknown> {
+  const job = openBodyParse();
+  for (let at = 0; at < body.length; at += piece) job.write(body.subarray(at, at + piece));
+  return job.end({ limits });
+}
+
 function errorOf(err: unknown) {
   return isDynamoError(err) ? { kind: err.kind, status: err.httpStatus, message: err.message } : { message: (err as Error).message };
 }
@@ -41,26 +50,63 @@ describe('parsing on the parse thread', () => {
   for (const [name, body] of Object.entries(BODIES)) {
     test(`${name}: the same outcome as the inline parse`, async () => {
       const inline = outcome(() => parseJsonBody(body));
-      const offLoop = await parseJsonBodyOffLoop(Buffer.from(body)).then(
-        (value) => ({ value }),
+      const offLoop = await parseOffLoop(body).then(
+        (value: unknown) => ({ value }),
         (err: unknown) => ({ error: errorOf(err) }),
       );
       assert.deepEqual(offLoop, inline);
     });
   }
 
-  test('a body that owns its memory is handed over; one that shares a pool is copied and stays usable', async () => {
+  test("chunks are copied: the caller's buffers stay usable, and a body past a staging piece arrives whole", async () => {
     const pooled = Buffer.from('{"a":1}');
-    assert.notEqual(pooled.byteLength, pooled.buffer.byteLength);
-    assert.deepEqual(await parseJsonBodyOffLoop(pooled), { a: 1 });
+    assert.deepEqual(await parseOffLoop(pooled), { a: 1 });
     assert.equal(pooled.toString(), '{"a":1}');
-    const owned = Buffer.alloc(7, '{"b":2}');
-    assert.deepEqual(await parseJsonBodyOffLoop(owned), { b: 2 });
+    // A multi-byte character split across chunks and across the 1 MiB staging pieces.
+    const big = Buffer.from(JSON.stringify({ text: 'é€'.repeat(700_000) }));
+    assert.deepEqual(await parseOffLoop(big, DEFAULT_REQUEST_LIMITS, 65_537), { text: 'é€'.repeat(700_000) });
   });
 
-  test('concurrent parses each get their own answer', async () => {
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => parseJsonBodyOffLoop(Buffer.from(`{"i":${i}}`))));
-    assert.deepEqual(results, Array.from({ length: 50 }, (_, i) => ({ i })));
+  test('concurrent parses, their chunks interleaved, each get their own answer', async () => {
+    const jobs = Array.from({ length: 50 }, () => openBodyParse());
+    const bodies = jobs.map((_, i) => Buffer.from(`{"i":${i},"pad":"${'x'.repeat(i)}"}`));
+    for (let at = 0; at < 100; at += 3) jobs.forEach((job, i) => job.write(bodies[i]!.subarray(at, at + 3)));
+    const results = await Promise.all(jobs.map((job) => job.end({ limits: DEFAULT_REQUEST_LIMITS })));
+    assert.deepEqual(results, bodies.map((_, i) => ({ i, pad: 'x'.repeat(i) })));
+  });
+
+  test('an aborted parse is forgotten and the next one is answered', async () => {
+    const job = openBodyParse();
+    job.write(Buffer.from('{"half":'));
+    job.abort();
+    assert.deepEqual(await parseOffLoop(Buffer.from('{"next":true}')), { next: true });
+  });
+
+  describe('the size limits are checked on the thread', () => {
+    const limits: RequestLimits = { maxMessages: 3, maxTools: 2, maxPromptChars: 100 };
+    const refusals: Record<string, [unknown, RegExp]> = {
+      'chat messages': [{ messages: [{}, {}, {}, {}] }, /Request has 4 messages, more than the limit of 3 \(--max-request-messages\)/],
+      tools: [{ tools: [1, 2, 3] }, /Maximum of 2 tools are supported, got 3 \(--max-request-tools\)/],
+      'message text': [{ messages: [{ content: 'x'.repeat(60) }, { content: [{ type: 'text', text: 'y'.repeat(41) }] }] }, /Prompt has 101 characters, more than the limit of 100 \(--max-prompt-chars\)/],
+      'tool-call arguments and reasoning': [{ messages: [{ reasoning_content: 'r'.repeat(50), tool_calls: [{ function: { arguments: 'a'.repeat(51) } }] }] }, /Prompt has 101 characters/],
+      'completions prompts': [{ prompt: ['a'.repeat(50), 'b'.repeat(51)] }, /Prompt has 101 characters/],
+      'Responses input and instructions': [{ input: [{ content: 'c'.repeat(50) }], instructions: 'i'.repeat(51) }, /Prompt has 101 characters/],
+      'Anthropic system': [{ system: [{ type: 'text', text: 's'.repeat(101) }] }, /Prompt has 101 characters/],
+    };
+    for (const [name, [body, message]] of Object.entries(refusals)) {
+      test(`${name} over the limit: a 400 naming the limit`, async () => {
+        await assert.rejects(parseOffLoop(Buffer.from(JSON.stringify(body)), limits), (err: unknown) => {
+          assert.ok(isDynamoError(err) && err.httpStatus === 400, String(err));
+          assert.match((err as Error).message, message);
+          return true;
+        });
+      });
+    }
+
+    test('malformed shapes are left to the routes, never a crash', async () => {
+      const odd = { messages: [null, 'text', { content: 7, tool_calls: [null, { function: 3 }] }], prompt: [1, 2], system: 4, input: {} };
+      assert.deepEqual(await parseOffLoop(Buffer.from(JSON.stringify(odd)), limits), odd);
+    });
   });
 });
 
@@ -99,6 +145,32 @@ describe('the routes with every body parsed on the thread', () => {
     const deep = await postJson(ctx.baseUrl, '/v1/chat/completions', `{${padding},"logit_bias":{"5":${'['.repeat(5000)}${']'.repeat(5000)}}}`);
     assert.equal(deep.status, 400);
     assert.match(((await deep.json()) as { error: { message: string } }).error.message, /logit_bias\.5\[0\]\[0\]….*nested deeper than 128 levels/);
+  });
+
+  test('a big body over the message limit is a 400 naming the limit', async () => {
+    const messages = Array.from({ length: 5000 }, (_, i) => ({ role: 'user', content: `m${i}` }));
+    await assert.rejects(
+      client.chat.completions.create({ model: MODEL, messages: messages as OpenAI.ChatCompletionMessageParam[] }),
+      (err: InstanceType<typeof OpenAI.APIError>) => err.status === 400 && /5000 messages, more than the limit of 4096/.test(err.message),
+    );
+  });
+
+  test('a body sent in slow chunks without Content-Length is read whole', async () => {
+    const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hello '.repeat(1000) }], max_tokens: 2 });
+    const pieces = [body.slice(0, 3000), body.slice(3000)];
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const next = pieces.shift();
+        if (next === undefined) controller.close();
+        else {
+          await new Promise((r) => setTimeout(r, 20));
+          controller.enqueue(new TextEncoder().encode(next));
+        }
+      },
+    });
+    const res = await fetch(`${ctx.baseUrl}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(((await res.json()) as { usage: { completion_tokens: number } }).usage.completion_tokens, 2);
   });
 
   test('the Anthropic route answers a large body, and a deep one in its own error shape', async () => {
