@@ -5,4 +5,5 @@ export const COMMAND_SUMMARIES: Readonly<Record<Subcommand, string>> = {
   frontend: 'OpenAI-compatible HTTP frontend that discovers workers and routes requests to them',
   mocker: 'Simulated vLLM-like engine that registers itself as a worker',
   serve: 'Frontend plus embedded mocker engines in one process (in-memory discovery, in-process planes)',
+  bench: 'Load generator: synthetic or trace-replayed requests against a server; TTFT, inter-token and end-to-end latency, throughput',
 };

@@ -3,12 +3,15 @@
  * text, the docs and the "not built yet" checks are all derived from these rows.
  */
 
-export type Subcommand = 'frontend' | 'mocker' | 'serve';
+export type Subcommand = 'frontend' | 'mocker' | 'serve' | 'bench';
 
-export const SUBCOMMANDS: readonly Subcommand[] = ['frontend', 'mocker', 'serve'];
+export const SUBCOMMANDS: readonly Subcommand[] = ['frontend', 'mocker', 'serve', 'bench'];
 
-/** Which standalone subcommand an option belongs to; `serve` runs both and accepts all of them. */
-export type Scope = 'frontend' | 'mocker' | 'both';
+/**
+ * Which standalone subcommand an option belongs to; `serve` runs frontend and mocker and accepts
+ * all of their options. `bench` is a client: it takes only its own options.
+ */
+export type Scope = 'frontend' | 'mocker' | 'both' | 'bench';
 
 /** Where a resolved value came from. */
 export type ValueSource = 'cli' | 'env' | 'default';
@@ -27,6 +30,7 @@ export const GROUPS = [
   'Tokenizer',
   'Experimental',
   'Mocker Engine',
+  'Benchmark',
   'Deprecated',
 ] as const;
 
@@ -133,7 +137,13 @@ type MissingDefault<S> = S extends { readonly default: unknown } ? never : undef
 export type LiveOption<S> = S extends { readonly deprecated: string } ? never : S;
 
 export function appliesTo(spec: OptionSpec, command: Subcommand): boolean {
+  if (spec.scope === 'bench' || command === 'bench') return spec.scope === command;
   return command === 'serve' || spec.scope === 'both' || spec.scope === command;
+}
+
+/** The commands that accept options of `scope`, for help and docs. */
+export function commandsOf(scope: Scope): readonly Subcommand[] {
+  return SUBCOMMANDS.filter((command) => appliesTo({ scope } as OptionSpec, command));
 }
 
 export function defaultFor(spec: OptionSpec, command: Subcommand): OptionValue {

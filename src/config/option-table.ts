@@ -6,6 +6,7 @@ import { runtimeOptions } from './options/runtime.js';
 import { kserveOptions } from './options/kserve.js';
 import { frontendFeatureOptions } from './options/frontend-features.js';
 import { mockerOptions } from './options/mocker.js';
+import { benchOptions } from './options/bench.js';
 import { deprecatedOptions } from './options/deprecated.js';
 
 const table = [
@@ -16,6 +17,7 @@ const table = [
   ...kserveOptions,
   ...frontendFeatureOptions,
   ...mockerOptions,
+  ...benchOptions,
   ...deprecatedOptions,
 ] as const;
 

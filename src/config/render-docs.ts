@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { COMMAND_SUMMARIES } from './commands.js';
 import { envNote, formatDefault, statusNote, usageForms } from './describe-option.js';
-import { GROUPS, SUBCOMMANDS, type OptionSpec } from './option-spec.js';
+import { commandsOf, GROUPS, SUBCOMMANDS, type OptionSpec } from './option-spec.js';
 import { OPTIONS } from './option-table.js';
 import { describeAccepted } from './parse-value.js';
 
@@ -55,7 +55,7 @@ export function renderConfigurationDocs(): string {
 
 function row(spec: OptionSpec): string {
   const option = spec.flag === undefined ? '(environment only)' : code(usageForms(spec));
-  const commands = spec.scope === 'both' ? 'frontend, mocker, serve' : `${spec.scope}, serve`;
+  const commands = commandsOf(spec.scope).join(', ');
   const status = statusNote(spec);
   const description = [
     `${spec.help}.`,

@@ -1,5 +1,5 @@
 import { ConfigError } from './errors.js';
-import { appliesTo, displayName, metavarOf, type OptionSpec, type OptionValue, type Subcommand } from './option-spec.js';
+import { appliesTo, commandsOf, displayName, metavarOf, type OptionSpec, type OptionValue, type Subcommand } from './option-spec.js';
 import { OPTIONS } from './option-table.js';
 import { parseBoolWord, parseValue } from './parse-value.js';
 import { closestMatch } from './suggest.js';
@@ -49,7 +49,8 @@ export function scanArgs(command: Subcommand, args: readonly string[]): Map<Opti
     if (hit === undefined) throw unknownOption(name);
     const { spec, negated } = hit;
     if (!appliesTo(spec, command)) {
-      throw new ConfigError(`${name} is a '${spec.scope}' option; it applies to 'dynamo-ts ${spec.scope}' and 'dynamo-ts serve', not 'dynamo-ts ${command}'`);
+      const commands = commandsOf(spec.scope).map((name) => `'dynamo-ts ${name}'`).join(' and ');
+      throw new ConfigError(`${name} is a '${spec.scope}' option; it applies to ${commands}, not 'dynamo-ts ${command}'`);
     }
     if (spec.type === 'bool') {
       settings.set(spec, boolSetting(spec, name, negated, inline));

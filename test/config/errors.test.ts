@@ -64,8 +64,8 @@ test('an option of the other command is refused', () => {
 
 test('stray arguments and bad commands', () => {
   assertConfigError(['serve', 'extra'], {}, "unexpected argument 'extra' for 'dynamo-ts serve'");
-  assertConfigError(['sevre'], {}, "unknown command 'sevre' (did you mean 'serve'?); expected a command: frontend, mocker, serve");
-  assertConfigError(['--http-port', '1'], {}, "expected a command: frontend, mocker, serve, before option '--http-port'");
+  assertConfigError(['sevre'], {}, "unknown command 'sevre' (did you mean 'serve'?); expected a command: frontend, mocker, serve, bench");
+  assertConfigError(['--http-port', '1'], {}, "expected a command: frontend, mocker, serve, bench, before option '--http-port'");
 });
 
 test('negative numbers are accepted as values', () => {

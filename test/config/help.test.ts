@@ -9,7 +9,9 @@ function helpText(argv: string[]): string {
   return (result as { text: string }).text;
 }
 
+/** `bench` is a client with options of its own; `serve` takes every frontend and mocker option. */
 function appliesTo(scope: string, command: Subcommand): boolean {
+  if (scope === 'bench' || command === 'bench') return scope === command;
   return command === 'serve' || scope === 'both' || scope === command;
 }
 
@@ -29,7 +31,9 @@ test('each subcommand help lists every applicable option with its env var and de
     for (const spec of OPTIONS) {
       const lines = text.split('\n');
       const name = spec.flag === undefined ? `${spec.env}=` : `--${spec.flag}`;
-      const at = lines.findIndex((line) => line.trimStart().startsWith(name) || line.includes(`, ${name}`));
+      // The name as a whole word: `--model` is not `--model-name`.
+      const word = new RegExp(`(^|, )${name.replace(/[$]/g, '\\$&')}(?![\\w-])`);
+      const at = lines.findIndex((line) => word.test(line.trimStart()));
       if (!appliesTo(spec.scope, command)) {
         assert.equal(at, -1, `${name} should not be in '${command}' help`);
         continue;
