@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { progressBar } from '../../../src/cli/bench/index.js';
 import { planBench } from '../../../src/cli/bench/plan.js';
 import { parseLength, seededRandom } from '../../../src/cli/bench/random.js';
 import { traceWorkload, syntheticWorkload } from '../../../src/cli/bench/workload.js';
@@ -98,4 +99,21 @@ test('a Mooncake trace: hash ids become shared text blocks, timestamps become of
   assert.ok(one.turns[0]!.text.startsWith(two.turns[0]!.text), 'the second prompt is the first one\'s first 6 tokens');
   writeFileSync(file, '{"timestamp": 1, "input_length": 0, "output_length": 1}\n');
   assert.throws(() => traceWorkload(file, 4, 1), /t\.jsonl:1: 'input_length' must be a positive integer/);
+});
+
+test('the progress bar draws on a terminal only', () => {
+  let drawn = '';
+  const terminal = { isTTY: true, write: (text: string) => (drawn += text) } as unknown as NodeJS.WriteStream;
+  const bar = progressBar(terminal);
+  bar.begin('concurrency 2', 4, Infinity);
+  for (let i = 0; i < 4; i++) bar.record({ startMs: 0, endMs: 1, outputTokens: 1, text: '', ...(i === 3 ? { error: 'HTTP 500' } : {}) });
+  bar.end();
+  assert.match(drawn, /\rconcurrency 2 \[#{30}\] 4\/4 req [\d.]+ req\/s 1 failed/);
+  assert.ok(drawn.endsWith('\n'));
+  let piped = '';
+  const pipe = { isTTY: false, write: (text: string) => (piped += text) } as unknown as NodeJS.WriteStream;
+  const silent = progressBar(pipe);
+  silent.begin('x', 1, Infinity);
+  silent.end();
+  assert.equal(piped, '');
 });
