@@ -1,6 +1,7 @@
 import { ConfigError, parseCommandLine, writeConfigDump, type Config, type Subcommand } from '../config/index.js';
 import { startFrontend, startMocker, startOpenAiWorker, startRetrying, startServe, startupFailureLine, StartupGaveUpError } from '../launch/index.js';
 import { createLogger, logFormatFor, type Logger } from '../observability/index.js';
+import { progressBar, runBench } from './bench/index.js';
 
 /** A running service; `done` resolves when it ends by itself (the --interactive chat was closed). */
 type Starter = (config: Config, logger: Logger) => Promise<{ stop(): Promise<void>; done?: Promise<void> }>;
@@ -10,6 +11,14 @@ const STARTERS: Record<Subcommand, Starter> = {
   frontend: startFrontend,
   mocker: startMocker,
   worker: startOpenAiWorker,
+/** Runs a subcommand to its end; resolves to the exit code. */
+type Runner = (config: Config, logger: Logger) => Promise<number>;
+
+const RUNNERS: Record<Subcommand, Runner> = {
+  serve: (config, logger) => runService(startServe, config, logger),
+  frontend: (config, logger) => runService(startFrontend, config, logger),
+  mocker: (config, logger) => runService(startMocker, config, logger),
+  bench: benchCommand,
 };
 
 /** The CLI: parse, then run the subcommand until SIGINT/SIGTERM. Resolves to the exit code. */
@@ -36,7 +45,11 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
   const logger = createLogger(quiet ? 'warn' : config.log, { format: logFormatFor(jsonl, process.stdout.isTTY === true) });
   for (const warning of parsed.warnings) logger.warn(warning);
   if (config.dumpConfigTo) await writeConfigDump(config.dumpConfigTo, config);
+  return RUNNERS[command](config, logger);
+}
 
+/** Starts a service and keeps it up until SIGINT/SIGTERM or until it ends by itself. */
+async function runService(start: Starter, config: Config, logger: Logger): Promise<number> {
   // Listening before startup: a SIGTERM while workers register still unregisters them.
   let stopping = false;
   const signalled = waitForShutdownSignal(logger).then(() => {
@@ -44,7 +57,7 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
   });
   let service: Awaited<ReturnType<Starter>>;
   try {
-    service = await startRetrying(() => STARTERS[command](config, logger), {
+    service = await startRetrying(() => start(config, logger), {
       retrySecs: config.connectRetrySecs,
       tell: (line) => process.stderr.write(`warning: ${line}\n`),
       stopping: () => stopping,
@@ -60,6 +73,21 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
   await service.stop();
   logger.flush?.();
   return 0;
+}
+
+/** The load generator: the first SIGINT/SIGTERM ends the runs early and still reports them. */
+async function benchCommand(config: Config): Promise<number> {
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const results = await runBench(config, { out: (text) => process.stdout.write(text), progress: progressBar(), signal: stop.signal });
+    return results.runs.some((run) => run.requests.completed > 0) ? 0 : 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }
 
 /** The first SIGINT/SIGTERM starts a graceful shutdown; a second one exits at once. */

@@ -6,4 +6,5 @@ export const COMMAND_SUMMARIES: Readonly<Record<Subcommand, string>> = {
   mocker: 'Simulated vLLM-like engine that registers itself as a worker',
   serve: 'Frontend plus embedded mocker engines in one process (in-memory discovery, in-process planes)',
   worker: 'Bridge workers: `worker openai --upstream URL` registers OpenAI-compatible servers (vLLM, SGLang, llama.cpp, Ollama) as instances of a model',
+  bench: 'Load generator: synthetic or trace-replayed requests against a server; TTFT, inter-token and end-to-end latency, throughput',
 };

@@ -22,6 +22,15 @@ export const SCOPE_COMMANDS: Readonly<Record<Scope, readonly Subcommand[]>> = {
   worker: ['mocker', 'worker', 'serve'],
   bridge: ['worker'],
 };
+export type Subcommand = 'frontend' | 'mocker' | 'serve' | 'bench';
+
+export const SUBCOMMANDS: readonly Subcommand[] = ['frontend', 'mocker', 'serve', 'bench'];
+
+/**
+ * Which standalone subcommand an option belongs to; `serve` runs frontend and mocker and accepts
+ * all of their options. `bench` is a client: it takes only its own options.
+ */
+export type Scope = 'frontend' | 'mocker' | 'both' | 'bench';
 
 /** Where a resolved value came from. */
 export type ValueSource = 'cli' | 'env' | 'default';
@@ -41,6 +50,7 @@ export const GROUPS = [
   'Experimental',
   'Mocker Engine',
   'Bridge Workers',
+  'Benchmark',
   'Deprecated',
 ] as const;
 
@@ -148,6 +158,13 @@ export type LiveOption<S> = S extends { readonly deprecated: string } ? never : 
 
 export function appliesTo(spec: OptionSpec, command: Subcommand): boolean {
   return SCOPE_COMMANDS[spec.scope].includes(command);
+  if (spec.scope === 'bench' || command === 'bench') return spec.scope === command;
+  return command === 'serve' || spec.scope === 'both' || spec.scope === command;
+}
+
+/** The commands that accept options of `scope`, for help and docs. */
+export function commandsOf(scope: Scope): readonly Subcommand[] {
+  return SUBCOMMANDS.filter((command) => appliesTo({ scope } as OptionSpec, command));
 }
 
 export function defaultFor(spec: OptionSpec, command: Subcommand): OptionValue {

@@ -7,6 +7,7 @@ import { kserveOptions } from './options/kserve.js';
 import { frontendFeatureOptions } from './options/frontend-features.js';
 import { mockerOptions } from './options/mocker.js';
 import { bridgeOptions } from './options/bridge.js';
+import { benchOptions } from './options/bench.js';
 import { deprecatedOptions } from './options/deprecated.js';
 
 const table = [
@@ -18,6 +19,7 @@ const table = [
   ...frontendFeatureOptions,
   ...mockerOptions,
   ...bridgeOptions,
+  ...benchOptions,
   ...deprecatedOptions,
 ] as const;
 
