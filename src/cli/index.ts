@@ -1,13 +1,13 @@
 import { ConfigError, parseCommandLine, writeConfigDump, type Config, type Subcommand } from '../config/index.js';
-import { startFrontend, startMocker, startRetrying, startServe, startupFailureLine, StartupGaveUpError } from '../launch/index.js';
+import { frontendCommand, serveCommand, startMocker, startRetrying, startupFailureLine, StartupGaveUpError } from '../launch/index.js';
 import { createLogger, logFormatFor, type Logger } from '../observability/index.js';
 
 /** A running service; `done` resolves when it ends by itself (the --interactive chat was closed). */
 type Starter = (config: Config, logger: Logger) => Promise<{ stop(): Promise<void>; done?: Promise<void> }>;
 
 const STARTERS: Record<Subcommand, Starter> = {
-  serve: startServe,
-  frontend: startFrontend,
+  serve: serveCommand,
+  frontend: frontendCommand,
   mocker: startMocker,
 };
 

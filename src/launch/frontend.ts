@@ -7,7 +7,7 @@ import type { HttpService } from '../frontends/http/index.js';
 import { ModelManager } from '../models/index.js';
 import { moduleLogger, type Logger } from '../observability/index.js';
 import { DistributedRuntime, namespaceScope } from '../runtime/index.js';
-import { startFrontendServices } from './frontend-services.js';
+import { startFrontendServices, type FrontendServices } from './frontend-services.js';
 import { startInteractiveChat } from './interactive-chat.js';
 import { ModelWatcher, type ModelWatcherObserver } from './model-watcher.js';
 import { installRouteExtensions, loadRouteExtensions } from './route-extensions.js';
@@ -33,8 +33,18 @@ export async function startFrontend(config: Config, logger: Logger): Promise<Fro
   return runFrontend(config, logger, runtime);
 }
 
-/** The frontend over `runtime`: its model watcher fills the models the HTTP and gRPC services serve. */
-export async function runFrontend(config: Config, logger: Logger, runtime: DistributedRuntime, observer?: ModelWatcherObserver): Promise<FrontendService> {
+/**
+ * The frontend over `runtime`: its model watcher fills the models the HTTP and gRPC services serve.
+ * `beforeListen` runs once the watcher is running, before HTTP listens (one of several frontend
+ * processes waits there for its models, so it never answers 404 for a model its siblings serve).
+ */
+export async function runFrontend(
+  config: Config,
+  logger: Logger,
+  runtime: DistributedRuntime,
+  observer?: ModelWatcherObserver,
+  beforeListen?: (services: FrontendServices) => Promise<void>,
+): Promise<FrontendService> {
   const models = new ModelManager();
   // Extensions load first: a bad one fails startup before anything listens.
   const extensions = await loadRouteExtensions(config);
@@ -69,6 +79,14 @@ export async function runFrontend(config: Config, logger: Logger, runtime: Distr
     // Discovery unreachable: undo the start, so the process can retry or exit cleanly.
     watcher.stop();
     await services.stop();
+    await runtime.shutdown();
+    throw err;
+  }
+  try {
+    await beforeListen?.(services);
+  } catch (err) {
+    await services.stop();
+    watcher.stop();
     await runtime.shutdown();
     throw err;
   }
