@@ -1,5 +1,6 @@
 import { ConfigError, parseCommandLine, writeConfigDump, type Config, type Subcommand } from '../config/index.js';
 import { startFrontend, startMocker, startOpenAiWorker, startRetrying, startServe, startupFailureLine, StartupGaveUpError } from '../launch/index.js';
+import { frontendCommand, serveCommand, startMocker, startRetrying, startupFailureLine, StartupGaveUpError } from '../launch/index.js';
 import { createLogger, logFormatFor, type Logger } from '../observability/index.js';
 import { progressBar, runBench } from './bench/index.js';
 
@@ -7,8 +8,8 @@ import { progressBar, runBench } from './bench/index.js';
 type Starter = (config: Config, logger: Logger) => Promise<{ stop(): Promise<void>; done?: Promise<void> }>;
 
 const STARTERS: Record<Subcommand, Starter> = {
-  serve: startServe,
-  frontend: startFrontend,
+  serve: serveCommand,
+  frontend: frontendCommand,
   mocker: startMocker,
   worker: startOpenAiWorker,
 /** Runs a subcommand to its end; resolves to the exit code. */

@@ -17,6 +17,8 @@ export interface FrontendServices {
   grpc?: RunningGrpcFrontend;
   /** The scope this frontend's request events are published in (counted into its metrics). */
   requestScope: RequestScope;
+  /** The registry `/metrics` renders (HTTP and the gRPC side port). */
+  metrics: MetricsRegistry;
   /** Stops gRPC, then drains and stops HTTP. */
   stop(): Promise<void>;
 }
@@ -54,6 +56,7 @@ export async function startFrontendServices(config: Config, models: ModelManager
     http,
     grpc,
     requestScope: requests.scope,
+    metrics,
     async stop() {
       // Readiness flips before anything else stops, the gRPC drain included.
       http.beginDraining();

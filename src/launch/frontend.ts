@@ -9,6 +9,7 @@ import { moduleLogger, type Logger } from '../observability/index.js';
 import { DistributedRuntime, namespaceScope } from '../runtime/index.js';
 import { ConfiguredBridges } from './configured-bridges.js';
 import { startFrontendServices } from './frontend-services.js';
+import { startFrontendServices, type FrontendServices } from './frontend-services.js';
 import { startInteractiveChat } from './interactive-chat.js';
 import { ModelWatcher, type ModelWatcherObserver } from './model-watcher.js';
 import { installRouteExtensions, loadRouteExtensions } from './route-extensions.js';
@@ -36,8 +37,18 @@ export async function startFrontend(config: Config, logger: Logger): Promise<Fro
   return runFrontend(config, logger, runtime);
 }
 
-/** The frontend over `runtime`: its model watcher fills the models the HTTP and gRPC services serve. */
-export async function runFrontend(config: Config, logger: Logger, runtime: DistributedRuntime, observer?: ModelWatcherObserver): Promise<FrontendService> {
+/**
+ * The frontend over `runtime`: its model watcher fills the models the HTTP and gRPC services serve.
+ * `beforeListen` runs once the watcher is running, before HTTP listens (one of several frontend
+ * processes waits there for its models, so it never answers 404 for a model its siblings serve).
+ */
+export async function runFrontend(
+  config: Config,
+  logger: Logger,
+  runtime: DistributedRuntime,
+  observer?: ModelWatcherObserver,
+  beforeListen?: (services: FrontendServices) => Promise<void>,
+): Promise<FrontendService> {
   const models = new ModelManager();
   // Extensions load first: a bad one fails startup before anything listens.
   const extensions = await loadRouteExtensions(config);
@@ -88,6 +99,13 @@ export async function runFrontend(config: Config, logger: Logger, runtime: Distr
       await runtime.shutdown();
       throw err;
     }
+  try {
+    await beforeListen?.(services);
+  } catch (err) {
+    await services.stop();
+    watcher.stop();
+    await runtime.shutdown();
+    throw err;
   }
   // Interactive mode chats in the terminal instead of serving HTTP (as upstream's -i).
   const chat = config.interactive ? startInteractiveChat(config, models, services.requestScope, logger) : undefined;

@@ -11,3 +11,5 @@ export { runtimeOptionsFromConfig, workerRuntimeFromEnv } from './runtime-option
 export { type TensorModelSink } from './model-watcher.js';
 export { natsTlsOptions, tcpTlsFiles } from './tls.js';
 export { startRetrying, startupFailureLine, StartupGaveUpError, type StartupRetryOptions } from './startup-retry.js';
+export { frontendCommand, processPlan, serveCommand, type ProcessPlan, type RunningCommand } from './pool/index.js';
+export { raiseFdLimit } from './fd-limit.js';

@@ -31,10 +31,11 @@ export interface RunningService {
 }
 
 /**
- * `serve` keeps everything in one process; discovery and planes that reach other processes belong
- * to `frontend` + `mocker`. Accepting them here and ignoring them would mislead.
+ * `serve` picks its own discovery and planes (in-process; with several frontend processes, private
+ * ones on loopback); those of a deployment belong to `frontend` + `mocker`. Accepting them here
+ * and ignoring them would mislead.
  */
-function assertSingleProcess(config: Config): void {
+export function assertSingleProcess(config: Config): void {
   const shared: [string, string, string][] = [
     ['--discovery-backend', config.discoveryBackend, 'mem'],
     ['--request-plane', config.requestPlane, 'inproc'],

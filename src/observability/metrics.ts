@@ -15,6 +15,7 @@ export class MetricsRegistry {
   readonly registry = new Registry();
   private readonly metrics = new Map<string, Counter<string> | Gauge<string> | Histogram<string>>();
   private readonly scraped = new Set<string>();
+  private exposition: (() => Promise<string>) | null = null;
 
   /** `prefix` names the frontend's own metrics (`--metrics-prefix`, default `dynamo_frontend`). */
   constructor(readonly prefix = 'dynamo_frontend') {}
@@ -79,9 +80,14 @@ export class MetricsRegistry {
     this.registry.registerMetric({ name, help, type: 'histogram', get } as never);
   }
 
-  /** The text exposition of every metric. */
+  /** The text exposition of every metric (or what `renderThrough` gives instead). */
   render(): Promise<string> {
-    return this.registry.metrics();
+    return this.exposition ? this.exposition() : this.registry.metrics();
+  }
+
+  /** Scrapes answer with `render` instead: several frontend processes show their registries combined. */
+  renderThrough(render: () => Promise<string>): void {
+    this.exposition = render;
   }
 
   get contentType(): string {

@@ -23,11 +23,10 @@ test('not-built enum values fail naming the flag and value', () => {
 test('not-built options fail when set to a non-default value', () => {
   assertConfigError(['serve', '--data-parallel-size', '2'], {}, /^--data-parallel-size 2 is not available yet in this build; .*--num-workers/);
   assertConfigError(['serve', '--router-min-initial-workers', '2'], {}, /^--router-min-initial-workers 2 is not available yet/);
-  assertConfigError(['serve', '--grpc-workers', '4'], {}, /^--grpc-workers 4 is not available yet/);
 });
 
 test('not-built options set from env name the env var', () => {
-  assertConfigError(['serve'], { DYNAMO_GRPC_WORKERS: '4' }, 'DYNAMO_GRPC_WORKERS=4 is not available yet in this build');
+  assertConfigError(['serve'], { DYN_RL_PORT: '9000' }, 'DYN_RL_PORT=9000 is not available yet in this build');
   assertConfigError(['serve'], { DYN_ROUTER_PREFILL_LOAD_MODEL: 'aic' }, /^DYN_ROUTER_PREFILL_LOAD_MODEL=aic is not supported yet/);
 });
 

@@ -29,6 +29,11 @@ export const httpOptions = [
     help: 'CA bundle for verifying client certificates (mTLS, HTTP and gRPC); requires --tls-cert-path and --tls-key-path',
   },
   {
+    key: 'httpWorkers', flag: 'http-workers', env: 'DYN_HTTP_WORKERS', envIsLocal: true, type: 'int', min: 1, metavar: '<n>',
+    group: 'HTTP & Networking', scope: 'frontend', built: true,
+    help: 'Frontend processes sharing the HTTP (and gRPC) listening ports, each routing with the same view of the workers (KV events to each, active load shared by replica sync); default: the number of cores; 1 serves from this one process',
+  },
+  {
     key: 'httpBodyLimitMb', env: 'DYN_HTTP_BODY_LIMIT_MB', type: 'int', min: 1,
     group: 'HTTP & Networking', scope: 'frontend', built: true, default: 45,
     help: 'Maximum request body size in MB; larger bodies get 413',
@@ -125,8 +130,8 @@ export const httpOptions = [
   },
   {
     key: 'frontendFdLimitTarget', env: 'DYN_FRONTEND_FD_LIMIT_TARGET', type: 'int', min: 1,
-    group: 'HTTP & Networking', scope: 'frontend', built: false, default: 8192,
-    help: 'Raise the open-file limit to this many descriptors at startup',
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: 8192,
+    help: 'Raise the soft open-file limit toward this many descriptors at startup (never above the hard limit; Linux, with util-linux prlimit); what was reached is logged, and startup never fails for it',
   },
   {
     key: 'enableRl', env: 'DYN_ENABLE_RL', type: 'bool',

@@ -36,8 +36,8 @@ export const kserveOptions = [
   },
   {
     key: 'grpcWorkers', flag: 'grpc-workers', env: 'DYNAMO_GRPC_WORKERS', type: 'int', min: 1,
-    group: 'KServe gRPC', scope: 'frontend', built: false,
-    help: `gRPC worker threads${GUIDE_ONLY}`,
+    group: 'KServe gRPC', scope: 'frontend', built: true, metavar: '<n>',
+    help: `Frontend processes serving gRPC on the shared port (default: as --http-workers); there are as many processes as the larger of the two, every one serves HTTP${GUIDE_ONLY}`,
   },
   {
     key: 'useTls', flag: 'use-tls', env: 'DYN_GRPC_USE_TLS', envIsLocal: true, type: 'bool',

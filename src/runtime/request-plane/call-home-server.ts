@@ -135,7 +135,9 @@ export class CallHomeServer {
       const server = createSocketServer((socket) => this.onConnection(socket), this.opts.tls);
       this.server = server;
       server.once('error', reject);
-      server.listen(0, this.opts.bindHost ?? '0.0.0.0', () => {
+      // Exclusive: in a node:cluster process a shared port would hand this process's response
+      // streams to its siblings.
+      server.listen({ port: 0, host: this.opts.bindHost ?? '0.0.0.0', exclusive: true }, () => {
         const port = (server.address() as { port: number }).port;
         resolve(joinHostPort(this.opts.advertiseHost ?? advertiseHost(), port));
       });

@@ -63,7 +63,8 @@ export class TcpRequestPlaneServer implements RequestPlaneServer {
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.opts.port ?? 0, this.opts.bindHost ?? '0.0.0.0', () => resolve());
+      // Exclusive: in a node:cluster process a shared port would hand requests to sibling processes.
+      server.listen({ port: this.opts.port ?? 0, host: this.opts.bindHost ?? '0.0.0.0', exclusive: true }, () => resolve());
     });
     const port = (server.address() as { port: number }).port;
     this.address = joinHostPort(this.opts.advertiseHost ?? advertiseHost(), port);

@@ -1,0 +1,101 @@
+// `dynamo-ts serve` and `dynamo-ts frontend` as commands: one process, or (--http-workers /
+// --grpc-workers, default the number of cores) a pool of frontend processes sharing the listening
+// ports. The library's startServe / startFrontend stay one process.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Config } from '../../config/index.js';
+import type { Logger } from '../../observability/index.js';
+import { raiseFdLimit } from '../fd-limit.js';
+import { startFrontend } from '../frontend.js';
+import { startMocker } from '../mocker.js';
+import { assertRouterStateSupported } from '../router-state.js';
+import { assertSingleProcess, startServe } from '../serve.js';
+import { isPoolProcess, runPoolProcess } from './child.js';
+import type { ProcessSettings } from './messages.js';
+import { poolAggregators } from './metrics.js';
+import { processPlan, type ProcessPlan } from './plan.js';
+import { FrontendPool } from './primary.js';
+
+export interface RunningCommand {
+  stop(): Promise<void>;
+  /** With --interactive: resolves when the user ends the terminal chat. */
+  done?: Promise<void>;
+}
+
+type Command = (config: Config, logger: Logger) => Promise<RunningCommand>;
+
+/** The same command in each pool process, the pool in the primary, or one process when the plan says so. */
+function pooled(single: Command, primary: (config: Config, logger: Logger, plan: ProcessPlan) => Promise<RunningCommand>): Command {
+  return async (config, logger) => {
+    if (isPoolProcess()) return runPoolProcess(config, logger);
+    // Before any fork: the pool's processes inherit the raised limit.
+    await raiseFdLimit(config.frontendFdLimitTarget, logger);
+    const plan = processPlan(config);
+    return plan.processes === 1 ? single(config, logger) : primary(config, logger, plan);
+  };
+}
+
+function startPool(config: Config, logger: Logger, plan: ProcessPlan, settingsOf: (index: number) => ProcessSettings): Promise<FrontendPool> {
+  return FrontendPool.start({
+    processes: plan.processes,
+    settingsOf,
+    logger,
+    aggregators: poolAggregators(config),
+    // The processes' drain has its own deadline (DYN_HTTP_GRACEFUL_SHUTDOWN_TIMEOUT_SECS); this is a backstop.
+    stopGraceMs: (config.httpGracefulShutdownTimeoutSecs + 15) * 1000,
+  });
+}
+
+/** Every process is a whole frontend over the configured discovery; their kv routers share load by replica sync. */
+async function frontendPool(config: Config, logger: Logger, plan: ProcessPlan): Promise<RunningCommand> {
+  const pool = await startPool(config, logger, plan, (index) => ({ index, plan, overrides: { routerReplicaSync: true } }));
+  logger.info({ host: config.httpHost, port: pool.port, processes: plan.processes, grpcProcesses: plan.grpcProcesses, pids: pool.pids }, 'dynamo-ts frontend processes listening');
+  return pool;
+}
+
+/**
+ * `serve` with several frontend processes: the mockers run here, reachable from every process over
+ * loopback (file discovery in a private temp dir, TCP request plane, ZMQ events); each process
+ * listens once it sees the model with all its workers. The temp dir goes on stop.
+ */
+async function servePool(config: Config, logger: Logger, plan: ProcessPlan): Promise<RunningCommand> {
+  assertSingleProcess(config);
+  assertRouterStateSupported(config, 'inproc');
+  const dir = await mkdtemp(join(tmpdir(), 'dynamo-serve-'));
+  const shared: Partial<Config> = {
+    discoveryBackend: 'file',
+    fileKv: dir,
+    requestPlane: 'tcp',
+    responsePlane: 'tcp',
+    eventPlane: 'zmq',
+    tcpRpcHost: '127.0.0.1',
+  };
+  const removeDir = (): Promise<void> => rm(dir, { recursive: true, force: true });
+  let workers: Awaited<ReturnType<typeof startMocker>> | undefined;
+  try {
+    workers = await startMocker({ ...config, ...shared }, logger);
+    const waitFor = { model: workers.card.displayName, instances: config.startupTime ? 0 : workers.runtimes.length };
+    const pool = await startPool(config, logger, plan, (index) => ({ index, plan, overrides: { ...shared, routerReplicaSync: true }, waitFor }));
+    logger.info(
+      { host: config.httpHost, port: pool.port, model: waitFor.model, workers: workers.runtimes.length, processes: plan.processes, pids: pool.pids },
+      'dynamo-ts serve listening',
+    );
+    const running = workers;
+    return {
+      async stop() {
+        // Draining first: in-flight requests finish on engines that are still running.
+        await pool.stop();
+        await running.stop();
+        await removeDir();
+      },
+    };
+  } catch (err) {
+    await workers?.stop();
+    await removeDir();
+    throw err;
+  }
+}
+
+export const serveCommand: Command = pooled(startServe, servePool);
+export const frontendCommand: Command = pooled(startFrontend, frontendPool);

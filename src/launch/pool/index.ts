@@ -1,0 +1,2 @@
+export { frontendCommand, serveCommand, type RunningCommand } from './commands.js';
+export { processPlan, type ProcessPlan } from './plan.js';
