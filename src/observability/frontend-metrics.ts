@@ -9,6 +9,7 @@ import {
   type ErrorKind,
   type RequestInfo,
   type RequestScope,
+  Tally,
 } from '../protocols/index.js';
 import type { MetricsRegistry } from './metrics.js';
 
@@ -35,7 +36,6 @@ export class FrontendMetrics {
   private readonly cachedTokens: Histogram<'model'>;
   private readonly outputTokens: Histogram<'model'>;
   private readonly ttft: Histogram<'model'>;
-  private readonly itl: Histogram<'model'>;
   private readonly embeddingLatency: Histogram<'model'>;
   private readonly tokenize: Histogram.Internal<'operation'>;
   private readonly outputTokensTotal: Counter<'model'>;
@@ -43,7 +43,8 @@ export class FrontendMetrics {
   private readonly rejections: Counter<'model' | 'endpoint'>;
   private readonly migrations: Counter<'model' | 'migration_type'>;
   private readonly migrationDuration: Histogram<'model' | 'migration_type'>;
-  private readonly itlByModel = new Map<string, Histogram.Internal<'model'>>();
+  /** Inter-token latency per model, counted with plain additions: it is observed per output step. */
+  private readonly itlByModel: Map<string, Tally>;
 
   constructor(registry: MetricsRegistry) {
     const n = (s: string) => registry.name(s);
@@ -63,7 +64,7 @@ export class FrontendMetrics {
     this.cachedTokens = registry.histogram(n('cached_tokens'), 'Prompt tokens served from the KV cache', ['model'], INPUT_TOKEN_BUCKETS);
     this.outputTokens = registry.histogram(n('output_sequence_tokens'), 'Output sequence length in tokens', ['model'], OUTPUT_TOKEN_BUCKETS);
     this.ttft = registry.histogram(n('time_to_first_token_seconds'), 'Time to first token', ['model'], TTFT_BUCKETS);
-    this.itl = registry.histogram(n('inter_token_latency_seconds'), 'Time between output steps', ['model'], ITL_BUCKETS);
+    this.itlByModel = itlTallies(registry);
     this.embeddingLatency = registry.histogram(n('embedding_latency_seconds'), 'Duration of embedding requests', ['model'], EMBEDDING_BUCKETS);
     this.tokenize = registry
       .histogram(n('tokenizer_latency_ms'), 'Tokenizer latency in milliseconds', ['operation'], TOKENIZER_MS_BUCKETS)
@@ -114,14 +115,13 @@ export class FrontendMetrics {
     });
   }
 
-  /** The model's inter-token latency child, bound once: the token path is hot. */
-  private itlOf(model: string): Histogram.Internal<'model'> {
-    let child = this.itlByModel.get(model);
-    if (!child) {
-      child = this.itl.labels({ model });
-      this.itlByModel.set(model, child);
+  private itlOf(model: string): Tally {
+    let tally = this.itlByModel.get(model);
+    if (!tally) {
+      tally = new Tally(ITL_BUCKETS);
+      this.itlByModel.set(model, tally);
     }
-    return child;
+    return tally;
   }
 
   private finish(r: RequestInfo, status: RequestStatus, errorType: ErrorKind | '', duration: number): void {
@@ -138,6 +138,22 @@ export class FrontendMetrics {
     const cached = usage.prompt_tokens_details?.cached_tokens;
     if (cached !== undefined && cached !== null) this.cachedTokens.observe({ model }, cached);
   }
+}
+
+const itlByRegistry = new WeakMap<MetricsRegistry, Map<string, Tally>>();
+
+/** The registry's inter-token latency tallies, read at scrape time; every frontend on it shares them. */
+function itlTallies(registry: MetricsRegistry): Map<string, Tally> {
+  let tallies = itlByRegistry.get(registry);
+  if (!tallies) {
+    const byModel = new Map<string, Tally>();
+    tallies = byModel;
+    itlByRegistry.set(registry, byModel);
+    registry.scrapedHistogram<'model'>(registry.name('inter_token_latency_seconds'), 'Time between output steps', (emit) => {
+      for (const [model, tally] of byModel) emit({ model }, tally);
+    });
+  }
+  return tallies;
 }
 
 /** A new request scope whose requests are counted into `registry`, and how to stop counting them. */

@@ -12,3 +12,4 @@ export * from './engine-events.js';
 export * from './media.js';
 export * from './parser-names.js';
 export * from './api-keys.js';
+export * from './tally.js';

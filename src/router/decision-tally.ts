@@ -1,23 +1,5 @@
-// Running bucket counts of one routing quantity: a histogram without a metrics library, so the
-// router counts a decision with a few additions and /metrics reads the counts when scraped.
-
-export class Tally {
-  /** Per bucket, not cumulative: counts[i] holds the values in (bounds[i-1], bounds[i]]. */
-  readonly counts: number[];
-  sum = 0;
-  count = 0;
-
-  constructor(readonly bounds: readonly number[]) {
-    this.counts = bounds.map(() => 0);
-  }
-
-  observe(value: number): void {
-    this.sum += value;
-    this.count++;
-    const i = this.bounds.findIndex((b) => value <= b);
-    if (i >= 0) this.counts[i]!++;
-  }
-}
+// What a KV-aware policy predicted, tallied per decision (protocols/tally.ts).
+import { Tally } from '../protocols/index.js';
 
 const OVERLAP_BLOCK_BOUNDS = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048];
 /** Upstream's kv_hit_rate buckets: 0 to 1 in steps of 0.05. */

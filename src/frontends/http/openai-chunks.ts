@@ -3,7 +3,10 @@ import type { CompletionUsage } from '../../protocols/index.js';
 import { chatLogprobs, completionLogprobs } from './openai-logprobs.js';
 
 // Chunks are assembled from pre-serialized pieces: per token only the text goes through
-// JSON.stringify, everything else is fixed for the request.
+// JSON.stringify, everything else is fixed for the request. A choice's first and last chunks carry
+// every field upstream sends; the chunks between leave out the ones that are null on them anyway
+// (`system_fingerprint`, `usage`, a choice's `logprobs` when none were asked for), which clients
+// read as absent: a third of a token's frame.
 
 export type ApiKind = 'chat' | 'completions';
 
@@ -12,6 +15,8 @@ export type ReasoningField = 'reasoning_content' | 'reasoning';
 
 export class ChunkSerializer {
   private readonly head: string;
+  /** The head of the chunks between a choice's first and last. */
+  private readonly leanHead: string;
   private readonly reasoningKey: string;
 
   constructor(
@@ -24,12 +29,14 @@ export class ChunkSerializer {
     this.reasoningKey = `"${reasoningField}":`;
     const object = kind === 'chat' ? 'chat.completion.chunk' : 'text_completion';
     const fingerprint = kind === 'chat' ? ',"system_fingerprint":null' : '';
-    this.head = `{"id":${JSON.stringify(id)},"object":"${object}","created":${created},"model":${JSON.stringify(model)}${fingerprint},"choices":[`;
+    this.leanHead = `{"id":${JSON.stringify(id)},"object":"${object}","created":${created},"model":${JSON.stringify(model)},"choices":[`;
+    this.head = `${this.leanHead.slice(0, -',"choices":['.length)}${fingerprint},"choices":[`;
   }
 
   /** One chunk holding one choice's delta (chat adds `role` to a choice's first). */
   choice(d: ChoiceDelta): string {
-    return `${this.head}${this.choiceBody(d)}],"usage":null}`;
+    if (d.first || d.finishReason !== null) return `${this.head}${this.choiceBody(d, true)}],"usage":null}`;
+    return `${this.leanHead}${this.choiceBody(d, false)}]}`;
   }
 
   /** The usage-only chunk sent after the last finish when include_usage is on. */
@@ -37,19 +44,20 @@ export class ChunkSerializer {
     return `${this.head}],"usage":${JSON.stringify(usage)}}`;
   }
 
-  private choiceBody(d: ChoiceDelta): string {
+  private choiceBody(d: ChoiceDelta, full: boolean): string {
     const finish = d.finishReason === null ? 'null' : `"${d.finishReason}"`;
     const stopReason = d.stopReason === null ? '' : `,"stop_reason":${JSON.stringify(d.stopReason)}`;
+    const noLogprobs = full ? 'null' : null;
     if (this.kind === 'completions') {
-      const logprobs = d.logprobs ? JSON.stringify(completionLogprobs(d.logprobs)) : 'null';
-      return `{"index":${d.index},"text":${JSON.stringify(d.text)},"logprobs":${logprobs},"finish_reason":${finish}${stopReason}}`;
+      const logprobs = d.logprobs ? JSON.stringify(completionLogprobs(d.logprobs)) : noLogprobs;
+      return `{"index":${d.index},"text":${JSON.stringify(d.text)}${logprobs === null ? '' : `,"logprobs":${logprobs}`},"finish_reason":${finish}${stopReason}}`;
     }
     let delta = d.first ? '"role":"assistant"' : '';
     if (d.reasoning.length > 0) delta += `${delta ? ',' : ''}${this.reasoningKey}${JSON.stringify(d.reasoning)}`;
     if (d.text.length > 0) delta += `${delta ? ',' : ''}"content":${JSON.stringify(d.text)}`;
     if (d.toolCalls) delta += `${delta ? ',' : ''}"tool_calls":[${d.toolCalls.map(toolCallChunk).join(',')}]`;
-    const logprobs = d.logprobs ? JSON.stringify(chatLogprobs(d.logprobs)) : 'null';
-    return `{"index":${d.index},"delta":{${delta}},"finish_reason":${finish},"logprobs":${logprobs}${stopReason}}`;
+    const logprobs = d.logprobs ? JSON.stringify(chatLogprobs(d.logprobs)) : noLogprobs;
+    return `{"index":${d.index},"delta":{${delta}},"finish_reason":${finish}${logprobs === null ? '' : `,"logprobs":${logprobs}`}${stopReason}}`;
   }
 }
 

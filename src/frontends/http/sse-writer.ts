@@ -1,25 +1,17 @@
 import type { ServerResponse } from 'node:http';
+import { neverWritten, sseCoalescer, type CoalescedStream } from './sse-coalescer.js';
 
 /**
- * A stream that wrote less than this long ago waits out the rest before writing again. At real
- * token rates (one every several ms) nothing waits; a burst of tokens shares one socket write
- * instead of paying a syscall each, which was half the CPU of a fast stream (bench/RESULTS.md).
+ * Server-sent events onto a raw Node response. Events are queued and written by the process's
+ * coalescer (sse-coalescer.ts): on the next event-loop turn, or later while the process is busy,
+ * so one socket write carries many events.
  */
-const MIN_FLUSH_INTERVAL_MS = 1;
-
-/**
- * Server-sent events onto a raw Node response. Events queued in one event-loop turn go out as a
- * single socket write (on this machine that lifts a bare SSE server from ~0.5M to ~0.8M events/s),
- * and a stream writes at most once per MIN_FLUSH_INTERVAL_MS.
- */
-export class SseWriter {
-  private pending: string[] = [];
-  private scheduled = false;
+export class SseWriter implements CoalescedStream {
+  readonly lastWrite = neverWritten();
+  private pending = '';
   private closed = false;
-  private lastFlushAt = -Infinity;
   private wroteSinceTick = false;
   private keepAlive: NodeJS.Timeout | undefined;
-  private readonly flushBound = (): void => this.flush();
 
   /** `keepAliveMs`: write a `: keep-alive` comment whenever the stream stays silent that long. */
   constructor(
@@ -39,6 +31,7 @@ export class SseWriter {
     res.once('close', () => {
       this.closed = true;
       clearInterval(this.keepAlive);
+      sseCoalescer.remove(this);
     });
     if (keepAliveMs) {
       this.keepAlive = setInterval(() => {
@@ -77,31 +70,28 @@ export class SseWriter {
     this.end();
   }
 
+  /** Writes what is queued with the end of the response. */
   end(): void {
     clearInterval(this.keepAlive);
-    this.flush();
-    if (!this.isClosed) this.res.end();
+    sseCoalescer.remove(this);
+    const rest = this.pending;
+    this.pending = '';
+    if (!this.isClosed) this.res.end(rest);
     this.closed = true;
+  }
+
+  /** The coalescer's turn: one socket write of every queued event. */
+  write(): void {
+    if (this.pending.length === 0) return;
+    this.wroteSinceTick = true;
+    const chunk = this.pending;
+    this.pending = '';
+    if (!this.isClosed) this.res.write(chunk);
   }
 
   private push(frame: string): void {
     if (this.isClosed) return;
-    this.pending.push(frame);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      const wait = this.lastFlushAt + MIN_FLUSH_INTERVAL_MS - performance.now();
-      if (wait > 0) setTimeout(this.flushBound, wait);
-      else setImmediate(this.flushBound);
-    }
-  }
-
-  private flush(): void {
-    this.scheduled = false;
-    if (this.pending.length === 0) return;
-    this.lastFlushAt = performance.now();
-    this.wroteSinceTick = true;
-    const chunk = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
-    this.pending = [];
-    if (!this.isClosed) this.res.write(chunk);
+    if (this.pending.length === 0) sseCoalescer.add(this);
+    this.pending += frame;
   }
 }

@@ -52,24 +52,82 @@ export interface DecodeStreamOptions {
  * carrying any held-back text. Engine `error` finishes and decode errors are thrown as
  * `InternalError`. Steps whose `text` the engine already decoded bypass the detokenizer and
  * stop handling, as upstream does.
+ *
+ * One promise per engine output and no generator: each output goes through the synchronous
+ * ChoiceDecoder as it arrives (the token path is hot). After the last step the engine stream is
+ * closed, as leaving a `for await` would.
  */
-export async function* decodeStream(outputs: AsyncIterable<LLMEngineOutput>, opts: DecodeStreamOptions): AsyncGenerator<DecodedStep> {
-  const seq = new SequenceDecoder(opts.table, stopSettingsFrom(opts.request));
-  const wantLogprobs = opts.request.output_options.logprobs != null;
-  let completionTokens = 0;
-  let engineUsage: CompletionUsage | null = null;
-  const usage = (): CompletionUsage =>
-    engineUsage ?? {
-      prompt_tokens: opts.promptTokens,
-      completion_tokens: completionTokens,
-      total_tokens: opts.promptTokens + completionTokens,
-    };
+export function decodeStream(outputs: AsyncIterable<LLMEngineOutput>, opts: DecodeStreamOptions): AsyncIterable<DecodedStep> {
+  return { [Symbol.asyncIterator]: () => new DecodedSteps(outputs[Symbol.asyncIterator](), new ChoiceDecoder(opts)) };
+}
 
-  for await (const out of outputs) {
+class DecodedSteps implements AsyncIterator<DecodedStep> {
+  private done = false;
+
+  constructor(
+    private readonly inner: AsyncIterator<LLMEngineOutput>,
+    private readonly decoder: ChoiceDecoder,
+  ) {}
+
+  next(): Promise<IteratorResult<DecodedStep>> {
+    if (this.done) return Promise.resolve({ done: true, value: undefined });
+    return this.inner.next().then(this.onOutput, this.onError);
+  }
+
+  return(): Promise<IteratorResult<DecodedStep>> {
+    if (this.done) return Promise.resolve({ done: true, value: undefined });
+    this.done = true;
+    return (this.inner.return?.() ?? Promise.resolve()).then(() => ({ done: true, value: undefined }));
+  }
+
+  private readonly onOutput = (r: IteratorResult<LLMEngineOutput>): IteratorResult<DecodedStep> | Promise<IteratorResult<DecodedStep>> => {
+    if (r.done) {
+      this.done = true;
+      return { done: false, value: this.decoder.ended() };
+    }
+    let step: DecodedStep | null;
+    try {
+      step = this.decoder.accept(r.value);
+    } catch (err) {
+      this.close();
+      throw err;
+    }
+    if (step === null) return this.next();
+    if (step.finish_reason !== null) this.close();
+    return { done: false, value: step };
+  };
+
+  private readonly onError = (err: unknown): never => {
+    this.done = true;
+    throw err;
+  };
+
+  /** The choice is over: later pulls end, and the engine stream is released. */
+  private close(): void {
+    this.done = true;
+    this.inner.return?.().catch(() => undefined);
+  }
+}
+
+/** One choice's engine outputs → its decoded steps, one synchronous call per output. */
+class ChoiceDecoder {
+  private readonly seq: SequenceDecoder;
+  private readonly wantLogprobs: boolean;
+  private completionTokens = 0;
+  private engineUsage: CompletionUsage | null = null;
+
+  constructor(private readonly opts: DecodeStreamOptions) {
+    this.seq = new SequenceDecoder(opts.table, stopSettingsFrom(opts.request));
+    this.wantLogprobs = opts.request.output_options.logprobs != null;
+  }
+
+  /** The step for `out`: null when it has nothing to tell; a finish reason when the choice is over. */
+  accept(out: LLMEngineOutput): DecodedStep | null {
+    const opts = this.opts;
     const ids = out.token_ids ?? [];
     const engineFinish = out.finish_reason ?? null;
-    completionTokens += ids.length;
-    if (out.completion_usage) engineUsage = out.completion_usage;
+    this.completionTokens += ids.length;
+    if (out.completion_usage) this.engineUsage = out.completion_usage;
     if (engineFinish === 'error') {
       throw new InternalError(`engine error${typeof out.stop_reason === 'string' ? `: ${out.stop_reason}` : ''}`);
     }
@@ -92,7 +150,7 @@ export async function* decodeStream(outputs: AsyncIterable<LLMEngineOutput>, opt
     } else {
       let result;
       try {
-        result = seq.process(ids);
+        result = this.seq.process(ids);
       } catch (err) {
         if (engineFinish === null) opts.onLocalStop();
         throw err;
@@ -102,42 +160,48 @@ export async function* decodeStream(outputs: AsyncIterable<LLMEngineOutput>, opt
       trigger = result.trigger;
     }
     // Per token, whether its text is released now, held back or hidden (as upstream reports them).
-    if (wantLogprobs && out.log_probs) {
+    if (this.wantLogprobs && out.log_probs) {
       step.logprobs = tokenLogprobs(step.tokens, ids, out.log_probs, out.top_logprobs ?? null, opts.table);
     }
     if (trigger !== null) {
       if (engineFinish === null) opts.onLocalStop();
       setLocalFinish(step, trigger);
-      step.usage = usage();
-      yield step;
-      return;
+      step.usage = this.usage();
+      return step;
     }
 
     if (engineFinish !== null) {
       // Held-back text is older than engine-decoded text but newer than this step's released text.
-      const held = seq.flush();
+      const held = this.seq.flush();
       step.text = out.text != null ? held + step.text : step.text + held;
       step.finish_reason = choiceFinish(engineFinish);
       step.engine_finish_reason = engineFinish;
       step.stop_reason = out.stop_reason ?? null;
-      step.usage = usage();
-      yield step;
-      return;
+      step.usage = this.usage();
+      return step;
     }
-    if (ids.length > 0 || step.text.length > 0) yield step;
+    return ids.length > 0 || step.text.length > 0 ? step : null;
   }
 
-  yield {
-    index: opts.index,
-    text: seq.flush(),
-    token_ids: [],
-    tokens: [],
-    log_probs: null,
-    finish_reason: 'stop',
-    engine_finish_reason: 'stop',
-    stop_reason: null,
-    usage: usage(),
-  };
+  /** The engine stream ended without a finish: a `stop` step with whatever text was held back. */
+  ended(): DecodedStep {
+    return {
+      index: this.opts.index,
+      text: this.seq.flush(),
+      token_ids: [],
+      tokens: [],
+      log_probs: null,
+      finish_reason: 'stop',
+      engine_finish_reason: 'stop',
+      stop_reason: null,
+      usage: this.usage(),
+    };
+  }
+
+  private usage(): CompletionUsage {
+    const prompt = this.opts.promptTokens;
+    return this.engineUsage ?? { prompt_tokens: prompt, completion_tokens: this.completionTokens, total_tokens: prompt + this.completionTokens };
+  }
 }
 
 function setLocalFinish(step: DecodedStep, trigger: StopTrigger): void {

@@ -36,12 +36,15 @@ export function migration<Req, Out>(router: Pick<RouterView<Req, Out>, 'instance
     // The first dispatch stays synchronous: routing errors (no workers, unknown pinned instance,
     // all busy) reach the caller before it commits to a response.
     const first = next(route);
-    return new Attempts(router, next, route).follow(first);
+    return { [Symbol.asyncIterator]: () => new Attempts(router, next, route, first[Symbol.asyncIterator]()) };
   };
 }
 
-/** One request's attempts, from the first dispatch to its last output or final error. */
-class Attempts<Req, Out> {
+/**
+ * One request's attempts, from the first dispatch to its last output or final error, as one
+ * iterator over them: one promise per output, no generator (the token path is hot).
+ */
+class Attempts<Req, Out> implements AsyncIterator<Out> {
   private readonly settings: Migration<Req, Out>;
   private readonly resumable: ResumableRequests<Req, Out> | null;
   /** Moves left once answered; also 0 when the request's state cannot move. */
@@ -57,11 +60,14 @@ class Attempts<Req, Out> {
   /** The attempt in flight: its route, and when it is a re-send, what caused it. */
   private current: Route<Req, Out>;
   private pending: { type: MigrationType; since: number } | null = null;
+  private closed = false;
 
   constructor(
     private readonly router: Pick<RouterView<Req, Out>, 'instances' | 'requests' | 'migration'>,
-    private readonly next: Dispatch<Req, Out>,
+    private readonly dispatch: Dispatch<Req, Out>,
     private readonly route: Route<Req, Out>,
+    /** The attempt in flight's stream. */
+    private outputs: AsyncIterator<Out>,
   ) {
     this.settings = router.migration;
     this.resumable = this.settings.resumable;
@@ -76,20 +82,36 @@ class Attempts<Req, Out> {
     if (this.tooLong(0)) this.budget = 0;
   }
 
-  async *follow(first: AsyncIterable<Out>): AsyncGenerator<Out> {
-    let stream = first;
-    for (;;) {
-      try {
-        for await (const out of stream) yield this.accept(out);
-        this.settle();
-        return;
-      } catch (err) {
-        this.settle();
-        if (err instanceof WorkerLostError && this.finished) return;
-        stream = this.resend(err);
-      }
-    }
+  next(): Promise<IteratorResult<Out>> {
+    if (this.closed) return Promise.resolve({ done: true, value: undefined });
+    return this.outputs.next().then(this.onOutput, this.onError);
   }
+
+  return(value?: unknown): Promise<IteratorResult<Out>> {
+    this.closed = true;
+    return this.outputs.return?.(value) ?? Promise.resolve({ done: true, value: undefined });
+  }
+
+  private readonly onOutput = (r: IteratorResult<Out>): IteratorResult<Out> => {
+    if (!r.done) return { done: false, value: this.accept(r.value) };
+    this.settle();
+    this.closed = true;
+    return r;
+  };
+
+  /** A failed attempt: the next one's first output, or the error when the request cannot go on. */
+  private readonly onError = (err: unknown): Promise<IteratorResult<Out>> | IteratorResult<Out> => {
+    this.settle();
+    this.closed = true;
+    if (err instanceof WorkerLostError && this.finished) return { done: true, value: undefined };
+    try {
+      this.outputs = this.resend(err)[Symbol.asyncIterator]();
+    } catch (final) {
+      return Promise.reject(final);
+    }
+    this.closed = false;
+    return this.next();
+  };
 
   /** Records an output on its way to the caller, restated for the tokens a re-send replayed. */
   private accept(out: Out): Out {
@@ -133,7 +155,7 @@ class Attempts<Req, Out> {
     this.current = { request, ctx: this.route.ctx, candidates, target: null, excluded: this.excluded };
     this.pending = { type, since: performance.now() };
     try {
-      return this.next(this.current);
+      return this.dispatch(this.current);
     } catch {
       this.settle();
       throw err;

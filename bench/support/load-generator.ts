@@ -1,0 +1,210 @@
+// The load generator of bench/compare.ts, run as its own process so its CPU is not the server's.
+// One job per run, given as JSON on argv; prints one JSON result line.
+//   stream: `concurrency` SSE chat streams kept open (a finished stream is replaced at once); over
+//           the window, SSE events received, socket reads, and the server's CPU time and write calls.
+//   unary:  `concurrency` non-streaming chats back to back; completed requests over the window.
+//   ttft:   streaming chats with a ~1k-token prompt sent at a fixed `rate`; time to the first event.
+import http from 'node:http';
+import { procDelta, procSnapshot, type ProcSnapshot } from './proc-stats.js';
+
+export type LoadJob =
+  | { kind: 'stream'; port: number; pid: number; model: string; concurrency: number; maxTokens: number; warmupMs: number; durationMs: number }
+  | { kind: 'unary'; port: number; model: string; concurrency: number; maxTokens: number; warmupMs: number; durationMs: number }
+  | { kind: 'ttft'; port: number; model: string; rate: number; durationMs: number };
+
+export interface StreamResult {
+  seconds: number;
+  /** SSE events (`data:` lines, [DONE] included) received in the window. */
+  events: number;
+  /** Events carrying a token: every event except [DONE]. */
+  tokens: number;
+  /** The client's socket reads (`data` events) in the window. */
+  reads: number;
+  server: ProcSnapshot;
+}
+
+export interface UnaryResult {
+  seconds: number;
+  requests: number;
+  failures: number;
+}
+
+export interface TtftResult {
+  samplesMs: number[];
+  failures: number;
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+const NEWLINE = 0x0a;
+const DONE = Buffer.from('data: [DONE]');
+
+function post(port: number, body: string, onResponse: (res: http.IncomingMessage) => void, onError: () => void): http.ClientRequest {
+  const req = http.request(
+    { host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+    onResponse,
+  );
+  req.on('error', onError);
+  req.end(body);
+  return req;
+}
+
+function chatBody(model: string, content: string, maxTokens: number, stream: boolean): string {
+  return JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens: maxTokens, ignore_eos: true, stream });
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function streamJob(job: Extract<LoadJob, { kind: 'stream' }>): Promise<StreamResult> {
+  const body = chatBody(job.model, 'Write a long story about the sea.', job.maxTokens, true);
+  let counting = false;
+  let stopped = false;
+  let events = 0;
+  let done = 0;
+  let reads = 0;
+  const open = new Set<http.ClientRequest>();
+  const start = (): void => {
+    if (stopped) return;
+    let lastWasNewline = false;
+    const req = post(
+      job.port,
+      body,
+      (res) => {
+        res.on('data', (buf: Buffer) => {
+          if (!counting) return;
+          reads++;
+          // An event ends at a blank line: count "\n\n", also across two reads.
+          let n = lastWasNewline && buf[0] === NEWLINE ? 1 : 0;
+          for (let i = buf.indexOf(NEWLINE); i !== -1 && i < buf.length - 1; i = buf.indexOf(NEWLINE, i + 1)) if (buf[i + 1] === NEWLINE) n++;
+          lastWasNewline = buf[buf.length - 1] === NEWLINE;
+          events += n;
+          if (buf.includes(DONE)) done++;
+        });
+        res.on('end', () => {
+          open.delete(req);
+          start();
+        });
+      },
+      () => {
+        open.delete(req);
+        if (!stopped) setTimeout(start, 10);
+      },
+    );
+    open.add(req);
+  };
+  for (let i = 0; i < job.concurrency; i++) start();
+  await sleep(job.warmupMs);
+  counting = true;
+  const from = procSnapshot(job.pid);
+  const t0 = performance.now();
+  await sleep(job.durationMs);
+  const to = procSnapshot(job.pid);
+  const seconds = (performance.now() - t0) / 1000;
+  counting = false;
+  stopped = true;
+  for (const req of open) req.destroy();
+  return { seconds, events, tokens: events - done, reads, server: procDelta(from, to) };
+}
+
+async function unaryJob(job: Extract<LoadJob, { kind: 'unary' }>): Promise<UnaryResult> {
+  const body = chatBody(job.model, 'Say hello.', job.maxTokens, false);
+  let counting = false;
+  let stopped = false;
+  let requests = 0;
+  let failures = 0;
+  const loop = async (): Promise<void> => {
+    while (!stopped) {
+      const ok = await new Promise<boolean>((resolve) => {
+        post(
+          job.port,
+          body,
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode === 200));
+          },
+          () => resolve(false),
+        );
+      });
+      if (!counting) continue;
+      if (ok) requests++;
+      else failures++;
+    }
+  };
+  const loops = Array.from({ length: job.concurrency }, loop);
+  await sleep(job.warmupMs);
+  counting = true;
+  const t0 = performance.now();
+  await sleep(job.durationMs);
+  counting = false;
+  const seconds = (performance.now() - t0) / 1000;
+  stopped = true;
+  await Promise.all(loops);
+  return { seconds, requests, failures };
+}
+
+/** About 1,000 Qwen3 tokens, different from the first word on for every request (no prefix reuse). */
+function longPrompt(i: number): string {
+  const sentences: string[] = [];
+  for (let s = 0; s < 77; s++) sentences.push(`Report ${i}-${s}: the quick brown fox jumps over the lazy dog.`);
+  return sentences.join(' ');
+}
+
+async function ttftJob(job: Extract<LoadJob, { kind: 'ttft' }>): Promise<TtftResult> {
+  const samplesMs: number[] = [];
+  let failures = 0;
+  const total = Math.round((job.rate * job.durationMs) / 1000);
+  const intervalMs = 1000 / job.rate;
+  const t0 = performance.now();
+  const pending: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = t0 + i * intervalMs;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    const body = chatBody(job.model, longPrompt(i), 4, true);
+    pending.push(
+      new Promise<void>((resolve) => {
+        const sent = performance.now();
+        let first = true;
+        post(
+          job.port,
+          body,
+          (res) => {
+            res.on('data', () => {
+              if (!first) return;
+              first = false;
+              if (res.statusCode === 200) samplesMs.push(performance.now() - sent);
+            });
+            res.on('end', () => {
+              if (first || res.statusCode !== 200) failures++;
+              resolve();
+            });
+          },
+          () => {
+            failures++;
+            resolve();
+          },
+        );
+      }),
+    );
+  }
+  await Promise.all(pending);
+  return { samplesMs, failures };
+}
+
+const JOBS: { [K in LoadJob['kind']]: (job: Extract<LoadJob, { kind: K }>) => Promise<unknown> } = {
+  stream: streamJob,
+  unary: unaryJob,
+  ttft: ttftJob,
+};
+
+async function main(): Promise<void> {
+  const job = JSON.parse(process.argv[2]!) as LoadJob;
+  const run = JOBS[job.kind] as (j: LoadJob) => Promise<unknown>;
+  const result = await run(job);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.exit(0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
