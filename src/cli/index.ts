@@ -1,24 +1,19 @@
 import { ConfigError, parseCommandLine, writeConfigDump, type Config, type Subcommand } from '../config/index.js';
-import { startFrontend, startMocker, startOpenAiWorker, startRetrying, startServe, startupFailureLine, StartupGaveUpError } from '../launch/index.js';
-import { frontendCommand, serveCommand, startMocker, startRetrying, startupFailureLine, StartupGaveUpError } from '../launch/index.js';
+import { frontendCommand, serveCommand, startMocker, startOpenAiWorker, startRetrying, startupFailureLine, StartupGaveUpError } from '../launch/index.js';
 import { createLogger, logFormatFor, type Logger } from '../observability/index.js';
 import { progressBar, runBench } from './bench/index.js';
 
 /** A running service; `done` resolves when it ends by itself (the --interactive chat was closed). */
 type Starter = (config: Config, logger: Logger) => Promise<{ stop(): Promise<void>; done?: Promise<void> }>;
 
-const STARTERS: Record<Subcommand, Starter> = {
-  serve: serveCommand,
-  frontend: frontendCommand,
-  mocker: startMocker,
-  worker: startOpenAiWorker,
 /** Runs a subcommand to its end; resolves to the exit code. */
 type Runner = (config: Config, logger: Logger) => Promise<number>;
 
 const RUNNERS: Record<Subcommand, Runner> = {
-  serve: (config, logger) => runService(startServe, config, logger),
-  frontend: (config, logger) => runService(startFrontend, config, logger),
+  serve: (config, logger) => runService(serveCommand, config, logger),
+  frontend: (config, logger) => runService(frontendCommand, config, logger),
   mocker: (config, logger) => runService(startMocker, config, logger),
+  worker: (config, logger) => runService(startOpenAiWorker, config, logger),
   bench: benchCommand,
 };
 

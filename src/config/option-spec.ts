@@ -3,16 +3,17 @@
  * text, the docs and the "not built yet" checks are all derived from these rows.
  */
 
-export type Subcommand = 'frontend' | 'mocker' | 'serve' | 'worker';
+export type Subcommand = 'frontend' | 'mocker' | 'serve' | 'worker' | 'bench';
 
-export const SUBCOMMANDS: readonly Subcommand[] = ['frontend', 'mocker', 'serve', 'worker'];
+export const SUBCOMMANDS: readonly Subcommand[] = ['frontend', 'mocker', 'serve', 'worker', 'bench'];
 
 /**
  * Which subcommands an option belongs to: `frontend`, `mocker` (the simulated engine), `both`
  * (every process), `worker` (every worker: the mocker and `worker openai`) or `bridge` (only
- * `worker openai`). `serve` runs a frontend and mockers and accepts all but the bridge's options.
+ * `worker openai`) or `bench` (the load generator, a client: it takes only its own). `serve` runs
+ * a frontend and mockers and accepts all but the bridge's and the load generator's options.
  */
-export type Scope = 'frontend' | 'mocker' | 'both' | 'worker' | 'bridge';
+export type Scope = 'frontend' | 'mocker' | 'both' | 'worker' | 'bridge' | 'bench';
 
 /** The subcommands that accept an option of each scope. */
 export const SCOPE_COMMANDS: Readonly<Record<Scope, readonly Subcommand[]>> = {
@@ -21,16 +22,8 @@ export const SCOPE_COMMANDS: Readonly<Record<Scope, readonly Subcommand[]>> = {
   both: ['frontend', 'mocker', 'serve', 'worker'],
   worker: ['mocker', 'worker', 'serve'],
   bridge: ['worker'],
+  bench: ['bench'],
 };
-export type Subcommand = 'frontend' | 'mocker' | 'serve' | 'bench';
-
-export const SUBCOMMANDS: readonly Subcommand[] = ['frontend', 'mocker', 'serve', 'bench'];
-
-/**
- * Which standalone subcommand an option belongs to; `serve` runs frontend and mocker and accepts
- * all of their options. `bench` is a client: it takes only its own options.
- */
-export type Scope = 'frontend' | 'mocker' | 'both' | 'bench';
 
 /** Where a resolved value came from. */
 export type ValueSource = 'cli' | 'env' | 'default';
@@ -158,13 +151,6 @@ export type LiveOption<S> = S extends { readonly deprecated: string } ? never : 
 
 export function appliesTo(spec: OptionSpec, command: Subcommand): boolean {
   return SCOPE_COMMANDS[spec.scope].includes(command);
-  if (spec.scope === 'bench' || command === 'bench') return spec.scope === command;
-  return command === 'serve' || spec.scope === 'both' || spec.scope === command;
-}
-
-/** The commands that accept options of `scope`, for help and docs. */
-export function commandsOf(scope: Scope): readonly Subcommand[] {
-  return SUBCOMMANDS.filter((command) => appliesTo({ scope } as OptionSpec, command));
 }
 
 export function defaultFor(spec: OptionSpec, command: Subcommand): OptionValue {

@@ -3,7 +3,6 @@ import { fileURLToPath } from 'node:url';
 import { COMMAND_SUMMARIES } from './commands.js';
 import { envNote, formatDefault, statusNote, usageForms } from './describe-option.js';
 import { GROUPS, SCOPE_COMMANDS, SUBCOMMANDS, type OptionSpec } from './option-spec.js';
-import { commandsOf, GROUPS, SUBCOMMANDS, type OptionSpec } from './option-spec.js';
 import { OPTIONS } from './option-table.js';
 import { describeAccepted } from './parse-value.js';
 
@@ -57,7 +56,6 @@ export function renderConfigurationDocs(): string {
 function row(spec: OptionSpec): string {
   const option = spec.flag === undefined ? '(environment only)' : code(usageForms(spec));
   const commands = SCOPE_COMMANDS[spec.scope].join(', ');
-  const commands = commandsOf(spec.scope).join(', ');
   const status = statusNote(spec);
   const description = [
     `${spec.help}.`,

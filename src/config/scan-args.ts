@@ -1,6 +1,5 @@
 import { ConfigError } from './errors.js';
 import { appliesTo, displayName, metavarOf, SCOPE_COMMANDS, type OptionSpec, type OptionValue, type Subcommand } from './option-spec.js';
-import { appliesTo, commandsOf, displayName, metavarOf, type OptionSpec, type OptionValue, type Subcommand } from './option-spec.js';
 import { OPTIONS } from './option-table.js';
 import { parseBoolWord, parseValue } from './parse-value.js';
 import { closestMatch } from './suggest.js';
@@ -52,8 +51,6 @@ export function scanArgs(command: Subcommand, args: readonly string[]): Map<Opti
     if (!appliesTo(spec, command)) {
       const where = SCOPE_COMMANDS[spec.scope].map((c) => `'dynamo-ts ${c}'`).join(' and ');
       throw new ConfigError(`${name} is a '${spec.scope}' option; it applies to ${where}, not 'dynamo-ts ${command}'`);
-      const commands = commandsOf(spec.scope).map((name) => `'dynamo-ts ${name}'`).join(' and ');
-      throw new ConfigError(`${name} is a '${spec.scope}' option; it applies to ${commands}, not 'dynamo-ts ${command}'`);
     }
     if (spec.type === 'bool') {
       settings.set(spec, boolSetting(spec, name, negated, inline));

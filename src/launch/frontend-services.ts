@@ -33,7 +33,6 @@ export async function startFrontendServices(config: Config, models: ModelManager
   const keys = apiKeyStore(config, logger);
   const requests = meteredRequestScope(metrics, 'frontend');
   const tracing = traceFrontend(config, requests.scope);
-  registerClusterMetrics(metrics, clusterStats(models));
   const stats = clusterStats(models);
   registerClusterMetrics(metrics, stats);
   const stopProcessMetrics = registerProcessMetrics(metrics);

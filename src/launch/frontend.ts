@@ -8,7 +8,6 @@ import { ModelManager } from '../models/index.js';
 import { moduleLogger, type Logger } from '../observability/index.js';
 import { DistributedRuntime, namespaceScope } from '../runtime/index.js';
 import { ConfiguredBridges } from './configured-bridges.js';
-import { startFrontendServices } from './frontend-services.js';
 import { startFrontendServices, type FrontendServices } from './frontend-services.js';
 import { startInteractiveChat } from './interactive-chat.js';
 import { ModelWatcher, type ModelWatcherObserver } from './model-watcher.js';
@@ -94,16 +93,18 @@ export async function runFrontend(
       await bridges.start();
     } catch (err) {
       await bridges.stop();
-      watcher.stop();
+      await watcher.stop();
       await services.stop();
       await runtime.shutdown();
       throw err;
     }
+  }
   try {
     await beforeListen?.(services);
   } catch (err) {
+    await bridges?.stop();
     await services.stop();
-    watcher.stop();
+    await watcher.stop();
     await runtime.shutdown();
     throw err;
   }
@@ -127,7 +128,6 @@ export async function runFrontend(
     async stop() {
       await services.stop();
       await bridges?.stop();
-      watcher.stop();
       await watcher.stop();
       await runtime.shutdown();
     },

@@ -306,8 +306,7 @@ export class ModelWatcher {
       // Workers that say they publish no KV events (bridged engines without --kv-events-endpoint)
       // get approximate KV routing: the router predicts the cache from its own decisions.
       const routing = cardPublishesKvEvents(record.cardJson) ? config : { ...config, routerKvEvents: false };
-      return buildServedModel(card, routing, record, parsers, { logger: moduleLogger(logger, 'router'), health: this.health });
-      return buildServedModel(card, config, record, parsers, { logger: moduleLogger(logger, 'router'), health: this.health }, this.preprocessPool);
+      return buildServedModel(card, routing, record, parsers, { logger: moduleLogger(logger, 'router'), health: this.health }, this.preprocessPool);
     } catch (err) {
       logger.error({ model: servedName, err: (err as Error).message }, 'cannot serve discovered model');
       this.deps.observer?.modelRejected?.(servedName, err as Error);

@@ -1,7 +1,6 @@
 import type { Config } from '../config/index.js';
 import { loadDefaultModelCard, loadModelCard, NO_PARSERS, type MediaRouter, type ModelParsers, type MediaRouters, type ModelDeploymentCard, type ServedModel } from '../models/index.js';
-import { Preprocessor } from '../pipeline/index.js';
-import { HfTokenizer, Preprocessor, type PreprocessPool } from '../pipeline/index.js';
+import { Preprocessor, type PreprocessPool } from '../pipeline/index.js';
 import type { MediaKind, MediaWire } from '../protocols/index.js';
 import { createRouterPolicy, EMBEDDING_REQUESTS, Router, UNHINTED_REQUESTS, type RequestView } from '../router/index.js';
 import { buildRouter, lostWorkerOptions, type LostWorkerOptions, type RouterDeps } from './router-options.js';
@@ -50,7 +49,6 @@ export function buildServedModel(
     rejectMediaInputs: config.rejectMediaInputs,
     excludeToolsWhenToolChoiceNone: config.excludeToolsWhenToolChoiceNone,
     forwardMessages: card.modelInput === 'Text' || config.dynChatProcessor !== 'dynamo',
-    limits: { maxMessages: config.maxRequestMessages, maxTools: config.maxRequestTools, maxPromptChars: config.maxPromptChars },
     limits: requestLimits(config),
     pool,
   });

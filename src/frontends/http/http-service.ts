@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { DashboardFeed, MetricsRegistry } from '../../observability/index.js';
-import type { MetricsRegistry } from '../../observability/index.js';
 import type { RequestLimits } from '../../pipeline/index.js';
 import type { ModelManager } from '../../models/index.js';
 import type { RequestScope } from '../../protocols/index.js';

@@ -24,7 +24,7 @@ import {
 } from './request-options.js';
 import type { EmbeddingRequest } from './media-requests.js';
 import type { ModelSetup } from './preprocess-worker.js';
-import type { PreprocessPool } from './preprocess-pool.js';
+import type { PooledPrompt, PreprocessPool } from './preprocess-pool.js';
 import { chatPromptChars } from './request-limits.js';
 import type { HfTokenizer } from './tokenizer.js';
 import { validateChatRequest, validateCompletionRequest, type ValidationOptions } from './validate.js';
@@ -55,8 +55,6 @@ export interface PreparedRequest {
   templateMs: number;
   /** `performance.now()` when the tokenizer started; 0 when the client sent token ids. */
   tokenizeStartedAt: number;
-  /** Time spent rendering the chat template; 0 when none was rendered. */
-  templateMs: number;
 }
 
 interface Prompt {
@@ -70,7 +68,11 @@ interface Prompt {
 /** A prompt the client sent as token ids: neither templated nor tokenized here. */
 function givenTokens(tokens: number[]): Prompt {
   return { tokens, tokenizeMs: 0, templateMs: 0, tokenizeStartedAt: 0 };
-  templateMs?: number;
+}
+
+/** A prompt a preprocessing thread rendered and tokenized: its template time is in tokenizeMs. */
+function pooled(started: number, prompt: PooledPrompt): Prompt {
+  return { ...prompt, templateMs: 0, tokenizeStartedAt: started };
 }
 
 export class Preprocessor {
@@ -154,14 +156,12 @@ export class Preprocessor {
     if (req.nvext?.use_raw_prompt === true) return this.encode(rawChatText(req), true);
     const pool = this.opts.pool;
     if (pool && chatPromptChars(req.messages as unknown as Record<string, unknown>[]) >= pool.minChars) {
-      return pool.chat(this.poolKey, this.poolSetup, req);
+      return pooled(performance.now(), await pool.chat(this.poolKey, this.poolSetup, req));
     }
     // The template writes BOS and other special tokens itself.
     const started = performance.now();
     const text = await this.template.renderOffLoop(req);
     return this.encode(text, false, performance.now() - started);
-    const templateMs = performance.now() - started;
-    return { ...(await this.encode(text, false)), templateMs };
   }
 
   private completionPrompts(req: CompletionRequest): Promise<Prompt>[] {
@@ -180,16 +180,17 @@ export class Preprocessor {
     );
   }
 
-  private async encode(text: string, addSpecialTokens: boolean, templateMs = 0): Promise<Prompt> {
   private readonly poolSetup = (): ModelSetup => ({
     card: this.card,
     template: { excludeToolsWhenToolChoiceNone: this.opts.excludeToolsWhenToolChoiceNone },
   });
 
-  private async encode(text: string, addSpecialTokens: boolean): Promise<Prompt> {
+  private async encode(text: string, addSpecialTokens: boolean, templateMs = 0): Promise<Prompt> {
     const pool = this.opts.pool;
-    if (pool && text.length >= pool.minChars) return pool.text(this.poolKey, this.poolSetup, text, addSpecialTokens);
     const started = performance.now();
+    if (pool && text.length >= pool.minChars) {
+      return { ...pooled(started, await pool.text(this.poolKey, this.poolSetup, text, addSpecialTokens)), templateMs };
+    }
     const tokens = await this.tokenizer.encode(text, addSpecialTokens);
     return { tokens, text, tokenizeMs: performance.now() - started, templateMs, tokenizeStartedAt: started };
   }
@@ -232,7 +233,6 @@ export class Preprocessor {
       tokenizeMs: prompt.tokenizeMs,
       templateMs: prompt.templateMs,
       tokenizeStartedAt: prompt.tokenizeStartedAt,
-      templateMs: prompt.templateMs ?? 0,
     };
   }
 }
