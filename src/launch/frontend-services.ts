@@ -30,7 +30,7 @@ export async function startFrontendServices(config: Config, models: ModelManager
   const metrics = new MetricsRegistry(config.metricsPrefix);
   const keys = apiKeyStore(config, logger);
   const requests = meteredRequestScope(metrics, 'frontend');
-  const tracing = traceFrontend(config, requests.scope);
+  const tracing = await traceFrontend(config, requests.scope);
   registerClusterMetrics(metrics, clusterStats(models));
   const stopProcessMetrics = registerProcessMetrics(metrics);
   const access = { keys: keys.keys, adminEnabled: config.enableAdminApi, protectMetrics: config.protectMetrics };
