@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import OpenAI from 'openai';
 import { eventually } from '../support/in-process.js';
 import { OtlpCollector } from '../support/otlp-collector.js';
-import { assertGenerationTrace, clientContext, only } from '../support/trace-checks.js';
+import { assertGenerationTrace, clientContext, fiveTokenChat, only } from '../support/trace-checks.js';
 import { MODEL, startFrontendProcess, startMockerProcess, stopAll, waitForModel } from './helpers.js';
 
 test('a worker over TCP joins the client trace under the frontend engine call', async () => {
@@ -29,13 +29,7 @@ test('a worker over TCP joins the client trace under the frontend engine call', 
   try {
     await waitForModel(frontend.baseUrl, MODEL, frontend.proc, 60_000);
     const openai = new OpenAI({ baseURL: `${frontend.baseUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
-    const body: OpenAI.ChatCompletionCreateParamsNonStreaming & { ignore_eos: boolean } = {
-      model: MODEL,
-      messages: [{ role: 'user', content: 'Tell me about tracing' }],
-      max_tokens: 5,
-      ignore_eos: true,
-    };
-    const answer = await openai.chat.completions.create(body, { headers: { traceparent: client.traceparent, tracestate: 'vendor=1' } });
+    const answer = await openai.chat.completions.create(fiveTokenChat('Tell me about tracing'), { headers: { traceparent: client.traceparent, tracestate: 'vendor=1' } });
     assert.equal(answer.usage?.completion_tokens, 5);
   } finally {
     await stopAll([frontend.proc, worker]);
