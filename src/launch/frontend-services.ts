@@ -32,7 +32,7 @@ export async function startFrontendServices(config: Config, models: ModelManager
   const metrics = new MetricsRegistry(config.metricsPrefix);
   const keys = apiKeyStore(config, logger);
   const requests = meteredRequestScope(metrics, 'frontend');
-  const tracing = traceFrontend(config, requests.scope);
+  const tracing = await traceFrontend(config, requests.scope);
   const stats = clusterStats(models);
   registerClusterMetrics(metrics, stats);
   const stopProcessMetrics = registerProcessMetrics(metrics);

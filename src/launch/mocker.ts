@@ -62,7 +62,7 @@ export async function runMockers(config: Config, root: Logger, makeRuntimes: () 
   const model = instancesOf(runtimes);
   const card: ModelDeploymentCard = { ...loaded, modelType: model.modelType };
   const { engines, handlers } = model;
-  const tracing = traceEngines(config);
+  const tracing = await traceEngines(config);
   const endpointOf = (rt: DistributedRuntime): Endpoint => rt.namespace(ep.namespace).component(ep.component).endpoint(ep.endpoint);
 
   const cardJson = workerCardJson(card, model.runtimeConfig);

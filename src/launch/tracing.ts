@@ -1,8 +1,8 @@
 // Tracing of one process part, when OTEL_EXPORT_ENABLED: its own OTLP exporter, and the observers
 // that turn request or engine events into spans. Off, nothing is made and nothing subscribes, so
-// the publishers build no events.
+// the publishers build no events, and the OpenTelemetry SDK is not even loaded (it takes seconds
+// to import on a busy machine), hence the dynamic import.
 import type { Config } from '../config/index.js';
-import { RequestTracing, startOtlpTracing, traceEngineRequests } from '../observability/index.js';
 import type { RequestScope } from '../protocols/index.js';
 
 /** Which part of the process traces: it names the default service. */
@@ -15,23 +15,27 @@ export interface PartTracing {
 
 const NOT_TRACING: PartTracing = { stop: () => Promise.resolve() };
 
-function exporterFor(config: Config, part: TracedPart) {
-  return startOtlpTracing({ serviceName: config.otelServiceName ?? `dynamo-ts-${part}`, tracesEndpoint: config.otelExporterOtlpTracesEndpoint });
+async function exporterFor(config: Config, part: TracedPart) {
+  const tracing = await import('../observability/tracing/index.js');
+  const exporter = tracing.startOtlpTracing({
+    serviceName: config.otelServiceName ?? `dynamo-ts-${part}`,
+    tracesEndpoint: config.otelExporterOtlpTracesEndpoint,
+  });
+  return { tracing, exporter };
 }
 
 /** Spans of the requests of `scope` (a frontend's), when tracing is on. */
-export function traceFrontend(config: Config, scope: RequestScope): PartTracing {
+export async function traceFrontend(config: Config, scope: RequestScope): Promise<PartTracing> {
   if (!config.otelExportEnabled) return NOT_TRACING;
-  const tracing = exporterFor(config, 'frontend');
-  const unsubscribe = new RequestTracing(tracing.tracer).observe(scope);
-  return stopping(unsubscribe, tracing.shutdown);
+  const { tracing, exporter } = await exporterFor(config, 'frontend');
+  return stopping(new tracing.RequestTracing(exporter.tracer).observe(scope), exporter.shutdown);
 }
 
 /** Spans of the process's engine requests (a worker's), when tracing is on. */
-export function traceEngines(config: Config): PartTracing {
+export async function traceEngines(config: Config): Promise<PartTracing> {
   if (!config.otelExportEnabled) return NOT_TRACING;
-  const tracing = exporterFor(config, 'mocker');
-  return stopping(traceEngineRequests(tracing.tracer), tracing.shutdown);
+  const { tracing, exporter } = await exporterFor(config, 'mocker');
+  return stopping(tracing.traceEngineRequests(exporter.tracer), exporter.shutdown);
 }
 
 function stopping(unsubscribe: () => void, shutdown: () => Promise<void>): PartTracing {

@@ -10,7 +10,7 @@ import { engineRequestChannel, requestChannels } from '../../src/protocols/index
 import { makeClient, textInput, unary } from '../frontends/grpc/harness.js';
 import { serveInProcess } from '../support/in-process.js';
 import { OtlpCollector } from '../support/otlp-collector.js';
-import { assertGenerationTrace, clientContext, MODEL, only } from '../support/trace-checks.js';
+import { assertGenerationTrace, clientContext, fiveTokenChat, MODEL, only } from '../support/trace-checks.js';
 import { freePort } from '../support/processes.js';
 
 let collector: OtlpCollector;
@@ -27,12 +27,7 @@ before(async () => {
   });
   try {
     const openai = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
-    const body: OpenAI.ChatCompletionCreateParamsNonStreaming & { ignore_eos: boolean } = {
-      model: MODEL,
-      messages: [{ role: 'user', content: 'Hello there' }],
-      max_tokens: 5,
-      ignore_eos: true,
-    };
+    const body = fiveTokenChat('Hello there');
     const answer = await openai.chat.completions.create(body, { headers: { traceparent: unaryChat.traceparent, tracestate: 'vendor=1' } });
     assert.equal(answer.usage?.completion_tokens, 5);
     const stream = await openai.chat.completions.create({ ...body, stream: true as const }, { headers: { traceparent: streamChat.traceparent } });

@@ -2,9 +2,15 @@
 // one generation's spans must look like.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import type OpenAI from 'openai';
 import type { CollectedSpan } from './otlp-collector.js';
 
 export const MODEL = 'Qwen/Qwen3-0.6B';
+
+/** A unary chat request for exactly five tokens, the count `assertGenerationTrace` expects. */
+export function fiveTokenChat(content: string): OpenAI.ChatCompletionCreateParamsNonStreaming & { ignore_eos: boolean } {
+  return { model: MODEL, messages: [{ role: 'user', content }], max_tokens: 5, ignore_eos: true };
+}
 
 /** A client span context: a fresh trace id and span id, sampled. */
 export function clientContext(): { traceId: string; spanId: string; traceparent: string } {
