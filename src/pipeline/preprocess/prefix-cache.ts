@@ -13,12 +13,19 @@ export interface BoundaryToken {
   id: number;
 }
 
-/** One encoded prompt: its text, ids, and the token index of each cut (char offset → ids before it). */
+/** One encoded prompt: its text, ids, and the token index of each kept cut (key → [char offset, ids before it]). */
 interface Entry {
   text: string;
   ids: readonly number[];
-  cuts: Map<number, number>;
+  cuts: Map<string, [number, number]>;
   bytes: number;
+}
+
+/** Where a prompt may be cut: char offsets, and for each a key naming the text before it. */
+export interface PromptCuts {
+  offsets: number[];
+  /** Offset and a hash of the text before it: equal keys almost always mean equal leading text. */
+  keys: string[];
 }
 
 export interface PrefixHit {
@@ -34,8 +41,8 @@ export class PrefixTokenCache {
   private readonly boundaryIds: ReadonlySet<number>;
   /** Least recently used first. */
   private readonly entries = new Set<Entry>();
-  /** Cut offset → the entries whose text has a cut there (one per distinct leading text). */
-  private readonly byCut = new Map<number, Entry[]>();
+  /** Cut key → the entries whose leading text has that key (one per distinct leading text). */
+  private readonly byCut = new Map<string, Entry[]>();
   private bytes = 0;
   private hitCount = 0;
   private missCount = 0;
@@ -51,24 +58,33 @@ export class PrefixTokenCache {
     this.boundaryIds = new Set(tokens.map((t) => t.id));
   }
 
-  /** Where special tokens start in `text` (never 0: an empty leading part saves nothing). */
-  cutsOf(text: string): number[] {
-    const cuts: number[] = [];
-    for (const match of text.matchAll(this.pattern)) if (match.index > 0) cuts.push(match.index);
-    return cuts;
+  /**
+   * Where special tokens start in `text` (never 0: an empty leading part saves nothing), each
+   * keyed by a hash of the text before it, so a lookup compares text only with its likely match.
+   */
+  cutsOf(text: string): PromptCuts {
+    const offsets: number[] = [];
+    for (const match of text.matchAll(this.pattern)) if (match.index > 0) offsets.push(match.index);
+    const keys: string[] = [];
+    let hash = 0x811c9dc5;
+    let at = 0;
+    for (const offset of offsets) {
+      for (; at < offset; at++) hash = Math.imul(hash ^ text.charCodeAt(at), 0x01000193);
+      keys.push(`${offset}:${hash >>> 0}`);
+    }
+    return { offsets, keys };
   }
 
-  /** The longest cached leading part of `text` ending at one of its `cuts`. */
-  lookup(text: string, cuts: readonly number[]): PrefixHit | null {
-    for (let i = cuts.length - 1; i >= 0; i--) {
-      const cut = cuts[i]!;
-      const candidates = this.byCut.get(cut);
-      if (!candidates) continue;
-      for (const entry of candidates) {
+  /** The longest cached leading part of `text` ending at one of its cuts. */
+  lookup(text: string, cuts: PromptCuts): PrefixHit | null {
+    for (let i = cuts.keys.length - 1; i >= 0; i--) {
+      const key = cuts.keys[i]!;
+      const cut = cuts.offsets[i]!;
+      for (const entry of this.byCut.get(key) ?? []) {
         if (!text.startsWith(entry.text.slice(0, cut))) continue;
         this.touch(entry);
         this.hitCount++;
-        return { chars: cut, ids: entry.ids.slice(0, entry.cuts.get(cut)) };
+        return { chars: cut, ids: entry.ids.slice(0, entry.cuts.get(key)![1]) };
       }
     }
     this.missCount++;
@@ -76,22 +92,23 @@ export class PrefixTokenCache {
   }
 
   /** Remembers `text`'s ids; a text whose special tokens and ids do not line up is not kept. */
-  store(text: string, cuts: readonly number[], ids: readonly number[]): void {
+  store(text: string, cuts: PromptCuts, ids: readonly number[]): void {
     const tokenIndexes: number[] = [];
     for (let i = 0; i < ids.length; i++) if (this.boundaryIds.has(ids[i]!)) tokenIndexes.push(i);
     // The text's first special token may stand at offset 0, which `cuts` leaves out.
-    const skipped = tokenIndexes.length - cuts.length;
+    const skipped = tokenIndexes.length - cuts.offsets.length;
     if (skipped !== 0 && skipped !== 1) return;
     if (skipped === 1 && tokenIndexes[0] !== 0) return;
-    const entry: Entry = { text, ids, cuts: new Map(), bytes: 64 + text.length * 2 + ids.length * 8 + cuts.length * 48 };
-    for (let i = 0; i < cuts.length; i++) {
-      const cut = cuts[i]!;
-      const bucket = this.byCut.get(cut) ?? [];
-      // One entry per distinct leading text is enough to find it.
-      if (bucket.some((other) => other.text.startsWith(text.slice(0, cut)))) continue;
-      entry.cuts.set(cut, tokenIndexes[i + skipped]!);
+    const entry: Entry = { text, ids, cuts: new Map(), bytes: 64 + text.length * 2 + ids.length * 8 + cuts.offsets.length * 64 };
+    for (let i = 0; i < cuts.keys.length; i++) {
+      const key = cuts.keys[i]!;
+      const cut = cuts.offsets[i]!;
+      const bucket = this.byCut.get(key) ?? [];
+      // One entry per leading text is enough to find it (a colliding hash only costs a later miss).
+      if (bucket.length > 0) continue;
+      entry.cuts.set(key, [cut, tokenIndexes[i + skipped]!]);
       bucket.push(entry);
-      this.byCut.set(cut, bucket);
+      this.byCut.set(key, bucket);
     }
     if (entry.cuts.size === 0) return;
     this.entries.add(entry);
@@ -121,10 +138,10 @@ export class PrefixTokenCache {
   private evict(entry: Entry): void {
     this.entries.delete(entry);
     this.bytes -= entry.bytes;
-    for (const cut of entry.cuts.keys()) {
-      const bucket = this.byCut.get(cut)!;
+    for (const key of entry.cuts.keys()) {
+      const bucket = this.byCut.get(key)!;
       bucket.splice(bucket.indexOf(entry), 1);
-      if (bucket.length === 0) this.byCut.delete(cut);
+      if (bucket.length === 0) this.byCut.delete(key);
     }
   }
 }
