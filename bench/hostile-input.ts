@@ -5,11 +5,15 @@
 // whatever the neighbours do to the wall clock; the pings' own share, measured idle, is taken off;
 // 10 ms resolution).
 // Phases: deep nesting (100k levels), 100k messages, messages at the limit, 40 MB prompts, slow
-// bodies, then idle pauses and the final RSS against the baseline.
-// Usage: node dist/bench/hostile-input.js [--prompt-mb 40] [--repeat 5] [--server-arg=--max-prompt-chars=...]...
+// bodies, then idle pauses and the final RSS against the baseline. Pings: the worst and the 99th
+// percentile per phase.
+// With --baseline DIR (another checkout, built), that build's `serve` runs beside this one and each
+// phase runs on the baseline, then on this build, so the two are compared in the same run.
+// Usage: node dist/bench/hostile-input.js [--prompt-mb 40] [--repeat 5] [--baseline DIR] [--server-arg=--max-prompt-chars=...]...
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort, startProcess, waitForModel } from '../test/support/processes.js';
 
@@ -19,6 +23,7 @@ const { values } = parseArgs({
     repeat: { type: 'string', default: '5' },
     'limit-messages': { type: 'string', default: '4096' },
     'server-arg': { type: 'string', multiple: true, default: [] },
+    baseline: { type: 'string' },
   },
 });
 const PROMPT_MB = Number(values['prompt-mb']);
@@ -38,9 +43,9 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
-/** One ping at a time, as fast as answers come; remembers the slowest since the last reset. */
+/** One ping at a time, as fast as answers come; remembers the pings since the last reset. */
 class Pinger {
-  private worst = 0;
+  private samples: number[] = [];
   private running = true;
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   readonly done: Promise<void>;
@@ -63,15 +68,17 @@ class Pinger {
     while (this.running) {
       const started = performance.now();
       await this.ping();
-      this.worst = Math.max(this.worst, performance.now() - started);
+      this.samples.push(performance.now() - started);
       await new Promise((r) => setTimeout(r, 2));
     }
   }
 
-  takeWorst(): number {
-    const worst = this.worst;
-    this.worst = 0;
-    return worst;
+  /** `worst / p99` of the pings since the last call, in ms. */
+  take(): string {
+    const sorted = this.samples.sort((a, b) => a - b);
+    this.samples = [];
+    const p99 = sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))] ?? 0;
+    return `${(sorted[sorted.length - 1] ?? 0).toFixed(1)} / ${p99.toFixed(1)}`;
   }
 
   async stop(): Promise<void> {
@@ -112,39 +119,62 @@ function slowBody(port: number): Promise<number> {
 const chat = (messages: unknown[], extra = '') => `{"model":"${MODEL}","messages":${JSON.stringify(messages)},"max_tokens":1${extra}}`;
 const deep = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
-async function main(): Promise<void> {
+interface Target {
+  name: string;
+  port: number;
+  pid: number;
+  pinger: Pinger;
+  /** What the pings alone cost the loop per ms, taken off each phase's figure. */
+  pingCpuPerMs: number;
+  baseline: number;
+  stop(): Promise<unknown>;
+}
+
+async function startTarget(name: string, bin: string | undefined, serverArgs: string[]): Promise<Target> {
   const port = await freePort();
-  const serverArgs = values['server-arg'] as string[];
   const server = startProcess(
     ['serve', '--http-host', '127.0.0.1', '--http-port', String(port), '--speedup-ratio', '1000', ...serverArgs],
     { DYN_HTTP_BODY_TIMEOUT_SECS: String(BODY_TIMEOUT_SECS) },
+    bin,
   );
   await waitForModel(`http://127.0.0.1:${port}`, MODEL, server);
   const pid = server.proc.pid!;
   for (let i = 0; i < 20; i++) await post(port, chat([{ role: 'user', content: `warm up ${i}` }]));
-  await new Promise((r) => setTimeout(r, 2000));
-  const pinger = new Pinger(port);
-  await new Promise((r) => setTimeout(r, 1000));
-  // What the pings alone cost the loop per second, taken off each phase's figure.
-  const idleCpu = loopCpuMs(pid);
+  return { name, port, pid, pinger: new Pinger(port), pingCpuPerMs: 0, baseline: 0, stop: () => server.stop() };
+}
+
+async function main(): Promise<void> {
+  const serverArgs = values['server-arg'] as string[];
+  const targets: Target[] = [];
+  if (values.baseline) targets.push(await startTarget('baseline', path.join(path.resolve(values.baseline), 'bin/dynamo-ts.js'), serverArgs));
+  targets.push(await startTarget('this build', undefined, serverArgs));
+  await new Promise((r) => setTimeout(r, 3000));
+  const idleCpu = targets.map((t) => loopCpuMs(t.pid));
   const idleStarted = performance.now();
   await new Promise((r) => setTimeout(r, 3000));
-  const pingCpuPerMs = (loopCpuMs(pid) - idleCpu) / (performance.now() - idleStarted);
-  const baseline = rssMb(pid);
-  console.log(`server args: ${serverArgs.join(' ') || '(defaults)'}; prompt ${PROMPT_MB} MB x ${REPEAT}`);
-  console.log(`phase                          statuses              worst ping ms   RSS MB   loop CPU ms/request`);
-  console.log(`idle baseline                  -                     ${pinger.takeWorst().toFixed(1).padStart(13)}   ${baseline.toFixed(0).padStart(6)}`);
+  targets.forEach((t, i) => {
+    t.pingCpuPerMs = (loopCpuMs(t.pid) - idleCpu[i]!) / (performance.now() - idleStarted);
+    t.baseline = rssMb(t.pid);
+  });
+  const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  console.log(`server args: ${serverArgs.join(' ') || '(defaults)'}; prompt ${PROMPT_MB} MB x ${REPEAT}; load average ${load()}`);
+  console.log(`server       phase                          statuses              ping worst / p99 ms   RSS MB   loop CPU ms/request`);
+  const row = (t: Target, name: string, summary: string, extra = '') =>
+    console.log(`${t.name.padEnd(12)} ${name.padEnd(30)} ${summary.padEnd(21)} ${t.pinger.take().padStart(19)}   ${rssMb(t.pid).toFixed(0).padStart(6)}   ${extra.padStart(19)}`);
+  for (const t of targets) row(t, 'idle baseline', '-');
 
-  const phase = async (name: string, run: () => Promise<number[]>): Promise<void> => {
-    const cpuBefore = loopCpuMs(pid);
-    const started = performance.now();
-    const statuses = await run();
-    const pingCpu = pingCpuPerMs * (performance.now() - started);
-    const cpuPerRequest = Math.max(0, loopCpuMs(pid) - cpuBefore - pingCpu) / statuses.length;
-    const counts = new Map<number, number>();
-    for (const s of statuses) counts.set(s, (counts.get(s) ?? 0) + 1);
-    const summary = [...counts].map(([s, n]) => `${n}x${s}`).join(' ');
-    console.log(`${name.padEnd(30)} ${summary.padEnd(21)} ${pinger.takeWorst().toFixed(1).padStart(13)}   ${rssMb(pid).toFixed(0).padStart(6)}   ${cpuPerRequest.toFixed(0).padStart(19)}`);
+  const phase = async (name: string, run: (port: number) => Promise<number[]>): Promise<void> => {
+    for (const t of targets) {
+      t.pinger.take();
+      const cpuBefore = loopCpuMs(t.pid);
+      const started = performance.now();
+      const statuses = await run(t.port);
+      const pingCpu = t.pingCpuPerMs * (performance.now() - started);
+      const cpuPerRequest = Math.max(0, loopCpuMs(t.pid) - cpuBefore - pingCpu) / statuses.length;
+      const counts = new Map<number, number>();
+      for (const s of statuses) counts.set(s, (counts.get(s) ?? 0) + 1);
+      row(t, name, [...counts].map(([s, n]) => `${n}x${s}`).join(' '), cpuPerRequest.toFixed(0));
+    }
   };
   const times = async (n: number, one: () => Promise<number>): Promise<number[]> => {
     const out: number[] = [];
@@ -153,26 +183,27 @@ async function main(): Promise<void> {
   };
 
   const nested = `${chat([{ role: 'user', content: 'hi' }]).slice(0, -1)},"logit_bias":{"5":${deep(100_000)}}}`;
-  await phase('logit_bias nested 100k deep', () => times(REPEAT, () => post(port, nested)));
+  await phase('logit_bias nested 100k deep', (port) => times(REPEAT, () => post(port, nested)));
   const many = chat(Array.from({ length: 100_000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `message ${i}` })));
-  await phase('100k messages', () => times(REPEAT, () => post(port, many)));
+  await phase('100k messages', (port) => times(REPEAT, () => post(port, many)));
   const atLimit = chat(Array.from({ length: LIMIT_MESSAGES }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i}` })));
-  await phase(`${LIMIT_MESSAGES} messages (at the limit)`, () => times(REPEAT, () => post(port, atLimit)));
+  await phase(`${LIMIT_MESSAGES} messages (at the limit)`, (port) => times(REPEAT, () => post(port, atLimit)));
   const huge = chat([{ role: 'user', content: 'word '.repeat((PROMPT_MB * 1024 * 1024) / 5) }]);
-  await phase(`${PROMPT_MB} MB prompt`, () => times(REPEAT, () => post(port, huge)));
-  await phase('100 slow bodies', () => Promise.all(Array.from({ length: 100 }, () => slowBody(port))));
+  await phase(`${PROMPT_MB} MB prompt`, (port) => times(REPEAT, () => post(port, huge)));
+  await phase('100 slow bodies', (port) => Promise.all(Array.from({ length: 100 }, () => slowBody(port))));
   // V8 gives memory back to the system on its own schedule once the process is quiet.
-  let final = 0;
   let idle = 0;
   for (const secs of [10, 30, 60]) {
     await new Promise((r) => setTimeout(r, (secs - idle) * 1000));
     idle = secs;
-    final = rssMb(pid);
-    console.log(`${`idle ${secs} s after the drill`.padEnd(30)} -                     ${pinger.takeWorst().toFixed(1).padStart(13)}   ${final.toFixed(0).padStart(6)}`);
+    for (const t of targets) row(t, `idle ${secs} s after the drill`, '-');
   }
-  console.log(`RSS after/baseline: ${(final / baseline).toFixed(2)}`);
-  await pinger.stop();
-  await server.stop();
+  for (const t of targets) console.log(`${t.name}: RSS after/baseline ${(rssMb(t.pid) / t.baseline).toFixed(2)}`);
+  console.log(`load average at end: ${load()}`);
+  for (const t of targets) {
+    await t.pinger.stop();
+    await t.stop();
+  }
 }
 
 main().catch((err) => {
