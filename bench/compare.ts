@@ -12,7 +12,7 @@
 //   unary:  small non-streaming chats, 32 at a time; req/s;
 //   ttft:   ~1k-token prompts at 100 req/s; time to the first SSE event. "Added" TTFT is the
 //           gateway's percentile minus the ceiling's (client, loopback and HTTP are in both).
-// Usage: node dist/bench/compare.js [--quick] [--rounds N] [--baseline DIR] [--cpu-prof DIR]
+// Usage: node dist/bench/compare.js [--quick] [--rounds N] [--baseline DIR] [--cpu-prof DIR] [--only stream,unary,ttft]
 // --quick finishes within 2 minutes; the last line is always the summary of the figures.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -31,8 +31,10 @@ const { values } = parseArgs({
     rounds: { type: 'string' },
     baseline: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    only: { type: 'string', default: 'stream,unary,ttft' },
   },
 });
+const workloads = new Set(values.only.split(','));
 const quick = values.quick;
 const rounds = Number(values.rounds ?? (quick ? 2 : 5));
 const STREAMS = 256;
@@ -162,19 +164,19 @@ async function main(): Promise<void> {
   const add = <T>(m: Map<string, T[]>, k: string, v: T): void => void (m.get(k) ?? m.set(k, []).get(k)!).push(v);
   const streamers = [ceiling, ...gateways];
   for (let round = 1; round <= rounds; round++) {
-    for (const s of streamers) {
+    for (const s of workloads.has('stream') ? streamers : []) {
       const f = await measureStream(s);
       add(stream, s.name, f);
       console.log(
         `round ${round} stream ${s.name.padEnd(7)} tokens/s=${fmt(f.tokensPerSec, 0)} cpu_us_per_token=${fmt(f.cpuMicrosPerToken)} events_per_write=${fmt(f.eventsPerWrite)} events_per_read=${fmt(f.eventsPerRead)}`,
       );
     }
-    for (const s of [ceiling, ...gateways, nginxServer]) {
+    for (const s of workloads.has('unary') ? [ceiling, ...gateways, nginxServer] : []) {
       const rps = await measureUnary(s);
       add(unary, s.name, rps);
       console.log(`round ${round} unary  ${s.name.padEnd(7)} req/s=${fmt(rps, 0)}`);
     }
-    for (const s of streamers) {
+    for (const s of workloads.has('ttft') ? streamers : []) {
       const t = await measureTtft(s);
       add(ttft, s.name, t);
       console.log(`round ${round} ttft   ${s.name.padEnd(7)} p50_ms=${fmt(t.p50)} p99_ms=${fmt(t.p99)}`);
@@ -184,8 +186,8 @@ async function main(): Promise<void> {
 
   // Ratios are taken per round (the alternatives of a round ran side by side), then the median.
   const perRound = <T>(m: Map<string, T[]>, a: string, b: string, f: (x: T, y: T) => number): number =>
-    median(m.get(a)!.map((x, i) => f(x, m.get(b)![i]!)));
-  const med = <T>(m: Map<string, T[]>, k: string, f: (x: T) => number): number => median(m.get(k)!.map(f));
+    median((m.get(a) ?? []).map((x, i) => f(x, m.get(b)![i]!)));
+  const med = <T>(m: Map<string, T[]>, k: string, f: (x: T) => number): number => median((m.get(k) ?? []).map(f));
   console.log(`\n${rounds} interleaved rounds, ${((performance.now() - started) / 1000).toFixed(0)} s; medians over rounds`);
   console.log('| figure | ceiling | ' + gateways.map((g) => g.name).join(' | ') + ' |');
   console.log('|---|---|' + gateways.map(() => '---|').join(''));

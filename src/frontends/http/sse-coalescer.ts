@@ -6,8 +6,9 @@
 // After a write a stream waits at least MIN_HOLD_MS, and while the process stays busy (some stream
 // always has frames queued) also TURNS_PER_WRITE event-loop turns, at most MAX_HOLD_MS. An engine
 // releases one step per stream per turn at most, so a stream emitting every turn of a busy process
-// writes about TURNS_PER_WRITE events at once. A stream's first event, and any event after a write
-// older than the hold (real token rates, a quiet process), goes out on the next turn.
+// writes about TURNS_PER_WRITE events at once. A stream's first event goes out at once (nothing
+// holds the first token), and any event after a write older than the hold (real token rates, a
+// quiet process) on the next turn.
 
 /** A stream the coalescer writes for. */
 export interface CoalescedStream {
@@ -47,8 +48,12 @@ export class WriteCoalescer {
   private emptyRuns = 0;
   private readonly runBound = (): void => this.run();
 
-  /** Queues `stream` for its next due write. */
+  /** Queues `stream` for its next due write; a stream's first frames go out at once (TTFT). */
   add(stream: CoalescedStream): void {
+    if (stream.lastWrite.at === -Infinity) {
+      this.writeNow(stream, performance.now());
+      return;
+    }
     this.waiting.add(stream);
     this.runNextTurn();
   }
@@ -56,6 +61,14 @@ export class WriteCoalescer {
   /** Forgets `stream`: it wrote its last frames itself. */
   remove(stream: CoalescedStream): void {
     this.waiting.delete(stream);
+  }
+
+  private writeNow(stream: CoalescedStream, now: number): void {
+    const last = stream.lastWrite;
+    last.at = now;
+    last.turn = this.turn;
+    last.idle = this.idle;
+    stream.write();
   }
 
   private runNextTurn(): void {
@@ -86,10 +99,7 @@ export class WriteCoalescer {
       const waitedMs = now - last.at;
       if ((waitedTurns && waitedMs >= MIN_HOLD_MS) || waitedMs >= MAX_HOLD_MS) {
         this.waiting.delete(stream);
-        last.at = now;
-        last.turn = this.turn;
-        last.idle = this.idle;
-        stream.write();
+        this.writeNow(stream, now);
       } else if (!waitedTurns) {
         needsTurns = true;
       } else {

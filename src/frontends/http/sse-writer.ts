@@ -91,7 +91,8 @@ export class SseWriter implements CoalescedStream {
 
   private push(frame: string): void {
     if (this.isClosed) return;
-    if (this.pending.length === 0) sseCoalescer.add(this);
+    const queued = this.pending.length > 0;
     this.pending += frame;
+    if (!queued) sseCoalescer.add(this);
   }
 }

@@ -48,9 +48,9 @@ class WatchedStream<Out> implements AsyncIterator<Out> {
   private waiting = false;
   private done = false;
   private timer: NodeJS.Timeout | null = null;
-  /** Rejects when the stall timeout fires; raced against each pending item. */
-  private readonly stalled: Promise<never> | null = null;
-  private fail: ((err: Error) => void) | null = null;
+  /** Fails the pending `next()` when the stall timeout fires. */
+  private failPending: ((err: Error) => void) | null = null;
+  private stalled = false;
 
   constructor(
     private readonly inner: AsyncIterator<Out>,
@@ -58,18 +58,33 @@ class WatchedStream<Out> implements AsyncIterator<Out> {
     private readonly health: InstanceHealth,
     private readonly stall: StallWatch | null,
   ) {
-    if (!stall) return;
-    this.stalled = new Promise<never>((_, reject) => (this.fail = reject));
-    this.stalled.catch(() => undefined);
-    this.arm(stall.ms);
+    if (stall) this.arm(stall.ms);
   }
 
   next(): Promise<IteratorResult<Out>> {
     if (this.done) return Promise.resolve({ done: true, value: undefined });
+    if (!this.stall) return this.inner.next().then(this.onItem, this.onError);
     this.waiting = true;
     this.waitingSince = performance.now();
-    const item = this.inner.next();
-    return (this.stalled ? Promise.race([item, this.stalled]) : item).then(this.onItem, this.onError);
+    // One promise the watchdog can fail, rather than a race per item (each race would leave a
+    // reaction on a shared stall promise for the stream's whole life).
+    return new Promise<IteratorResult<Out>>((resolve, reject) => {
+      this.failPending = reject;
+      this.inner.next().then(
+        (r) => {
+          // After a stall the call already failed: whatever the worker sends late is dropped.
+          if (!this.stalled) resolve(this.onItem(r));
+        },
+        (err: unknown) => {
+          if (this.stalled) return;
+          try {
+            this.onError(err);
+          } catch (thrown) {
+            reject(thrown);
+          }
+        },
+      );
+    });
   }
 
   return(value?: unknown): Promise<IteratorResult<Out>> {
@@ -82,12 +97,14 @@ class WatchedStream<Out> implements AsyncIterator<Out> {
 
   private readonly onItem = (r: IteratorResult<Out>): IteratorResult<Out> => {
     this.waiting = false;
+    this.failPending = null;
     if (r.done) this.finish();
     return r;
   };
 
   private readonly onError = (err: unknown): never => {
     this.waiting = false;
+    this.failPending = null;
     this.finish();
     reportLost(this.health, this.id, err);
     throw err;
@@ -111,7 +128,14 @@ class WatchedStream<Out> implements AsyncIterator<Out> {
       return;
     }
     const secs = stall.ms / 1000;
-    this.fail!(new WorkerLostError(`backend response inactivity timeout: worker ${this.id.toString(16)} sent nothing for ${secs} s`, this.id));
+    const err = new WorkerLostError(`backend response inactivity timeout: worker ${this.id.toString(16)} sent nothing for ${secs} s`, this.id);
+    const fail = this.failPending;
+    this.stalled = true;
+    this.waiting = false;
+    this.failPending = null;
+    this.finish();
+    reportLost(this.health, this.id, err);
     stall.abort.abort();
+    fail?.(err);
   }
 }

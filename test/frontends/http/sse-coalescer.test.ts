@@ -12,8 +12,9 @@ class FakeStream implements CoalescedStream {
   constructor(private readonly coalescer: WriteCoalescer) {}
 
   push(frame: string): void {
-    if (this.queued === '') this.coalescer.add(this);
+    const queued = this.queued !== '';
     this.queued += frame;
+    if (!queued) this.coalescer.add(this);
   }
 
   write(): void {
@@ -29,14 +30,16 @@ async function until(done: () => boolean): Promise<void> {
   assert.ok(done(), 'never written');
 }
 
-test("a stream's first frames go out together, in one write", async () => {
+test("a stream's first frame goes out at once; the frames queued after it go out together", async () => {
   const coalescer = new WriteCoalescer();
   const stream = new FakeStream(coalescer);
   stream.push('a');
+  assert.deepEqual(stream.writes, ['a']);
   stream.push('b');
-  assert.deepEqual(stream.writes, [], 'nothing is written in the turn the frames are queued');
-  await until(() => stream.writes.length > 0);
-  assert.deepEqual(stream.writes, ['ab']);
+  stream.push('c');
+  assert.deepEqual(stream.writes, ['a'], 'later frames wait for the coalescer');
+  await until(() => stream.writes.length > 1);
+  assert.deepEqual(stream.writes, ['a', 'bc']);
 });
 
 test('busy streams write every frame, in order, with fewer writes than frames', async () => {
@@ -59,9 +62,11 @@ test('a removed stream is not written', async () => {
   const coalescer = new WriteCoalescer();
   const gone = new FakeStream(coalescer);
   const kept = new FakeStream(coalescer);
+  gone.push('first');
+  kept.push('first');
   gone.push('x');
   kept.push('y');
   coalescer.remove(gone);
-  await until(() => kept.writes.length > 0);
-  assert.deepEqual(gone.writes, []);
+  await until(() => kept.writes.length > 1);
+  assert.deepEqual(gone.writes, ['first']);
 });
