@@ -226,12 +226,14 @@ function apply(tree: RadixTree, from: number, to: number, latencies: Float64Arra
   return matched;
 }
 
-function run(latencies: Float64Array | null): { seconds: number; tree: RadixTree; matched: number } {
+function run(latencies: Float64Array | null): { seconds: number; cpuSeconds: number; tree: RadixTree; matched: number } {
   const tree = new RadixTree(WORKERS * CAPACITY);
   apply(tree, 0, measuredFrom, null);
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const matched = apply(tree, measuredFrom, opCount, latencies);
-  return { seconds: (performance.now() - t0) / 1000, tree, matched };
+  const cpu = process.cpuUsage(cpu0);
+  return { seconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6, tree, matched };
 }
 
 const measuredOps = opCount - measuredFrom;
@@ -255,5 +257,18 @@ const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p
 const opsPerSec = measuredOps / throughput.seconds;
 console.log(`elapsed: ${throughput.seconds.toFixed(3)} s`);
 console.log(`find_matches latency (separate pass, each call timed): p50 ${pct(0.5).toFixed(2)} us, p99 ${pct(0.99).toFixed(2)} us, max ${pct(1).toFixed(1)} us`);
+// find_matches alone on the final tree: CPU time per call, steadier than per-call wall time.
+{
+  const tree = throughput.tree;
+  const cpu0 = process.cpuUsage();
+  for (let i = measuredFrom; i < opCount; i++) {
+    const o = i * OP_WORDS;
+    if (ops[o] === OP_FIND) tree.findMatches(data, ops[o + 3]!, ops[o + 4]!);
+  }
+  const cpu = process.cpuUsage(cpu0);
+  console.log(`find_matches_cpu_us_per_call=${((cpu.user + cpu.system) / findOps).toFixed(2)}`);
+}
 console.log(`indexer_ops_per_s=${Math.round(opsPerSec)}`);
+// CPU time is steadier than wall time on a shared machine.
+console.log(`indexer_ops_per_cpu_s=${Math.round(measuredOps / throughput.cpuSeconds)}`);
 console.log(`find_matches_p99_us=${pct(0.99).toFixed(2)}`);
