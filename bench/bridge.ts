@@ -18,16 +18,12 @@ import { freePort, startProcess, waitForModel, type RunningProcess } from '../te
 import { streamChat, streamingChatBody } from './support/sse-client.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '8' }, tokens: { type: 'string', default: '2000' } } });
-const rounds = Number(values.rounds);
-const maxTokens = Number(values.tokens);
-const MODEL = 'Qwen/Qwen3-0.6B';
+const [rounds, maxTokens] = [Number(values.rounds), Number(values.tokens)];
+/** The model `serve` answers as. */
+const SERVED = 'Qwen/Qwen3-0.6B';
 
-interface Sample {
-  ttftMs: number;
-  tokensPerSec: number;
-  /** CPU µs per token of the process that bridges (0 for direct calls). */
-  cpuUsPerToken: number;
-}
+/** One request's timings; the CPU is that of the process that bridges (0 for direct calls). */
+type Sample = { ttftMs: number; tokensPerSec: number; cpuUsPerToken: number };
 
 /** utime + stime of a process, in µs. */
 function cpuUs(pid: number): number {
@@ -37,7 +33,7 @@ function cpuUs(pid: number): number {
 
 async function standInProcess(): Promise<{ url: string; stop(): void }> {
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support/stand-in-process.js');
-  const child = spawn(process.execPath, [script, '--tokens', String(maxTokens)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script, '--tokens', String(maxTokens)], { stdio: ['ignore', 'pipe', 'ignore'] });
   const url = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())));
   return { url, stop: () => child.kill('SIGTERM') };
 }
@@ -45,11 +41,11 @@ async function standInProcess(): Promise<{ url: string; stop(): void }> {
 async function main(): Promise<void> {
   const servePort = await freePort();
   const serve = startProcess(['serve', '--http-host', '127.0.0.1', '--http-port', String(servePort), '--speedup-ratio', '1000000']);
-  await waitForModel(`http://127.0.0.1:${servePort}`, MODEL, serve);
+  await waitForModel(`http://127.0.0.1:${servePort}`, SERVED, serve);
   const vllm = await standInProcess();
   const dir = mkdtempSync(path.join(tmpdir(), 'dyn-bench-bridge-'));
   const file = path.join(dir, 'upstreams.yaml');
-  writeFileSync(file, `models:\n  via-serve: [{ url: "http://127.0.0.1:${servePort}", model: "${MODEL}" }]\n  via-vllm: ["${vllm.url}"]\n`);
+  writeFileSync(file, `models:\n  via-serve: [{ url: "http://127.0.0.1:${servePort}", model: "${SERVED}" }]\n  via-vllm: ["${vllm.url}"]\n`);
   const frontendPort = await freePort();
   const frontend: RunningProcess = startProcess(
     ['frontend', '--http-host', '127.0.0.1', '--http-port', String(frontendPort), '--discovery-backend', 'mem', '--request-plane', 'inproc', '--event-plane', 'inproc', '--upstream-config', file],
@@ -61,7 +57,7 @@ async function main(): Promise<void> {
   const agent = new http.Agent({ keepAlive: true });
   const vllmPort = Number(new URL(vllm.url).port);
   const paths: Record<string, { port: number; model: string; bridge: boolean }> = {
-    'serve direct': { port: servePort, model: MODEL, bridge: false },
+    'serve direct': { port: servePort, model: SERVED, bridge: false },
     'serve bridged': { port: frontendPort, model: 'via-serve', bridge: true },
     'vllm-like direct': { port: vllmPort, model: 'stand-in', bridge: false },
     'vllm-like bridged': { port: frontendPort, model: 'via-vllm', bridge: true },
@@ -74,7 +70,8 @@ async function main(): Promise<void> {
     return { ttftMs: t.ttftMs, tokensPerSec: (t.tokens / t.ms) * 1000, cpuUsPerToken: cpu / Math.max(1, t.tokens) };
   }
   const samples = new Map<string, Sample[]>(Object.keys(paths).map((k) => [k, []]));
-  for (const name of paths ? Object.keys(paths) : []) await run(name);
+  // One warm-up request per path.
+  for (const name of Object.keys(paths)) await run(name);
   for (let i = 0; i < rounds; i++) for (const name of Object.keys(paths)) samples.get(name)!.push(await run(name));
 
   const median = (xs: number[]): number => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -92,6 +89,7 @@ async function main(): Promise<void> {
     const ratio = median(b.map((s) => s.tokensPerSec)) / median(d.map((s) => s.tokensPerSec));
     console.log(`${upstream}: added TTFT ${addedTtft.toFixed(2)} ms, bridged/direct tokens/s ${ratio.toFixed(2)}`);
   }
+  agent.destroy();
   await frontend.stop();
   await serve.stop();
   vllm.stop();

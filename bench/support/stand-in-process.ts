@@ -8,4 +8,3 @@ const ids = [9707, 1879, 11, 419, 374, 264, 1273, 13];
 const answer = Array.from({ length: Number(values.tokens) }, (_, i) => ids[i % ids.length]!);
 const server = await startStandIn({ kind: 'vllm', answer });
 process.stdout.write(`${server.url}\n`);
-process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
