@@ -9,3 +9,4 @@ export { runtimeOptionsFromConfig, workerRuntimeFromEnv } from './runtime-option
 export { type TensorModelSink } from './model-watcher.js';
 export { natsTlsOptions, tcpTlsFiles } from './tls.js';
 export { startRetrying, startupFailureLine, StartupGaveUpError, type StartupRetryOptions } from './startup-retry.js';
+export { resolveModelSource, type ModelSourceOptions } from './model-source.js';

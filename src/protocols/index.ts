@@ -11,3 +11,4 @@ export * from './request-events.js';
 export * from './media.js';
 export * from './parser-names.js';
 export * from './api-keys.js';
+export * from './hub-repo-ref.js';
