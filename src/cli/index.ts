@@ -1,5 +1,6 @@
 import { ConfigError, parseCommandLine, writeConfigDump, type Config, type Subcommand } from '../config/index.js';
-import { frontendCommand, serveCommand, startMocker, startOpenAiWorker, startRetrying, startupFailureLine, StartupGaveUpError } from '../launch/index.js';
+import { frontendCommand, resolveModelSource, serveCommand, startMocker, startOpenAiWorker, startRetrying, startupFailureLine, StartupGaveUpError } from '../launch/index.js';
+import { DynamoError } from '../protocols/index.js';
 import { createLogger, logFormatFor, type Logger } from '../observability/index.js';
 import { progressBar, runBench } from './bench/index.js';
 
@@ -51,15 +52,20 @@ async function runService(start: Starter, config: Config, logger: Logger): Promi
   const signalled = waitForShutdownSignal(logger).then(() => {
     stopping = true;
   });
+  const retry = {
+    retrySecs: config.connectRetrySecs,
+    tell: (line: string) => process.stderr.write(`warning: ${line}\n`),
+    stopping: () => stopping,
+  };
   let service: Awaited<ReturnType<Starter>>;
+  let resolvingModel = true;
   try {
-    service = await startRetrying(() => start(config, logger), {
-      retrySecs: config.connectRetrySecs,
-      tell: (line) => process.stderr.write(`warning: ${line}\n`),
-      stopping: () => stopping,
-    });
+    // A hub repository id becomes a local folder first: its typed errors (not found, gated, not cached offline) are one line.
+    const ready = await startRetrying(() => resolveModelSource(config, { progressTo: process.stderr, tell: (line) => logger.info(line) }), retry);
+    resolvingModel = false;
+    service = await startRetrying(() => start(ready, logger), retry);
   } catch (err) {
-    const line = err instanceof StartupGaveUpError ? err.message : startupFailureLine(err);
+    const line = err instanceof StartupGaveUpError ? err.message : (startupFailureLine(err) ?? (resolvingModel && err instanceof DynamoError ? err.message : null));
     if (line === null) throw err;
     process.stderr.write(`error: ${line}\n`);
     if (/^(debug|trace)\b/.test(config.log)) process.stderr.write(`${(err as Error).stack}\n`);

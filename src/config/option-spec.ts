@@ -102,6 +102,8 @@ export interface StringSpec extends BaseSpec<string> {
   /** `path` values are file-system paths; `mustExist` paths are checked at parse time. */
   readonly type: 'string' | 'path';
   readonly mustExist?: boolean;
+  /** Values matching this need not exist (e.g. a hub repository id where a folder is also accepted). */
+  readonly mustExistUnless?: { readonly regex: RegExp; readonly describe: string };
   /** A value constraint beyond non-emptiness, with the phrase used in the error message. */
   readonly pattern?: { readonly regex: RegExp; readonly describe: string };
 }

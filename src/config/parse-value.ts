@@ -50,7 +50,7 @@ export function parseValue(spec: OptionSpec, raw: string, origin: string): Optio
     case 'path':
       if (raw === '') fail();
       if (spec.pattern !== undefined && !spec.pattern.regex.test(raw)) fail();
-      if (spec.mustExist === true && !existsSync(raw)) fail();
+      if (spec.mustExist === true && !existsSync(raw) && spec.mustExistUnless?.regex.test(raw) !== true) fail();
       return raw;
   }
 }
@@ -71,7 +71,7 @@ export function describeAccepted(spec: OptionSpec): string {
     case 'string':
     case 'path':
       if (spec.pattern !== undefined) return spec.pattern.describe;
-      if (spec.mustExist === true) return 'an existing file or directory';
+      if (spec.mustExist === true) return `an existing file or directory${spec.mustExistUnless ? ` or ${spec.mustExistUnless.describe}` : ''}`;
       return spec.type === 'path' ? 'a non-empty path' : 'a non-empty string';
   }
 }

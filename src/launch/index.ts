@@ -13,3 +13,4 @@ export { natsTlsOptions, tcpTlsFiles } from './tls.js';
 export { startRetrying, startupFailureLine, StartupGaveUpError, type StartupRetryOptions } from './startup-retry.js';
 export { frontendCommand, processPlan, serveCommand, type ProcessPlan, type RunningCommand } from './pool/index.js';
 export { raiseFdLimit } from './fd-limit.js';
+export { resolveModelSource, type ModelSourceOptions } from './model-source.js';

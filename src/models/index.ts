@@ -2,3 +2,4 @@ export { slugify, toCardJson, type CardFile, type ModelDeploymentCard, type Mode
 export * from './card-loader.js';
 export * from './model-manager.js';
 export { tensorModelCardJson, tensorModelConfigToJson, tensorModelConfigFromCard } from './tensor-card.js';
+export * from './hub/index.js';

@@ -13,3 +13,4 @@ export * from './media.js';
 export * from './parser-names.js';
 export * from './api-keys.js';
 export * from './tally.js';
+export * from './hub-repo-ref.js';

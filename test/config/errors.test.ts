@@ -54,7 +54,7 @@ test('missing values and malformed booleans', () => {
 
 test('model path must exist', () => {
   assertConfigError(['serve', '--model-path', '/definitely/not/here'], {},
-    "--model-path must be an existing file or directory, got '/definitely/not/here'");
+    "--model-path must be an existing file or directory or a Hugging Face repository id (org/name[@rev]), got '/definitely/not/here'");
 });
 
 test('an option of the other command is refused', () => {

@@ -1,3 +1,4 @@
+import { HUB_REPO_REF } from '../../protocols/index.js';
 import type { OptionSpec } from '../option-spec.js';
 
 const U32_MAX = 4294967295;
@@ -55,9 +56,40 @@ export const runtimeOptions = [
     help: 'Served model name (default: the name derived from the model path)',
   },
   {
-    key: 'modelPath', flag: 'model-path', env: 'DYN_MODEL_PATH', type: 'path', mustExist: true,
+    key: 'modelPath', flag: 'model-path', env: 'DYN_MODEL_PATH', type: 'path', metavar: '<dir|org/name[@rev]>',
+    mustExist: true, mustExistUnless: { regex: HUB_REPO_REF, describe: 'a Hugging Face repository id (org/name[@rev])' },
     group: 'Model Discovery', scope: 'both', built: true,
-    help: 'Local model directory (tokenizer and config); the bundled Qwen3 tokenizer is used when unset',
+    help: 'Local model directory (tokenizer and config), or a Hugging Face repository id whose config and tokenizer files (never weights) are fetched into the Hugging Face cache and reused from it; the bundled Qwen3 tokenizer is used when unset',
+  },
+  {
+    key: 'modelRevision', flag: 'model-revision', env: 'DYN_MODEL_REVISION', envIsLocal: true, type: 'string', metavar: '<rev>',
+    group: 'Model Discovery', scope: 'both', built: true,
+    help: 'Branch, tag or commit of the --model-path repository (wins over org/name@rev; default main)',
+  },
+  {
+    key: 'hfEndpoint', env: 'HF_ENDPOINT', type: 'string', metavar: '<url>',
+    group: 'Model Discovery', scope: 'both', built: true, default: 'https://huggingface.co',
+    help: 'Hugging Face hub to fetch --model-path repositories from (a mirror or a private hub)',
+  },
+  {
+    key: 'hfToken', env: 'HF_TOKEN', type: 'string', metavar: '<token>', secret: true,
+    group: 'Model Discovery', scope: 'both', built: true,
+    help: 'Hub access token for gated and private repositories (sent as a Bearer token); unset: the token saved in $HF_HOME/token, if any',
+  },
+  {
+    key: 'hfHome', env: 'HF_HOME', type: 'path', metavar: '<dir>',
+    group: 'Model Discovery', scope: 'both', built: true,
+    help: 'Hugging Face home: the cache is its hub/ folder (default $XDG_CACHE_HOME/huggingface, else ~/.cache/huggingface)',
+  },
+  {
+    key: 'hfHubCache', env: 'HF_HUB_CACHE', type: 'path', metavar: '<dir>',
+    group: 'Model Discovery', scope: 'both', built: true,
+    help: 'The hub cache folder itself (wins over HF_HOME)',
+  },
+  {
+    key: 'hfHubOffline', env: 'HF_HUB_OFFLINE', type: 'bool', default: false,
+    group: 'Model Discovery', scope: 'both', built: true,
+    help: 'Never contact the hub: --model-path repositories come from the cache only, and a missing one fails startup',
   },
   {
     key: 'kvCacheBlockSize', flag: 'kv-cache-block-size', env: 'DYN_KV_CACHE_BLOCK_SIZE', type: 'int', min: 1,
