@@ -60,7 +60,7 @@ function runLogged(env: Record<string, string>, tty: boolean): Promise<string> {
   const cli = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} frontend --discovery-backend etcd`;
   const [cmd, args] = tty ? ['script', ['-qec', cli, '/dev/null']] : [process.execPath, [BIN, 'frontend', '--discovery-backend', 'etcd']];
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd as string, args as string[], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd as string, args as string[], { cwd: REPO_ROOT, env: { ...process.env, DYN_HTTP_WORKERS: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));

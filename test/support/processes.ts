@@ -33,7 +33,8 @@ export interface RunningProcess {
 export function startProcess(args: string[], env: Record<string, string> = {}, bin = BIN): RunningProcess {
   const proc = spawn(process.execPath, [bin, ...args], {
     cwd: path.resolve(path.dirname(bin), '..'),
-    env: { ...process.env, ...env },
+    // One frontend process unless a test asks for a pool: the default (one per core) would fork on every start.
+    env: { ...process.env, DYN_HTTP_WORKERS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
