@@ -49,7 +49,6 @@ export const ERROR_KINDS = {
   internal: { http: 500, httpReason: 'Internal Server Error', grpc: GrpcStatus.INTERNAL },
   not_implemented: { http: 501, httpReason: 'Not Implemented', grpc: GrpcStatus.UNIMPLEMENTED },
   unavailable: { http: 503, httpReason: 'Service Unavailable', grpc: GrpcStatus.UNAVAILABLE },
-  response_timeout: { http: 504, httpReason: 'Gateway Timeout', grpc: GrpcStatus.DEADLINE_EXCEEDED },
   /** 529 unless DYN_HTTP_OVERLOAD_STATUS_CODE says otherwise (an HTTP mapping concern). */
   overload: { http: 529, httpReason: 'Overloaded', grpc: GrpcStatus.UNAVAILABLE },
 } as const satisfies Record<string, ErrorStatuses>;
@@ -194,13 +193,6 @@ export class ServiceUnreachableError extends UnavailableError {
 export class OverloadedError extends DynamoError {
   constructor(message = 'Service temporarily overloaded', details?: Record<string, unknown>) {
     super('overload', message, details);
-  }
-}
-
-/** The backend stayed silent longer than allowed. */
-export class ResponseTimeoutError extends DynamoError {
-  constructor(message: string) {
-    super('response_timeout', message);
   }
 }
 

@@ -29,7 +29,7 @@ before(async () => {
   if (parsed.kind !== 'run') throw new Error('expected a run command');
   frontend = await startFrontend(parsed.config, createLogger('silent'));
   worker = startMockerProcess(env, ['--dyn-tool-call-parser', 'hermes', '--dyn-reasoning-parser', 'qwen3', '--mocker-output-text', TEXT, '--speedup-ratio', '100']);
-  await eventually(() => worker.proc.exitCode === null && frontend.models.has(MODEL) && frontend.models.get(MODEL).router.instanceIds.length === 1, 30_000, `the worker:\n${worker.output()}`);
+  await eventually(() => worker.proc.exitCode === null && frontend.models.has(MODEL) && frontend.models.get(MODEL).router.instanceIds.length === 1, 90_000, `the worker:\n${worker.output()}`);
   client = new OpenAI({ baseURL: `http://127.0.0.1:${frontend.port}/v1`, apiKey: 'unused', maxRetries: 0 });
 });
 

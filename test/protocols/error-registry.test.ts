@@ -19,7 +19,6 @@ import {
   OverloadedError,
   PayloadTooLargeError,
   RequestTimeoutError,
-  ResponseTimeoutError,
   UnauthenticatedError,
   UnavailableError,
   UnprocessableError,
@@ -48,7 +47,6 @@ const CLASSES: [DynamoError, ErrorKind][] = [
   [new InternalError(), 'internal'],
   [new NotImplementedError('i'), 'not_implemented'],
   [new UnavailableError('a'), 'unavailable'],
-  [new ResponseTimeoutError('t'), 'response_timeout'],
   [new OverloadedError(), 'overload'],
 ];
 
@@ -78,7 +76,6 @@ test('the statuses of each kind', () => {
     internal: [500, GrpcStatus.INTERNAL],
     not_implemented: [501, GrpcStatus.UNIMPLEMENTED],
     unavailable: [503, GrpcStatus.UNAVAILABLE],
-    response_timeout: [504, GrpcStatus.DEADLINE_EXCEEDED],
     overload: [529, GrpcStatus.UNAVAILABLE],
   });
 });

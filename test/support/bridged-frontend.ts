@@ -37,7 +37,7 @@ export async function startBridgedFrontend(workerArgs: string[], frontendArgs: s
   const specs = upstreamsFromFlags(workerConfig);
   const worker = await runBridgeWorker(bridgeModelFromConfig(workerConfig), specs, await runtime.sibling(), logger);
   const instances = (): number => (frontend.models.has(BRIDGED_MODEL) ? frontend.models.get(BRIDGED_MODEL).router.instanceIds.length : 0);
-  await eventually(() => instances() === (ready ?? specs.length), 30_000, 'the bridged instances');
+  await eventually(() => instances() === (ready ?? specs.length), 90_000, 'the bridged instances');
   return {
     frontend,
     worker,

@@ -33,14 +33,18 @@ export interface RunSettings {
 export async function runLoadPoint(point: LoadPoint, workload: Workload, s: RunSettings): Promise<{ startMs: number; outcomes: Outcome[] }> {
   const outcomes: Outcome[] = [];
   const startMs = performance.now();
-  let started = 0;
-  const open = () => !s.signal.aborted && started < s.requests && performance.now() - startMs < s.durationMs;
+  // Requests are reserved per conversation when it starts, so --requests counts whole sessions
+  // (the last one cut short) however fast the server answers.
+  let reserved = 0;
+  const open = () => !s.signal.aborted && reserved < s.requests && performance.now() - startMs < s.durationMs;
+  const inTime = () => !s.signal.aborted && performance.now() - startMs < s.durationMs;
 
   const converse = async (conversation: Conversation): Promise<void> => {
     const history: Message[] = [];
-    for (const turn of conversation.turns) {
-      if (!open()) return;
-      started++;
+    const budget = Math.min(conversation.turns.length, s.requests - reserved);
+    reserved += budget;
+    for (const turn of conversation.turns.slice(0, budget)) {
+      if (!inTime()) return;
       history.push({ role: 'user', content: turn.text });
       const outcome = await s.client.send({
         model: s.model,

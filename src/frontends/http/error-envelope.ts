@@ -93,7 +93,6 @@ const ANTHROPIC_ERROR_TYPES: Readonly<Record<ErrorKind, string>> = {
   internal: 'api_error',
   not_implemented: 'api_error',
   unavailable: 'overloaded_error',
-  response_timeout: 'api_error',
   overload: 'overloaded_error',
 };
 

@@ -17,7 +17,7 @@ export interface ChatTemplateOptions {
   excludeToolsWhenToolChoiceNone?: boolean;
 }
 
-/** Requests with at most this many messages and tools render inline (well under a millisecond each here). */
+/** Requests with at most this many messages and tools render inline (microseconds each, compiled). */
 const INLINE_MAX_ITEMS = 32;
 
 /** One model's chat templates, compiled once and reused for every request. */

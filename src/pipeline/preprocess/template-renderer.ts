@@ -1,7 +1,7 @@
-// Chat templates of long conversations render off the event loop. @huggingface/jinja costs
-// 0.1–0.5 ms per message here (bench/RESULTS.md, hostile input), so a 4096-message request held
-// every other client for a second or more. One shared thread renders them, in order; short
-// requests stay inline, where the hop would cost more than the render.
+// Chat templates of long conversations render off the event loop: even compiled, a render grows
+// with the conversation, and a request at the message limit must not hold every other client.
+// One shared thread renders them, in order; short requests stay inline, where copying the
+// context to the thread would cost more than the render.
 
 import { JobThread } from '../job-thread.js';
 import type { RenderJob } from './template-worker.js';

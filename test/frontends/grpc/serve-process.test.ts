@@ -18,7 +18,8 @@ test('serve --kserve-grpc-server answers ModelInfer from the mocker, with auth a
   auth.set('authorization', 'Bearer sekret');
   try {
     let ready = false;
-    for (let i = 0; i < 150 && !ready; i++) {
+    const deadline = Date.now() + 90_000;
+    while (!ready && Date.now() < deadline && proc.proc.exitCode === null) {
       ready = await unary<{ ready: boolean }>(client, 'ServerReady', {}, auth).then((r) => r.ready, () => false);
       if (!ready) await new Promise((r) => setTimeout(r, 100));
     }

@@ -26,7 +26,9 @@ function httpsGet(url: string, options: https.RequestOptions): Promise<{ status:
 }
 
 async function until(check: () => Promise<boolean>, proc: RunningProcess): Promise<void> {
-  for (let i = 0; i < 150; i++) {
+  // A generous bound: startup under a loaded 2-core machine has taken over 20 s.
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
     if (proc.proc.exitCode !== null) break;
     if (await check().catch(() => false)) return;
     await new Promise((r) => setTimeout(r, 100));
