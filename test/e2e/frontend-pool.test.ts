@@ -10,7 +10,7 @@ import { freePort, startProcess, type RunningProcess } from '../support/processe
 import { families, scrape } from '../support/prometheus-text.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
-const READY_MS = 60_000;
+const READY_MS = 180_000;
 
 let serve: RunningProcess;
 let baseUrl: string;
