@@ -41,12 +41,12 @@ after(async () => {
 
 test('kill -9 under every router mode: the next requests go to live workers only', async () => {
   for (const [mode, f] of frontends) {
-    await waitForModel(f.baseUrl, MODEL, f.proc, 60_000).catch(async (err: Error) => {
+    await waitForModel(f.baseUrl, MODEL, f.proc, 120_000).catch(async (err: Error) => {
       const models = await fetch(`${f.baseUrl}/v1/models`).then((r) => r.text(), (e: Error) => e.message);
       throw new Error(`${mode}: ${err.message} ${models} ${f.proc.output()}`);
     });
   }
-  await eventually(() => registered.size === 3, 60_000, 'three registered workers');
+  await eventually(() => registered.size === 3, 120_000, 'three registered workers');
   // Warm every frontend on every worker (and give kv mode their cached prefixes).
   for (const f of frontends.values()) {
     for (let i = 0; i < 6; i++) assert.equal((await complete(f.baseUrl, MODEL, 2, `warm ${i} ${'some words '.repeat(40)}`)).status, 200);

@@ -22,7 +22,7 @@ before(async () => {
     startFrontendProcess(env, ['--migration-limit', '0']),
   ]);
   workers = [0, 1, 2].map(() => startMockerProcess(env));
-  await Promise.all([waitForModel(moving.baseUrl, MODEL, moving.proc, 60_000), waitForModel(stuck.baseUrl, MODEL, stuck.proc, 60_000)]);
+  await Promise.all([waitForModel(moving.baseUrl, MODEL, moving.proc, 120_000), waitForModel(stuck.baseUrl, MODEL, stuck.proc, 120_000)]);
   await Promise.all([waitForInstances(moving.baseUrl, 3), waitForInstances(stuck.baseUrl, 3)]);
 });
 

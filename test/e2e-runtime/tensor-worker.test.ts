@@ -44,7 +44,7 @@ before(async () => {
   worker.stdout!.on('data', (d: Buffer) => (workerOut += d.toString()));
   worker.stderr!.on('data', (d: Buffer) => (workerOut += d.toString()));
   client = makeClient(grpcPort);
-  await poll(modelReady, 20_000, () => `model echo ready\n${frontend.output()}\n${workerOut}`);
+  await poll(modelReady, 90_000, () => `model echo ready\n${frontend.output()}\n${workerOut}`);
 });
 
 after(async () => {
@@ -113,6 +113,6 @@ test('ModelMetadata and ModelConfig show the Triton config the worker registered
 
 test('kill -9 of the worker: the tensor model disappears', async () => {
   worker.kill('SIGKILL');
-  await poll(async () => !(await modelReady()), 10_000, () => 'echo still ready after its worker died');
+  await poll(async () => !(await modelReady()), 30_000, () => 'echo still ready after its worker died');
   await assert.rejects(unary(client, 'ModelMetadata', { name: 'echo' }), (err: grpc.ServiceError) => err.code === grpc.status.NOT_FOUND);
 });
