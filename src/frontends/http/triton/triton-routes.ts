@@ -3,9 +3,9 @@
 // may carry binary tensor data after its JSON part); errors read `{"error": "..."}` as Triton's do.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { foldUnary, protoRoot, shapeOf, type KserveCore, type ModelConfigMessage, type ModelInferRequest, type StartedRun } from '../../../kserve/index.js';
+import { foldUnary, protoRoot, shapeOf, type KserveCore, type ModelConfigMessage, type ModelInferRequest, type ModelInferResponse, type StartedRun } from '../../../kserve/index.js';
 import { traceContextOf } from '../../../observability/index.js';
-import { CancelledError, isDynamoError, NotFoundError, ValidationError } from '../../../protocols/index.js';
+import { CancelledError, isDynamoError, NotFoundError, UnsupportedMediaTypeError, ValidationError } from '../../../protocols/index.js';
 import { adminErrorReply, type ErrorEnvelope } from '../error-envelope.js';
 import { documented } from '../route-docs.js';
 import { frameworkErrorHandler, postRoute, sendError } from '../server.js';
@@ -129,16 +129,24 @@ function jsonBody(body: unknown): unknown {
   }
 }
 
+/** An inference body's bytes; compressed bodies are refused by name rather than misread as JSON. */
+function bodyOf(req: FastifyRequest): Buffer | undefined {
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
+    throw new UnsupportedMediaTypeError(`Content-Encoding '${encoding}' is not supported: send the body uncompressed`);
+  }
+  return req.body as Buffer | undefined;
+}
+
 /** The inference routes: infer, generate, generate_stream, each one run of the core. */
 class InferRoutes {
   constructor(private readonly opts: TritonRouteOptions) {}
 
   async infer(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const model = this.servedModel(req);
-    const { json, binary } = splitBody(req.body as Buffer | undefined, req.headers[HEADER_LENGTH]);
+    const { json, binary } = splitBody(bodyOf(req), req.headers[HEADER_LENGTH]);
     const parsed = toInferRequest(model, json, binary);
     const response = await this.unary(req, reply, parsed.request);
-    if (!response) return reply;
     const out = inferResponse(response, parsed.binaryOutput);
     const header = Buffer.from(stringifyExact(out.json));
     if (out.binary.length === 0) return reply.header('content-type', 'application/json').send(header);
@@ -150,8 +158,7 @@ class InferRoutes {
 
   async generate(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const request = this.generateRequest(req, undefined);
-    const response = await this.unary(req, reply, request);
-    return response ? sendJson(reply, generateResponse(response)) : reply;
+    return sendJson(reply, generateResponse(await this.unary(req, reply, request)));
   }
 
   /**
@@ -166,8 +173,8 @@ class InferRoutes {
     let sse: SseWriter | undefined;
     try {
       let next = await events.next();
-      sse = new SseWriter(reply.raw, {}, this.opts.sseKeepAliveMs);
       reply.hijack();
+      sse = new SseWriter(reply.raw, {}, this.opts.sseKeepAliveMs);
       let failure: string | undefined;
       for (; !next.done && !abort.signal.aborted; next = await events.next()) {
         const event = next.value;
@@ -206,19 +213,16 @@ class InferRoutes {
 
   private generateRequest(req: FastifyRequest, stream: boolean | undefined): ModelInferRequest {
     const model = this.servedModel(req);
-    const { json } = splitBody(req.body as Buffer | undefined, undefined);
+    const { json } = splitBody(bodyOf(req), undefined);
     return toGenerateRequest(model, json, this.opts.core.declaredInputs(model), stream);
   }
 
-  /** One folded response; undefined when the client went away. */
-  private async unary(req: FastifyRequest, reply: FastifyReply, request: ModelInferRequest) {
+  /** One folded response (a cancel when the client went away meanwhile). */
+  private async unary(req: FastifyRequest, reply: FastifyReply, request: ModelInferRequest): Promise<ModelInferResponse> {
     const { started, abort, done } = this.start(req, reply, request, 'unary');
     try {
       const response = await foldUnary(started.run);
-      if (abort.signal.aborted) {
-        started.fail(abort.signal.reason, 'cancelled');
-        return undefined;
-      }
+      if (abort.signal.aborted) throw new CancelledError();
       started.succeed();
       return response;
     } catch (err) {

@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { encodeModelConfig } from '../../../../src/kserve/index.js';
+import type { EngineClient, GenerateContext, LLMEngineOutput, PreprocessedRequest } from '../../../../src/protocols/index.js';
+import { eventually } from '../../../support/in-process.js';
 import { completionsModel, FailureEngine, rawBytes, SplitEngine, tensorModel, textInput, texts } from '../../grpc/harness.js';
 import { getJson, postBinary, postJson, sseEvents, startTriton, type TritonHarness } from './harness.js';
 
@@ -61,19 +63,11 @@ test('health, server metadata and model readiness', async () => {
 test('model metadata and config, as the gRPC service answers them, with numbers for dims', async () => {
   const meta = await getJson(`${h.base}/models/split`);
   assert.equal(meta.status, 200);
-  assert.deepEqual(meta.body, {
-    name: 'split',
-    versions: ['1'],
-    platform: 'dynamo',
-    inputs: [
-      { name: 'text_input', datatype: 'BYTES', shape: [1] },
-      { name: 'streaming', datatype: 'BOOL', shape: [1] },
-    ],
-    outputs: [
-      { name: 'text_output', datatype: 'BYTES', shape: [-1] },
-      { name: 'finish_reason', datatype: 'BYTES', shape: [-1] },
-    ],
-  });
+  // The gRPC answer, with its int64 dims as numbers.
+  const grpcMeta = await h.call<any>('ModelMetadata', { name: 'split' });
+  const numeric = (t: any) => ({ name: t.name, datatype: t.datatype, shape: t.shape.map(Number) });
+  assert.deepEqual(meta.body, { ...grpcMeta, inputs: grpcMeta.inputs.map(numeric), outputs: grpcMeta.outputs.map(numeric) });
+  assert.deepEqual(meta.body.inputs.map((t: any) => t.name), ['text_input', 'streaming']);
   assert.deepEqual((await getJson(`${h.base}/models/split/versions/1`)).body, meta.body);
   const typed = await getJson(`${h.base}/models/typed`);
   assert.deepEqual(typed.body.inputs, [
@@ -270,6 +264,9 @@ test('infer errors read {"error": ...} with the status and name the field', asyn
   const extra = await postBinary(`${h.base}/models/echo/infer`, { inputs: [{ name: 'x', datatype: 'INT32', shape: [1], data: [1] }] }, [Buffer.alloc(4)]);
   assert.equal(extra.status, 400);
   assert.match(extra.json.error, /4 bytes of binary data that no input/);
+  const gzip = await getJson(`${h.base}/models/echo/infer`, { method: 'POST', headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' }, body: 'x' });
+  assert.equal(gzip.status, 415);
+  assert.match(gzip.body.error, /Content-Encoding 'gzip' is not supported/);
   const wrongMethod = await getJson(`${h.base}/models/echo/infer`);
   assert.equal(wrongMethod.status, 405);
   const unknownRoute = await getJson(`${h.base}/nothing/here`);
@@ -376,4 +373,37 @@ test('statistics count HTTP and gRPC requests together; repository index, unload
   const loadUnknown = await getJson(`${h.base}/repository/models/nope/load`, { method: 'POST' });
   assert.equal(loadUnknown.status, 404);
   assert.match(loadUnknown.body.error, /nope/);
+});
+
+/** Waits until cancelled; says when a request arrived and whether it saw the cancellation. */
+class WaitingEngine implements EngineClient {
+  cancelled = 0;
+  private arrived: (() => void) | undefined;
+  readonly started = () => new Promise<void>((resolve) => (this.arrived = resolve));
+  // eslint-disable-next-line require-yield
+  async *generate(_req: PreprocessedRequest, ctx: GenerateContext): AsyncIterable<LLMEngineOutput> {
+    this.arrived?.();
+    await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+    this.cancelled++;
+  }
+}
+
+test('a client that goes away cancels the engine request (infer, generate, generate_stream)', async () => {
+  const engine = new WaitingEngine();
+  h.models.add(completionsModel('waiting', engine));
+  const bodies: [string, unknown][] = [
+    ['infer', { inputs: [{ name: 'text_input', datatype: 'BYTES', shape: [1], data: ['hi'] }] }],
+    ['generate', { text_input: 'hi' }],
+    ['generate_stream', { text_input: 'hi' }],
+  ];
+  for (const [route, body] of bodies) {
+    const before = engine.cancelled;
+    const started = engine.started();
+    const abort = new AbortController();
+    const res = fetch(`${h.base}/models/waiting/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: abort.signal });
+    res.catch(() => undefined);
+    await started;
+    abort.abort();
+    await eventually(() => engine.cancelled > before, 60_000, `${route} cancelled`);
+  }
 });
