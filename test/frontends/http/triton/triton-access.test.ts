@@ -50,6 +50,11 @@ describe('with an API key', () => {
     assert.equal(infer.status, 200);
     const out = (await infer.json()) as { outputs: { name: string; data: string[] }[] };
     assert.deepEqual(out.outputs.find((o) => o.name === 'finish_reason')!.data, ['length']);
+    const stream = await fetch(`${v2}/models/${MODEL}/generate_stream`, { method: 'POST', headers, body: JSON.stringify({ text_input: 'Hello', max_tokens: 5, ignore_eos: true, return_num_output_tokens: true }) });
+    assert.equal(stream.status, 200);
+    const events = (await stream.text()).split('\n\n').filter((f) => f.startsWith('data: ')).map((f) => JSON.parse(f.slice(6)) as { num_output_tokens: number; finish_reason: string });
+    assert.equal(events.reduce((n, e) => n + e.num_output_tokens, 0), 5);
+    assert.equal(events.at(-1)!.finish_reason, 'length');
     const noKey = await fetch(`${v2}/repository/models/${MODEL}/unload`, { method: 'POST' });
     assert.equal(noKey.status, 401);
     const unload = await fetch(`${v2}/repository/models/${MODEL}/unload`, { method: 'POST', headers: bearer('sekret') });

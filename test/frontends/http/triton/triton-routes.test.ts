@@ -347,6 +347,8 @@ test('statistics count HTTP and gRPC requests together; repository index, unload
   assert.equal(after.name, 'typed');
   assert.equal(after.inference_count, before.inference_count + 2);
   assert.equal(typeof after.inference_stats.success.ns, 'number');
+  const metrics = await (await fetch(h.base.replace(/\/v2$/, '/metrics'))).text();
+  assert.match(metrics, /dynamo_frontend_requests_total\{[^}]*model="typed"[^}]*endpoint="tensor"[^}]*\} [1-9]/);
   const all = await getJson(`${h.base}/models/stats`);
   assert.ok(all.body.model_stats.some((s: any) => s.name === 'split'));
   assert.equal((await getJson(`${h.base}/models/nope/stats`)).status, 404);
