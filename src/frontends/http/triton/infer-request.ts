@@ -1,10 +1,10 @@
 // The body of `POST /v2/models/{m}/infer`: Triton's JSON inference request, optionally followed by
 // binary tensor data (the binary-data extension: `Inference-Header-Content-Length` gives the JSON
 // part's size; an input with the `binary_data_size` parameter takes that many bytes of the rest, in
-// input order). Outputs are returned as binary data when asked per output (`binary_data`) or for
-// all (`binary_data_output`).
+// input order). Listed `outputs` are the ones returned (the worker is told the list too); they come
+// back as binary data when asked per output (`binary_data`) or for all (`binary_data_output`).
 
-import type { InferInputTensor, InferRequestedOutputTensor, ModelInferRequest } from '../../../kserve/index.js';
+import type { InferInputTensor, InferRequestedOutputTensor, ModelInferRequest, ModelInferResponse } from '../../../kserve/index.js';
 import { ValidationError } from '../../../protocols/index.js';
 import { parseJsonBody } from '../json-body.js';
 import { datatypeOf, encodeJsonData, inferParameters, isObject, rawInferRequest, shapeField, type JsonObject, type RawInput } from './json-tensors.js';
@@ -15,6 +15,8 @@ export interface HttpInferRequest {
   request: ModelInferRequest;
   /** Whether an output goes back as binary data. */
   binaryOutput(name: string): boolean;
+  /** The response with only the outputs the request listed (all of them when it listed none). */
+  selected(resp: ModelInferResponse): ModelInferResponse;
 }
 
 /** Splits a body into its JSON part and the binary data after it. */
@@ -112,5 +114,13 @@ export function toInferRequest(model: string, json: unknown, binaryData: Buffer)
   const { outputs, binary } = requestedOutputs(json.outputs, binaryAll ?? false);
   const request = rawInferRequest(model, json.id, inputs, parameters);
   if (outputs.length > 0) request.outputs = outputs;
-  return { request, binaryOutput: (name) => binary.get(name) ?? binaryAll ?? false };
+  return {
+    request,
+    binaryOutput: (name) => binary.get(name) ?? binaryAll ?? false,
+    selected(resp) {
+      if (binary.size === 0) return resp;
+      const keep = resp.outputs.map((o) => binary.has(o.name));
+      return { ...resp, outputs: resp.outputs.filter((_, i) => keep[i]), raw_output_contents: resp.raw_output_contents.filter((_, i) => keep[i]) };
+    },
+  };
 }

@@ -7,6 +7,7 @@ import { foldUnary, protoRoot, shapeOf, type KserveCore, type ModelConfigMessage
 import { traceContextOf } from '../../../observability/index.js';
 import { CancelledError, isDynamoError, NotFoundError, UnsupportedMediaTypeError, ValidationError } from '../../../protocols/index.js';
 import { adminErrorReply, type ErrorEnvelope } from '../error-envelope.js';
+import { parseJsonBody } from '../json-body.js';
 import { documented } from '../route-docs.js';
 import { frameworkErrorHandler, postRoute, sendError } from '../server.js';
 import type { HttpServiceState } from '../service-state.js';
@@ -48,7 +49,8 @@ const sendJson = (reply: FastifyReply, body: unknown): FastifyReply =>
 
 /** Statistics counters are numbers in Triton's JSON (the gRPC message carries uint64 as strings). */
 const COUNTERS = new Set(['count', 'ns', 'last_inference', 'inference_count', 'execution_count']);
-const statsJson = (stats: unknown): string => JSON.stringify(stats, (key, v: unknown) => (COUNTERS.has(key) && typeof v === 'string' ? Number(v) : v));
+const sendStats = (reply: FastifyReply, stats: unknown): FastifyReply =>
+  reply.header('content-type', 'application/json').send(JSON.stringify(stats, (key, v: unknown) => (COUNTERS.has(key) && typeof v === 'string' ? Number(v) : v)));
 
 /** ModelConfig as Triton's JSON: int64 fields as numbers, enums by name, every field present. */
 function configJson(config: ModelConfigMessage): unknown {
@@ -83,7 +85,7 @@ function tritonScope(app: FastifyInstance, opts: TritonRouteOptions): void {
   app.get('/health/live', documented(TRITON_DOCS.live), async (_req, reply) => probe(reply, state.phase !== 'stopping'));
   app.get('/health/ready', documented(TRITON_DOCS.ready), async (_req, reply) => probe(reply, state.phase === 'serving' && core.models.anyReady()));
   app.get('', documented(TRITON_DOCS.server), answer(() => core.serverMetadata(EXTENSIONS)));
-  app.get('/models/stats', documented(TRITON_DOCS.allStats), answer((_req, reply) => reply.header('content-type', 'application/json').send(statsJson(core.statistics('')))));
+  app.get('/models/stats', documented(TRITON_DOCS.allStats), answer((_req, reply) => sendStats(reply, core.statistics(''))));
   for (const path of versioned('')) {
     app.get(path, documented(TRITON_DOCS.modelMetadata), answer((req) => {
       const meta = core.metadata(modelOf(req));
@@ -96,7 +98,7 @@ function tritonScope(app: FastifyInstance, opts: TritonRouteOptions): void {
   }
   for (const path of versioned('/config')) app.get(path, documented(TRITON_DOCS.modelConfig), answer((req) => configJson(core.config(modelOf(req)))));
   for (const path of versioned('/stats')) {
-    app.get(path, documented(TRITON_DOCS.modelStats), answer((req, reply) => reply.header('content-type', 'application/json').send(statsJson(core.statistics(modelOf(req))))));
+    app.get(path, documented(TRITON_DOCS.modelStats), answer((req, reply) => sendStats(reply, core.statistics(modelOf(req)))));
   }
   const infer = new InferRoutes(opts);
   for (const path of versioned('/infer')) postRoute(app, path, answer((req, reply) => infer.infer(req, reply)), TRITON_DOCS.infer);
@@ -121,12 +123,7 @@ function tritonScope(app: FastifyInstance, opts: TritonRouteOptions): void {
 
 /** An optional JSON body (repository calls): undefined when empty. */
 function jsonBody(body: unknown): unknown {
-  if (!Buffer.isBuffer(body) || body.byteLength === 0) return undefined;
-  try {
-    return JSON.parse(body.toString('utf8')) as unknown;
-  } catch (err) {
-    throw new ValidationError(`Unable to parse the request body as JSON: ${(err as Error).message}`);
-  }
+  return Buffer.isBuffer(body) && body.byteLength > 0 ? parseJsonBody(body) : undefined;
 }
 
 /** An inference body's bytes; compressed bodies are refused by name rather than misread as JSON. */
@@ -147,7 +144,7 @@ class InferRoutes {
     const { json, binary } = splitBody(bodyOf(req), req.headers[HEADER_LENGTH]);
     const parsed = toInferRequest(model, json, binary);
     const response = await this.unary(req, reply, parsed.request);
-    const out = inferResponse(response, parsed.binaryOutput);
+    const out = inferResponse(parsed.selected(response), parsed.binaryOutput);
     const header = Buffer.from(stringifyExact(out.json));
     if (out.binary.length === 0) return reply.header('content-type', 'application/json').send(header);
     return reply

@@ -141,6 +141,23 @@ test('infer parameters go to the worker and come back; outputs without parameter
   assert.deepEqual(res.body.outputs[0].parameters, { tag: 'in' });
 });
 
+test('listed outputs are the ones returned', async () => {
+  const res = await postJson(`${h.base}/models/echo/infer`, {
+    inputs: [
+      { name: 'a', datatype: 'INT32', shape: [1], data: [1] },
+      { name: 'b', datatype: 'INT32', shape: [1], data: [2] },
+    ],
+    outputs: [{ name: 'b' }],
+  });
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.body.outputs.map((o: any) => [o.name, o.data]), [['b', [2]]]);
+  const text = await postJson(`${h.base}/models/split/infer`, {
+    inputs: [{ name: 'text_input', datatype: 'BYTES', shape: [1], data: ['hi'] }],
+    outputs: [{ name: 'text_output' }],
+  });
+  assert.deepEqual(text.body.outputs.map((o: any) => o.name), ['text_output']);
+});
+
 test('HTTP infer and gRPC ModelInfer give the same outputs for the same model and inputs', async () => {
   const values = Array.from({ length: 16 }, (_, i) => i);
   const http = await postJson(`${h.base}/models/typed/infer`, {
