@@ -22,7 +22,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm cache clean --force
 COPY bin ./bin
 COPY --from=build /app/dist/src ./dist/src
-COPY src/frontends/grpc/proto ./src/frontends/grpc/proto
+COPY src/kserve/proto ./src/kserve/proto
 COPY README.md ./
 COPY docs ./docs
 # The image's unprivileged `node` user (uid 1000); nothing under /app is writable by it.

@@ -4,14 +4,7 @@ export { parseCommandLine, type Config } from './config/index.js';
 export { MockerEngine } from './engines/mocker/index.js';
 export { createLogger } from './observability/index.js';
 export * from './protocols/index.js';
-export {
-  encodeModelConfig,
-  type TensorEngine,
-  type TensorModel,
-  type TensorModelConfig,
-  type NvCreateTensorRequest,
-  type NvCreateTensorResponse,
-} from './frontends/grpc/index.js';
+export { encodeModelConfig } from './kserve/index.js';
 export { ModelManager } from './models/index.js';
 export type { RouteExtension, RouteExtensionContext } from './frontends/http/index.js';
 export { FrontendMetrics, meteredRequestScope, MetricsRegistry } from './observability/index.js';

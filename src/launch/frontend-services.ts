@@ -1,6 +1,7 @@
 import type { Config } from '../config/index.js';
 import type { RunningGrpcFrontend } from '../frontends/grpc/index.js';
 import { HttpService } from '../frontends/http/index.js';
+import { createKserveCore, type KserveCore } from '../kserve/index.js';
 import type { ModelManager } from '../models/index.js';
 import { DashboardFeed, meteredRequestScope, MetricsRegistry, registerClusterMetrics, registerProcessMetrics, type Logger } from '../observability/index.js';
 import type { RequestScope } from '../protocols/index.js';
@@ -15,6 +16,8 @@ export interface FrontendServices {
   http: HttpService;
   /** The KServe gRPC frontend, running, with --kserve-grpc-server or --grpc-port. */
   grpc?: RunningGrpcFrontend;
+  /** What KServe serves (gRPC and Triton's HTTP routes): discovered tensor models go here. */
+  kserve: KserveCore;
   /** The scope this frontend's request events are published in (counted into its metrics). */
   requestScope: RequestScope;
   /** The registry `/metrics` renders (HTTP and the gRPC side port). */
@@ -40,10 +43,14 @@ export async function startFrontendServices(config: Config, models: ModelManager
   const dashboard = config.dashboard
     ? new DashboardFeed(stats, requests.scope, { onError: (err) => logger.warn({ err }, 'dashboard snapshot failed') })
     : undefined;
-  const http = new HttpService({ ...httpServiceOptions(config, logger, metrics, requests.scope), access, dashboard, port: kserve?.httpPort ?? config.httpPort }, models);
   let grpc: RunningGrpcFrontend | undefined;
+  let core: KserveCore;
+  let http: HttpService;
   try {
-    grpc = kserve ? await startKserveGrpc(config, kserve, models, metrics, requests.scope, logger, keys.keys) : undefined;
+    // One KServe core for gRPC and Triton's HTTP routes: same models, checks and statistics.
+    core = createKserveCore(models, requests.scope, config.modelRepository);
+    http = new HttpService({ ...httpServiceOptions(config, logger, metrics, requests.scope), access, dashboard, kserve: core, port: kserve?.httpPort ?? config.httpPort }, models);
+    grpc = kserve ? await startKserveGrpc(config, kserve, core, metrics, logger, keys.keys) : undefined;
   } catch (err) {
     stopProcessMetrics();
     requests.close();
@@ -54,6 +61,7 @@ export async function startFrontendServices(config: Config, models: ModelManager
   return {
     http,
     grpc,
+    kserve: core,
     requestScope: requests.scope,
     metrics,
     async stop() {

@@ -51,7 +51,7 @@ export async function runFrontend(
   const models = new ModelManager();
   // Extensions load first: a bad one fails startup before anything listens.
   const extensions = await loadRouteExtensions(config);
-  // gRPC starts before the watcher: discovered tensor models register with it.
+  // The services start before the watcher: discovered tensor models register with their KServe core.
   const services = await startFrontendServices(config, models, logger);
   const { http, grpc } = services;
   try {
@@ -72,7 +72,7 @@ export async function runFrontend(
       namespacePrefix: config.namespacePrefix,
       strict: config.namespacePrefixStrict,
     }),
-    tensorModels: grpc,
+    tensorModels: services.kserve.models,
     routerState: routerStateFactory(config, moduleLogger(logger, 'router')),
     observer,
   });

@@ -52,6 +52,7 @@ export async function startKserveFrontend(opts: KserveFrontendOptions = {}): Pro
       logger,
       metrics,
       requestScope,
+      kserve: grpc.kserve,
     },
     models,
   );

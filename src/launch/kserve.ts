@@ -1,8 +1,8 @@
 import type { Config } from '../config/index.js';
 import { startGrpcFrontend, type RunningGrpcFrontend } from '../frontends/grpc/index.js';
-import type { ModelManager } from '../models/index.js';
+import type { KserveCore } from '../kserve/index.js';
 import { moduleLogger, type Logger, type MetricsRegistry } from '../observability/index.js';
-import { ApiKeys, anyKeyOf, type KeyCheck, type RequestScope } from '../protocols/index.js';
+import { ApiKeys, anyKeyOf, type KeyCheck } from '../protocols/index.js';
 import { grpcTlsFiles } from './tls.js';
 
 export interface KserveLayout {
@@ -24,9 +24,8 @@ export function kserveLayout(config: Config): KserveLayout | undefined {
 export function startKserveGrpc(
   config: Config,
   layout: KserveLayout,
-  models: ModelManager,
+  core: KserveCore,
   metrics: MetricsRegistry,
-  requestScope: RequestScope,
   logger: Logger,
   keys: KeyCheck,
 ): Promise<RunningGrpcFrontend> {
@@ -35,9 +34,10 @@ export function startKserveGrpc(
   return startGrpcFrontend({
     host: config.httpHost,
     port: layout.grpcPort,
-    models,
+    models: core.models.manager,
+    kserve: core,
     metrics,
-    requestScope,
+    requestScope: core.requestScope,
     logger: moduleLogger(logger, 'grpc'),
     tls: grpcTlsFiles(config),
     access: { keys: grpcKeys, adminEnabled: config.enableAdminApi },

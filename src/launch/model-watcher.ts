@@ -8,7 +8,7 @@
 // watcher builds, takes a lost instance out of routing at once; it comes back when discovery
 // registers it again or a probe of its transport succeeds.
 import type { Config } from '../config/index.js';
-import type { TensorEngine, TensorModel } from '../frontends/grpc/index.js';
+import type { TensorEngine, TensorModel } from '../protocols/index.js';
 import { loadModelCard, tensorModelConfigFromCard, type ModelManager, type ServedModel } from '../models/index.js';
 import { moduleLogger, type Logger } from '../observability/index.js';
 import type { RouterEvent } from '../protocols/index.js';
@@ -56,7 +56,7 @@ export interface ModelWatcherDeps {
   config: Config;
   logger: Logger;
   inScope: NamespaceScope;
-  /** Absent without --kserve-grpc-server: tensor models are then ignored. */
+  /** Where tensor models go (the KServe core of gRPC and Triton HTTP); absent: they are ignored. */
   tensorModels?: TensorModelSink;
   /** Router state snapshots (NATS event plane only). */
   routerState?: RouterStateFactory;
@@ -243,7 +243,7 @@ export class ModelWatcher {
     if (isTensorCard(record.cardJson)) {
       const sink = this.deps.tensorModels;
       if (!sink) {
-        logger.warn({ model: servedName }, 'tensor model ignored: it needs the KServe gRPC frontend (--kserve-grpc-server)');
+        logger.warn({ model: servedName }, 'tensor model ignored: this frontend serves no KServe protocol');
         return null;
       }
       const tensor = new TensorRouter(servedName, lostWorkerOptions(this.deps.config, this.health));

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test, type TestContext } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
-import { encodeModelConfig, loadProtos } from '../../src/frontends/grpc/index.js';
+import { loadProtos } from '../../src/frontends/grpc/index.js';
+import { encodeModelConfig } from '../../src/kserve/index.js';
 import { completionsModel, rawBytes, SplitEngine, startHarness, tensorModel, textInput, type Client, type Harness } from '../frontends/grpc/harness.js';
 import { FuzzTally, HOSTILE_VALUES, INVALID_UTF8, nested, Rng } from './hostile.js';
 

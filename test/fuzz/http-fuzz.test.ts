@@ -80,6 +80,27 @@ const CHAT_ROUTES: Route[] = [
     },
   },
   {
+    path: `/v2/models/${encodeURIComponent(MODEL)}/generate`,
+    base: { text_input: 'Once upon a time', max_tokens: 4, temperature: 0.5, exclude_input_in_output: true, parameters: { top_p: 0.9 } },
+    fields: ['text_input', 'max_tokens', 'temperature', 'exclude_input_in_output', 'sampling_parameters', 'stream', 'parameters', 'id'],
+    async valid(baseUrl) {
+      const res = await fetch(`${baseUrl}/v2/models/${encodeURIComponent(MODEL)}/generate`, { method: 'POST', body: JSON.stringify({ text_input: 'hi', max_tokens: 3 }) });
+      assert.equal(res.status, 200, await res.text());
+    },
+  },
+  {
+    path: `/v2/models/${encodeURIComponent(MODEL)}/infer`,
+    base: { id: 'fuzz', inputs: [{ name: 'text_input', datatype: 'BYTES', shape: [1], data: ['Once upon a time'] }], outputs: [{ name: 'text_output' }], parameters: { max_tokens: 4 } },
+    fields: ['inputs', 'outputs', 'parameters', 'id'],
+    async valid(baseUrl) {
+      const res = await fetch(`${baseUrl}/v2/models/${encodeURIComponent(MODEL)}/infer`, {
+        method: 'POST',
+        body: JSON.stringify({ inputs: [{ name: 'text_input', datatype: 'BYTES', shape: [1], data: ['hi'] }], parameters: { max_tokens: 3 } }),
+      });
+      assert.equal(res.status, 200, await res.text());
+    },
+  },
+  {
     // A model no one serves: a valid change would make the real model busy for the later requests.
     path: '/busy_threshold',
     base: { model: 'fuzz-no-such-model', active_decode_blocks_threshold: 0.5 },
@@ -128,7 +149,7 @@ const VIDEO_ROUTES: Route[] = ['/v1/videos/generations', '/v1/videos/generations
 }));
 
 /** The GET routes, fuzzed by path and query. */
-const GET_PATHS = ['/v1/models', '/health', '/live', '/metrics', '/busy_threshold', '/openapi.json'];
+const GET_PATHS = ['/v1/models', '/health', '/live', '/metrics', '/busy_threshold', '/openapi.json', '/v2', '/v2/health/ready', '/v2/models/stats', '/v2/models'];
 
 interface Outcome {
   status: number;

@@ -82,6 +82,6 @@ export const kserveOptions = [
   {
     key: 'modelRepository', flag: 'model-repository', env: 'DYN_MODEL_REPOSITORY', envIsLocal: true, type: 'path', mustExist: true,
     group: 'KServe gRPC', scope: 'frontend', built: true,
-    help: 'Triton-layout model repository (<model>/config.pbtxt); its configs are served by ModelConfig/ModelMetadata',
+    help: 'Triton-layout model repository (<model>/config.pbtxt); its configs are served by ModelConfig/ModelMetadata and by /v2/models/<m>/config on HTTP',
   },
 ] as const satisfies readonly OptionSpec[];

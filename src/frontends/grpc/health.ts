@@ -3,7 +3,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import { NotFoundError } from '../../protocols/index.js';
 import { wrapUnary, type WrapContext } from './call-wrappers.js';
-import type { KserveModels } from './model-registry.js';
+import type { KserveModels } from '../../kserve/index.js';
 
 const KNOWN = new Set(['', 'inference.GRPCInferenceService']);
 const WATCH_POLL_MS = 1000;

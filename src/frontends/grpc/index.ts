@@ -1,13 +1,3 @@
 export { startGrpcFrontend, type GrpcFrontendOptions, type RunningGrpcFrontend } from './start.js';
 export { KserveGrpcServer, type KserveGrpcOptions } from './server.js';
-export { KserveModels, type ResolvedModel, type ModelIndexEntry } from './model-registry.js';
-export { ModelRepository, type RepositoryEntry } from './model-config/repository.js';
-export { parseTextFormat } from './model-config/pbtxt.js';
-export { encodeModelConfig } from './model-config/model-info.js';
-export { loadProtos, protoDir, LOADER_OPTIONS } from './proto.js';
-export type { TensorEngine, TensorModel } from '../../protocols/index.js';
-export type * from '../../protocols/tensor.js';
-export { dataTypeByKserve, dataTypeByDynamo, dataTypeByTriton } from './tensor/data-types.js';
-export { floatToHalf, halfToFloat, floatToBf16, bf16ToFloat } from './tensor/half-float.js';
-export { encodeRaw, decodeRaw, joinLengthPrefixed, splitLengthPrefixed } from './tensor/raw-codec.js';
-export type * from './wire-types.js';
+export { loadProtos, LOADER_OPTIONS } from './proto.js';

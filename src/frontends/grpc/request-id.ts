@@ -1,16 +1,9 @@
-// Request ids on the gRPC side: the one an engine sees, and the one a failed call is logged with.
+// Request ids on the gRPC side: the one a failed call is logged with, and the call's trace context.
 
 import { randomUUID } from 'node:crypto';
 import type * as grpc from '@grpc/grpc-js';
 import { traceContextOf } from '../../observability/index.js';
 import type { TraceHeaders } from '../../protocols/index.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The request's `id` when it is a UUID (the engine sees the client's id), else a fresh one. */
-export function engineRequestId(id: string): string {
-  return id && UUID.test(id) ? id : randomUUID();
-}
 
 /** `x-request-id` metadata, else the request message's `id`, else a fresh UUID. */
 export function callRequestId(metadata: grpc.Metadata, request?: unknown): string {

@@ -5,11 +5,10 @@ import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import type { Http2Server, Http2Session } from 'node:http2';
 import type { Logger, MetricsRegistry } from '../../observability/index.js';
-import type { RequestScope } from '../../protocols/index.js';
 import { accessInterceptor, type GrpcAccess } from './auth.js';
 import { GrpcMetrics } from './grpc-metrics.js';
 import { healthHandlers } from './health.js';
-import type { KserveModels } from './model-registry.js';
+import type { KserveCore, KserveModels } from '../../kserve/index.js';
 import { loadProtos } from './proto.js';
 import { InferenceService } from './service.js';
 import { withTolerantDecoding } from './tolerant-decoding.js';
@@ -33,19 +32,20 @@ export interface KserveGrpcOptions {
   /** Prefix of the `x-dynamo-meta-*` metadata passed through to engines (DYN_METADATA_HEADER). */
   metadataPrefix?: string;
   logger: Logger;
-  /** grpc_server_* metrics go here; request metrics come from the request events of `requestScope`. */
+  /** grpc_server_* metrics go here; request metrics come from the request events of the core's scope. */
   metrics: MetricsRegistry;
-  requestScope: RequestScope;
 }
 
 export class KserveGrpcServer {
   readonly server: grpc.Server;
   readonly inference: InferenceService;
+  readonly models: KserveModels;
 
   constructor(
     private readonly opts: KserveGrpcOptions,
-    readonly models: KserveModels,
+    core: KserveCore,
   ) {
+    this.models = core.models;
     const options: grpc.ServerOptions = {};
     if (opts.maxMessageSize !== undefined) {
       options['grpc.max_receive_message_length'] = opts.maxMessageSize;
@@ -59,11 +59,11 @@ export class KserveGrpcServer {
     this.applyStreamWindow();
 
     const protos = loadProtos();
-    this.inference = new InferenceService(models, opts.requestScope, opts.metadataPrefix?.toLowerCase());
+    this.inference = new InferenceService(core, opts.metadataPrefix?.toLowerCase());
     const { logger } = opts;
     this.server.addService(withTolerantDecoding(protos.inference), this.inference.handlers({ service: 'inference.GRPCInferenceService', metrics, logger }));
     // Health stays open without a key so orchestrator probes work (the interceptor lets it through).
-    this.server.addService(withTolerantDecoding(protos.health), healthHandlers({ service: 'grpc.health.v1.Health', metrics, logger }, models));
+    this.server.addService(withTolerantDecoding(protos.health), healthHandlers({ service: 'grpc.health.v1.Health', metrics, logger }, core.models));
     // grpc.reflection.v1 and v1alpha, open like health so grpcurl/grpc_cli can discover the API.
     new ReflectionService(protos.packageDefinition).addToServer(this.server);
   }

@@ -1,46 +1,25 @@
-// The GRPCInferenceService handlers (reference/kserve.md §3), thin over KserveModels and infer.ts.
+// The GRPCInferenceService handlers (reference/kserve.md §3), thin over the KServe core.
 
 import * as grpc from '@grpc/grpc-js';
-import { CancelledError, ValidationError, type ErrorKind, type RequestScope } from '../../protocols/index.js';
-import { packageVersion } from '../../config/version.js';
-import { unimplemented, wrapBidi, wrapUnary, type WrapContext } from './call-wrappers.js';
-import { foldUnary, startInfer, type InferRun } from './infer.js';
+import { CancelledError } from '../../protocols/index.js';
 import {
-  completionsConfig,
-  completionsMetadata,
-  declaredTensorConfig,
-  metadataFromTritonConfig,
-  tensorMetadata,
-} from './model-config/model-info.js';
-import type { KserveModels } from './model-registry.js';
+  foldUnary,
+  type KserveCore,
+  type ModelInferRequest,
+  type ModelInferResponse,
+  type ModelStreamInferResponse,
+  type StartedRun,
+} from '../../kserve/index.js';
+import { unimplemented, wrapBidi, wrapUnary, type WrapContext } from './call-wrappers.js';
 import { readMessages } from './read-stream.js';
 import { DEFAULT_METADATA_PREFIX, requestMetadata } from './request-metadata.js';
 import { traceContextOfMetadata } from './request-id.js';
-import { ModelStatisticsTracker } from './statistics.js';
 import { malformedMessageError } from './tolerant-decoding.js';
-import type {
-  ModelConfigMessage,
-  ModelInferRequest,
-  ModelInferResponse,
-  ModelMetadataResponse,
-  ModelStreamInferResponse,
-} from './wire-types.js';
 
 interface NameRequest {
   name: string;
   version?: string;
 }
-
-/** A run whose outcome goes to its request events and the model statistics. */
-interface StartedRun {
-  run: InferRun;
-  succeed(): void;
-  /** `kind` defaults to the error's own; `cancelled` is a cancel. */
-  fail(error: unknown, kind?: ErrorKind): void;
-}
-
-const noTensorConfig = (name: string): ValidationError =>
-  new ValidationError(`Model '${name}' has type Tensor but no model config is provided`);
 
 /** The traced operation of a run: the gRPC method path. */
 const MODEL_INFER = '/inference.GRPCInferenceService/ModelInfer';
@@ -48,40 +27,35 @@ const MODEL_STREAM_INFER = '/inference.GRPCInferenceService/ModelStreamInfer';
 const EXTENSIONS = ['model_configuration', 'model_repository', 'statistics', 'binary_tensor_data'];
 
 export class InferenceService {
-  readonly stats = new ModelStatisticsTracker();
-
   constructor(
-    private readonly models: KserveModels,
-    /** The frontend whose request events this service's runs publish. */
-    private readonly requestScope: RequestScope,
+    private readonly core: KserveCore,
     /** Lower-case prefix of the metadata keys passed through to engines. */
     private readonly metadataPrefix = DEFAULT_METADATA_PREFIX,
   ) {}
 
   /** grpc-js handler map for `inference.GRPCInferenceService`. */
   handlers(ctx: WrapContext): grpc.UntypedServiceImplementation {
+    const { core } = this;
     const shm = 'shared-memory tensors are not supported; send tensor data in the request';
     return {
       ServerLive: wrapUnary(ctx, 'ServerLive', () => ({ live: true })),
-      ServerReady: wrapUnary(ctx, 'ServerReady', () => ({ ready: this.models.anyReady() })),
-      ModelReady: wrapUnary(ctx, 'ModelReady', (req: NameRequest) => ({ ready: this.models.isReady(req.name) })),
-      ServerMetadata: wrapUnary(ctx, 'ServerMetadata', () => ({ name: 'dynamo-ts', version: packageVersion(), extensions: EXTENSIONS })),
-      ModelMetadata: wrapUnary(ctx, 'ModelMetadata', (req: NameRequest) => this.metadata(req.name)),
-      ModelConfig: wrapUnary(ctx, 'ModelConfig', (req: NameRequest) => ({ config: this.config(req.name) })),
+      ServerReady: wrapUnary(ctx, 'ServerReady', () => ({ ready: core.models.anyReady() })),
+      ModelReady: wrapUnary(ctx, 'ModelReady', (req: NameRequest) => ({ ready: core.models.isReady(req.name) })),
+      ServerMetadata: wrapUnary(ctx, 'ServerMetadata', () => core.serverMetadata(EXTENSIONS)),
+      ModelMetadata: wrapUnary(ctx, 'ModelMetadata', (req: NameRequest) => core.metadata(req.name)),
+      ModelConfig: wrapUnary(ctx, 'ModelConfig', (req: NameRequest) => ({ config: core.config(req.name) })),
       ModelInfer: wrapUnary(ctx, 'ModelInfer', (req: ModelInferRequest, call) => this.infer(req, call)),
       ModelStreamInfer: wrapBidi(ctx, 'ModelStreamInfer', (call: grpc.ServerDuplexStream<ModelInferRequest, ModelStreamInferResponse>, tracker) =>
         this.streamInfer(call, tracker),
       ),
-      ModelStatistics: wrapUnary(ctx, 'ModelStatistics', (req: NameRequest) => this.statistics(req.name)),
-      RepositoryIndex: wrapUnary(ctx, 'RepositoryIndex', (req: { ready: boolean }) => ({
-        models: this.models.index().filter((m) => !req.ready || m.state === 'READY'),
-      })),
+      ModelStatistics: wrapUnary(ctx, 'ModelStatistics', (req: NameRequest) => core.statistics(req.name)),
+      RepositoryIndex: wrapUnary(ctx, 'RepositoryIndex', (req: { ready: boolean }) => ({ models: core.index(req.ready) })),
       RepositoryModelLoad: wrapUnary(ctx, 'RepositoryModelLoad', (req: { model_name: string }) => {
-        this.models.load(req.model_name);
+        core.models.load(req.model_name);
         return {};
       }),
       RepositoryModelUnload: wrapUnary(ctx, 'RepositoryModelUnload', (req: { model_name: string }) => {
-        this.models.unload(req.model_name);
+        core.models.unload(req.model_name);
         return {};
       }),
       SystemSharedMemoryStatus: wrapUnary(ctx, 'SystemSharedMemoryStatus', () => ({ regions: {} })),
@@ -95,52 +69,15 @@ export class InferenceService {
     };
   }
 
-  private metadata(name: string): ModelMetadataResponse {
-    const found = this.models.require(name);
-    const repo = this.models.repository?.get(name)?.config;
-    if (found.kind === 'completions') return repo ? metadataFromTritonConfig(repo) : completionsMetadata(found.served.name);
-    const { config } = found.model;
-    if (config?.triton_model_config || repo) return metadataFromTritonConfig(declaredTensorConfig(found.model, repo)!);
-    if (!config) throw noTensorConfig(name);
-    return tensorMetadata(config);
-  }
-
-  private config(name: string): ModelConfigMessage {
-    const found = this.models.require(name);
-    const repo = this.models.repository?.get(name)?.config;
-    if (found.kind === 'completions') return repo ?? completionsConfig(found.served.name);
-    const declared = declaredTensorConfig(found.model, repo);
-    if (!declared) throw noTensorConfig(name);
-    return declared;
-  }
-
-  private statistics(name: string): { model_stats: Record<string, unknown>[] } {
-    if (name) {
-      this.models.require(name);
-      return { model_stats: [this.stats.message(name)] };
-    }
-    return { model_stats: this.models.index().map((m) => this.stats.message(m.name)) };
-  }
-
   /** Starts one inference run (its request events start with it, traced under the call's trace context). */
   private start(req: ModelInferRequest, signal: AbortSignal, requestType: 'stream' | 'unary', callMetadata: grpc.Metadata): StartedRun {
-    const startNs = process.hrtime.bigint();
-    const metadata = requestMetadata(callMetadata, this.metadataPrefix);
-    const operation = requestType === 'unary' ? MODEL_INFER : MODEL_STREAM_INFER;
-    const trace = traceContextOfMetadata(callMetadata);
-    const run = startInfer(this.models, req, { signal, requestType, scope: this.requestScope, metadata, trace, operation });
-    const inputDone = process.hrtime.bigint();
-    return {
-      run,
-      succeed: () => {
-        run.request.succeed();
-        this.stats.record(run.model, true, startNs, inputDone);
-      },
-      fail: (error, kind) => {
-        run.request.fail(error, kind);
-        this.stats.record(run.model, false, startNs, inputDone);
-      },
-    };
+    return this.core.start(req, {
+      signal,
+      requestType,
+      metadata: requestMetadata(callMetadata, this.metadataPrefix),
+      trace: traceContextOfMetadata(callMetadata),
+      operation: requestType === 'unary' ? MODEL_INFER : MODEL_STREAM_INFER,
+    });
   }
 
   private async infer(req: ModelInferRequest, call: grpc.ServerUnaryCall<ModelInferRequest, ModelInferResponse>): Promise<ModelInferResponse> {

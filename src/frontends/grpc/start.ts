@@ -1,19 +1,23 @@
 // Starts the KServe gRPC frontend over a ModelManager and a metrics registry shared with whatever
 // else runs in the process. Side servers (/metrics, /health, /live) are composed in launch/.
 
+import { createKserveCore, type KserveCore, type KserveModels } from '../../kserve/index.js';
 import type { ModelManager } from '../../models/index.js';
 import type { Logger, MetricsRegistry } from '../../observability/index.js';
 import type { RequestScope, TensorModel } from '../../protocols/index.js';
-import { ModelRepository } from './model-config/repository.js';
-import { KserveModels } from './model-registry.js';
 import { KserveGrpcServer, type KserveGrpcOptions } from './server.js';
 
-export interface GrpcFrontendOptions extends Partial<Omit<KserveGrpcOptions, 'logger' | 'metrics' | 'requestScope'>> {
+export interface GrpcFrontendOptions extends Partial<Omit<KserveGrpcOptions, 'logger' | 'metrics'>> {
   models: ModelManager;
   metrics: MetricsRegistry;
   logger: Logger;
   /** The scope its request events are published under (whoever counts them subscribes to it). */
   requestScope: RequestScope;
+  /**
+   * The KServe core to serve, shared with Triton's HTTP routes; when absent one is made over
+   * `models`, `modelRepository` and `requestScope`.
+   */
+  kserve?: KserveCore;
   /** A Triton-layout model repository whose config.pbtxt files describe the served models. */
   modelRepository?: string;
   tensorModels?: TensorModel[];
@@ -22,6 +26,8 @@ export interface GrpcFrontendOptions extends Partial<Omit<KserveGrpcOptions, 'lo
 export interface RunningGrpcFrontend {
   readonly grpcPort: number;
   readonly models: KserveModels;
+  /** What it serves, shared with Triton's HTTP routes when given to both. */
+  readonly kserve: KserveCore;
   readonly grpc: KserveGrpcServer;
   readonly metrics: MetricsRegistry;
   addTensorModel(model: TensorModel): void;
@@ -31,8 +37,8 @@ export interface RunningGrpcFrontend {
 
 export async function startGrpcFrontend(opts: GrpcFrontendOptions): Promise<RunningGrpcFrontend> {
   const { logger, metrics, tls } = opts;
-  const repository = opts.modelRepository ? new ModelRepository(opts.modelRepository) : undefined;
-  const models = new KserveModels(opts.models, repository);
+  const core = opts.kserve ?? createKserveCore(opts.models, opts.requestScope, opts.modelRepository);
+  const { models } = core;
   for (const m of opts.tensorModels ?? []) models.addTensorModel(m);
   const grpcServer = new KserveGrpcServer(
     {
@@ -48,15 +54,15 @@ export async function startGrpcFrontend(opts: GrpcFrontendOptions): Promise<Runn
       metadataPrefix: opts.metadataPrefix,
       logger,
       metrics,
-      requestScope: opts.requestScope,
     },
-    models,
+    core,
   );
   const grpcPort = await grpcServer.listen();
   logger.info({ grpcPort, tls: tls !== undefined, mtls: tls?.ca !== undefined, auth: opts.access?.keys.required ?? false }, 'KServe gRPC frontend listening');
   return {
     grpcPort,
     models,
+    kserve: core,
     grpc: grpcServer,
     metrics,
     addTensorModel: (m) => models.addTensorModel(m),

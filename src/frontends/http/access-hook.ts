@@ -1,7 +1,8 @@
 // Who may call which route: one onRequest hook for the whole HTTP service. When API keys are
 // configured every route needs one except the probes and the API description (and /metrics unless
 // protected); admin routes are refused outright while no key is configured, unless opened.
-// Each family answers in its own error shape: OpenAI's envelope, Anthropic's, the admin routes'.
+// Each family answers in its own error shape: OpenAI's envelope, Anthropic's, the admin routes' and
+// Triton's (`{"error": "..."}`). Triton's /v2/health probes are open; its model load/unload are admin.
 // The dashboard is opened by a browser, which cannot add a bearer header: it also takes the key as
 // the password of HTTP Basic authentication, and its refusal makes the browser prompt for one.
 
@@ -10,6 +11,7 @@ import { adminAllowed, basicPassword, bearerToken, ForbiddenError, Unauthenticat
 import { adminErrorReply, anthropicErrorReply, httpErrorReply, type ErrorEnvelope } from './error-envelope.js';
 import type { HttpPaths } from './http-service.js';
 import { sendError } from './server.js';
+import { TRITON_ADMIN_ROUTES, TRITON_OPEN_ROUTES, TRITON_PREFIX, tritonErrorReply } from './triton/index.js';
 
 export interface AccessOptions {
   keys: KeyCheck;
@@ -19,7 +21,7 @@ export interface AccessOptions {
   protectMetrics: boolean;
 }
 
-type RouteClass = 'open' | 'api' | 'anthropic' | 'admin' | 'dashboard';
+type RouteClass = 'open' | 'api' | 'anthropic' | 'triton' | 'admin' | 'dashboard';
 
 interface ClassRules {
   envelope: ErrorEnvelope;
@@ -35,6 +37,7 @@ interface ClassRules {
 const CLASSES: Readonly<Record<Exclude<RouteClass, 'open'>, ClassRules>> = {
   api: { envelope: httpErrorReply, send: '`Authorization: Bearer <key>`', challenge: 'Bearer' },
   anthropic: { envelope: anthropicErrorReply, send: '`x-api-key: <key>` or `Authorization: Bearer <key>`', challenge: 'Bearer' },
+  triton: { envelope: tritonErrorReply, send: '`Authorization: Bearer <key>`', challenge: 'Bearer' },
   admin: { envelope: (err) => adminErrorReply(err), send: '`Authorization: Bearer <key>`', challenge: 'Bearer' },
   dashboard: {
     envelope: httpErrorReply,
@@ -46,14 +49,16 @@ const CLASSES: Readonly<Record<Exclude<RouteClass, 'open'>, ClassRules>> = {
 
 /** The class of a request's route, by the path it was registered under (unmatched routes are `api`). */
 function classifier(paths: HttpPaths, protectMetrics: boolean): (route: string | undefined) => RouteClass {
-  const open = new Set([paths.health, paths.live, paths.openapi, ...(protectMetrics ? [] : [paths.metrics])]);
+  const open = new Set([paths.health, paths.live, paths.openapi, ...TRITON_OPEN_ROUTES, ...(protectMetrics ? [] : [paths.metrics])]);
+  const admin = new Set([paths.busyThreshold, ...TRITON_ADMIN_ROUTES]);
   const under = (route: string, base: string): boolean => route === base || route.startsWith(`${base}/`);
   return (route) => {
     if (route === undefined) return 'api';
     if (open.has(route) || under(route, paths.docs)) return 'open';
-    if (route === paths.busyThreshold) return 'admin';
+    if (admin.has(route)) return 'admin';
     if (under(route, paths.dashboard)) return 'dashboard';
     if (under(route, paths.anthropic)) return 'anthropic';
+    if (under(route, TRITON_PREFIX)) return 'triton';
     return 'api';
   };
 }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { DashboardFeed, MetricsRegistry } from '../../observability/index.js';
 import type { RequestLimits } from '../../pipeline/index.js';
 import type { ModelManager } from '../../models/index.js';
+import type { KserveCore } from '../../kserve/index.js';
 import type { RequestScope } from '../../protocols/index.js';
 import { registerAccessHook, type AccessOptions } from './access-hook.js';
 import { registerAdminRoutes } from './admin-routes.js';
@@ -22,6 +23,7 @@ import { registerResponsesRoute } from './responses/index.js';
 import { createHttpServer, postRoute } from './server.js';
 import { DEFAULT_UPLOAD_TIMEOUTS, type UploadTimeouts } from './upload-timeouts.js';
 import { HttpServiceState } from './service-state.js';
+import { registerTritonRoutes } from './triton/index.js';
 
 export interface HttpPaths {
   chat: string;
@@ -106,6 +108,8 @@ export interface HttpServiceOptions {
   dashboard?: DashboardFeed;
   /** Shown as the API version in /openapi.json. */
   version: string;
+  /** Serve Triton's HTTP/REST protocol (KServe v2) under /v2 over this KServe core (absent: /v2 answers 404). */
+  kserve?: KserveCore;
 }
 
 export interface HttpTls {
@@ -189,6 +193,7 @@ export class HttpService {
     });
     if (!opts.disableAdminApi) registerBusyThresholdRoute(app, models, opts.paths.busyThreshold);
     if (opts.dashboard) registerDashboardRoutes(app, opts.paths.dashboard, opts.dashboard);
+    if (opts.kserve) registerTritonRoutes(app, { core: opts.kserve, state: this.state, bodyLimitMb: opts.bodyLimitMb, sseKeepAliveMs: opts.sseKeepAliveMs });
   }
 
   /** Start listening; resolves to the bound port (useful with port 0). */

@@ -3,7 +3,8 @@
 
 import * as grpc from '@grpc/grpc-js';
 import { parseCommandLine } from '../../../src/config/index.js';
-import { loadProtos, type TensorModel } from '../../../src/frontends/grpc/index.js';
+import { loadProtos } from '../../../src/frontends/grpc/index.js';
+import type { TensorModel } from '../../../src/protocols/index.js';
 import { buildServedModel, startKserveFrontend, type KserveFrontendOptions, type RunningKserveFrontend } from '../../../src/launch/index.js';
 import { loadDefaultModelCard, ModelManager, type ServedModel } from '../../../src/models/index.js';
 import { createLogger } from '../../../src/observability/index.js';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
-import { encodeModelConfig } from '../../../src/frontends/grpc/index.js';
+import { encodeModelConfig } from '../../../src/kserve/index.js';
 import { boolInput, completionsModel, rawBytes, SplitEngine, startHarness, tensorModel, textInput, type Harness } from './harness.js';
 
 let h: Harness;

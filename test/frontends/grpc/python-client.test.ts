@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
-import { protoDir } from '../../../src/frontends/grpc/index.js';
+import { protoDir } from '../../../src/kserve/index.js';
 import { completionsModel, SplitEngine, startHarness, tensorModel, type Harness } from './harness.js';
 
 const run = promisify(execFile);

@@ -6,7 +6,8 @@ import * as grpc from '@grpc/grpc-js';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../../support/processes.js';
-import { encodeModelConfig, type TensorModel } from '../../../src/frontends/grpc/index.js';
+import { encodeModelConfig } from '../../../src/kserve/index.js';
+import type { TensorModel } from '../../../src/protocols/index.js';
 import { startHarness, tensorModel, textInput, rawBytes, type Harness } from './harness.js';
 
 let h: Harness;

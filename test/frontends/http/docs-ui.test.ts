@@ -29,6 +29,9 @@ const EXPECTED_OPERATIONS = [
   'POST /v1/embeddings',
   'POST /v1/images/generations',
   'GET /v1/models',
+  'POST /v2/models/{model}/infer',
+  'POST /v2/models/{model}/generate_stream',
+  'GET /v2/health/ready',
 ];
 
 test('/docs renders the API operations in headless Chromium', { timeout: 60_000 }, async (t) => {

@@ -1,4 +1,4 @@
-import type { TensorDataType } from '../../../protocols/index.js';
+import type { TensorDataType } from '../../protocols/index.js';
 
 /** The typed `InferTensorContents` field that carries a data type, or null for raw-only types. */
 export type ContentsField =

@@ -2,8 +2,8 @@
 // tensor models registered by tensor workers, and the model repository's configs. Also carries
 // the load/unload state behind the repository RPCs.
 
-import { ModelManager, type ServedModel } from '../../models/index.js';
-import { NotFoundError, UnavailableError, type TensorModel } from '../../protocols/index.js';
+import { ModelManager, type ServedModel } from '../models/index.js';
+import { NotFoundError, UnavailableError, type TensorModel } from '../protocols/index.js';
 import type { ModelRepository } from './model-config/repository.js';
 
 export type ResolvedModel = { kind: 'completions'; served: ServedModel } | { kind: 'tensor'; model: TensorModel };

@@ -2,7 +2,7 @@
 // schema so repeated fields, maps, enums and nested messages come out right.
 
 import protobuf from 'protobufjs';
-import { TO_OBJECT } from '../proto.js';
+import { TO_OBJECT } from '../proto-files.js';
 
 type Scalar = string | number | boolean;
 interface Entry {

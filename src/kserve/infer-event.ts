@@ -1,4 +1,4 @@
-import type { RequestLifecycle } from '../../pipeline/index.js';
+import type { RequestLifecycle } from '../pipeline/index.js';
 import type { ModelInferResponse } from './wire-types.js';
 
 /**

@@ -1,6 +1,6 @@
 // KServe ModelInferRequest ⇄ tensor worker request/response (reference/kserve.md §6.2, §6.3).
 
-import { ValidationError, type NvCreateTensorRequest, type NvCreateTensorResponse, type RequestedOutput, type Tensor, type TensorValues } from '../../../protocols/index.js';
+import { ValidationError, type NvCreateTensorRequest, type NvCreateTensorResponse, type RequestedOutput, type Tensor, type TensorValues } from '../../protocols/index.js';
 import {
   shapeOf,
   type InferInputTensor,
@@ -66,7 +66,8 @@ function inputTensor(input: InferInputTensor, raw: Uint8Array | undefined): Tens
   return { metadata, data: { data_type: info.dynamo, values } };
 }
 
-function typedValues(info: DataTypeInfo, c: InferTensorContents): TensorValues {
+/** The element values of typed `contents` for a datatype. */
+export function typedValues(info: DataTypeInfo, c: InferTensorContents): TensorValues {
   switch (info.dynamo) {
     case 'Bool':
       return c.bool_contents ?? [];

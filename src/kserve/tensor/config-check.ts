@@ -3,7 +3,7 @@
 // as declared (-1 dims are wildcards; with max_batch_size > 0 a leading batch dim comes first).
 // Upstream Dynamo skips these checks (issue 11 asks for them): bad input never reaches a worker.
 
-import { ValidationError } from '../../../protocols/index.js';
+import { ValidationError } from '../../protocols/index.js';
 import { shapeOf, type InferInputTensor, type ModelConfigMessage, type ModelInferRequest } from '../wire-types.js';
 import { dataTypeByTriton } from './data-types.js';
 

@@ -1,7 +1,7 @@
 // Checks on tensor requests and worker responses. `checkResponseFields` stands in for upstream's
 // strict JSON decoding of a worker reply; `validateTensors` is upstream's semantic validation.
 
-import { ValidationError, type NvCreateTensorResponse, type Tensor } from '../../../protocols/index.js';
+import { ValidationError, type NvCreateTensorResponse, type Tensor } from '../../protocols/index.js';
 import { isTensorDataType } from './data-types.js';
 
 export function validateTensors(tensors: readonly Tensor[]): void {

@@ -1,7 +1,8 @@
 // Routes a ModelInferRequest to its model's path (tensor or completions) and turns worker output
 // into InferEvents; the unary fold rules live here too (reference/kserve.md §3, §7).
 
-import { RequestLifecycle } from '../../pipeline/index.js';
+import { randomUUID } from 'node:crypto';
+import { RequestLifecycle } from '../pipeline/index.js';
 import {
   InternalError,
   ValidationError,
@@ -10,18 +11,24 @@ import {
   type RequestScope,
   type TensorModel,
   type TraceHeaders,
-} from '../../protocols/index.js';
+} from '../protocols/index.js';
 import { toCompletionInputs } from './completions/request.js';
 import { runCompletion } from './completions/run.js';
 import type { InferEvent, RunContext } from './infer-event.js';
 import { declaredTensorConfig } from './model-config/model-info.js';
 import type { KserveModels } from './model-registry.js';
-import { engineRequestId } from './request-id.js';
 import { errorText, generateFailure, parseFailure } from './run-errors.js';
 import { checkInputsAgainstConfig } from './tensor/config-check.js';
 import { fromTensorResponse, toTensorRequest } from './tensor/convert.js';
 import { checkResponseFields } from './tensor/validate.js';
 import type { ModelInferRequest, ModelInferResponse } from './wire-types.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The request's `id` when it is a UUID (the engine sees the client's id), else a fresh one. */
+function engineRequestId(id: string): string {
+  return id && UUID.test(id) ? id : randomUUID();
+}
 
 export interface InferRun {
   model: string;

@@ -2,7 +2,7 @@
 
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { loadProtos } from '../proto.js';
+import { protoRoot } from '../proto-files.js';
 import type { ModelConfigMessage } from '../wire-types.js';
 import { parseTextFormat } from './pbtxt.js';
 
@@ -52,7 +52,7 @@ export class ModelRepository {
     const full = path.join(this.dir, folder);
     const configPath = path.join(full, 'config.pbtxt');
     if (!existsSync(full) || !statSync(full).isDirectory() || !existsSync(configPath)) return undefined;
-    const type = loadProtos().root.lookupType('inference.ModelConfig');
+    const type = protoRoot().lookupType('inference.ModelConfig');
     let config: ModelConfigMessage;
     try {
       config = parseTextFormat(type, readFileSync(configPath, 'utf8')) as ModelConfigMessage;

@@ -1,7 +1,7 @@
 // KServe ModelInferRequest → OpenAI completion request body (reference/kserve.md §5.1), plus the
 // Triton vLLM-backend inputs and sampling parameters (reference/triton-vllm-backend.md).
 
-import { ValidationError } from '../../../protocols/index.js';
+import { ValidationError } from '../../protocols/index.js';
 import { checkRawInputs } from '../tensor/convert.js';
 import { dataTypeByKserve } from '../tensor/data-types.js';
 import { decodeRaw } from '../tensor/raw-codec.js';
@@ -27,6 +27,13 @@ const BOOL_FLAGS = [
   'return_num_input_tokens',
   'return_num_output_tokens',
 ] as const;
+
+/** The inputs a completions model takes, as declared tensors (text_input BYTES [1], flags BOOL [1]). */
+export const COMPLETION_INPUTS: readonly { name: string; datatype: string; dims: number[] }[] = [
+  { name: 'text_input', datatype: 'BYTES', dims: [1] },
+  { name: 'sampling_parameters', datatype: 'BYTES', dims: [1] },
+  ...BOOL_FLAGS.map((name) => ({ name, datatype: 'BOOL', dims: [1] })),
+];
 
 const SUPPORTED =
   "'text_input', 'stream', 'sampling_parameters', 'exclude_input_in_output', 'return_finish_reason', 'return_num_input_tokens', 'return_num_output_tokens'";

@@ -1,7 +1,7 @@
 // How the inference paths report a failed step, in upstream's words (reference/kserve.md §7);
 // the tensor and completions paths share them.
 
-import { InternalError, isDynamoError, ValidationError, type DynamoError } from '../../protocols/index.js';
+import { InternalError, isDynamoError, ValidationError, type DynamoError } from '../protocols/index.js';
 
 /** The text of anything thrown. */
 export function errorText(err: unknown): string {

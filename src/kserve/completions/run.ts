@@ -1,8 +1,8 @@
 // Runs one KServe completions request through the shared OpenAI pipeline (validate → preprocess →
 // generateChoices) and yields KServe responses: one folded response, or one per streamed step.
 
-import type { ServedModel } from '../../../models/index.js';
-import { generateChoices, ResponseFold, type DecodedStep } from '../../../pipeline/index.js';
+import type { ServedModel } from '../../models/index.js';
+import { generateChoices, ResponseFold, type DecodedStep } from '../../pipeline/index.js';
 import type { InferEvent, RunContext } from '../infer-event.js';
 import { errorText, generateFailure, parseFailure } from '../run-errors.js';
 import type { ModelInferRequest } from '../wire-types.js';

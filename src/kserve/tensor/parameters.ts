@@ -1,5 +1,12 @@
-import { ValidationError, type ParameterValue, type Parameters } from '../../../protocols/index.js';
-import type { InferParameter, InferParameters } from '../wire-types.js';
+import { ValidationError, type ParameterValue, type Parameters } from '../../protocols/index.js';
+import type { InferParameter, InferParameters, ParameterChoice } from '../wire-types.js';
+
+const CHOICES: readonly ParameterChoice[] = ['bool_param', 'int64_param', 'string_param', 'double_param', 'uint64_param'];
+
+/** The set field of a parameter: as decoded (`parameter_choice`), or as built here (the one field present). */
+function choiceOf(p: InferParameter): ParameterChoice | undefined {
+  return p.parameter_choice ?? CHOICES.find((c) => p[c] !== undefined);
+}
 
 /** KServe `InferParameter` → upstream ParameterValue; an empty oneof is an error, as upstream. */
 export function fromInferParameter(key: string, p: InferParameter): ParameterValue {
@@ -46,7 +53,7 @@ export function toInferParameters(params: Parameters | undefined): InferParamete
 
 /** The plain JS value of a parameter (numbers, strings, booleans), for sampling options. */
 export function parameterScalar(p: InferParameter): boolean | number | string | undefined {
-  switch (p.parameter_choice) {
+  switch (choiceOf(p)) {
     case 'bool_param':
       return p.bool_param;
     case 'int64_param':

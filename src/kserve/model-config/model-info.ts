@@ -1,7 +1,7 @@
 // ModelMetadata / ModelConfig answers for each kind of model (reference/kserve.md §3).
 
-import { ValidationError, type TensorModel, type TensorModelConfig } from '../../../protocols/index.js';
-import { loadProtos, TO_OBJECT } from '../proto.js';
+import { ValidationError, type TensorModel, type TensorModelConfig } from '../../protocols/index.js';
+import { protoRoot, TO_OBJECT } from '../proto-files.js';
 import { dataTypeByDynamo } from '../tensor/data-types.js';
 import type { ModelConfigMessage, ModelMetadataResponse } from '../wire-types.js';
 
@@ -39,7 +39,7 @@ export function completionsConfig(name: string): ModelConfigMessage {
 
 /** Decodes a worker's serialized Triton ModelConfig. */
 export function decodeTritonConfig(modelName: string, bytes: Uint8Array): ModelConfigMessage {
-  const type = loadProtos().root.lookupType('inference.ModelConfig');
+  const type = protoRoot().lookupType('inference.ModelConfig');
   try {
     return type.toObject(type.decode(bytes), TO_OBJECT) as ModelConfigMessage;
   } catch (err) {
@@ -105,6 +105,6 @@ export function declaredTensorConfig(model: TensorModel, repository: ModelConfig
 
 /** Serializes a Triton ModelConfig (what a tensor worker puts in `triton_model_config`). */
 export function encodeModelConfig(config: ModelConfigMessage): Uint8Array {
-  const type = loadProtos().root.lookupType('inference.ModelConfig');
+  const type = protoRoot().lookupType('inference.ModelConfig');
   return type.encode(type.fromObject(config)).finish();
 }

@@ -1,7 +1,7 @@
 // Raw tensor bytes (`raw_input_contents` / `raw_output_contents`) ⇄ element values. Little-endian,
 // row-major; BYTES elements are a u32 little-endian length followed by the bytes.
 
-import { ValidationError, type TensorDataType, type TensorValues } from '../../../protocols/index.js';
+import { ValidationError, type TensorDataType, type TensorValues } from '../../protocols/index.js';
 import type { DataTypeInfo } from './data-types.js';
 import { bf16ToFloat, floatToBf16, floatToHalf, halfToFloat } from './half-float.js';
 
