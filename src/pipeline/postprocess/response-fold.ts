@@ -46,7 +46,10 @@ export interface ChoiceDelta {
   text: string;
   /** Newly released reasoning text (only with a reasoning parser; "" otherwise). */
   reasoning: string;
-  /** The engine tokens of this step. */
+  /**
+   * The engine tokens of this step and of the choice's earlier steps that sent nothing (text the
+   * stop jail held, tokens with no text): a stream's deltas sum to the tokens generated.
+   */
   tokens: number;
   /** The first delta sent for this choice. */
   first: boolean;
@@ -115,6 +118,8 @@ interface ChoiceState extends FoldedChoice {
   sent: boolean;
   /** Entries of steps that sent nothing, waiting for the next delta. */
   pending?: TokenLogprob[];
+  /** Tokens of steps that sent nothing, counted into the next delta. */
+  unsentTokens: number;
   /** Characters of the choice's token texts so far (the prefix included): the next text offset. */
   offset: number;
   /** This choice's reasoning parser, when the model has one. */
@@ -184,10 +189,12 @@ export class ResponseFold {
     const logprobs = this.opts.logprobs && step.logprobs ? this.placeLogprobs(state, step.logprobs) : undefined;
     if (released.length === 0 && reasoning.length === 0 && calls === undefined && finishReason === null) {
       if (logprobs) state.pending = logprobs;
+      state.unsentTokens += tokens;
       return null;
     }
     state.sent = true;
-    const delta: ChoiceDelta = { index: step.index, text, reasoning, tokens, first, finishReason: wireReason, stopReason: step.stop_reason };
+    const delta: ChoiceDelta = { index: step.index, text, reasoning, tokens: tokens + state.unsentTokens, first, finishReason: wireReason, stopReason: step.stop_reason };
+    state.unsentTokens = 0;
     if (calls?.pieces.length) delta.toolCalls = calls.pieces;
     if (calls?.ended.length) delta.toolCallsEnded = calls.ended;
     const entries = logprobs ?? state.pending;
@@ -210,7 +217,7 @@ export class ResponseFold {
   choices(): FoldedChoice[] {
     return this.states
       .filter((s) => s !== undefined)
-      .map(({ sent: _sent, pending: _pending, offset: _offset, parser: _parser, toolParser: _toolParser, calls: _calls, ...choice }) => choice);
+      .map(({ sent: _sent, pending: _pending, unsentTokens: _unsent, offset: _offset, parser: _parser, toolParser: _toolParser, calls: _calls, ...choice }) => choice);
   }
 
   private newState(index: number): ChoiceState {
@@ -223,6 +230,7 @@ export class ResponseFold {
       stopReason: null,
       outputTokens: 0,
       sent: false,
+      unsentTokens: 0,
       calls: 0,
       offset: this.opts.logprobs ? codePoints(prefix) : 0,
     };
