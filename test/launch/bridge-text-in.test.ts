@@ -192,3 +192,23 @@ test('Anthropic Messages: thinking, text and tool_use blocks from the engine-par
   assert.deepEqual(shape(streamed.content), expected);
   assert.equal(streamed.stop_reason, 'tool_use');
 });
+
+test('text-in completions: logprobs the engine names by text reach the client, entry by entry', async () => {
+  const pieces = ['Plain', ' text', ' answer.'];
+  const up = await startStandIn({ kind: 'text', answer: pieces });
+  cleanups.push(() => up.close());
+  const b = await startBridgedFrontend(['--upstream', up.url, '--upstream-input', 'text']);
+  cleanups.push(() => b.stop());
+  const client = new OpenAI({ baseURL: `${b.baseUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
+  const unary = await client.completions.create({ model: BRIDGED_MODEL, prompt: 'The sky is', max_tokens: 8, logprobs: 2 });
+  const logprobs = unary.choices[0]!.logprobs!;
+  assert.equal(unary.choices[0]!.text, pieces.join(''));
+  assert.deepEqual(logprobs.tokens, pieces);
+  assert.deepEqual(logprobs.token_logprobs, [-0.5, -0.5, -0.5]);
+  assert.deepEqual(logprobs.top_logprobs, pieces.map((p) => ({ [p]: -0.5, '~': -4 })));
+  assert.deepEqual(logprobs.text_offset, [0, 5, 10]);
+  const stream = await client.completions.create({ model: BRIDGED_MODEL, prompt: 'The sky is', max_tokens: 8, logprobs: 1, stream: true });
+  const streamed: string[] = [];
+  for await (const chunk of stream) streamed.push(...(chunk.choices[0]?.logprobs?.tokens ?? []));
+  assert.deepEqual(streamed, pieces);
+});

@@ -110,6 +110,10 @@ export async function startStandIn(options: StandInOptions): Promise<StandIn> {
     const choice: Record<string, unknown> = chat
       ? { index: 0, delta: { content: text }, finish_reason: finish }
       : { index: 0, text, finish_reason: finish, stop_reason: null };
+    if (!vllm && !chat && logprobs !== null) {
+      // A text-only server names its tokens by text.
+      choice.logprobs = { tokens: [piece], token_logprobs: [-0.5], top_logprobs: [Object.fromEntries([[piece, -0.5], ['~', -4]].slice(0, Math.max(1, logprobs)))] };
+    }
     if (vllm) {
       choice.token_ids = [piece];
       if (logprobs !== null) {

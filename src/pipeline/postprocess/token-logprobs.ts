@@ -54,7 +54,7 @@ export function tokenLogprobs(
 
 /**
  * Entries of tokens the engine decoded itself and names by their text (a text-in bridge): bytes
- * are the text's UTF-8 unless the engine sent them, and the alternatives are the engine's as given.
+ * are the text's UTF-8 (as vLLM writes them), and the alternatives are the engine's as given.
  */
 export function decodedTokenLogprobs(
   tokens: readonly (string | null)[],
