@@ -94,6 +94,7 @@ export interface CompletionUsage {
 export interface TopLogprob {
   /** 1 for the most likely token. */
   rank: number;
+  /** -1 when the engine named the token by its text only (outputs with `text`). */
   token_id: number;
   token: string | null;
   logprob: number;
@@ -101,11 +102,35 @@ export interface TopLogprob {
   bytes?: number[] | null;
 }
 
-/** One step of engine output. Python engines send only the keys they have; Rust ones send nulls. */
+/**
+ * One piece of one tool call. The first piece of a call carries `id` and `name` (`arguments` may be
+ * ""); later pieces carry argument fragments. Concatenating a call's `arguments` over its pieces
+ * gives exactly its final arguments JSON.
+ */
+export interface ToolCallDelta {
+  /** The call's position among the choice's calls, from 0. */
+  index: number;
+  id?: string;
+  name?: string;
+  arguments: string;
+}
+
+/**
+ * One step of engine output. Python engines send only the keys they have; Rust ones send nulls.
+ * An engine that decodes its tokens itself sends `text`: the frontend then neither detokenizes nor
+ * applies stop strings, `tokens` names each generated token by its text (logprob entries follow
+ * it), and `token_ids` only count the tokens. An engine that also parses its output (a text-in
+ * bridge in front of vLLM's or SGLang's chat API) sends what it split off in `reasoning_content`
+ * and `tool_calls`; the frontend carries those as they are and does not parse them again.
+ */
 export interface LLMEngineOutput {
   token_ids: number[];
   tokens?: (string | null)[] | null;
   text?: string | null;
+  /** Reasoning text the engine split off this step (not in `text`). */
+  reasoning_content?: string | null;
+  /** Pieces of the tool calls the engine parsed in this step (not in `text`). */
+  tool_calls?: ToolCallDelta[] | null;
   cum_log_probs?: number | null;
   /** Per token of `token_ids`: the sampled token's log probability (when the request asked for logprobs). */
   log_probs?: number[] | null;

@@ -85,3 +85,31 @@ test("an upstream's 400 reaches the client as a 400 with the engine's message", 
     (err: unknown) => err instanceof OpenAI.BadRequestError && /best_of must be 1 for streaming/.test(err.message),
   );
 });
+
+test('text-in: the reasoning and tool calls the engine parsed cross the wire to the client', async () => {
+  const parsing = await startStandIn({
+    kind: 'text',
+    answer: [],
+    finish: 'tool_calls',
+    chatDeltas: [
+      { delta: { reasoning_content: 'Needs the tool.' } },
+      { delta: { content: 'Checking.' } },
+      { delta: { tool_calls: [{ index: 0, id: 'tool-1', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } }] } },
+    ],
+  });
+  after(() => parsing.close());
+  const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_REQUEST_PLANE: 'tcp', DYN_LEASE_TTL_SECS: '2' };
+  const textIn = startProcess(
+    ['worker', 'openai', '--model-name', 'text-in', '--endpoint', 'dyn://dynamo.textin.generate', '--upstream', parsing.url, '--upstream-input', 'text'],
+    { DYN_LOG: 'warn', DYN_TCP_RPC_HOST: '127.0.0.1', ...env },
+  );
+  after(() => stopAll([textIn]));
+  await eventually(() => frontend.models.has('text-in') && frontend.models.get('text-in').router.instanceIds.length === 1, 60_000, `the text-in instance:\n${textIn.output()}`);
+  const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }];
+  const answer = await client.chat.completions.create({ model: 'text-in', messages: [{ role: 'user', content: 'look it up' }], tools });
+  const message = answer.choices[0]!.message as OpenAI.ChatCompletionMessage & { reasoning_content?: string };
+  assert.equal(message.reasoning_content, 'Needs the tool.');
+  assert.equal(message.content, 'Checking.');
+  assert.deepEqual(message.tool_calls, [{ id: 'tool-1', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } }]);
+  assert.equal(answer.choices[0]!.finish_reason, 'tool_calls');
+});

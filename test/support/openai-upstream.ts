@@ -1,6 +1,7 @@
 // Stand-in OpenAI-compatible servers for the bridge tests: one like vLLM (completions with a token
-// array prompt, answering token ids), one text-only (llama.cpp/Ollama-like), and faults on demand:
-// failing mid-stream, slow, unhealthy, refusing with a status.
+// array prompt, answering token ids), one text-only (llama.cpp/Ollama-like), one streaming chat the
+// way vLLM's own reasoning and tool parsers do, and faults on demand: failing mid-stream, slow,
+// unhealthy, refusing with a status.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -10,7 +11,12 @@ export interface StandInOptions {
   /** The answer, one piece per streamed chunk: token ids (vllm) or text pieces (text). */
   answer: readonly (number | string)[];
   /** Finish reason of a complete answer. */
-  finish?: 'stop' | 'length';
+  finish?: 'stop' | 'length' | 'tool_calls';
+  /**
+   * A chat answer as vLLM streams it with its own parsers on (`reasoning_content`, `tool_calls`
+   * deltas), one delta per chunk: replaces `answer` on /v1/chat/completions.
+   */
+  chatDeltas?: readonly ScriptedDelta[];
   /** Cut the connection after this many pieces (the process "dies" mid-stream). */
   dropAfter?: number;
   /** Wait this long between pieces. */
@@ -21,6 +27,12 @@ export interface StandInOptions {
   refuseWith?: { status: number; message: string };
   /** No `/health` route (Ollama): health falls back to `/v1/models`. */
   noHealthRoute?: boolean;
+}
+
+/** One chat chunk's delta, and the tokens it took with their logprobs (sent when the request asks). */
+export interface ScriptedDelta {
+  delta: Record<string, unknown>;
+  tokens?: readonly { token: string; logprob: number; top?: readonly { token: string; logprob: number }[] }[];
 }
 
 export interface StandIn {
@@ -71,16 +83,18 @@ export async function startStandIn(options: StandInOptions): Promise<StandIn> {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const chat = path === '/v1/chat/completions';
     const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : Infinity;
-    const pieces = options.answer.slice(0, maxTokens);
+    const script = chat ? options.chatDeltas : undefined;
+    const pieces: readonly (number | string | ScriptedDelta)[] = script ?? options.answer.slice(0, maxTokens);
     const logprobs = typeof body.logprobs === 'number' ? body.logprobs : null;
     for (const [i, piece] of pieces.entries()) {
       if (options.dropAfter !== undefined && i >= options.dropAfter) return void res.destroy();
       if (options.pieceDelayMs) await sleep(options.pieceDelayMs);
       if (res.destroyed) return;
       const last = i === pieces.length - 1;
-      const finish = last ? (pieces.length < options.answer.length ? 'length' : (options.finish ?? 'stop')) : null;
+      const finish = last ? (!script && pieces.length < options.answer.length ? 'length' : (options.finish ?? 'stop')) : null;
+      const data = typeof piece === 'object' ? scriptedChunk(piece, finish, body) : chunk(piece, finish, chat, logprobs);
       // Each piece is on the wire before the next step (a drop must not lose what was sent).
-      await new Promise((resolve) => res.write(`data: ${JSON.stringify(chunk(piece, finish, chat, logprobs))}\n\n`, resolve));
+      await new Promise((resolve) => res.write(`data: ${JSON.stringify(data)}\n\n`, resolve));
     }
     const usage = { prompt_tokens: Array.isArray(body.prompt) ? body.prompt.length : 7, completion_tokens: pieces.length, total_tokens: 0 };
     usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
@@ -96,6 +110,10 @@ export async function startStandIn(options: StandInOptions): Promise<StandIn> {
     const choice: Record<string, unknown> = chat
       ? { index: 0, delta: { content: text }, finish_reason: finish }
       : { index: 0, text, finish_reason: finish, stop_reason: null };
+    if (!vllm && !chat && logprobs !== null) {
+      // A text-only server names its tokens by text.
+      choice.logprobs = { tokens: [piece], token_logprobs: [-0.5], top_logprobs: [Object.fromEntries([[piece, -0.5], ['~', -4]].slice(0, Math.max(1, logprobs)))] };
+    }
     if (vllm) {
       choice.token_ids = [piece];
       if (logprobs !== null) {
@@ -107,6 +125,23 @@ export async function startStandIn(options: StandInOptions): Promise<StandIn> {
       }
     }
     return { id: 'cmpl-1', object: chat ? 'chat.completion.chunk' : 'text_completion', choices: [choice], usage: null };
+  }
+
+  function scriptedChunk(piece: ScriptedDelta, finish: string | null, body: Record<string, unknown>): Record<string, unknown> {
+    const top = typeof body.top_logprobs === 'number' ? body.top_logprobs : 0;
+    const bytes = (token: string) => Array.from(Buffer.from(token, 'utf8'));
+    const logprobs =
+      body.logprobs === true && piece.tokens
+        ? {
+            content: piece.tokens.map((t) => ({
+              token: t.token,
+              logprob: t.logprob,
+              bytes: bytes(t.token),
+              top_logprobs: (t.top ?? []).slice(0, top).map((alt) => ({ ...alt, bytes: bytes(alt.token) })),
+            })),
+          }
+        : null;
+    return { id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: piece.delta, logprobs, finish_reason: finish }], usage: null };
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -11,7 +11,7 @@ export const bridgeOptions = [
     key: 'upstreamInput', flag: 'upstream-input', env: 'DYN_UPSTREAM_INPUT', envIsLocal: true, type: 'enum',
     choices: { tokens: true, text: true },
     group: 'Bridge Workers', scope: 'bridge', built: true, default: 'tokens',
-    help: 'tokens: prompt token ids to /v1/completions, the frontend templates, tokenizes and detokenizes (vLLM, SGLang, llama.cpp); text: chat messages to /v1/chat/completions and prompt text to /v1/completions, the engine applies its own template (any OpenAI-compatible server)',
+    help: 'tokens: prompt token ids to /v1/completions, the frontend templates, tokenizes and detokenizes (vLLM, SGLang, llama.cpp); text: chat messages, tools and tool_choice to /v1/chat/completions and prompt text to /v1/completions, the engine applies its own template, stop strings and parsers, and the reasoning, tool calls and logprobs it streams reach the client as it made them (any OpenAI-compatible server)',
   },
   {
     key: 'upstreamModel', flag: 'upstream-model', env: 'DYN_UPSTREAM_MODEL', envIsLocal: true, type: 'string', metavar: '<name>',

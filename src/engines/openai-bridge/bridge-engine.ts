@@ -1,7 +1,9 @@
 // An OpenAI-compatible server (vLLM, SGLang, llama.cpp, Ollama, another dynamo-ts) as an
 // EngineClient: each request becomes one streamed upstream call, each chunk one engine output.
-// The frontend keeps detokenizing, stop handling and parsing: outputs carry token ids, the
-// server's own when it returns them, else its text re-tokenized piece by piece.
+// Token-in, the frontend keeps detokenizing, stop handling and parsing: outputs carry token ids,
+// the server's own when it returns them, else its text re-tokenized piece by piece. Text-in, the
+// engine decoded and parsed: outputs carry its text, reasoning, tool calls and logprobs as they
+// are, with ids only to count the tokens.
 import { isDynamoError, type EngineClient, type GenerateContext, type LLMEngineOutput, type PreprocessedRequest } from '../../protocols/index.js';
 import { sseData } from './sse-lines.js';
 import { readChunk, type UpstreamChunkJson, type UpstreamPiece } from './upstream-chunk.js';
@@ -75,9 +77,9 @@ export class OpenAiBridgeEngine implements EngineClient {
             if (piece.usage) held.completion_usage = piece.usage;
             continue;
           }
-          const out = await this.output(piece);
+          const out = await OUTPUTS[this.options.input](piece, this.options.tokenizer);
           if (out.finish_reason) held = out;
-          else if (out.token_ids.length > 0) yield out;
+          else if (out.token_ids.length > 0 || out.text || out.reasoning_content || out.tool_calls) yield out;
         }
       } catch (err) {
         if (ctx.signal.aborted) return;
@@ -122,23 +124,52 @@ export class OpenAiBridgeEngine implements EngineClient {
     if (!res.body) throw upstreamLost(this.baseUrl, 'answered without a body');
     return res.body;
   }
+}
 
-  /** One engine output of a chunk: the server's ids, or its text re-tokenized. */
-  private async output(piece: UpstreamPiece): Promise<LLMEngineOutput> {
-    const ids = piece.tokenIds ?? (piece.text === '' ? [] : await this.options.tokenizer.encode(piece.text));
-    const out: LLMEngineOutput = { token_ids: ids };
-    // Logprobs line up with ids only when the server gave both.
-    if (piece.tokenIds && piece.logProbs && piece.logProbs.length === ids.length) {
-      out.log_probs = piece.logProbs;
-      if (piece.topLogprobs?.length === ids.length) out.top_logprobs = piece.topLogprobs;
-    }
-    if (piece.finish) {
-      out.finish_reason = piece.finish;
-      out.stop_reason = piece.stopReason;
-    }
-    if (piece.usage) out.completion_usage = piece.usage;
-    return out;
+/** One engine output of a chunk, per input mode. */
+const OUTPUTS: Readonly<Record<UpstreamInput, (piece: UpstreamPiece, tokenizer: BridgeTokenizer) => Promise<LLMEngineOutput>>> = {
+  tokens: tokenOutput,
+  text: textOutput,
+};
+
+/** Token-in: the server's ids, or its text re-tokenized, for the frontend to decode. */
+async function tokenOutput(piece: UpstreamPiece, tokenizer: BridgeTokenizer): Promise<LLMEngineOutput> {
+  const ids = piece.tokenIds ?? (piece.text === '' ? [] : await tokenizer.encode(piece.text));
+  const out: LLMEngineOutput = { token_ids: ids };
+  // Logprobs line up with ids only when the server gave both.
+  if (piece.tokenIds && piece.logProbs && piece.logProbs.length === ids.length) {
+    out.log_probs = piece.logProbs;
+    if (piece.topLogprobs?.length === ids.length) out.top_logprobs = piece.topLogprobs;
   }
+  return withEnd(out, piece);
+}
+
+/**
+ * Text-in: the engine's text as it is (it applied stop strings and its parsers). The ids count the
+ * step's tokens: the server's own, else everything it wrote re-tokenized (for a completions prompt,
+ * exactly its text, so a moved request continues after it).
+ */
+async function textOutput(piece: UpstreamPiece, tokenizer: BridgeTokenizer): Promise<LLMEngineOutput> {
+  const written = piece.reasoning + piece.text + (piece.toolCalls?.map((c) => (c.name ?? '') + c.arguments).join('') ?? '');
+  const ids = piece.tokenIds ?? (written === '' ? [] : await tokenizer.encode(written));
+  const out: LLMEngineOutput = { token_ids: ids, text: piece.text };
+  if (piece.reasoning) out.reasoning_content = piece.reasoning;
+  if (piece.toolCalls) out.tool_calls = piece.toolCalls;
+  if (piece.tokenTexts && piece.logProbs?.length === piece.tokenTexts.length) {
+    out.tokens = piece.tokenTexts;
+    out.log_probs = piece.logProbs;
+    if (piece.topLogprobs?.length === piece.tokenTexts.length) out.top_logprobs = piece.topLogprobs;
+  }
+  return withEnd(out, piece);
+}
+
+function withEnd(out: LLMEngineOutput, piece: UpstreamPiece): LLMEngineOutput {
+  if (piece.finish) {
+    out.finish_reason = piece.finish;
+    out.stop_reason = piece.stopReason;
+  }
+  if (piece.usage) out.completion_usage = piece.usage;
+  return out;
 }
 
 /** undici hides the socket error in `cause`. */

@@ -1,13 +1,20 @@
 // One streamed chunk of an OpenAI-compatible server → what the bridge forwards: the choice's text,
 // its token ids when the server sent them (vLLM's `token_ids`, or logprob tokens written as
-// `token_id:N`), logprobs, the finish and the usage.
-import type { CompletionUsage, EngineFinishReason, TopLogprob } from '../../protocols/index.js';
+// `token_id:N`), logprobs, the finish and the usage; from a chat answer also the reasoning and the
+// tool calls the engine's own parsers split off.
+import type { CompletionUsage, EngineFinishReason, ToolCallDelta, TopLogprob } from '../../protocols/index.js';
 import type { UpstreamApi } from './upstream-request.js';
 
 export interface UpstreamPiece {
   text: string;
+  /** Reasoning the engine split off (chat `reasoning_content`, or `reasoning`); "" when none. */
+  reasoning: string;
+  /** Tool-call pieces the engine parsed; null when none. */
+  toolCalls: ToolCallDelta[] | null;
   /** The generated ids, when the server reported them; null when only text came back. */
   tokenIds: number[] | null;
+  /** The generated tokens' texts, when the server's logprobs name them by text. */
+  tokenTexts: string[] | null;
   logProbs: number[] | null;
   topLogprobs: TopLogprob[][] | null;
   finish: EngineFinishReason | null;
@@ -21,11 +28,35 @@ interface CompletionsLogprobs {
   top_logprobs?: (Record<string, number> | null)[] | null;
 }
 
+interface ChatLogprob {
+  token: string;
+  logprob: number;
+  bytes?: number[] | null;
+}
+
+interface ChatLogprobs {
+  content?: (ChatLogprob & { top_logprobs?: ChatLogprob[] | null })[] | null;
+}
+
+interface UpstreamToolCall {
+  index?: number;
+  id?: string | null;
+  function?: { name?: string | null; arguments?: string | null } | null;
+}
+
+interface ChatDelta {
+  content?: string | null;
+  /** vLLM and SGLang name it `reasoning_content`; newer vLLM `reasoning`. */
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+  tool_calls?: UpstreamToolCall[] | null;
+}
+
 interface UpstreamChoice {
   text?: string;
-  delta?: { content?: string | null };
+  delta?: ChatDelta;
   token_ids?: number[] | null;
-  logprobs?: CompletionsLogprobs | null;
+  logprobs?: (CompletionsLogprobs & ChatLogprobs) | null;
   finish_reason?: string | null;
   stop_reason?: string | number | null;
 }
@@ -52,27 +83,83 @@ const FINISHES: Readonly<Record<string, (stopReason: string | number | null) => 
 
 const TOKEN_ID = /^token_id:(-?\d+)$/;
 
+type ChoiceParts = Omit<UpstreamPiece, 'finish' | 'stopReason' | 'usage'>;
+
+/** How each API's choice carries its text, ids and logprobs. */
+const PARTS: Readonly<Record<UpstreamApi, (choice: UpstreamChoice) => ChoiceParts>> = {
+  completions: completionParts,
+  chat: chatParts,
+};
+
 /** One parsed `data:` payload; null for a chunk that carries nothing of the choice (e.g. a role-only delta). */
 export function readChunk(json: UpstreamChunkJson, api: UpstreamApi): UpstreamPiece | null {
   const choice = json.choices?.[0];
   const usage = json.usage ?? null;
   if (!choice) return usage ? { ...EMPTY, usage } : null;
-  const text = (api === 'chat' ? choice.delta?.content : choice.text) ?? '';
   const stopReason = choice.stop_reason ?? null;
   const finishName = choice.finish_reason ?? null;
-  const lp = api === 'completions' ? choice.logprobs ?? null : null;
+  const parts = PARTS[api](choice);
   return {
-    text,
-    tokenIds: choice.token_ids ?? idsOfLogprobTokens(lp?.tokens),
-    logProbs: lp?.token_logprobs ? lp.token_logprobs.map((v) => v ?? -Infinity) : null,
-    topLogprobs: topLogprobsOf(lp?.top_logprobs),
+    ...parts,
+    tokenIds: choice.token_ids ?? parts.tokenIds,
     finish: finishName === null ? null : (FINISHES[finishName] ?? FINISHES.stop!)(stopReason),
     stopReason,
     usage,
   };
 }
 
-const EMPTY: UpstreamPiece = { text: '', tokenIds: [], logProbs: null, topLogprobs: null, finish: null, stopReason: null, usage: null };
+function completionParts(choice: UpstreamChoice): ChoiceParts {
+  const lp = choice.logprobs ?? null;
+  const ids = idsOfLogprobTokens(lp?.tokens);
+  return {
+    text: choice.text ?? '',
+    reasoning: '',
+    toolCalls: null,
+    tokenIds: ids,
+    tokenTexts: ids === null && lp?.tokens?.length ? lp.tokens : null,
+    logProbs: lp?.token_logprobs ? lp.token_logprobs.map((v) => v ?? -Infinity) : null,
+    topLogprobs: topLogprobsOf(lp?.top_logprobs),
+  };
+}
+
+/** Chat's `logprobs.content` names the tokens by text, one entry per generated token. */
+function chatParts(choice: UpstreamChoice): ChoiceParts {
+  const delta = choice.delta ?? {};
+  const content = choice.logprobs?.content ?? null;
+  return {
+    text: delta.content ?? '',
+    reasoning: delta.reasoning_content ?? delta.reasoning ?? '',
+    toolCalls: delta.tool_calls?.length ? delta.tool_calls.map(toolCallPiece) : null,
+    tokenIds: null,
+    tokenTexts: content ? content.map((e) => e.token) : null,
+    logProbs: content ? content.map((e) => e.logprob) : null,
+    topLogprobs: content ? content.map((e) => (e.top_logprobs ?? []).map(namedByText)) : null,
+  };
+}
+
+function toolCallPiece(call: UpstreamToolCall, position: number): ToolCallDelta {
+  const piece: ToolCallDelta = { index: call.index ?? position, arguments: call.function?.arguments ?? '' };
+  if (call.id) piece.id = call.id;
+  if (call.function?.name) piece.name = call.function.name;
+  return piece;
+}
+
+function namedByText(alt: ChatLogprob, i: number): TopLogprob {
+  return { rank: i + 1, token_id: -1, token: alt.token, logprob: alt.logprob, bytes: alt.bytes ?? null };
+}
+
+const EMPTY: UpstreamPiece = {
+  text: '',
+  reasoning: '',
+  toolCalls: null,
+  tokenIds: [],
+  tokenTexts: null,
+  logProbs: null,
+  topLogprobs: null,
+  finish: null,
+  stopReason: null,
+  usage: null,
+};
 
 function idsOfLogprobTokens(tokens: string[] | undefined): number[] | null {
   if (!tokens || tokens.length === 0) return null;
@@ -85,19 +172,16 @@ function idsOfLogprobTokens(tokens: string[] | undefined): number[] | null {
   return ids;
 }
 
-/** `{"token_id:N": logprob}` per position → ranked alternatives; null when the keys are not ids. */
+/** `{token: logprob}` per position → ranked alternatives, named by id where the key is `token_id:N`, else by text. */
 function topLogprobsOf(top: (Record<string, number> | null)[] | null | undefined): TopLogprob[][] | null {
   if (!top) return null;
-  const out: TopLogprob[][] = [];
-  for (const entry of top) {
-    const ranked: TopLogprob[] = [];
-    for (const [key, logprob] of Object.entries(entry ?? {})) {
-      const m = TOKEN_ID.exec(key);
-      if (!m) return null;
-      ranked.push({ rank: 0, token_id: Number(m[1]), token: null, logprob });
-    }
-    ranked.sort((a, b) => b.logprob - a.logprob).forEach((t, i) => (t.rank = i + 1));
-    out.push(ranked);
-  }
-  return out;
+  return top.map((entry) =>
+    Object.entries(entry ?? {})
+      .map(([key, logprob]): TopLogprob => {
+        const m = TOKEN_ID.exec(key);
+        return m ? { rank: 0, token_id: Number(m[1]), token: null, logprob } : { rank: 0, token_id: -1, token: key, logprob };
+      })
+      .sort((a, b) => b.logprob - a.logprob)
+      .map((t, i) => ({ ...t, rank: i + 1 })),
+  );
 }

@@ -1,7 +1,8 @@
 // PreprocessedRequest → the body of an OpenAI-compatible request. Token-in sends the prompt's ids
 // to /v1/completions (vLLM, SGLang and llama.cpp take a token array) and asks for the output ids
-// back; text-in sends the chat's messages to /v1/chat/completions (the engine applies its own
-// template), or the prompt's text to /v1/completions for a completions request.
+// back; text-in sends the chat's messages, tools and tool choice to /v1/chat/completions (the
+// engine applies its own template and parsers), or the prompt's text to /v1/completions for a
+// completions request.
 import type { PreprocessedRequest } from '../../protocols/index.js';
 
 export type UpstreamApi = 'completions' | 'chat';
@@ -73,17 +74,21 @@ export function tokenCompletionsCall(req: PreprocessedRequest, model: string): U
 /** Text-in: stop strings go to the engine, which decodes; the chat's messages when the frontend forwarded them. */
 export function textCall(req: PreprocessedRequest, model: string, promptText: string): UpstreamCall {
   const common = { ...commonFields(req, model), stop: req.stop_conditions.stop?.length ? req.stop_conditions.stop : undefined };
-  const messages = req.extra_args?.messages;
-  if (Array.isArray(messages)) {
-    const tools = req.extra_args?.tools;
+  const chat = req.extra_args;
+  if (Array.isArray(chat?.messages)) {
     const logprobs = req.output_options.logprobs;
     return {
       api: 'chat',
       path: '/v1/chat/completions',
       body: {
         ...common,
-        messages,
-        tools: Array.isArray(tools) && tools.length > 0 ? tools : undefined,
+        messages: chat.messages,
+        // The engine's own tool parser and guided decoding serve them.
+        tools: Array.isArray(chat.tools) && chat.tools.length > 0 ? chat.tools : undefined,
+        tool_choice: chat.tool_choice ?? undefined,
+        parallel_tool_calls: chat.parallel_tool_calls ?? undefined,
+        // vLLM's and SGLang's name for the template's extra variables (e.g. enable_thinking).
+        chat_template_kwargs: chat.chat_template_args ?? undefined,
         logprobs: logprobs != null ? true : undefined,
         top_logprobs: logprobs != null && logprobs > 0 ? logprobs : undefined,
       },

@@ -51,9 +51,15 @@ export interface PreparedGeneration {
   toolCalls?: ChoiceToolCalls;
 }
 
-/** The output parsers a chat request's choices get from the model's card and the request's tools. */
+/**
+ * The output parsers a chat request's choices get from the model's card and the request's tools.
+ * A text-in model's engine gets the tool choice itself and parses its own output (what it parsed
+ * passes through the fold unparsed): here only the parsers its card names run, on its text.
+ */
 export function outputParsers(served: ServedModel, chat: ChatCompletionRequest): Pick<PreparedGeneration, 'reasoning' | 'toolCalls'> {
-  return { reasoning: reasoningFor(served.parsers.reasoning, chat), toolCalls: toolCallsFor(served.parsers.toolCall, chat) };
+  const engineChooses = served.card.modelInput === 'Text' && chat.tool_choice != null && chat.tool_choice !== 'none';
+  const toolRequest = engineChooses ? { ...chat, tool_choice: 'auto' as const } : chat;
+  return { reasoning: reasoningFor(served.parsers.reasoning, chat), toolCalls: toolCallsFor(served.parsers.toolCall, toolRequest) };
 }
 
 /** One started generation, handed to the route to answer. */

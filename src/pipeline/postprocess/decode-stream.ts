@@ -6,10 +6,11 @@ import {
   type CompletionUsage,
   type EngineFinishReason,
   type LLMEngineOutput,
+  type ToolCallDelta,
 } from '../../protocols/index.js';
 import { SequenceDecoder, stopSettingsFrom, type StopRequest, type StopTrigger } from './sequence-decoder.js';
 import type { TokenTable } from './token-table.js';
-import { tokenLogprobs, type TokenLogprob } from './token-logprobs.js';
+import { decodedTokenLogprobs, tokenLogprobs, type TokenLogprob } from './token-logprobs.js';
 
 /** OpenAI-facing finish reasons; `cancelled` is kept distinct so the HTTP layer can decide. */
 export type ChoiceFinishReason = 'stop' | 'length' | 'content_filter' | 'cancelled';
@@ -27,6 +28,10 @@ export interface DecodedStep {
   log_probs: number[] | null;
   /** When the request asked for logprobs and the engine gave them: one entry per processed token. */
   logprobs?: TokenLogprob[];
+  /** Reasoning the engine split off itself (`reasoning_content`); passed on unparsed. */
+  reasoning?: string;
+  /** Tool-call pieces the engine parsed itself; passed on unparsed. */
+  toolCalls?: ToolCallDelta[];
   finish_reason: ChoiceFinishReason | null;
   /** The engine-level reason: `eos` for a model EOS, `stop` for stop ids/strings, and so on. */
   engine_finish_reason: EngineFinishReason | null;
@@ -159,9 +164,15 @@ class ChoiceDecoder {
       step.tokens = result.tokens;
       trigger = result.trigger;
     }
-    // Per token, whether its text is released now, held back or hidden (as upstream reports them).
+    if (out.reasoning_content) step.reasoning = out.reasoning_content;
+    if (out.tool_calls?.length) step.toolCalls = out.tool_calls;
+    // Per token, whether its text is released now, held back or hidden (as upstream reports them);
+    // tokens the engine decoded itself are named by their text.
     if (this.wantLogprobs && out.log_probs) {
-      step.logprobs = tokenLogprobs(step.tokens, ids, out.log_probs, out.top_logprobs ?? null, opts.table);
+      step.logprobs =
+        out.text != null
+          ? decodedTokenLogprobs(step.tokens, out.log_probs, out.top_logprobs ?? null)
+          : tokenLogprobs(step.tokens, ids, out.log_probs, out.top_logprobs ?? null, opts.table);
     }
     if (trigger !== null) {
       if (engineFinish === null) opts.onLocalStop();
@@ -180,7 +191,7 @@ class ChoiceDecoder {
       step.usage = this.usage();
       return step;
     }
-    return ids.length > 0 || step.text.length > 0 ? step : null;
+    return ids.length > 0 || step.text.length > 0 || step.reasoning !== undefined || step.toolCalls !== undefined ? step : null;
   }
 
   /** The engine stream ended without a finish: a `stop` step with whatever text was held back. */

@@ -3,33 +3,23 @@
 // the per-choice state a unary answer is folded into. Frontends only map its output to their wire
 // shapes. It is synchronous per step: the frontend's loop over the steps is the only async hop.
 
-import type { CompletionUsage } from '../../protocols/index.js';
+import type { CompletionUsage, ToolCallDelta } from '../../protocols/index.js';
 import type { RequestLifecycle } from '../request-lifecycle.js';
 import type { ChoiceFinishReason, DecodedStep } from './decode-stream.js';
 import type { ReasoningParser } from './parsers/reasoning-parser.js';
 import type { ChoiceReasoning } from './parsers/reasoning-selection.js';
+import { EngineToolCalls } from './parsers/engine-tool-calls.js';
 import type { ToolCallParser, ToolParseItem } from './parsers/tool-call-parser.js';
 import type { ChoiceToolCalls } from './parsers/tool-call-selection.js';
 import type { TokenLogprob } from './token-logprobs.js';
+
+export type { ToolCallDelta };
 
 /**
  * The finish reasons clients see: an engine-side `cancelled` reads as `stop`, and a choice that
  * made a tool call and stopped reads `tool_calls`.
  */
 export type WireFinishReason = Exclude<ChoiceFinishReason, 'cancelled'> | 'tool_calls';
-
-/**
- * One piece of one tool call in a step. The first piece of a call carries `id` and `name`
- * (`arguments` may be ""); later pieces carry argument fragments. Concatenating a call's
- * `arguments` over its pieces gives exactly its final arguments JSON.
- */
-export interface ToolCallDelta {
-  /** The call's position among the choice's calls, from 0. */
-  index: number;
-  id?: string;
-  name?: string;
-  arguments: string;
-}
 
 /** One whole tool call of a unary answer. */
 export interface FoldedToolCall {
@@ -46,7 +36,10 @@ export interface ChoiceDelta {
   text: string;
   /** Newly released reasoning text (only with a reasoning parser; "" otherwise). */
   reasoning: string;
-  /** The engine tokens of this step. */
+  /**
+   * The engine tokens of this step and of the choice's earlier steps that sent nothing (text the
+   * stop jail held, tokens with no text): a stream's deltas sum to the tokens generated.
+   */
   tokens: number;
   /** The first delta sent for this choice. */
   first: boolean;
@@ -115,6 +108,8 @@ interface ChoiceState extends FoldedChoice {
   sent: boolean;
   /** Entries of steps that sent nothing, waiting for the next delta. */
   pending?: TokenLogprob[];
+  /** Tokens of steps that sent nothing, counted into the next delta. */
+  unsentTokens: number;
   /** Characters of the choice's token texts so far (the prefix included): the next text offset. */
   offset: number;
   /** This choice's reasoning parser, when the model has one. */
@@ -123,6 +118,8 @@ interface ChoiceState extends FoldedChoice {
   toolParser?: ToolCallParser;
   /** Calls started so far: a stop then reads `tool_calls`. */
   calls: number;
+  /** The calls the engine parsed itself, once it sent one. */
+  engineCalls?: EngineToolCalls;
 }
 
 export function wireFinishReason(reason: ChoiceFinishReason | null): WireFinishReason | null {
@@ -134,7 +131,8 @@ export function wireFinishReason(reason: ChoiceFinishReason | null): WireFinishR
  * the step has no text and no finish (text the stop-string jail still holds); `usage()` and
  * `choices()` give the totals once the steps are done. Each choice's text goes through the
  * model's reasoning parser first (its finishing step flushes it), then the tool-call parser on the
- * answer text that leaves; the skip rule counts reasoning, text and tool-call pieces.
+ * answer text that leaves; reasoning and tool calls the engine parsed itself join them unparsed.
+ * The skip rule counts reasoning, text and tool-call pieces.
  */
 export class ResponseFold {
   /** By choice index (dense: prompt * n + choice). */
@@ -164,13 +162,19 @@ export class ResponseFold {
       released = split.content;
       reasoning = split.reasoning;
     }
-    let calls: ToolStepCalls | undefined;
+    // What the engine split off itself passes on as it is: never through the parsers again.
+    if (step.reasoning) reasoning = step.reasoning + reasoning;
+    let items: ToolParseItem[] | undefined;
     if (state.toolParser) {
-      const items = state.toolParser.push(released);
+      items = state.toolParser.push(released);
       if (finishReason !== null) items.push(...state.toolParser.finish());
       released = '';
-      calls = this.applyToolItems(state, items, (content) => (released += content));
     }
+    if (step.toolCalls || (finishReason !== null && state.engineCalls)) {
+      const own = (state.engineCalls ??= new EngineToolCalls()).push(step.toolCalls ?? [], finishReason !== null);
+      items = items ? items.concat(own) : own;
+    }
+    const calls = items ? this.applyToolItems(state, items, (content) => (released += content)) : undefined;
     const text = first && this.opts.prefix ? this.opts.prefix(step.index) + released : released;
     if (this.opts.collectText) {
       state.text += released;
@@ -184,10 +188,12 @@ export class ResponseFold {
     const logprobs = this.opts.logprobs && step.logprobs ? this.placeLogprobs(state, step.logprobs) : undefined;
     if (released.length === 0 && reasoning.length === 0 && calls === undefined && finishReason === null) {
       if (logprobs) state.pending = logprobs;
+      state.unsentTokens += tokens;
       return null;
     }
     state.sent = true;
-    const delta: ChoiceDelta = { index: step.index, text, reasoning, tokens, first, finishReason: wireReason, stopReason: step.stop_reason };
+    const delta: ChoiceDelta = { index: step.index, text, reasoning, tokens: tokens + state.unsentTokens, first, finishReason: wireReason, stopReason: step.stop_reason };
+    state.unsentTokens = 0;
     if (calls?.pieces.length) delta.toolCalls = calls.pieces;
     if (calls?.ended.length) delta.toolCallsEnded = calls.ended;
     const entries = logprobs ?? state.pending;
@@ -210,7 +216,7 @@ export class ResponseFold {
   choices(): FoldedChoice[] {
     return this.states
       .filter((s) => s !== undefined)
-      .map(({ sent: _sent, pending: _pending, offset: _offset, parser: _parser, toolParser: _toolParser, calls: _calls, ...choice }) => choice);
+      .map(({ sent: _sent, pending: _pending, unsentTokens: _unsent, offset: _offset, parser: _parser, toolParser: _toolParser, calls: _calls, engineCalls: _engineCalls, ...choice }) => choice);
   }
 
   private newState(index: number): ChoiceState {
@@ -223,6 +229,7 @@ export class ResponseFold {
       stopReason: null,
       outputTokens: 0,
       sent: false,
+      unsentTokens: 0,
       calls: 0,
       offset: this.opts.logprobs ? codePoints(prefix) : 0,
     };

@@ -47,18 +47,50 @@ export function tokenLogprobs(
     const bytes = raw ? Array.from(raw) : piece === null ? null : utf8Bytes(token);
     const logprob = logProbs[i]!;
     const alternatives = topLogprobs?.[i];
-    entries[i] = { token, logprob, bytes, top: alternatives ? topEntries(alternatives, id, token, logprob) : [], textOffset: 0 };
+    entries[i] = { token, logprob, bytes, top: alternatives ? topEntries(alternatives, id, token, logprob, table) : [], textOffset: 0 };
   }
   return entries;
 }
 
-function topEntries(alternatives: readonly TopLogprob[], sampledId: number, sampledToken: string, sampledLogprob: number): LogprobAlternative[] {
-  let found = false;
-  const top = alternatives.map((alt): LogprobAlternative => {
-    if (alt.token_id === sampledId) found = true;
-    const token = alt.token ?? '';
-    return { token, logprob: alt.logprob, bytes: alt.bytes ?? utf8Bytes(token) };
-  });
-  if (!found) top.push({ token: sampledToken, logprob: sampledLogprob, bytes: utf8Bytes(sampledToken) });
+/**
+ * Entries of tokens the engine decoded itself and names by their text (a text-in bridge): bytes
+ * are the text's UTF-8 (as vLLM writes them), and the alternatives are the engine's as given.
+ */
+export function decodedTokenLogprobs(
+  tokens: readonly (string | null)[],
+  logProbs: readonly number[],
+  topLogprobs: readonly (readonly TopLogprob[])[] | null,
+): TokenLogprob[] {
+  const count = Math.min(tokens.length, logProbs.length);
+  const entries: TokenLogprob[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const token = tokens[i] ?? '';
+    entries[i] = { token, logprob: logProbs[i]!, bytes: utf8Bytes(token), top: topLogprobs?.[i]?.map(alternativeOf) ?? [], textOffset: 0 };
+  }
+  return entries;
+}
+
+function alternativeOf(alt: TopLogprob): LogprobAlternative {
+  const token = alt.token ?? '';
+  return { token, logprob: alt.logprob, bytes: alt.bytes ?? utf8Bytes(token) };
+}
+
+const utf8 = new TextDecoder();
+
+/** An alternative the engine named by id only (a token-in bridge): its text and bytes from the table. */
+function namedAlternative(alt: TopLogprob, table: TokenTable): LogprobAlternative {
+  const raw = alt.token === null ? table.tokenBytes(alt.token_id) : null;
+  return raw ? { token: utf8.decode(raw), logprob: alt.logprob, bytes: Array.from(raw) } : alternativeOf(alt);
+}
+
+function topEntries(
+  alternatives: readonly TopLogprob[],
+  sampledId: number,
+  sampledToken: string,
+  sampledLogprob: number,
+  table: TokenTable,
+): LogprobAlternative[] {
+  const top = alternatives.map((alt) => namedAlternative(alt, table));
+  if (!alternatives.some((alt) => alt.token_id === sampledId)) top.push({ token: sampledToken, logprob: sampledLogprob, bytes: utf8Bytes(sampledToken) });
   return top;
 }

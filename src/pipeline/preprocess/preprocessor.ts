@@ -33,7 +33,7 @@ export interface PreprocessorOptions extends ValidationOptions {
   /** `--exclude-tools-when-tool-choice-none` (default true). */
   excludeToolsWhenToolChoiceNone?: boolean;
   /**
-   * Hand every chat's messages and tools to the worker in `extra_args`, for workers that apply the
+   * Hand every chat's messages, tools and tool choice to the worker in `extra_args`, for workers that apply the
    * model's template themselves (a text-input card, or `--dyn-chat-processor vllm|sglang`). The
    * prompt is still rendered and tokenized here: routing, usage and limits use it.
    */
@@ -111,9 +111,7 @@ export class Preprocessor {
       prepared.request.multi_modal_data = media;
       prepared.request.extra_args = { ...prepared.request.extra_args, messages: req.messages };
     }
-    if (this.opts.forwardMessages) {
-      prepared.request.extra_args = { ...prepared.request.extra_args, messages: req.messages, ...(req.tools?.length ? { tools: req.tools } : {}) };
-    }
+    if (this.opts.forwardMessages) prepared.request.extra_args = { ...prepared.request.extra_args, ...forwardedChat(req) };
     return prepared;
   }
 
@@ -252,4 +250,17 @@ function rawChatText(req: ChatCompletionRequest): string {
         : (m.content ?? []).map((p) => (p.type === 'text' ? (p as { text: string }).text : '')).join('\n'),
     )
     .join('\n');
+}
+
+/**
+ * What a worker that applies the template itself gets of a chat (in `extra_args`): the messages,
+ * and what its own tool parser and template need (tools, tool choice, template arguments).
+ */
+function forwardedChat(req: ChatCompletionRequest): Record<string, unknown> {
+  const chat: Record<string, unknown> = { messages: req.messages };
+  if (req.tools?.length) chat.tools = req.tools;
+  if (req.tool_choice != null) chat.tool_choice = req.tool_choice;
+  if (req.parallel_tool_calls != null) chat.parallel_tool_calls = req.parallel_tool_calls;
+  if (req.chat_template_args != null) chat.chat_template_args = req.chat_template_args;
+  return chat;
 }

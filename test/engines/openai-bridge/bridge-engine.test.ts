@@ -76,6 +76,40 @@ test('text-in: forwarded chat messages go to /v1/chat/completions', async () => 
   assert.equal(await tokenizer.decode(out.flatMap((o) => o.token_ids)), 'Hi');
 });
 
+test('text-in chat: the engine text, reasoning, tool calls and text-named logprobs come back as they are', async () => {
+  const s = await standIn({
+    kind: 'text',
+    answer: [],
+    finish: 'tool_calls',
+    chatDeltas: [
+      { delta: { role: 'assistant', content: '' } },
+      { delta: { reasoning: 'Hmm.' }, tokens: [{ token: 'Hmm.', logprob: -1, top: [{ token: 'Hmm.', logprob: -1 }] }] },
+      { delta: { content: 'Hi <b>' }, tokens: [{ token: 'Hi', logprob: -0.5 }, { token: ' <b>', logprob: -0.25 }] },
+      { delta: { tool_calls: [{ index: 0, id: 't1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] } },
+    ],
+  });
+  const messages = [{ role: 'user', content: 'hello' }];
+  const request = { ...tokensRequest([1, 2], 5), output_options: { logprobs: 1 }, extra_args: { messages, tool_choice: 'auto', chat_template_args: { enable_thinking: true } } };
+  const out = await collect(engineFor(s, { input: 'text' }), request);
+  assert.deepEqual(
+    out.map((o) => [o.text, o.reasoning_content ?? null, o.tool_calls ?? null, o.tokens ?? null]),
+    [
+      ['', 'Hmm.', null, ['Hmm.']],
+      ['Hi <b>', null, null, ['Hi', ' <b>']],
+      ['', null, [{ index: 0, id: 't1', name: 'f', arguments: '{"a":1}' }], null],
+    ],
+  );
+  assert.deepEqual(out[1]!.log_probs, [-0.5, -0.25]);
+  assert.deepEqual(out[0]!.top_logprobs, [[{ rank: 1, token_id: -1, token: 'Hmm.', logprob: -1, bytes: [...Buffer.from('Hmm.')] }]]);
+  assert.equal(await tokenizer.decode(out[1]!.token_ids), 'Hi <b>', 'ids count the text the engine wrote');
+  assert.equal(out.at(-1)!.finish_reason, 'eos');
+  const body = s.requests[0]!.body;
+  assert.equal(body.tool_choice, 'auto');
+  assert.deepEqual(body.chat_template_kwargs, { enable_thinking: true });
+  assert.equal(body.logprobs, true);
+  assert.equal(body.top_logprobs, 1);
+});
+
 test('a 4xx keeps its status and the engine message; 429 is overload; a 5xx is a lost worker', async () => {
   const bad = await standIn({ kind: 'vllm', answer: [], refuseWith: { status: 400, message: 'max_tokens is too large' } });
   await assert.rejects(collect(engineFor(bad), tokensRequest([1], 2)), (err: unknown) => err instanceof ValidationError && err.message === 'max_tokens is too large');

@@ -3,9 +3,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
+import { HfTokenizer } from '../../../src/pipeline/index.js';
+import { loadDefaultModelCard } from '../../../src/models/index.js';
 import {
   boolInput,
   completionsModel,
+  CyclingIdsEngine,
   FailureEngine,
   LongRunningEngine,
   SplitEngine,
@@ -19,6 +22,11 @@ import {
 
 let h: Harness;
 const longRunning = new LongRunningEngine();
+const tokenizer = new HfTokenizer(loadDefaultModelCard().tokenizerJsonPath);
+// A character split over two tokens, a skipped special token (<|im_start|>) and a word: the steps of
+// the first and the second release no text.
+const EMOJI = await tokenizer.encode('\u{1FAE0}', false);
+const TEXTLESS_CYCLE = [...EMOJI, 151644, ...(await tokenizer.encode(' ok', false))];
 
 before(async () => {
   h = await startHarness({
@@ -26,6 +34,7 @@ before(async () => {
       completionsModel('split', new SplitEngine()),
       completionsModel('failure', new FailureEngine()),
       completionsModel('long_running', longRunning),
+      completionsModel('textless_steps', new CyclingIdsEngine(TEXTLESS_CYCLE)),
     ],
   });
 });
@@ -135,6 +144,28 @@ test('stream infer: streaming request yields one message per step, non-streaming
   ]);
   assert.deepEqual(folded.messages.map((m) => m.infer_response.id), ['0', '1']);
   for (const m of folded.messages) assert.deepEqual(texts(m.infer_response.outputs[0]), ['dummy input']);
+});
+
+test('stream infer: num_output_tokens of the responses sum to the tokens generated, steps without text included', async () => {
+  assert.ok(EMOJI.length >= 2, 'the emoji takes two tokens');
+  const maxTokens = 37;
+  const streamed = await stream([
+    {
+      model_name: 'textless_steps',
+      inputs: [
+        textInput('go'),
+        boolInput('stream', true),
+        boolInput('return_num_output_tokens', true),
+        { name: 'sampling_parameters', datatype: 'BYTES', shape: [1], contents: { bytes_contents: [Buffer.from(JSON.stringify({ max_tokens: maxTokens, ignore_eos: true }))] } },
+      ],
+    },
+  ]);
+  assert.equal(streamed.error, undefined);
+  const counts = streamed.messages.map((m) => Number(m.infer_response.outputs.find((o: any) => o.name === 'num_output_tokens').contents.uint_contents[0]));
+  assert.ok(counts.length < maxTokens, 'some steps sent no response of their own');
+  assert.equal(counts.reduce((a, b) => a + b, 0), maxTokens);
+  const text = streamed.messages.map((m) => texts(m.infer_response.outputs[0])[0]).join('');
+  assert.equal(text, await tokenizer.decode(Array.from({ length: maxTokens }, (_, i) => TEXTLESS_CYCLE[i % TEXTLESS_CYCLE.length]!), true));
 });
 
 test('stream infer failure ends the RPC with the status', async () => {

@@ -22,6 +22,20 @@ export class SplitEngine implements EngineClient {
   }
 }
 
+/**
+ * Generates `ids` over and over, one per step, until max_tokens (ignoring EOS, as a load test asks):
+ * ids whose text is empty or incomplete (a skipped special token, half a character) make steps
+ * that release no text.
+ */
+export class CyclingIdsEngine implements EngineClient {
+  constructor(private readonly ids: readonly number[]) {}
+
+  async *generate(req: PreprocessedRequest): AsyncIterable<LLMEngineOutput> {
+    const max = req.stop_conditions.max_tokens ?? this.ids.length;
+    for (let i = 0; i < max; i++) yield { token_ids: [this.ids[i % this.ids.length]!], finish_reason: i === max - 1 ? 'length' : null };
+  }
+}
+
 export class FailureEngine implements EngineClient {
   // eslint-disable-next-line require-yield
   async *generate(): AsyncIterable<LLMEngineOutput> {

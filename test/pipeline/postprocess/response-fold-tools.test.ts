@@ -130,3 +130,29 @@ test('selection: no parser without a card parser, without tools, or with tool_ch
   assert.equal(toolCallsFor('hermes', { ...WEATHER, tool_choice: 'none' }), undefined);
   assert.ok(toolCallsFor('hermes', { ...WEATHER, tool_choice: 'auto' }));
 });
+
+test('reasoning and tool calls the engine parsed itself pass through unparsed, beside the parsers', () => {
+  const fold = new ResponseFold({ promptTokens: 1, collectText: true, toolCalls: HERMES });
+  const engineStep = (over: Partial<ReturnType<typeof step>>, finish: 'stop' | null = null) => ({ ...step(0, '', finish), ...over });
+  const deltas = [
+    fold.step(engineStep({ reasoning: 'Think <tool_call>' })),
+    fold.step(engineStep({ text: 'Checking.' })),
+    fold.step(engineStep({ toolCalls: [{ index: 0, id: 'e-1', name: 'get_weather', arguments: '' }] })),
+    fold.step(engineStep({ toolCalls: [{ index: 0, arguments: '{"city":' }, { index: 0, arguments: ' "Paris"}' }] })),
+    fold.step(engineStep({ toolCalls: [{ index: 1, name: 'get_time', arguments: '{}' }] })),
+    fold.step(engineStep({}, 'stop')),
+  ];
+  assert.equal(deltas[0]!.reasoning, 'Think <tool_call>', 'the engine reasoning is not parsed again');
+  assert.equal(deltas[1]!.text, 'Checking.');
+  assert.deepEqual(deltas[2]!.toolCalls, [{ index: 0, id: 'e-1', name: 'get_weather', arguments: '' }]);
+  assert.deepEqual(deltas[3]!.toolCalls, [{ index: 0, arguments: '{"city": "Paris"}' }]);
+  assert.equal(deltas[4]!.toolCalls![0]!.name, 'get_time');
+  assert.match(deltas[4]!.toolCalls![0]!.id!, /^call-/, 'a call without an id gets one');
+  assert.deepEqual(deltas[4]!.toolCallsEnded, [0], 'a call ends when the next starts');
+  assert.deepEqual(deltas[5]!.toolCallsEnded, [1]);
+  assert.equal(deltas[5]!.finishReason, 'tool_calls');
+  const [choice] = fold.choices();
+  assert.equal(choice!.reasoning, 'Think <tool_call>');
+  assert.equal(choice!.text, 'Checking.');
+  assert.deepEqual(choice!.toolCalls?.map((c) => [c.name, c.arguments]), [['get_weather', '{"city": "Paris"}'], ['get_time', '{}']]);
+});

@@ -35,11 +35,11 @@ test('cancelled from the engine reads as stop; the other finish reasons pass thr
   assert.equal(fold.choices()[0]!.finishReason, 'stop');
 });
 
-test('a step with no text and no finish sends nothing but still counts its tokens', () => {
+test('a step with no text and no finish sends nothing; its tokens count in usage and in the next delta', () => {
   const fold = new ResponseFold({ promptTokens: 3, collectText: false });
   assert.equal(fold.step(step(0, '', 2)), null);
   const delta = fold.step(step(0, 'held', 1));
-  assert.deepEqual(delta, { index: 0, text: 'held', reasoning: '', tokens: 1, first: true, finishReason: null, stopReason: null });
+  assert.deepEqual(delta, { index: 0, text: 'held', reasoning: '', tokens: 3, first: true, finishReason: null, stopReason: null });
   const finish = fold.step(step(0, '', 0, { finish_reason: 'stop', stop_reason: 'END' }));
   assert.deepEqual(finish, { index: 0, text: '', reasoning: '', tokens: 0, first: false, finishReason: 'stop', stopReason: 'END' });
   assert.deepEqual(fold.usage(), { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 });

@@ -101,3 +101,26 @@ test("a split character's tokens carry their raw bytes", async () => {
   assert.equal(r.text, 'é');
   assert.deepEqual(r.steps[0]!.logprobs!.map((e) => e.bytes), [[0xc3], [0xa9]]);
 });
+
+test('alternatives the engine named by id only get their text and bytes from the token table', () => {
+  const entries = tokenLogprobs(['hi'], [HI], [-0.5], [[{ rank: 1, token_id: THERE, token: null, logprob: -0.25 }]], fakeTable);
+  assert.deepEqual(entries[0]!.top, [
+    { token: 'there', logprob: -0.25, bytes: [116, 104, 101, 114, 101] },
+    { token: 'hi', logprob: -0.5, bytes: [104, 105] },
+  ]);
+});
+
+test('engine-decoded steps name their tokens by text: entries follow them, bytes from their UTF-8, alternatives as sent', async () => {
+  const alt = (token: string, logprob: number): TopLogprob => ({ rank: 1, token_id: -1, token, logprob });
+  const r = await run(
+    [{ token_ids: [HI, THERE, HI], text: 'né!', tokens: ['n', 'é', '!'], log_probs: [-1, -2, -3], top_logprobs: [[alt('n', -1)], [alt('e', -0.5)], []] }],
+    {},
+    { logprobs: 1 },
+  );
+  assert.equal(r.steps[0]!.text, 'né!');
+  assert.deepEqual(r.steps[0]!.logprobs, [
+    { token: 'n', logprob: -1, bytes: [110], top: [{ token: 'n', logprob: -1, bytes: [110] }], textOffset: 0 },
+    { token: 'é', logprob: -2, bytes: [195, 169], top: [{ token: 'e', logprob: -0.5, bytes: [101] }], textOffset: 0 },
+    { token: '!', logprob: -3, bytes: [33], top: [], textOffset: 0 },
+  ]);
+});
