@@ -1,6 +1,7 @@
 // The KV indexer's radix tree (reference/router.md §3.1), laid out in typed arrays: nodes are
-// indices, a node's workers are a bitset over worker slots, the per-worker seq-hash lookup is an
-// open-addressing table keyed by hashes split into 32-bit halves. Attached nodes are indexed by
+// indices of fixed-size records in one Int32Array (one cache line each), a node's workers are a
+// bitset over worker slots, the per-worker seq-hash lookup is an open-addressing table keyed by
+// hashes split into 32-bit halves. Attached nodes are indexed by
 // (depth, local hash) with their parent and a copy of their bitset (position-index.ts): a child is
 // found by (depth + 1, local hash, parent), and find_matches issues the reads of a run of levels
 // before following the parent links (the tree is far larger than the CPU caches, and
@@ -22,7 +23,7 @@ const FREE = 0;
 const ATTACHED = 1;
 const DETACHED = 2;
 const NONE = -1;
-// Field offsets of a node's record in `hot`.
+// Field offsets of a node's record in `nodes`.
 const COUNT = 0;
 const PARENT = 1;
 /** The node's cell in the position index, NONE while detached (and for the root). */
@@ -32,7 +33,25 @@ const CELL = 2;
  * one node under two block hashes; the node must outlive every entry that names it.
  */
 const REFS = 3;
-const BITS = 4;
+const STATE = 4;
+const DEPTH = 5;
+// Children form a doubly linked list: the first child, then siblings.
+const FIRST = 6;
+const NEXT = 7;
+const PREV = 8;
+// The node's hashes as u32 halves (stored as int32).
+const LOCAL_HI = 9;
+const LOCAL_LO = 10;
+const SEQ_HI = 11;
+const SEQ_LO = 12;
+const BITS = 13;
+
+/** Record width for `words` bitset words: a power of two, so that a record is one cache line (up to 96 workers). */
+function recordStride(words: number): number {
+  let stride = 16;
+  while (stride < BITS + words) stride *= 2;
+  return stride;
+}
 /**
  * find_matches reads the cells of this many levels before walking them: enough for the reads to
  * overlap, few enough that a query much longer than its match wastes little.
@@ -51,24 +70,20 @@ export interface MatchResult {
 
 export class RadixTree {
   private words = 1;
-  /** Per node in `hot`: worker count, parent, position cell, lookup references, then `words` bitset words. */
-  private stride = BITS + 1;
+  /**
+   * One record per node (the fields above, then `words` bitset words), so that an event touches
+   * one cache line per node.
+   */
+  private stride = recordStride(1);
   private slotCapacity = 32;
   private nodeCapacity = 0;
   private highWater = 1;
   private freeNodes: number[] = [];
+  /** dropChildren's work list, kept between calls (most evictions empty a node). */
+  private readonly dropStack: number[] = [];
   private emptyAttached = 0;
 
-  private state = new Uint8Array(0);
-  private firstChild = new Int32Array(0);
-  private nextSibling = new Int32Array(0);
-  private prevSibling = new Int32Array(0);
-  private localHi = new Uint32Array(0);
-  private localLo = new Uint32Array(0);
-  private seqHi = new Uint32Array(0);
-  private seqLo = new Uint32Array(0);
-  private hot = new Int32Array(0);
-  private depth = new Int32Array(0);
+  private nodes = new Int32Array(0);
 
   private readonly positions: PositionIndex;
   private readonly lookup: TripleKeyTable;
@@ -83,14 +98,14 @@ export class RadixTree {
 
   constructor(expectedBlocks = 1024) {
     this.positions = new PositionIndex(expectedBlocks, this.words, (node, cell) => {
-      this.hot[node * this.stride + CELL] = cell;
+      this.nodes[node * this.stride + CELL] = cell;
     });
     this.lookup = new TripleKeyTable(expectedBlocks);
     this.growNodes(Math.max(64, expectedBlocks));
-    this.state[ROOT] = ATTACHED;
-    this.hot[ROOT * this.stride + PARENT] = NONE;
-    this.hot[ROOT * this.stride + CELL] = NONE;
-    this.firstChild[ROOT] = NONE;
+    this.nodes[ROOT * this.stride + STATE] = ATTACHED;
+    this.nodes[ROOT * this.stride + PARENT] = NONE;
+    this.nodes[ROOT * this.stride + CELL] = NONE;
+    this.nodes[ROOT * this.stride + FIRST] = NONE;
   }
 
   /** Blocks held by a worker slot (upstream tree_sizes). */
@@ -113,14 +128,14 @@ export class RadixTree {
     const node = this.walk(path);
     if (node === NONE) return -1;
     let n = 0;
-    for (let c = this.firstChild[node]!; c !== NONE; c = this.nextSibling[c]!) n++;
+    for (let c = this.nodes[node * this.stride + FIRST]!; c !== NONE; c = this.nodes[c * this.stride + NEXT]!) n++;
     return n;
   }
 
   /** Number of workers on the node reached by `path`; -1 if absent. */
   workersAt(path: Uint32Array): number {
     const node = this.walk(path);
-    return node === NONE ? -1 : this.hot[node * this.stride + COUNT]!;
+    return node === NONE ? -1 : this.nodes[node * this.stride + COUNT]!;
   }
 
   /**
@@ -154,7 +169,7 @@ export class RadixTree {
         return TreeStatus.InvalidBlockSequence;
       }
       if (child === NONE) {
-        if (previous !== NONE && this.state[previous] === DETACHED && this.firstChild[previous] === NONE) {
+        if (previous !== NONE && this.nodes[previous * this.stride + STATE] === DETACHED && this.nodes[previous * this.stride + FIRST] === NONE) {
           child = previous;
           this.attach(child, cur, lHi, lLo);
         } else {
@@ -165,7 +180,7 @@ export class RadixTree {
         if (previous !== NONE) this.release(previous, slot);
         else this.blocksBySlot[slot]!++;
         this.lookup.set(slot, sHi, sLo, child);
-        this.hot[child * this.stride + REFS]!++;
+        this.nodes[child * this.stride + REFS]!++;
       }
       this.addWorker(child, slot);
       cur = child;
@@ -270,20 +285,20 @@ export class RadixTree {
     visit: (slot: number, hasParent: boolean, parentHi: number, parentLo: number, seqHi: number, seqLo: number, localHi: number, localLo: number) => void,
   ): void {
     const queue: number[] = [];
-    for (let c = this.firstChild[ROOT]!; c !== NONE; c = this.nextSibling[c]!) queue.push(c);
+    for (let c = this.nodes[ROOT * this.stride + FIRST]!; c !== NONE; c = this.nodes[c * this.stride + NEXT]!) queue.push(c);
     for (let q = 0; q < queue.length; q++) {
       const node = queue[q]!;
-      const p = this.hot[node * this.stride + PARENT]!;
+      const p = this.nodes[node * this.stride + PARENT]!;
       for (let w = 0; w < this.words; w++) {
-        let word = this.hot[node * this.stride + BITS + w]!;
+        let word = this.nodes[node * this.stride + BITS + w]!;
         while (word !== 0) {
           const low = word & -word;
           const slot = w * 32 + (31 - Math.clz32(low));
           word ^= low;
-          visit(slot, p !== ROOT, this.seqHi[p]!, this.seqLo[p]!, this.seqHi[node]!, this.seqLo[node]!, this.localHi[node]!, this.localLo[node]!);
+          visit(slot, p !== ROOT, this.nodes[p * this.stride + SEQ_HI]!, this.nodes[p * this.stride + SEQ_LO]!, this.nodes[node * this.stride + SEQ_HI]!, this.nodes[node * this.stride + SEQ_LO]!, this.nodes[node * this.stride + LOCAL_HI]!, this.nodes[node * this.stride + LOCAL_LO]!);
         }
       }
-      for (let c = this.firstChild[node]!; c !== NONE; c = this.nextSibling[c]!) queue.push(c);
+      for (let c = this.nodes[node * this.stride + FIRST]!; c !== NONE; c = this.nodes[c * this.stride + NEXT]!) queue.push(c);
     }
   }
 
@@ -313,13 +328,13 @@ export class RadixTree {
   /** The attached child of `parent` with local hash (hi, lo), or NONE. */
   private childOf(parent: number, hi: number, lo: number): number {
     const p = this.positions;
-    const d = this.depth[parent]! + 1;
+    const d = this.nodes[parent * this.stride + DEPTH]! + 1;
     const c = p.probe(p.home(d, hi, lo), parent, d, hi, lo);
     return c === NONE ? NONE : p.cells[c + CELL_NODE]!;
   }
 
   private isSelfOrAncestor(candidate: number, node: number): boolean {
-    for (let n = node; n !== NONE; n = this.hot[n * this.stride + PARENT]!) if (n === candidate) return true;
+    for (let n = node; n !== NONE; n = this.nodes[n * this.stride + PARENT]!) if (n === candidate) return true;
     return false;
   }
 
@@ -327,30 +342,30 @@ export class RadixTree {
     const base = node * this.stride;
     const i = base + BITS + (slot >>> 5);
     const bit = 1 << (slot & 31);
-    if ((this.hot[i]! & bit) !== 0) return;
-    this.hot[i] = this.hot[i]! | bit;
-    this.hot[base + COUNT]!++;
+    if ((this.nodes[i]! & bit) !== 0) return;
+    this.nodes[i] = this.nodes[i]! | bit;
+    this.nodes[base + COUNT]!++;
     this.mirrorBits(node, slot >>> 5);
   }
 
   /** Copies a bitset word of an attached node to its position cell, which queries read. */
   private mirrorBits(node: number, word: number): void {
     const base = node * this.stride;
-    const cell = this.hot[base + CELL]!;
-    if (cell !== NONE) this.positions.cells[cell + CELL_BITS + word] = this.hot[base + BITS + word]!;
+    const cell = this.nodes[base + CELL]!;
+    if (cell !== NONE) this.positions.cells[cell + CELL_BITS + word] = this.nodes[base + BITS + word]!;
   }
 
   /** A lookup entry of the slot no longer names the node. */
   private release(node: number, slot: number): void {
     const base = node * this.stride;
-    this.hot[base + REFS]!--;
-    if ((this.hot[base + BITS + (slot >>> 5)]! & (1 << (slot & 31))) !== 0) {
+    this.nodes[base + REFS]!--;
+    if ((this.nodes[base + BITS + (slot >>> 5)]! & (1 << (slot & 31))) !== 0) {
       this.dropWorker(node, slot);
       return;
     }
     // The slot held the node under another hash too and has dropped it already. A node that got
     // children while empty stays until they go (no query can reach it).
-    if (this.hot[base + REFS] === 0 && this.hot[base + COUNT] === 0 && this.state[node] === DETACHED && this.firstChild[node] === NONE) {
+    if (this.nodes[base + REFS] === 0 && this.nodes[base + COUNT] === 0 && this.nodes[node * this.stride + STATE] === DETACHED && this.nodes[node * this.stride + FIRST] === NONE) {
       this.freeNode(node);
     }
   }
@@ -360,67 +375,67 @@ export class RadixTree {
     const base = node * this.stride;
     const i = base + BITS + (slot >>> 5);
     const bit = 1 << (slot & 31);
-    if ((this.hot[i]! & bit) === 0) return;
-    this.hot[i] = this.hot[i]! & ~bit;
+    if ((this.nodes[i]! & bit) === 0) return;
+    this.nodes[i] = this.nodes[i]! & ~bit;
     this.mirrorBits(node, slot >>> 5);
-    if (--this.hot[base + COUNT]! > 0) return;
+    if (--this.nodes[base + COUNT]! > 0) return;
     this.dropChildren(node);
-    if (this.state[node] === ATTACHED) this.emptyAttached++;
-    else if (this.hot[base + REFS] === 0) this.freeNode(node);
+    if (this.nodes[node * this.stride + STATE] === ATTACHED) this.emptyAttached++;
+    else if (this.nodes[base + REFS] === 0) this.freeNode(node);
   }
 
   private dropChildren(node: number): void {
-    const stack = [node];
+    const stack = this.dropStack;
+    stack.push(node);
     while (stack.length > 0) {
       const n = stack.pop()!;
-      for (let c = this.firstChild[n]!; c !== NONE; ) {
-        const next = this.nextSibling[c]!;
+      for (let c = this.nodes[n * this.stride + FIRST]!; c !== NONE; ) {
+        const next = this.nodes[c * this.stride + NEXT]!;
         this.removePosition(c);
-        this.state[c] = DETACHED;
-        this.hot[c * this.stride + PARENT] = NONE;
+        this.nodes[c * this.stride + STATE] = DETACHED;
+        this.nodes[c * this.stride + PARENT] = NONE;
         // A child still held by a worker lives on, detached, until its last worker drops it.
-        if (this.hot[c * this.stride + COUNT] === 0) {
+        if (this.nodes[c * this.stride + COUNT] === 0) {
           stack.push(c);
-          if (this.hot[c * this.stride + REFS] === 0) this.freeNode(c);
+          if (this.nodes[c * this.stride + REFS] === 0) this.freeNode(c);
         }
         c = next;
       }
-      if (this.state[n] !== FREE) this.firstChild[n] = NONE;
+      if (this.nodes[n * this.stride + STATE] !== FREE) this.nodes[n * this.stride + FIRST] = NONE;
     }
   }
 
   private attach(node: number, parent: number, lHi: number, lLo: number): void {
-    this.state[node] = ATTACHED;
-    this.hot[node * this.stride + PARENT] = parent;
-    this.localHi[node] = lHi;
-    this.localLo[node] = lLo;
-    this.depth[node] = this.depth[parent]! + 1;
-    this.positions.insert(node, parent, this.depth[node]!, lHi, lLo, this.hot, node * this.stride + BITS);
-    const head = this.firstChild[parent]!;
-    this.prevSibling[node] = NONE;
-    this.nextSibling[node] = head;
-    if (head !== NONE) this.prevSibling[head] = node;
-    this.firstChild[parent] = node;
+    this.nodes[node * this.stride + STATE] = ATTACHED;
+    this.nodes[node * this.stride + PARENT] = parent;
+    this.nodes[node * this.stride + LOCAL_HI] = lHi;
+    this.nodes[node * this.stride + LOCAL_LO] = lLo;
+    this.nodes[node * this.stride + DEPTH] = this.nodes[parent * this.stride + DEPTH]! + 1;
+    this.positions.insert(node, parent, this.nodes[node * this.stride + DEPTH]!, lHi, lLo, this.nodes, node * this.stride + BITS);
+    const head = this.nodes[parent * this.stride + FIRST]!;
+    this.nodes[node * this.stride + PREV] = NONE;
+    this.nodes[node * this.stride + NEXT] = head;
+    if (head !== NONE) this.nodes[head * this.stride + PREV] = node;
+    this.nodes[parent * this.stride + FIRST] = node;
   }
 
   private removePosition(node: number): void {
-    this.positions.remove(this.hot[node * this.stride + CELL]!);
-    this.hot[node * this.stride + CELL] = NONE;
+    this.positions.remove(this.nodes[node * this.stride + CELL]!);
+    this.nodes[node * this.stride + CELL] = NONE;
   }
 
   private newNode(parent: number, lHi: number, lLo: number, sHi: number, sLo: number): number {
     const node = this.allocNode();
-    this.firstChild[node] = NONE;
-    this.seqHi[node] = sHi;
-    this.seqLo[node] = sLo;
-    this.hot.fill(0, node * this.stride + COUNT + 1, (node + 1) * this.stride);
-    this.hot[node * this.stride + COUNT] = 0;
+    this.nodes.fill(0, node * this.stride, (node + 1) * this.stride);
+    this.nodes[node * this.stride + FIRST] = NONE;
+    this.nodes[node * this.stride + SEQ_HI] = sHi;
+    this.nodes[node * this.stride + SEQ_LO] = sLo;
     this.attach(node, parent, lHi, lLo);
     return node;
   }
 
   private freeNode(node: number): void {
-    this.state[node] = FREE;
+    this.nodes[node * this.stride + STATE] = FREE;
     this.freeNodes.push(node);
   }
 
@@ -441,12 +456,12 @@ export class RadixTree {
       let cur = n;
       while (
         cur !== ROOT &&
-        this.state[cur] === ATTACHED &&
-        this.hot[cur * this.stride + COUNT] === 0 &&
-        this.hot[cur * this.stride + REFS] === 0 &&
-        this.firstChild[cur] === NONE
+        this.nodes[cur * this.stride + STATE] === ATTACHED &&
+        this.nodes[cur * this.stride + COUNT] === 0 &&
+        this.nodes[cur * this.stride + REFS] === 0 &&
+        this.nodes[cur * this.stride + FIRST] === NONE
       ) {
-        const p = this.hot[cur * this.stride + PARENT]!;
+        const p = this.nodes[cur * this.stride + PARENT]!;
         this.unlink(cur, p);
         this.freeNode(cur);
         cur = p;
@@ -457,29 +472,17 @@ export class RadixTree {
 
   private unlink(node: number, parent: number): void {
     this.removePosition(node);
-    const prev = this.prevSibling[node]!;
-    const next = this.nextSibling[node]!;
-    if (prev !== NONE) this.nextSibling[prev] = next;
-    else this.firstChild[parent] = next;
-    if (next !== NONE) this.prevSibling[next] = prev;
+    const prev = this.nodes[node * this.stride + PREV]!;
+    const next = this.nodes[node * this.stride + NEXT]!;
+    if (prev !== NONE) this.nodes[prev * this.stride + NEXT] = next;
+    else this.nodes[parent * this.stride + FIRST] = next;
+    if (next !== NONE) this.nodes[next * this.stride + PREV] = prev;
   }
 
   private growNodes(capacity: number): void {
-    const grow = <T extends Uint8Array | Int32Array | Uint32Array>(a: T, make: (n: number) => T, per = 1): T => {
-      const b = make(capacity * per);
-      b.set(a);
-      return b;
-    };
-    this.state = grow(this.state, (n) => new Uint8Array(n));
-    this.firstChild = grow(this.firstChild, (n) => new Int32Array(n));
-    this.nextSibling = grow(this.nextSibling, (n) => new Int32Array(n));
-    this.prevSibling = grow(this.prevSibling, (n) => new Int32Array(n));
-    this.localHi = grow(this.localHi, (n) => new Uint32Array(n));
-    this.localLo = grow(this.localLo, (n) => new Uint32Array(n));
-    this.seqHi = grow(this.seqHi, (n) => new Uint32Array(n));
-    this.seqLo = grow(this.seqLo, (n) => new Uint32Array(n));
-    this.hot = grow(this.hot, (n) => new Int32Array(n), this.stride);
-    this.depth = grow(this.depth, (n) => new Int32Array(n));
+    const nodes = new Int32Array(capacity * this.stride);
+    nodes.set(this.nodes);
+    this.nodes = nodes;
     this.nodeCapacity = capacity;
   }
 
@@ -488,10 +491,10 @@ export class RadixTree {
     let capacity = this.slotCapacity;
     while (capacity <= slot) capacity *= 2;
     const words = capacity / 32;
-    const stride = words + BITS;
-    const hot = new Int32Array(this.nodeCapacity * stride);
-    for (let n = 0; n < this.highWater; n++) hot.set(this.hot.subarray(n * this.stride, (n + 1) * this.stride), n * stride);
-    this.hot = hot;
+    const stride = recordStride(words);
+    const nodes = new Int32Array(this.nodeCapacity * stride);
+    for (let n = 0; n < this.highWater; n++) nodes.set(this.nodes.subarray(n * this.stride, (n + 1) * this.stride), n * stride);
+    this.nodes = nodes;
     this.words = words;
     this.stride = stride;
     this.positions.setWords(words);
