@@ -219,28 +219,63 @@ interface Tree {
 }
 type TreeClass = new (expectedBlocks: number) => Tree;
 
+/** Applies op `i`; returns the workers matched for a find_matches, 0 for an event. */
+function applyOp(tree: Tree, i: number): number {
+  const o = i * OP_WORDS;
+  const type = ops[o]!;
+  if (type === OP_FIND) return tree.findMatches(data, ops[o + 3]!, ops[o + 4]!).count;
+  if (type === OP_STORE) {
+    const parent = ops[o + 2]!;
+    tree.applyStored(ops[o + 1]!, parent !== 0, seqHi(parent), seqLo(parent), data, ops[o + 3]!, ops[o + 4]!);
+  } else {
+    tree.applyRemoved(ops[o + 1]!, data, ops[o + 3]!, ops[o + 4]!);
+  }
+  return 0;
+}
+
 function apply(tree: Tree, from: number, to: number, latencies: Float64Array | null): number {
   let lat = 0;
   let matched = 0;
   for (let i = from; i < to; i++) {
-    const o = i * OP_WORDS;
-    const type = ops[o]!;
-    if (type === OP_FIND) {
-      if (latencies) {
-        const t0 = performance.now();
-        matched += tree.findMatches(data, ops[o + 3]!, ops[o + 4]!).count;
-        latencies[lat++] = performance.now() - t0;
-      } else {
-        matched += tree.findMatches(data, ops[o + 3]!, ops[o + 4]!).count;
-      }
-    } else if (type === OP_STORE) {
-      const parent = ops[o + 2]!;
-      tree.applyStored(ops[o + 1]!, parent !== 0, seqHi(parent), seqLo(parent), data, ops[o + 3]!, ops[o + 4]!);
+    if (latencies && ops[i * OP_WORDS] === OP_FIND) {
+      const t0 = performance.now();
+      matched += applyOp(tree, i);
+      latencies[lat++] = performance.now() - t0;
     } else {
-      tree.applyRemoved(ops[o + 1]!, data, ops[o + 3]!, ops[o + 4]!);
+      matched += applyOp(tree, i);
     }
   }
   return matched;
+}
+
+/**
+ * Two builds fed the same ops in lockstep (each op to one then the other, the order alternating),
+ * every op timed: both meet the same moments of a shared machine, so their ratio is steadier than
+ * that of separate replays. Each also evicts the other's data from the caches, so absolute figures
+ * are worse than alone, and the clock reads add to every event.
+ */
+function lockstep(impls: [TreeClass, TreeClass]): Array<{ find: Float64Array; eventSeconds: number }> {
+  const trees = impls.map((Impl) => new Impl(WORKERS * CAPACITY));
+  for (const tree of trees) apply(tree, 0, measuredFrom, null);
+  const out = trees.map(() => ({ find: new Float64Array(findOps), eventSeconds: 0 }));
+  let q = 0;
+  for (let i = measuredFrom; i < opCount; i++) {
+    const isFind = ops[i * OP_WORDS] === OP_FIND;
+    for (let k = 0; k < 2; k++) {
+      const t = (i + k) & 1;
+      const t0 = performance.now();
+      applyOp(trees[t]!, i);
+      const dt = performance.now() - t0;
+      if (isFind) out[t]!.find[q] = dt;
+      else out[t]!.eventSeconds += dt / 1000;
+    }
+    if (isFind) q++;
+  }
+  return out;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 }
 
 function replay(Impl: TreeClass, latencies: Float64Array): { seconds: number; cpuSeconds: number; tree: Tree; matched: number } {
@@ -272,7 +307,7 @@ function measure(Impl: TreeClass): Figures {
   const latencies = new Float64Array(findOps);
   const throughput = replay(Impl, latencies);
   latencies.sort();
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]! * 1000;
+  const pct = (p: number) => percentile(latencies, p) * 1000;
   // CPU time per call: steadier than per-call wall time on a shared machine.
   const tree = throughput.tree;
   const cpu0 = process.cpuUsage();
@@ -333,6 +368,22 @@ for (let r = 1; r <= rounds; r++) {
   } else {
     console.log(line(rounds > 1 ? `round ${r}` : 'this', current));
   }
+}
+if (Baseline) {
+  const [before, after] = lockstep([Baseline, RadixTree]);
+  console.log('lockstep (both builds, same ops, alternating):');
+  for (const [name, f] of [
+    ['baseline', before!],
+    ['this', after!],
+  ] as const) {
+    f.find.sort();
+    console.log(
+      `  ${name.padEnd(9)} find_matches p50 ${(percentile(f.find, 0.5) * 1000).toFixed(2)} us p90 ${(percentile(f.find, 0.9) * 1000).toFixed(2)} us ` +
+        `p99 ${(percentile(f.find, 0.99) * 1000).toFixed(2)} us, events ${Math.round(eventOps / f.eventSeconds).toLocaleString('en')}/s`,
+    );
+  }
+  const ratio = (p: number) => (percentile(after!.find, p) / percentile(before!.find, p)).toFixed(2);
+  console.log(`  this/baseline: find p50 ${ratio(0.5)}, p90 ${ratio(0.9)}, p99 ${ratio(0.99)}, event time ${(after!.eventSeconds / before!.eventSeconds).toFixed(2)}`);
 }
 console.log(`find_matches_cpu_us_per_call=${current!.findCpuUs.toFixed(2)}`);
 console.log(`indexer_ops_per_s=${Math.round(current!.opsPerSec)}`);
