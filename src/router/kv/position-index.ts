@@ -10,7 +10,7 @@ const EMPTY = -1;
 const MIN_CAPACITY = 16;
 // Field offsets within a cell.
 export const CELL_NODE = 0;
-export const CELL_PARENT = 1;
+const CELL_PARENT = 1;
 const CELL_DEPTH = 2;
 const CELL_HI = 3;
 const CELL_LO = 4;

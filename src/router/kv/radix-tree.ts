@@ -1,12 +1,12 @@
 // The KV indexer's radix tree (reference/router.md §3.1), laid out in typed arrays: nodes are
 // indices of fixed-size records in one Int32Array (one cache line each), a node's workers are a
 // bitset over worker slots, the per-worker seq-hash lookup is an open-addressing table keyed by
-// hashes split into 32-bit halves. Attached nodes are indexed by
-// (depth, local hash) with their parent and a copy of their bitset (position-index.ts): a child is
-// found by (depth + 1, local hash, parent), and find_matches issues the reads of a run of levels
-// before following the parent links (the tree is far larger than the CPU caches, and
-// level-by-level descent would pay one dependent cache miss per block).
-import { CELL_BITS, CELL_NODE, CELL_PARENT, PositionIndex } from './position-index.js';
+// hashes split into 32-bit halves. Attached nodes are indexed by (depth, local hash) with their
+// parent and a copy of their bitset (position-index.ts): a child is found as (depth + 1, local
+// hash, parent), and find_matches issues the reads of a run of levels before following the parent
+// links (the tree is far larger than the CPU caches, and level-by-level descent would pay one
+// dependent cache miss per block).
+import { CELL_BITS, CELL_NODE, PositionIndex } from './position-index.js';
 import { TripleKeyTable } from './triple-key-table.js';
 
 export const ROOT = 0;
@@ -286,6 +286,8 @@ export class RadixTree {
   ): void {
     const queue: number[] = [];
     for (let c = this.nodes[ROOT * this.stride + FIRST]!; c !== NONE; c = this.nodes[c * this.stride + NEXT]!) queue.push(c);
+    // Hashes are stored as int32; the visitor gets them unsigned.
+    const field = (n: number, f: number) => this.nodes[n * this.stride + f]! >>> 0;
     for (let q = 0; q < queue.length; q++) {
       const node = queue[q]!;
       const p = this.nodes[node * this.stride + PARENT]!;
@@ -295,7 +297,8 @@ export class RadixTree {
           const low = word & -word;
           const slot = w * 32 + (31 - Math.clz32(low));
           word ^= low;
-          visit(slot, p !== ROOT, this.nodes[p * this.stride + SEQ_HI]!, this.nodes[p * this.stride + SEQ_LO]!, this.nodes[node * this.stride + SEQ_HI]!, this.nodes[node * this.stride + SEQ_LO]!, this.nodes[node * this.stride + LOCAL_HI]!, this.nodes[node * this.stride + LOCAL_LO]!);
+          const hasParent = p !== ROOT;
+          visit(slot, hasParent, field(p, SEQ_HI), field(p, SEQ_LO), field(node, SEQ_HI), field(node, SEQ_LO), field(node, LOCAL_HI), field(node, LOCAL_LO));
         }
       }
       for (let c = this.nodes[node * this.stride + FIRST]!; c !== NONE; c = this.nodes[c * this.stride + NEXT]!) queue.push(c);

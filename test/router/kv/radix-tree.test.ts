@@ -182,3 +182,18 @@ test('a block a worker holds under two hashes outlives the first removal', () =>
   assert.deepEqual(scores(ix, [2]), { w0: 1 });
   assert.equal(ix.treeSize(0n), 1);
 });
+
+test('the dump gives u64 hashes with the high bit set back exactly', () => {
+  const ix = new KvIndexer();
+  const big = 0xffff_fffe_8000_0001n;
+  ix.applyEvent(1n, { event_id: 0, dp_rank: 0, data: { stored: { parent_hash: null, blocks: [{ block_hash: big, tokens_hash: big - 7n }] } } });
+  ix.applyEvent(1n, { event_id: 1, dp_rank: 0, data: { stored: { parent_hash: big, blocks: [{ block_hash: big + 1n, tokens_hash: 5n }] } } });
+  const blocks = ix.dumpEvents().map((e) => (e.event.data !== 'cleared' && 'stored' in e.event.data ? e.event.data.stored : null));
+  assert.deepEqual(
+    blocks.map((b) => [b?.parent_hash, b?.blocks[0]!.block_hash, b?.blocks[0]!.tokens_hash]),
+    [
+      [null, big, big - 7n],
+      [big, big + 1n, 5n],
+    ],
+  );
+});
