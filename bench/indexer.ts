@@ -5,7 +5,13 @@
 // cache that emits what an engine would: one Stored per prefill (parented on the cached prefix),
 // single-block Stored per decode block, single-block Removed per eviction.
 // The whole op stream is generated first; the timed loop only applies it.
+// With --baseline, the same ops are replayed alternately on an earlier build of the radix tree
+// (a compiled radix-tree.js, e.g. from `git archive <commit>`) and on this one, round by round,
+// and the ratios are printed.
 // Usage: node dist/bench/indexer.js [--requests N] [--warmup N] [--workers N] [--blocks N]
+//          [--baseline path/to/radix-tree.js] [--rounds N]
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { RadixTree } from '../src/router/kv/index.js';
 
@@ -16,6 +22,8 @@ const { values } = parseArgs({
     workers: { type: 'string', default: '64' },
     blocks: { type: 'string', default: '16384' },
     seed: { type: 'string', default: '7' },
+    baseline: { type: 'string' },
+    rounds: { type: 'string', default: '1' },
   },
 });
 const REQUESTS = Number(values.requests);
@@ -154,12 +162,13 @@ for (let r = 0; r < WARMUP + REQUESTS; r++) {
     storedBlocks = 0;
   }
   let session: Session;
+  let sessionIndex: number;
   if (sessions.length < 4000 || rand() < 0.25) {
     session = { blocks: [...groupPrefix[zipfGroup()]!], turnsLeft: randInt(1, 10) };
-    sessions.push(session);
+    sessionIndex = sessions.push(session) - 1;
   } else {
-    const i = Math.floor(rand() * sessions.length);
-    session = sessions[i]!;
+    sessionIndex = Math.floor(rand() * sessions.length);
+    session = sessions[sessionIndex]!;
   }
   // The new user turn.
   const question = randInt(2, 16);
@@ -195,45 +204,135 @@ for (let r = 0; r < WARMUP + REQUESTS; r++) {
   }
   eventOps += opCount - before;
   if (--session.turnsLeft <= 0) {
-    const i = sessions.indexOf(session);
-    sessions[i] = sessions[sessions.length - 1]!;
+    sessions[sessionIndex] = sessions[sessions.length - 1]!;
     sessions.pop();
   }
 }
 
 // ---- replay ----------------------------------------------------------------------------------
-function apply(tree: RadixTree, from: number, to: number, latencies: Float64Array | null): number {
+/** What the bench calls on a radix tree; earlier builds have the same methods. */
+interface Tree {
+  readonly currentSize: number;
+  findMatches(query: Uint32Array, offset: number, count: number): { count: number };
+  applyStored(slot: number, hasParent: boolean, parentHi: number, parentLo: number, blocks: Uint32Array, offset: number, count: number): number;
+  applyRemoved(slot: number, hashes: Uint32Array, offset: number, count: number): number;
+}
+type TreeClass = new (expectedBlocks: number) => Tree;
+
+/** Applies op `i`; returns the workers matched for a find_matches, 0 for an event. */
+function applyOp(tree: Tree, i: number): number {
+  const o = i * OP_WORDS;
+  const type = ops[o]!;
+  if (type === OP_FIND) return tree.findMatches(data, ops[o + 3]!, ops[o + 4]!).count;
+  if (type === OP_STORE) {
+    const parent = ops[o + 2]!;
+    tree.applyStored(ops[o + 1]!, parent !== 0, seqHi(parent), seqLo(parent), data, ops[o + 3]!, ops[o + 4]!);
+  } else {
+    tree.applyRemoved(ops[o + 1]!, data, ops[o + 3]!, ops[o + 4]!);
+  }
+  return 0;
+}
+
+function apply(tree: Tree, from: number, to: number, latencies: Float64Array | null): number {
   let lat = 0;
   let matched = 0;
   for (let i = from; i < to; i++) {
-    const o = i * OP_WORDS;
-    const type = ops[o]!;
-    if (type === OP_FIND) {
-      if (latencies) {
-        const t0 = performance.now();
-        matched += tree.findMatches(data, ops[o + 3]!, ops[o + 4]!).count;
-        latencies[lat++] = performance.now() - t0;
-      } else {
-        matched += tree.findMatches(data, ops[o + 3]!, ops[o + 4]!).count;
-      }
-    } else if (type === OP_STORE) {
-      const parent = ops[o + 2]!;
-      tree.applyStored(ops[o + 1]!, parent !== 0, seqHi(parent), seqLo(parent), data, ops[o + 3]!, ops[o + 4]!);
+    if (latencies && ops[i * OP_WORDS] === OP_FIND) {
+      const t0 = performance.now();
+      matched += applyOp(tree, i);
+      latencies[lat++] = performance.now() - t0;
     } else {
-      tree.applyRemoved(ops[o + 1]!, data, ops[o + 3]!, ops[o + 4]!);
+      matched += applyOp(tree, i);
     }
   }
   return matched;
 }
 
-function run(latencies: Float64Array | null): { seconds: number; cpuSeconds: number; tree: RadixTree; matched: number } {
-  const tree = new RadixTree(WORKERS * CAPACITY);
+/**
+ * Two builds fed the same ops in lockstep (each op to one then the other, the order alternating),
+ * every op timed: both meet the same moments of a shared machine, so their ratio is steadier than
+ * that of separate replays. Each also evicts the other's data from the caches, so absolute figures
+ * are worse than alone, and the clock reads add to every event.
+ */
+function lockstep(impls: [TreeClass, TreeClass]): Array<{ find: Float64Array; eventSeconds: number }> {
+  const trees = impls.map((Impl) => new Impl(WORKERS * CAPACITY));
+  for (const tree of trees) apply(tree, 0, measuredFrom, null);
+  const out = trees.map(() => ({ find: new Float64Array(findOps), eventSeconds: 0 }));
+  let q = 0;
+  for (let i = measuredFrom; i < opCount; i++) {
+    const isFind = ops[i * OP_WORDS] === OP_FIND;
+    for (let k = 0; k < 2; k++) {
+      const t = (i + k) & 1;
+      const t0 = performance.now();
+      applyOp(trees[t]!, i);
+      const dt = performance.now() - t0;
+      if (isFind) out[t]!.find[q] = dt;
+      else out[t]!.eventSeconds += dt / 1000;
+    }
+    if (isFind) q++;
+  }
+  return out;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
+function replay(Impl: TreeClass, latencies: Float64Array): { seconds: number; cpuSeconds: number; tree: Tree; matched: number } {
+  const tree = new Impl(WORKERS * CAPACITY);
   apply(tree, 0, measuredFrom, null);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const matched = apply(tree, measuredFrom, opCount, latencies);
   const cpu = process.cpuUsage(cpu0);
   return { seconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6, tree, matched };
+}
+
+interface Figures {
+  opsPerSec: number;
+  opsPerCpuSec: number;
+  p50: number;
+  p99: number;
+  max: number;
+  findCpuUs: number;
+  matchedPerQuery: number;
+  size: number;
+}
+
+/**
+ * One replay, timed as a whole and per find_matches call (two clock reads per query cost far less
+ * than the events around them), then find_matches alone on the final tree.
+ */
+function measure(Impl: TreeClass): Figures {
+  const latencies = new Float64Array(findOps);
+  const throughput = replay(Impl, latencies);
+  latencies.sort();
+  const pct = (p: number) => percentile(latencies, p) * 1000;
+  // CPU time per call: steadier than per-call wall time on a shared machine.
+  const tree = throughput.tree;
+  const cpu0 = process.cpuUsage();
+  for (let i = measuredFrom; i < opCount; i++) {
+    const o = i * OP_WORDS;
+    if (ops[o] === OP_FIND) tree.findMatches(data, ops[o + 3]!, ops[o + 4]!);
+  }
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    opsPerSec: measuredOps / throughput.seconds,
+    opsPerCpuSec: measuredOps / throughput.cpuSeconds,
+    p50: pct(0.5),
+    p99: pct(0.99),
+    max: pct(1),
+    findCpuUs: (cpu.user + cpu.system) / findOps,
+    matchedPerQuery: throughput.matched / findOps,
+    size: tree.currentSize,
+  };
+}
+
+function line(name: string, f: Figures): string {
+  return (
+    `${name.padEnd(9)} ops/s ${Math.round(f.opsPerSec).toLocaleString('en')}, ops per CPU s ${Math.round(f.opsPerCpuSec).toLocaleString('en')}, ` +
+    `find_matches p50 ${f.p50.toFixed(2)} us p99 ${f.p99.toFixed(2)} us max ${f.max.toFixed(1)} us, CPU ${f.findCpuUs.toFixed(2)} us/call`
+  );
 }
 
 const measuredOps = opCount - measuredFrom;
@@ -248,27 +347,46 @@ console.log(`events: ${storedEvents} stored (mean ${(storedBlocks / storedEvents
   console.log(`query length in blocks: mean ${mean.toFixed(1)}, p50 ${lengths[lengths.length >> 1]}, p99 ${lengths[Math.floor(lengths.length * 0.99)]}`);
 }
 
-const throughput = run(null);
-console.log(`tree: ${throughput.tree.currentSize} worker-blocks indexed; mean workers matched per query ${(throughput.matched / findOps).toFixed(2)}`);
-const latencies = new Float64Array(findOps);
-run(latencies);
-latencies.sort();
-const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]! * 1000;
-const opsPerSec = measuredOps / throughput.seconds;
-console.log(`elapsed: ${throughput.seconds.toFixed(3)} s`);
-console.log(`find_matches latency (separate pass, each call timed): p50 ${pct(0.5).toFixed(2)} us, p99 ${pct(0.99).toFixed(2)} us, max ${pct(1).toFixed(1)} us`);
-// find_matches alone on the final tree: CPU time per call, steadier than per-call wall time.
-{
-  const tree = throughput.tree;
-  const cpu0 = process.cpuUsage();
-  for (let i = measuredFrom; i < opCount; i++) {
-    const o = i * OP_WORDS;
-    if (ops[o] === OP_FIND) tree.findMatches(data, ops[o + 3]!, ops[o + 4]!);
+const Baseline: TreeClass | null = values.baseline
+  ? ((await import(pathToFileURL(resolve(values.baseline)).href)) as { RadixTree: TreeClass }).RadixTree
+  : null;
+const rounds = Math.max(1, Number(values.rounds));
+let current: Figures | null = null;
+for (let r = 1; r <= rounds; r++) {
+  const before = Baseline ? measure(Baseline) : null;
+  current = measure(RadixTree);
+  if (r === 1) console.log(`tree: ${current.size} worker-blocks indexed; mean workers matched per query ${current.matchedPerQuery.toFixed(2)}`);
+  if (before) {
+    if (before.size !== current.size || before.matchedPerQuery !== current.matchedPerQuery) throw new Error('the baseline and this build disagree on the trace');
+    console.log(`round ${r}`);
+    console.log(`  ${line('baseline', before)}`);
+    console.log(`  ${line('this', current)}`);
+    console.log(
+      `  this/baseline: find CPU per call ${(current.findCpuUs / before.findCpuUs).toFixed(2)}, p50 ${(current.p50 / before.p50).toFixed(2)}, ` +
+        `p99 ${(current.p99 / before.p99).toFixed(2)}, ops per CPU s ${(current.opsPerCpuSec / before.opsPerCpuSec).toFixed(2)}`,
+    );
+  } else {
+    console.log(line(rounds > 1 ? `round ${r}` : 'this', current));
   }
-  const cpu = process.cpuUsage(cpu0);
-  console.log(`find_matches_cpu_us_per_call=${((cpu.user + cpu.system) / findOps).toFixed(2)}`);
 }
-console.log(`indexer_ops_per_s=${Math.round(opsPerSec)}`);
+if (Baseline) {
+  const [before, after] = lockstep([Baseline, RadixTree]);
+  console.log('lockstep (both builds, same ops, alternating):');
+  for (const [name, f] of [
+    ['baseline', before!],
+    ['this', after!],
+  ] as const) {
+    f.find.sort();
+    console.log(
+      `  ${name.padEnd(9)} find_matches p50 ${(percentile(f.find, 0.5) * 1000).toFixed(2)} us p90 ${(percentile(f.find, 0.9) * 1000).toFixed(2)} us ` +
+        `p99 ${(percentile(f.find, 0.99) * 1000).toFixed(2)} us, events ${Math.round(eventOps / f.eventSeconds).toLocaleString('en')}/s`,
+    );
+  }
+  const ratio = (p: number) => (percentile(after!.find, p) / percentile(before!.find, p)).toFixed(2);
+  console.log(`  this/baseline: find p50 ${ratio(0.5)}, p90 ${ratio(0.9)}, p99 ${ratio(0.99)}, event time ${(after!.eventSeconds / before!.eventSeconds).toFixed(2)}`);
+}
+console.log(`find_matches_cpu_us_per_call=${current!.findCpuUs.toFixed(2)}`);
+console.log(`indexer_ops_per_s=${Math.round(current!.opsPerSec)}`);
 // CPU time is steadier than wall time on a shared machine.
-console.log(`indexer_ops_per_cpu_s=${Math.round(measuredOps / throughput.cpuSeconds)}`);
-console.log(`find_matches_p99_us=${pct(0.99).toFixed(2)}`);
+console.log(`indexer_ops_per_cpu_s=${Math.round(current!.opsPerCpuSec)}`);
+console.log(`find_matches_p99_us=${current!.p99.toFixed(2)}`);

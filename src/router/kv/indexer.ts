@@ -98,7 +98,8 @@ export class KvIndexer {
     const out: WorkerOverlap[] = [];
     for (let i = 0; i < m.count; i++) {
       const slot = m.slots[i]!;
-      out.push({ ...this.workers[slot]!, blocks: m.depths[i]!, treeSize: this.tree.blocksOf(slot) });
+      const w = this.workers[slot]!;
+      out.push({ workerId: w.workerId, dpRank: w.dpRank, blocks: m.depths[i]!, treeSize: this.tree.blocksOf(slot) });
     }
     return out;
   }

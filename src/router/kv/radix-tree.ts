@@ -1,9 +1,12 @@
 // The KV indexer's radix tree (reference/router.md §3.1), laid out in typed arrays: nodes are
-// indices, a node's workers are a bitset over worker slots, children and the per-worker
-// seq-hash lookup are open-addressing tables keyed by hashes split into 32-bit halves. A third
-// table indexes nodes by (depth, local hash) so that find_matches can issue the lookups of all
-// levels before following the parent links (the tree is far larger than the CPU caches, and
-// level-by-level descent would pay one dependent cache miss per block).
+// indices of fixed-size records in one Int32Array (one cache line each), a node's workers are a
+// bitset over worker slots, the per-worker seq-hash lookup is an open-addressing table keyed by
+// hashes split into 32-bit halves. Attached nodes are indexed by (depth, local hash) with their
+// parent and a copy of their bitset (position-index.ts): a child is found as (depth + 1, local
+// hash, parent), and find_matches issues the reads of a run of levels before following the parent
+// links (the tree is far larger than the CPU caches, and level-by-level descent would pay one
+// dependent cache miss per block).
+import { CELL_BITS, CELL_NODE, PositionIndex } from './position-index.js';
 import { TripleKeyTable } from './triple-key-table.js';
 
 export const ROOT = 0;
@@ -20,12 +23,40 @@ const FREE = 0;
 const ATTACHED = 1;
 const DETACHED = 2;
 const NONE = -1;
-/** byPosition value when several attached nodes share a (depth, local hash). */
-const MANY = 0x3fff_ffff;
-// Field offsets of a node's record in `hot`.
+// Field offsets of a node's record in `nodes`.
 const COUNT = 0;
 const PARENT = 1;
-const BITS = 2;
+/** The node's cell in the position index, NONE while detached (and for the root). */
+const CELL = 2;
+/**
+ * Lookup entries pointing at the node. Usually equal to the worker count, but a worker can hold
+ * one node under two block hashes; the node must outlive every entry that names it.
+ */
+const REFS = 3;
+const STATE = 4;
+const DEPTH = 5;
+// Children form a doubly linked list: the first child, then siblings.
+const FIRST = 6;
+const NEXT = 7;
+const PREV = 8;
+// The node's hashes as u32 halves (stored as int32).
+const LOCAL_HI = 9;
+const LOCAL_LO = 10;
+const SEQ_HI = 11;
+const SEQ_LO = 12;
+const BITS = 13;
+
+/** Record width for `words` bitset words: a power of two, so that a record is one cache line (up to 96 workers). */
+function recordStride(words: number): number {
+  let stride = 16;
+  while (stride < BITS + words) stride *= 2;
+  return stride;
+}
+/**
+ * find_matches reads the cells of this many levels before walking them: enough for the reads to
+ * overlap, few enough that a query much longer than its match wastes little.
+ */
+const PREFETCH_LEVELS = 32;
 
 /**
  * The per-worker overlap of one find_matches call: `slots[i]` matched `depths[i]` leading blocks.
@@ -40,53 +71,41 @@ export interface MatchResult {
 export class RadixTree {
   private words = 1;
   /**
-   * Per node in `hot`: worker count, parent, then `words` bitset words: what a query reads per
-   * level, kept together so that it costs one cache miss.
+   * One record per node (the fields above, then `words` bitset words), so that an event touches
+   * one cache line per node.
    */
-  private stride = 3;
+  private stride = recordStride(1);
   private slotCapacity = 32;
   private nodeCapacity = 0;
   private highWater = 1;
   private freeNodes: number[] = [];
+  /** dropChildren's work list, kept between calls (most evictions empty a node). */
+  private readonly dropStack: number[] = [];
   private emptyAttached = 0;
 
-  private state = new Uint8Array(0);
-  private firstChild = new Int32Array(0);
-  private nextSibling = new Int32Array(0);
-  private prevSibling = new Int32Array(0);
-  private localHi = new Uint32Array(0);
-  private localLo = new Uint32Array(0);
-  private seqHi = new Uint32Array(0);
-  private seqLo = new Uint32Array(0);
-  private hot = new Int32Array(0);
-  private depth = new Int32Array(0);
+  private nodes = new Int32Array(0);
 
-  private readonly children: TripleKeyTable;
-  /**
-   * (depth, local hash) → the attached node there, or MANY. A query can look each level up without
-   * waiting for the previous level's node (checking the parent link instead), so the memory
-   * accesses of successive levels overlap; MANY falls back to the children table.
-   */
-  private readonly byPosition: TripleKeyTable;
-  private readonly manyCount = new TripleKeyTable();
+  private readonly positions: PositionIndex;
   private readonly lookup: TripleKeyTable;
   private blocksBySlot = new Int32Array(32);
   private knownSlot = new Uint8Array(32);
 
   private active = new Uint32Array(1);
-  private path = new Int32Array(64);
-  /** Sink for pass 1's reads, so they cannot be optimized away. */
+  private readonly path = new Int32Array(PREFETCH_LEVELS);
+  /** Sink for the prefetching reads, so they cannot be optimized away. */
   private touched = 0;
   private readonly result: MatchResult = { count: 0, slots: new Int32Array(32), depths: new Int32Array(32) };
 
   constructor(expectedBlocks = 1024) {
-    this.children = new TripleKeyTable(expectedBlocks);
-    this.byPosition = new TripleKeyTable(expectedBlocks);
+    this.positions = new PositionIndex(expectedBlocks, this.words, (node, cell) => {
+      this.nodes[node * this.stride + CELL] = cell;
+    });
     this.lookup = new TripleKeyTable(expectedBlocks);
     this.growNodes(Math.max(64, expectedBlocks));
-    this.state[ROOT] = ATTACHED;
-    this.hot[ROOT * this.stride + PARENT] = NONE;
-    this.firstChild[ROOT] = NONE;
+    this.nodes[ROOT * this.stride + STATE] = ATTACHED;
+    this.nodes[ROOT * this.stride + PARENT] = NONE;
+    this.nodes[ROOT * this.stride + CELL] = NONE;
+    this.nodes[ROOT * this.stride + FIRST] = NONE;
   }
 
   /** Blocks held by a worker slot (upstream tree_sizes). */
@@ -109,14 +128,14 @@ export class RadixTree {
     const node = this.walk(path);
     if (node === NONE) return -1;
     let n = 0;
-    for (let c = this.firstChild[node]!; c !== NONE; c = this.nextSibling[c]!) n++;
+    for (let c = this.nodes[node * this.stride + FIRST]!; c !== NONE; c = this.nodes[c * this.stride + NEXT]!) n++;
     return n;
   }
 
   /** Number of workers on the node reached by `path`; -1 if absent. */
   workersAt(path: Uint32Array): number {
     const node = this.walk(path);
-    return node === NONE ? -1 : this.hot[node * this.stride + COUNT]!;
+    return node === NONE ? -1 : this.nodes[node * this.stride + COUNT]!;
   }
 
   /**
@@ -144,13 +163,13 @@ export class RadixTree {
       const sLo = blocks[at + 1]!;
       const lHi = blocks[at + 2]!;
       const lLo = blocks[at + 3]!;
-      let child = this.children.get(cur, lHi, lLo);
+      let child = this.childOf(cur, lHi, lLo);
       const previous = this.lookup.get(slot, sHi, sLo);
       if (previous !== NONE && previous !== child && this.isSelfOrAncestor(previous, cur)) {
         return TreeStatus.InvalidBlockSequence;
       }
       if (child === NONE) {
-        if (previous !== NONE && this.state[previous] === DETACHED && this.firstChild[previous] === NONE) {
+        if (previous !== NONE && this.nodes[previous * this.stride + STATE] === DETACHED && this.nodes[previous * this.stride + FIRST] === NONE) {
           child = previous;
           this.attach(child, cur, lHi, lLo);
         } else {
@@ -158,9 +177,10 @@ export class RadixTree {
         }
       }
       if (previous !== child) {
-        if (previous !== NONE) this.dropWorker(previous, slot);
+        if (previous !== NONE) this.release(previous, slot);
         else this.blocksBySlot[slot]!++;
         this.lookup.set(slot, sHi, sLo, child);
+        this.nodes[child * this.stride + REFS]!++;
       }
       this.addWorker(child, slot);
       cur = child;
@@ -178,7 +198,7 @@ export class RadixTree {
         continue;
       }
       this.blocksBySlot[slot]!--;
-      this.dropWorker(node, slot);
+      this.release(node, slot);
     }
     return status;
   }
@@ -186,7 +206,7 @@ export class RadixTree {
   /** Drops every block of the slot; it stays known with 0 blocks. */
   clearWorker(slot: number): void {
     if (slot >= this.slotCapacity) return;
-    this.lookup.deleteScope(slot, (node) => this.dropWorker(node, slot));
+    this.lookup.deleteScope(slot, (node) => this.release(node, slot));
     this.blocksBySlot[slot] = 0;
   }
 
@@ -203,60 +223,58 @@ export class RadixTree {
   findMatches(query: Uint32Array, offset: number, count: number, earlyExit = false): MatchResult {
     const out = this.result;
     out.count = 0;
-    const stride = this.stride;
-    const bits = this.hot;
-    // Pass 1: look every level up by position. No lookup waits for the previous level's result,
-    // so their cache misses overlap; touching each node's record pulls it in for pass 2.
-    if (this.path.length < count) this.path = new Int32Array(Math.max(count, this.path.length * 2));
-    const path = this.path;
-    let levels = 0;
-    let touched = 0;
-    for (let at = offset; levels < count; levels++, at += 2) {
-      const v = this.byPosition.get(levels + 1, query[at]!, query[at + 1]!);
-      if (v === NONE) break;
-      path[levels] = v;
-      if (v !== MANY) touched += bits[v * stride + PARENT]!;
-    }
-    this.touched = touched;
-    // Pass 2: follow the parent links from the root and narrow the worker set.
+    const positions = this.positions;
     const words = this.words;
     const active = this.active;
+    const path = this.path;
     let prev = ROOT;
     let remaining = 0;
     let depth = 0;
-    for (let idx = 0, at = offset; idx < levels; idx++, at += 2) {
-      const v = path[idx]!;
-      const node = v === MANY ? this.children.get(prev, query[at]!, query[at + 1]!) : bits[v * stride + PARENT] === prev ? v : NONE;
-      if (node === NONE) break;
-      const base = node * stride + BITS;
-      if (idx === 0) {
-        remaining = bits[node * stride + COUNT]!;
-        if (remaining === 0) return out;
-        for (let w = 0; w < words; w++) active[w] = bits[base + w]!;
-      } else {
-        let changed = false;
-        for (let w = 0; w < words; w++) {
-          const kept = active[w]! & bits[base + w]!;
-          const dropped = active[w]! ^ kept;
-          if (dropped !== 0) {
-            changed = true;
-            this.emitBits(dropped, w, depth);
-            active[w] = kept;
+    for (let from = 0; from < count; from += PREFETCH_LEVELS) {
+      const to = Math.min(count, from + PREFETCH_LEVELS);
+      // Read the home cell of every level of the run first: no read waits for another, so their
+      // cache misses overlap, and the walk below finds the cells cached.
+      const cells = positions.cells;
+      const cs = positions.stride;
+      let touched = 0;
+      for (let idx = from, at = offset + from * 2; idx < to; idx++, at += 2) {
+        const slot = positions.home(idx + 1, query[at]!, query[at + 1]!);
+        path[idx - from] = slot;
+        touched ^= cells[slot * cs + CELL_NODE]!;
+      }
+      this.touched = touched;
+      // Follow the parent links from the root and narrow the worker set.
+      for (let idx = from, at = offset + from * 2; idx < to; idx++, at += 2) {
+        const c = positions.probe(path[idx - from]!, prev, idx + 1, query[at]!, query[at + 1]!);
+        if (c === NONE) return this.finish(depth);
+        const base = c + CELL_BITS;
+        if (idx === 0) {
+          remaining = 0;
+          for (let w = 0; w < words; w++) remaining += popcount((active[w] = cells[base + w]!));
+          if (remaining === 0) return out;
+        } else {
+          let changed = false;
+          for (let w = 0; w < words; w++) {
+            const kept = active[w]! & cells[base + w]!;
+            const dropped = active[w]! ^ kept;
+            if (dropped !== 0) {
+              changed = true;
+              this.emitBits(dropped, w, depth);
+              active[w] = kept;
+            }
+          }
+          if (changed) {
+            remaining = 0;
+            for (let w = 0; w < words; w++) remaining += popcount(active[w]!);
+            if (remaining === 0) return out;
           }
         }
-        if (changed) {
-          remaining = 0;
-          for (let w = 0; w < words; w++) remaining += popcount(active[w]!);
-          if (remaining === 0) return out;
-        }
+        depth = idx + 1;
+        prev = cells[c + CELL_NODE]!;
+        if (earlyExit && remaining === 1) return this.finish(depth);
       }
-      depth = idx + 1;
-      prev = node;
-      if (earlyExit && remaining === 1) break;
     }
-    if (depth === 0) return out;
-    for (let w = 0; w < words; w++) if (active[w] !== 0) this.emitBits(active[w]!, w, depth);
-    return out;
+    return this.finish(depth);
   }
 
   /**
@@ -267,21 +285,30 @@ export class RadixTree {
     visit: (slot: number, hasParent: boolean, parentHi: number, parentLo: number, seqHi: number, seqLo: number, localHi: number, localLo: number) => void,
   ): void {
     const queue: number[] = [];
-    for (let c = this.firstChild[ROOT]!; c !== NONE; c = this.nextSibling[c]!) queue.push(c);
+    for (let c = this.nodes[ROOT * this.stride + FIRST]!; c !== NONE; c = this.nodes[c * this.stride + NEXT]!) queue.push(c);
+    // Hashes are stored as int32; the visitor gets them unsigned.
+    const field = (n: number, f: number) => this.nodes[n * this.stride + f]! >>> 0;
     for (let q = 0; q < queue.length; q++) {
       const node = queue[q]!;
-      const p = this.hot[node * this.stride + PARENT]!;
+      const p = this.nodes[node * this.stride + PARENT]!;
       for (let w = 0; w < this.words; w++) {
-        let word = this.hot[node * this.stride + BITS + w]!;
+        let word = this.nodes[node * this.stride + BITS + w]!;
         while (word !== 0) {
           const low = word & -word;
           const slot = w * 32 + (31 - Math.clz32(low));
           word ^= low;
-          visit(slot, p !== ROOT, this.seqHi[p]!, this.seqLo[p]!, this.seqHi[node]!, this.seqLo[node]!, this.localHi[node]!, this.localLo[node]!);
+          const hasParent = p !== ROOT;
+          visit(slot, hasParent, field(p, SEQ_HI), field(p, SEQ_LO), field(node, SEQ_HI), field(node, SEQ_LO), field(node, LOCAL_HI), field(node, LOCAL_LO));
         }
       }
-      for (let c = this.firstChild[node]!; c !== NONE; c = this.nextSibling[c]!) queue.push(c);
+      for (let c = this.nodes[node * this.stride + FIRST]!; c !== NONE; c = this.nodes[c * this.stride + NEXT]!) queue.push(c);
     }
+  }
+
+  /** Emits the workers still active at the end of a walk with the depth reached. */
+  private finish(depth: number): MatchResult {
+    if (depth > 0) for (let w = 0; w < this.words; w++) if (this.active[w] !== 0) this.emitBits(this.active[w]!, w, depth);
+    return this.result;
   }
 
   private emitBits(word: number, wordIndex: number, depth: number): void {
@@ -295,44 +322,22 @@ export class RadixTree {
     }
   }
 
-  private addPosition(node: number): void {
-    const d = this.depth[node]!;
-    const hi = this.localHi[node]!;
-    const lo = this.localLo[node]!;
-    const v = this.byPosition.get(d, hi, lo);
-    if (v === NONE) this.byPosition.set(d, hi, lo, node);
-    else if (v === MANY) this.manyCount.set(d, hi, lo, this.manyCount.get(d, hi, lo) + 1);
-    else {
-      this.byPosition.set(d, hi, lo, MANY);
-      this.manyCount.set(d, hi, lo, 2);
-    }
-  }
-
-  private removePosition(node: number): void {
-    const d = this.depth[node]!;
-    const hi = this.localHi[node]!;
-    const lo = this.localLo[node]!;
-    const v = this.byPosition.get(d, hi, lo);
-    if (v === node) this.byPosition.delete(d, hi, lo);
-    else if (v === MANY) {
-      // Which node remains is unknown, so the key stays MANY until its last node goes.
-      const left = this.manyCount.get(d, hi, lo) - 1;
-      if (left > 0) this.manyCount.set(d, hi, lo, left);
-      else {
-        this.manyCount.delete(d, hi, lo);
-        this.byPosition.delete(d, hi, lo);
-      }
-    }
-  }
-
   private walk(path: Uint32Array): number {
     let node = ROOT;
-    for (let i = 0; i < path.length && node !== NONE; i += 2) node = this.children.get(node, path[i]!, path[i + 1]!);
+    for (let i = 0; i < path.length && node !== NONE; i += 2) node = this.childOf(node, path[i]!, path[i + 1]!);
     return node;
   }
 
+  /** The attached child of `parent` with local hash (hi, lo), or NONE. */
+  private childOf(parent: number, hi: number, lo: number): number {
+    const p = this.positions;
+    const d = this.nodes[parent * this.stride + DEPTH]! + 1;
+    const c = p.probe(p.home(d, hi, lo), parent, d, hi, lo);
+    return c === NONE ? NONE : p.cells[c + CELL_NODE]!;
+  }
+
   private isSelfOrAncestor(candidate: number, node: number): boolean {
-    for (let n = node; n !== NONE; n = this.hot[n * this.stride + PARENT]!) if (n === candidate) return true;
+    for (let n = node; n !== NONE; n = this.nodes[n * this.stride + PARENT]!) if (n === candidate) return true;
     return false;
   }
 
@@ -340,9 +345,32 @@ export class RadixTree {
     const base = node * this.stride;
     const i = base + BITS + (slot >>> 5);
     const bit = 1 << (slot & 31);
-    if ((this.hot[i]! & bit) !== 0) return;
-    this.hot[i] = this.hot[i]! | bit;
-    this.hot[base + COUNT]!++;
+    if ((this.nodes[i]! & bit) !== 0) return;
+    this.nodes[i] = this.nodes[i]! | bit;
+    this.nodes[base + COUNT]!++;
+    this.mirrorBits(node, slot >>> 5);
+  }
+
+  /** Copies a bitset word of an attached node to its position cell, which queries read. */
+  private mirrorBits(node: number, word: number): void {
+    const base = node * this.stride;
+    const cell = this.nodes[base + CELL]!;
+    if (cell !== NONE) this.positions.cells[cell + CELL_BITS + word] = this.nodes[base + BITS + word]!;
+  }
+
+  /** A lookup entry of the slot no longer names the node. */
+  private release(node: number, slot: number): void {
+    const base = node * this.stride;
+    this.nodes[base + REFS]!--;
+    if ((this.nodes[base + BITS + (slot >>> 5)]! & (1 << (slot & 31))) !== 0) {
+      this.dropWorker(node, slot);
+      return;
+    }
+    // The slot held the node under another hash too and has dropped it already. A node that got
+    // children while empty stays until they go (no query can reach it).
+    if (this.nodes[base + REFS] === 0 && this.nodes[base + COUNT] === 0 && this.nodes[node * this.stride + STATE] === DETACHED && this.nodes[node * this.stride + FIRST] === NONE) {
+      this.freeNode(node);
+    }
   }
 
   /** Removes the slot from a node; an emptied node loses its children (cascading drop). */
@@ -350,63 +378,67 @@ export class RadixTree {
     const base = node * this.stride;
     const i = base + BITS + (slot >>> 5);
     const bit = 1 << (slot & 31);
-    if ((this.hot[i]! & bit) === 0) return;
-    this.hot[i] = this.hot[i]! & ~bit;
-    if (--this.hot[base + COUNT]! > 0) return;
+    if ((this.nodes[i]! & bit) === 0) return;
+    this.nodes[i] = this.nodes[i]! & ~bit;
+    this.mirrorBits(node, slot >>> 5);
+    if (--this.nodes[base + COUNT]! > 0) return;
     this.dropChildren(node);
-    if (this.state[node] === DETACHED) this.freeNode(node);
-    else this.emptyAttached++;
+    if (this.nodes[node * this.stride + STATE] === ATTACHED) this.emptyAttached++;
+    else if (this.nodes[base + REFS] === 0) this.freeNode(node);
   }
 
   private dropChildren(node: number): void {
-    const stack = [node];
+    const stack = this.dropStack;
+    stack.push(node);
     while (stack.length > 0) {
       const n = stack.pop()!;
-      for (let c = this.firstChild[n]!; c !== NONE; ) {
-        const next = this.nextSibling[c]!;
-        this.children.delete(n, this.localHi[c]!, this.localLo[c]!);
+      for (let c = this.nodes[n * this.stride + FIRST]!; c !== NONE; ) {
+        const next = this.nodes[c * this.stride + NEXT]!;
         this.removePosition(c);
-        this.state[c] = DETACHED;
-        this.hot[c * this.stride + PARENT] = NONE;
+        this.nodes[c * this.stride + STATE] = DETACHED;
+        this.nodes[c * this.stride + PARENT] = NONE;
         // A child still held by a worker lives on, detached, until its last worker drops it.
-        if (this.hot[c * this.stride + COUNT] === 0) {
+        if (this.nodes[c * this.stride + COUNT] === 0) {
           stack.push(c);
-          this.freeNode(c);
+          if (this.nodes[c * this.stride + REFS] === 0) this.freeNode(c);
         }
         c = next;
       }
-      if (this.state[n] !== FREE) this.firstChild[n] = NONE;
+      if (this.nodes[n * this.stride + STATE] !== FREE) this.nodes[n * this.stride + FIRST] = NONE;
     }
   }
 
   private attach(node: number, parent: number, lHi: number, lLo: number): void {
-    this.state[node] = ATTACHED;
-    this.hot[node * this.stride + PARENT] = parent;
-    this.localHi[node] = lHi;
-    this.localLo[node] = lLo;
-    this.depth[node] = this.depth[parent]! + 1;
-    this.addPosition(node);
-    const head = this.firstChild[parent]!;
-    this.prevSibling[node] = NONE;
-    this.nextSibling[node] = head;
-    if (head !== NONE) this.prevSibling[head] = node;
-    this.firstChild[parent] = node;
-    this.children.set(parent, lHi, lLo, node);
+    this.nodes[node * this.stride + STATE] = ATTACHED;
+    this.nodes[node * this.stride + PARENT] = parent;
+    this.nodes[node * this.stride + LOCAL_HI] = lHi;
+    this.nodes[node * this.stride + LOCAL_LO] = lLo;
+    this.nodes[node * this.stride + DEPTH] = this.nodes[parent * this.stride + DEPTH]! + 1;
+    this.positions.insert(node, parent, this.nodes[node * this.stride + DEPTH]!, lHi, lLo, this.nodes, node * this.stride + BITS);
+    const head = this.nodes[parent * this.stride + FIRST]!;
+    this.nodes[node * this.stride + PREV] = NONE;
+    this.nodes[node * this.stride + NEXT] = head;
+    if (head !== NONE) this.nodes[head * this.stride + PREV] = node;
+    this.nodes[parent * this.stride + FIRST] = node;
+  }
+
+  private removePosition(node: number): void {
+    this.positions.remove(this.nodes[node * this.stride + CELL]!);
+    this.nodes[node * this.stride + CELL] = NONE;
   }
 
   private newNode(parent: number, lHi: number, lLo: number, sHi: number, sLo: number): number {
     const node = this.allocNode();
-    this.firstChild[node] = NONE;
-    this.seqHi[node] = sHi;
-    this.seqLo[node] = sLo;
-    this.hot.fill(0, node * this.stride + COUNT + 1, (node + 1) * this.stride);
-    this.hot[node * this.stride + COUNT] = 0;
+    this.nodes.fill(0, node * this.stride, (node + 1) * this.stride);
+    this.nodes[node * this.stride + FIRST] = NONE;
+    this.nodes[node * this.stride + SEQ_HI] = sHi;
+    this.nodes[node * this.stride + SEQ_LO] = sLo;
     this.attach(node, parent, lHi, lLo);
     return node;
   }
 
   private freeNode(node: number): void {
-    this.state[node] = FREE;
+    this.nodes[node * this.stride + STATE] = FREE;
     this.freeNodes.push(node);
   }
 
@@ -425,8 +457,14 @@ export class RadixTree {
   private sweepEmptyLeaves(): void {
     for (let n = 1; n < this.highWater; n++) {
       let cur = n;
-      while (cur !== ROOT && this.state[cur] === ATTACHED && this.hot[cur * this.stride + COUNT] === 0 && this.firstChild[cur] === NONE) {
-        const p = this.hot[cur * this.stride + PARENT]!;
+      while (
+        cur !== ROOT &&
+        this.nodes[cur * this.stride + STATE] === ATTACHED &&
+        this.nodes[cur * this.stride + COUNT] === 0 &&
+        this.nodes[cur * this.stride + REFS] === 0 &&
+        this.nodes[cur * this.stride + FIRST] === NONE
+      ) {
+        const p = this.nodes[cur * this.stride + PARENT]!;
         this.unlink(cur, p);
         this.freeNode(cur);
         cur = p;
@@ -436,31 +474,18 @@ export class RadixTree {
   }
 
   private unlink(node: number, parent: number): void {
-    this.children.delete(parent, this.localHi[node]!, this.localLo[node]!);
     this.removePosition(node);
-    const prev = this.prevSibling[node]!;
-    const next = this.nextSibling[node]!;
-    if (prev !== NONE) this.nextSibling[prev] = next;
-    else this.firstChild[parent] = next;
-    if (next !== NONE) this.prevSibling[next] = prev;
+    const prev = this.nodes[node * this.stride + PREV]!;
+    const next = this.nodes[node * this.stride + NEXT]!;
+    if (prev !== NONE) this.nodes[prev * this.stride + NEXT] = next;
+    else this.nodes[parent * this.stride + FIRST] = next;
+    if (next !== NONE) this.nodes[next * this.stride + PREV] = prev;
   }
 
   private growNodes(capacity: number): void {
-    const grow = <T extends Uint8Array | Int32Array | Uint32Array>(a: T, make: (n: number) => T, per = 1): T => {
-      const b = make(capacity * per);
-      b.set(a);
-      return b;
-    };
-    this.state = grow(this.state, (n) => new Uint8Array(n));
-    this.firstChild = grow(this.firstChild, (n) => new Int32Array(n));
-    this.nextSibling = grow(this.nextSibling, (n) => new Int32Array(n));
-    this.prevSibling = grow(this.prevSibling, (n) => new Int32Array(n));
-    this.localHi = grow(this.localHi, (n) => new Uint32Array(n));
-    this.localLo = grow(this.localLo, (n) => new Uint32Array(n));
-    this.seqHi = grow(this.seqHi, (n) => new Uint32Array(n));
-    this.seqLo = grow(this.seqLo, (n) => new Uint32Array(n));
-    this.hot = grow(this.hot, (n) => new Int32Array(n), this.stride);
-    this.depth = grow(this.depth, (n) => new Int32Array(n));
+    const nodes = new Int32Array(capacity * this.stride);
+    nodes.set(this.nodes);
+    this.nodes = nodes;
     this.nodeCapacity = capacity;
   }
 
@@ -469,12 +494,13 @@ export class RadixTree {
     let capacity = this.slotCapacity;
     while (capacity <= slot) capacity *= 2;
     const words = capacity / 32;
-    const stride = words + BITS;
-    const hot = new Int32Array(this.nodeCapacity * stride);
-    for (let n = 0; n < this.highWater; n++) hot.set(this.hot.subarray(n * this.stride, (n + 1) * this.stride), n * stride);
-    this.hot = hot;
+    const stride = recordStride(words);
+    const nodes = new Int32Array(this.nodeCapacity * stride);
+    for (let n = 0; n < this.highWater; n++) nodes.set(this.nodes.subarray(n * this.stride, (n + 1) * this.stride), n * stride);
+    this.nodes = nodes;
     this.words = words;
     this.stride = stride;
+    this.positions.setWords(words);
     this.active = new Uint32Array(words);
     const blocks = new Int32Array(capacity);
     blocks.set(this.blocksBySlot);

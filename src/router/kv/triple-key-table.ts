@@ -6,12 +6,21 @@ const EMPTY = -1;
 const MIN_CAPACITY = 16;
 const STRIDE = 4; // scope, hi, lo, value
 
-function slotHash(a: number, hi: number, lo: number): number {
+/** Home-slot hash of a (small int, u64 as hi/lo halves) key; callers mask it to their capacity. */
+export function slotHash(a: number, hi: number, lo: number): number {
   let h = lo ^ Math.imul(hi, 0x85ebca6b) ^ Math.imul(a, 0x9e3779b1);
   h ^= h >>> 16;
   h = Math.imul(h, 0x7feb352d);
   h ^= h >>> 15;
   return h;
+}
+
+/**
+ * Backward-shift deletion: whether the entry at slot `j`, whose home slot is `home`, may move back
+ * into the hole at `hole` without falling before its home (linear probing, wrap-around aware).
+ */
+export function fillsHole(hole: number, j: number, home: number): boolean {
+  return hole <= j ? home <= hole || home > j : home <= hole && home > j;
 }
 
 export class TripleKeyTable {
@@ -87,9 +96,7 @@ export class TripleKeyTable {
     let hole = i;
     for (let j = (i + 1) & mask; cells[j * STRIDE + 3] !== EMPTY; j = (j + 1) & mask) {
       const c = j * STRIDE;
-      const home = slotHash(cells[c]!, cells[c + 1]!, cells[c + 2]!) & mask;
-      const movable = hole <= j ? home <= hole || home > j : home <= hole && home > j;
-      if (movable) {
+      if (fillsHole(hole, j, slotHash(cells[c]!, cells[c + 1]!, cells[c + 2]!) & mask)) {
         cells.copyWithin(hole * STRIDE, c, c + STRIDE);
         hole = j;
       }

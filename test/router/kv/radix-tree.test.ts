@@ -159,3 +159,41 @@ test('the same local hash at the same depth under different parents stays distin
   ix.applyRouterEvent(store(1n, [2, 5]));
   assert.deepEqual(scores(ix, [2, 5, 6]), { w1: 2 });
 });
+
+test('a block a worker holds under two hashes outlives the first removal', () => {
+  const ix = new KvIndexer(64);
+  const blockAs = (local: number, hash: number, parent: number): RouterEvent => ({
+    worker_id: 0n,
+    event: {
+      event_id: nextId++,
+      dp_rank: 0,
+      data: { stored: { parent_hash: BigInt(parent), blocks: [{ tokens_hash: BigInt(local), block_hash: BigInt(hash), mm_extra_info: null }] } },
+    },
+  });
+  ix.applyRouterEvent(store(0n, [5]));
+  ix.applyRouterEvent(blockAs(1, 10, 500));
+  ix.applyRouterEvent(blockAs(1, 11, 500));
+  assert.equal(ix.treeSize(0n), 3);
+  ix.applyRouterEvent(remove(0n, [5]));
+  ix.applyRouterEvent({ worker_id: 0n, event: { event_id: nextId++, dp_rank: 0, data: { removed: { block_hashes: [10n] } } } });
+  // The node is still named by hash 11: a new block must not take its place.
+  ix.applyRouterEvent(store(0n, [2]));
+  ix.applyRouterEvent({ worker_id: 0n, event: { event_id: nextId++, dp_rank: 0, data: { removed: { block_hashes: [11n] } } } });
+  assert.deepEqual(scores(ix, [2]), { w0: 1 });
+  assert.equal(ix.treeSize(0n), 1);
+});
+
+test('the dump gives u64 hashes with the high bit set back exactly', () => {
+  const ix = new KvIndexer();
+  const big = 0xffff_fffe_8000_0001n;
+  ix.applyEvent(1n, { event_id: 0, dp_rank: 0, data: { stored: { parent_hash: null, blocks: [{ block_hash: big, tokens_hash: big - 7n }] } } });
+  ix.applyEvent(1n, { event_id: 1, dp_rank: 0, data: { stored: { parent_hash: big, blocks: [{ block_hash: big + 1n, tokens_hash: 5n }] } } });
+  const blocks = ix.dumpEvents().map((e) => (e.event.data !== 'cleared' && 'stored' in e.event.data ? e.event.data.stored : null));
+  assert.deepEqual(
+    blocks.map((b) => [b?.parent_hash, b?.blocks[0]!.block_hash, b?.blocks[0]!.tokens_hash]),
+    [
+      [null, big, big - 7n],
+      [big, big + 1n, 5n],
+    ],
+  );
+});
