@@ -60,7 +60,7 @@ after(async () => {
 const words = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(' ');
 
 async function until(what: string, cond: () => boolean): Promise<void> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 60_000;
   while (!cond()) {
     assert.ok(Date.now() < deadline, what);
     await new Promise((r) => setTimeout(r, 50));
@@ -73,7 +73,7 @@ async function until(what: string, cond: () => boolean): Promise<void> {
  * is shorter than a KV block, so it stores nothing.
  */
 async function untilRoutable(frontend: { baseUrl: string }, instance: bigint): Promise<void> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const res = await postJson(frontend.baseUrl, '/v1/completions', { model: MODEL, prompt: 'hi', max_tokens: 1 }, {
       'x-dynamo-worker-instance-id': instance.toString(),

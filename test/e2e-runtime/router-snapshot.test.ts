@@ -44,7 +44,7 @@ after(async () => {
 });
 
 async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>): Promise<T> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const v = await probe();
     if (v) return v;
