@@ -64,7 +64,7 @@ export async function runCli(args: string[], env: Record<string, string> = {}): 
 }
 
 /** Poll until `GET /v1/models` lists `model` (the upstream harnesses' readiness convention). */
-export async function waitForModel(baseUrl: string, model: string, proc?: RunningProcess, timeoutMs = 30_000): Promise<void> {
+export async function waitForModel(baseUrl: string, model: string, proc?: RunningProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (proc && proc.proc.exitCode !== null) throw new Error(`process exited early:\n${proc.output()}`);
@@ -87,6 +87,12 @@ export async function startServe(extraArgs: string[] = [], env: Record<string, s
   const port = await freePort();
   const proc = startProcess(['serve', '--http-host', '127.0.0.1', '--http-port', String(port), ...extraArgs], env);
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitForModel(baseUrl, model, proc);
+  try {
+    await waitForModel(baseUrl, model, proc);
+  } catch (err) {
+    // A server that never got ready is stopped here: the caller has no handle to stop it with.
+    await proc.stop();
+    throw err;
+  }
   return { proc, port, baseUrl };
 }
