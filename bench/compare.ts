@@ -9,10 +9,13 @@
 //           (from /proc/<pid>/stat), SSE events per socket write (events received / the server's
 //           write system calls over the window, from /proc/<pid>/io; a Node server writes each
 //           socket write with one write or writev call);
-//   unary:  small non-streaming chats, 32 at a time; req/s;
+//   unary:  small non-streaming chats, 32 at a time; req/s, the server's CPU time per request;
 //   ttft:   ~1k-token prompts at 100 req/s; time to the first SSE event. "Added" TTFT is the
 //           gateway's percentile minus the ceiling's (client, loopback and HTTP are in both).
+// `serve` runs as one frontend process (--http-workers 1: the goals compare it with the single-process
+// ceiling) unless --http-workers says otherwise; CPU time and writes count the whole process tree.
 // Usage: node dist/bench/compare.js [--quick] [--rounds N] [--baseline DIR] [--cpu-prof DIR] [--only stream,unary,ttft]
+//        [--http-workers N]
 // --quick finishes within 2 minutes; the last line is always the summary of the figures.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -32,6 +35,7 @@ const { values } = parseArgs({
     baseline: { type: 'string' },
     'cpu-prof': { type: 'string' },
     only: { type: 'string', default: 'stream,unary,ttft' },
+    'http-workers': { type: 'string', default: '1' },
   },
 });
 const workloads = new Set(values.only.split(','));
@@ -88,7 +92,9 @@ async function startCanned(name: string): Promise<Server> {
 async function startServe(name: string, bin: string, profileDir?: string): Promise<Server> {
   const port = await freePort();
   const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profileDir)] : [];
-  const c = child([...nodeArgs, bin, 'serve', '--http-host', '127.0.0.1', '--http-port', String(port), '--speedup-ratio', '1000000000'], { DYN_LOG: 'warn' });
+  const c = child([...nodeArgs, bin, 'serve', '--http-host', '127.0.0.1', '--http-port', String(port), '--speedup-ratio', '1000000000', '--http-workers', values['http-workers']], {
+    DYN_LOG: 'warn',
+  });
   await waitForModel(`http://127.0.0.1:${port}`, MODEL, { proc: c.proc, output: c.output, exited: c.exited.then(() => c.proc.exitCode), stop: async () => null }, 60_000);
   return { name, port, pid: c.proc.pid!, stop: () => stopChild(c) };
 }
@@ -117,10 +123,15 @@ async function measureStream(s: Server): Promise<StreamFigures> {
   };
 }
 
-async function measureUnary(s: Server): Promise<number> {
-  const r = await load<UnaryResult>({ kind: 'unary', port: s.port, model: MODEL, ...unaryJob });
+interface UnaryFigures {
+  reqPerSec: number;
+  cpuMicrosPerReq: number;
+}
+
+async function measureUnary(s: Server): Promise<UnaryFigures> {
+  const r = await load<UnaryResult>({ kind: 'unary', port: s.port, pid: s.pid, model: MODEL, ...unaryJob });
   if (r.failures > 0) console.log(`  ${s.name}: ${r.failures} unary failures`);
-  return r.requests / r.seconds;
+  return { reqPerSec: r.requests / r.seconds, cpuMicrosPerReq: r.server.cpuMicros / r.requests };
 }
 
 const percentile = (xs: number[], p: number): number => {
@@ -159,7 +170,7 @@ async function main(): Promise<void> {
   }
 
   const stream = new Map<string, StreamFigures[]>();
-  const unary = new Map<string, number[]>();
+  const unary = new Map<string, UnaryFigures[]>();
   const ttft = new Map<string, { p50: number; p99: number }[]>();
   const add = <T>(m: Map<string, T[]>, k: string, v: T): void => void (m.get(k) ?? m.set(k, []).get(k)!).push(v);
   const streamers = [ceiling, ...gateways];
@@ -172,9 +183,9 @@ async function main(): Promise<void> {
       );
     }
     for (const s of workloads.has('unary') ? [ceiling, ...gateways, nginxServer] : []) {
-      const rps = await measureUnary(s);
-      add(unary, s.name, rps);
-      console.log(`round ${round} unary  ${s.name.padEnd(7)} req/s=${fmt(rps, 0)}`);
+      const u = await measureUnary(s);
+      add(unary, s.name, u);
+      console.log(`round ${round} unary  ${s.name.padEnd(7)} req/s=${fmt(u.reqPerSec, 0)} cpu_us_per_req=${fmt(u.cpuMicrosPerReq, 0)}`);
     }
     for (const s of workloads.has('ttft') ? streamers : []) {
       const t = await measureTtft(s);
@@ -202,13 +213,14 @@ async function main(): Promise<void> {
   row('added TTFT p50 / p99 ms', (k) =>
     k === 'ceiling' ? '-' : `${fmt(perRound(ttft, k, 'ceiling', (x, y) => x.p50 - y.p50))} / ${fmt(perRound(ttft, k, 'ceiling', (x, y) => x.p99 - y.p99))}`,
   );
-  row('unary req/s (nginx: ' + fmt(med(unary, 'nginx', (x) => x), 0) + ')', (k) => fmt(med(unary, k, (x) => x), 0));
-  row('unary ratio to nginx', (k) => fmt(perRound(unary, k, 'nginx', (x, y) => x / y), 3));
+  row('unary req/s (nginx: ' + fmt(med(unary, 'nginx', (x) => x.reqPerSec), 0) + ')', (k) => fmt(med(unary, k, (x) => x.reqPerSec), 0));
+  row('unary ratio to nginx', (k) => fmt(perRound(unary, k, 'nginx', (x, y) => x.reqPerSec / y.reqPerSec), 3));
+  row('server CPU µs per unary request (nginx: ' + fmt(med(unary, 'nginx', (x) => x.cpuMicrosPerReq), 0) + ')', (k) => fmt(med(unary, k, (x) => x.cpuMicrosPerReq), 0));
   const g = 'serve';
   console.log(
     `sse_tokens_per_s=${fmt(med(stream, g, (x) => x.tokensPerSec), 0)} sse_ratio_vs_ceiling=${fmt(perRound(stream, g, 'ceiling', (x, y) => x.tokensPerSec / y.tokensPerSec), 3)} ` +
       `ttft_added_p50_ms=${fmt(perRound(ttft, g, 'ceiling', (x, y) => x.p50 - y.p50))} ttft_added_p99_ms=${fmt(perRound(ttft, g, 'ceiling', (x, y) => x.p99 - y.p99))} ` +
-      `unary_ratio_vs_nginx=${fmt(perRound(unary, g, 'nginx', (x, y) => x / y), 3)}`,
+      `unary_ratio_vs_nginx=${fmt(perRound(unary, g, 'nginx', (x, y) => x.reqPerSec / y.reqPerSec), 3)}`,
   );
 }
 

@@ -7,11 +7,11 @@
 // children), steadier than wall time on a shared machine.
 // Usage: node dist/bench/frontend-pool.js [--processes N] [--rounds N] [--streams S] [--tokens T]
 //        [--requests R] [--concurrency C]
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { freePort, startProcess, type RunningProcess } from '../test/support/processes.js';
+import { procSnapshot } from './support/proc-stats.js';
 import { streamChat, streamingChatBody } from './support/sse-client.js';
 
 const { values } = parseArgs({
@@ -31,32 +31,11 @@ const streams = Number(values.streams);
 const tokensPerStream = Number(values.tokens);
 const requests = Number(values.requests);
 const concurrency = Number(values.concurrency);
-const TICK_US = 1e6 / 100; // USER_HZ: /proc times are in 1/100 s on Linux
 
 interface Server {
   name: string;
   port: number;
   proc: RunningProcess;
-}
-
-/** CPU time (µs) of `pid` and every process below it. */
-function treeCpuUs(pid: number): number {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return 0;
-  }
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  let us = (Number(fields[11]) + Number(fields[12])) * TICK_US;
-  let children = '';
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8');
-  } catch {
-    // no children file: none counted
-  }
-  for (const child of children.trim().split(/\s+/).filter(Boolean)) us += treeCpuUs(Number(child));
-  return us;
 }
 
 async function startServer(name: string, workers: number): Promise<Server> {
@@ -80,11 +59,11 @@ interface Run {
 
 async function measure(server: Server, work: () => Promise<number>): Promise<Run> {
   const pid = server.proc.proc.pid!;
-  const cpu0 = treeCpuUs(pid);
+  const cpu0 = procSnapshot(pid).cpuMicros;
   const t0 = performance.now();
   const units = await work();
   const seconds = (performance.now() - t0) / 1000;
-  return { perSecond: units / seconds, cpuUsPerUnit: (treeCpuUs(pid) - cpu0) / units };
+  return { perSecond: units / seconds, cpuUsPerUnit: (procSnapshot(pid).cpuMicros - cpu0) / units };
 }
 
 /** S streams at once, each on its own connection: the streamed tokens. */

@@ -2,14 +2,15 @@
 // One job per run, given as JSON on argv; prints one JSON result line.
 //   stream: `concurrency` SSE chat streams kept open (a finished stream is replaced at once); over
 //           the window, SSE events received, socket reads, and the server's CPU time and write calls.
-//   unary:  `concurrency` non-streaming chats back to back; completed requests over the window.
+//   unary:  `concurrency` non-streaming chats back to back; completed requests and the server's CPU
+//           time over the window.
 //   ttft:   streaming chats with a ~1k-token prompt sent at a fixed `rate`; time to the first event.
 import http from 'node:http';
 import { procDelta, procSnapshot, type ProcSnapshot } from './proc-stats.js';
 
 export type LoadJob =
   | { kind: 'stream'; port: number; pid: number; model: string; concurrency: number; maxTokens: number; warmupMs: number; durationMs: number }
-  | { kind: 'unary'; port: number; model: string; concurrency: number; maxTokens: number; warmupMs: number; durationMs: number }
+  | { kind: 'unary'; port: number; pid: number; model: string; concurrency: number; maxTokens: number; warmupMs: number; durationMs: number }
   | { kind: 'ttft'; port: number; model: string; rate: number; durationMs: number };
 
 export interface StreamResult {
@@ -27,6 +28,7 @@ export interface UnaryResult {
   seconds: number;
   requests: number;
   failures: number;
+  server: ProcSnapshot;
 }
 
 export interface TtftResult {
@@ -132,13 +134,15 @@ async function unaryJob(job: Extract<LoadJob, { kind: 'unary' }>): Promise<Unary
   const loops = Array.from({ length: job.concurrency }, loop);
   await sleep(job.warmupMs);
   counting = true;
+  const from = procSnapshot(job.pid);
   const t0 = performance.now();
   await sleep(job.durationMs);
+  const to = procSnapshot(job.pid);
   counting = false;
   const seconds = (performance.now() - t0) / 1000;
   stopped = true;
   await Promise.all(loops);
-  return { seconds, requests, failures };
+  return { seconds, requests, failures, server: procDelta(from, to) };
 }
 
 /** About 1,000 Qwen3 tokens, different from the first word on for every request (no prefix reuse). */

@@ -1,6 +1,7 @@
-// What a server process spent, read from Linux's /proc without tracing it: CPU time (every thread,
-// user + system) from /proc/<pid>/stat and write-type system calls (write, writev: each socket write
-// of a Node server is one) from /proc/<pid>/io.
+// What a server spent, read from Linux's /proc without tracing it: CPU time (every thread, user +
+// system) from /proc/<pid>/stat and write-type system calls (write, writev: each socket write of a
+// Node server is one) from /proc/<pid>/io, summed over the process and every process below it (a
+// pooled `serve` is a primary with its frontend processes as children).
 import { readFileSync } from 'node:fs';
 
 export interface ProcSnapshot {
@@ -10,14 +11,28 @@ export interface ProcSnapshot {
 
 const TICKS_PER_SECOND = 100;
 
+function readOr(file: string, fallback: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    // The process ended between listing and reading: it counts as nothing.
+    return fallback;
+  }
+}
+
 export function procSnapshot(pid: number): ProcSnapshot {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const stat = readOr(`/proc/${pid}/stat`, '');
   // Fields after the parenthesised command name, which may itself hold spaces.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
-  const syscw = /syscw:\s*(\d+)/.exec(io);
-  return { cpuMicros: (ticks * 1e6) / TICKS_PER_SECOND, writeCalls: syscw ? Number(syscw[1]) : NaN };
+  const ticks = stat ? Number(fields[11]) + Number(fields[12]) : 0;
+  const syscw = /syscw:\s*(\d+)/.exec(readOr(`/proc/${pid}/io`, ''));
+  const own = { cpuMicros: (ticks * 1e6) / TICKS_PER_SECOND, writeCalls: syscw ? Number(syscw[1]) : 0 };
+  const children = readOr(`/proc/${pid}/task/${pid}/children`, '').split(' ').filter(Boolean);
+  return children.map((child) => procSnapshot(Number(child))).reduce(procSum, own);
+}
+
+function procSum(a: ProcSnapshot, b: ProcSnapshot): ProcSnapshot {
+  return { cpuMicros: a.cpuMicros + b.cpuMicros, writeCalls: a.writeCalls + b.writeCalls };
 }
 
 export function procDelta(from: ProcSnapshot, to: ProcSnapshot): ProcSnapshot {

@@ -90,6 +90,7 @@ export async function startServe(extraArgs: string[] = [], env: Record<string, s
   try {
     await waitForModel(baseUrl, model, proc);
   } catch (err) {
+    // A server that never got ready is stopped here: the caller has no handle to stop it with.
     await proc.stop();
     throw err;
   }

@@ -33,7 +33,7 @@ export function neverWritten(): LastWrite {
 
 const TURNS_PER_WRITE = 8;
 const MIN_HOLD_MS = 1;
-const MAX_HOLD_MS = 20;
+const MAX_HOLD_MS = 50;
 /** Runs in a row with nothing queued that make the process quiet. */
 const QUIET_TURNS = 2;
 

@@ -86,7 +86,13 @@ export class SseWriter implements CoalescedStream {
     this.wroteSinceTick = true;
     const chunk = this.pending;
     this.pending = '';
-    if (!this.isClosed) this.res.write(chunk);
+    if (this.isClosed) return;
+    // Once the headers are out on its socket, a chunked response's frame goes to the socket as one
+    // string with its chunk framing: `res.write` would queue four pieces behind a cork and a
+    // nextTick, then write them with writev, for every write of every stream.
+    const socket = this.res.socket;
+    if (socket && this.res.chunkedEncoding && this.res.headersSent) socket.write(`${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n`);
+    else this.res.write(chunk);
   }
 
   private push(frame: string): void {

@@ -38,9 +38,10 @@ const CHATS: Record<string, unknown>[] = [
 ];
 const PROMPTS: unknown[] = ['hello', long(300), ['a batch', long(10)], 'text with\0 a NUL'];
 
-/** A prepared request without its timings, which differ between any two runs. */
-function untimed<T extends object>(prepared: T): T {
-  return { ...prepared, templateMs: 0, tokenizeMs: 0, tokenizeStartedAt: 0 };
+/** A prepared request without its stage timings, which differ between any two runs. */
+function untimed<T extends { tokenizeMs: number; templateMs: number; tokenizeStartedAt: number }>(run: T): Omit<T, 'tokenizeMs' | 'templateMs' | 'tokenizeStartedAt'> {
+  const { tokenizeMs: _tokenize, templateMs: _template, tokenizeStartedAt: _started, ...rest } = run;
+  return rest;
 }
 
 function outcome<T>(run: () => Promise<T>): Promise<{ value?: T; error?: string }> {
