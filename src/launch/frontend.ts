@@ -11,6 +11,7 @@ import { ConfiguredBridges } from './configured-bridges.js';
 import { startFrontendServices, type FrontendServices } from './frontend-services.js';
 import { startInteractiveChat } from './interactive-chat.js';
 import { ModelWatcher, type ModelWatcherObserver } from './model-watcher.js';
+import { assertPrefillLoadModel } from './prefill-load-model.js';
 import { installRouteExtensions, loadRouteExtensions } from './route-extensions.js';
 import { assertRouterStateSupported, frontendEventPlane, routerStateFactory } from './router-state.js';
 import { runtimeOptionsFromConfig } from './runtime-options.js';
@@ -48,7 +49,9 @@ export async function runFrontend(
   observer?: ModelWatcherObserver,
   beforeListen?: (services: FrontendServices) => Promise<void>,
 ): Promise<FrontendService> {
+  assertPrefillLoadModel(config);
   const models = new ModelManager();
+  models.holdUntilWorkers(config.routerMinInitialWorkers);
   // Extensions load first: a bad one fails startup before anything listens.
   const extensions = await loadRouteExtensions(config);
   // gRPC starts before the watcher: discovered tensor models register with it.

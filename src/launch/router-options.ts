@@ -1,6 +1,7 @@
 import type { Config } from '../config/index.js';
 import type { ModelDeploymentCard } from '../models/index.js';
 import type { RouterMode } from '../protocols/index.js';
+import { prefillPredictor } from './prefill-load-model.js';
 import { createRouterPolicy, LoadTracker, PushRouter, type BusyThresholds, type InstanceHealth, type MigrationLogger, type RouterOptions } from '../router/index.js';
 
 const silent: MigrationLogger = { warn: () => undefined };
@@ -36,6 +37,7 @@ export function buildRouter(config: Config, card: ModelDeploymentCard, deps: Rou
       trackOutputBlocks: config.routerTrackOutputBlocks,
       assumeKvReuse: config.routerAssumeKvReuse,
       trackPrefillTokens: config.routerTrackPrefillTokens,
+      prefillPredictor: prefillPredictor(config),
       queueThreshold: config.routerQueueThreshold ?? null,
       queuePolicy: config.routerQueuePolicy,
     },

@@ -64,4 +64,4 @@ export {
   type SnapshotLogger,
 } from './router-snapshots.js';
 export type { RouterStateStore, LockRelease } from '../runtime/index.js';
-export { decodeVllmEventBatch, type VllmEventBatch } from './kv/index.js';
+export { decodeVllmEventBatch, type PrefillPredictor, type VllmEventBatch } from './kv/index.js';

@@ -14,6 +14,7 @@ import {
   TtlPruner,
   workerCosts,
   type Candidate,
+  type PrefillPredictor,
   type SelectorWeights,
 } from './kv/index.js';
 import type { StreamObserver } from './load-tracker.js';
@@ -30,6 +31,8 @@ export interface KvRouterOptions extends SelectorWeights {
   trackOutputBlocks: boolean;
   assumeKvReuse: boolean;
   trackPrefillTokens: boolean;
+  /** `--router-prefill-load-model aic`: predicted prefill durations make prompt-side load drain; null: static load. */
+  prefillPredictor: PrefillPredictor | null;
   /** Queue requests while every worker's prefill load exceeds this × max_num_batched_tokens; null: no queue. */
   queueThreshold: number | null;
   queuePolicy: QueuePolicy;
@@ -51,6 +54,7 @@ export const DEFAULT_KV_ROUTER_OPTIONS: Readonly<Omit<KvRouterOptions, 'blockSiz
   trackOutputBlocks: false,
   assumeKvReuse: true,
   trackPrefillTokens: true,
+  prefillPredictor: null,
   queueThreshold: null,
   queuePolicy: 'fcfs',
 });
@@ -107,6 +111,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
       trackOutputBlocks: o.trackOutputBlocks,
       trackPrefillTokens: o.trackPrefillTokens,
       assumeKvReuse: o.assumeKvReuse,
+      prefillPredictor: o.prefillPredictor,
       now: o.now,
     });
     this.pruner = o.useKvEvents ? null : new TtlPruner(o.ttlSecs * 1000, undefined, undefined, o.now);

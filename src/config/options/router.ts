@@ -103,9 +103,9 @@ export const routerOptions = [
   },
   {
     key: 'routerPrefillLoadModel', flag: 'router-prefill-load-model', env: 'DYN_ROUTER_PREFILL_LOAD_MODEL',
-    type: 'enum', choices: { none: true, aic: false },
+    type: 'enum', choices: { none: true, aic: true },
     group: 'Router', scope: 'frontend', built: true, default: 'none',
-    help: 'Prompt-side load model: none (static) or aic (decay of the oldest prefill using an AIC prediction)',
+    help: "Prompt-side load model: none (static) or aic (each worker's oldest active prefill drains over its predicted duration; needs --router-mode kv and the --aic-backend/--aic-system/--aic-model-path settings). NVIDIA's AIC database is not available in dynamo-ts: the prediction comes from an analytic model (the mocker's prefill timing divided by --aic-tp-size) behind an interface a database-backed predictor can implement",
   },
   {
     key: 'routerEventThreads', flag: 'router-event-threads', env: 'DYN_ROUTER_EVENT_THREADS',
@@ -125,8 +125,8 @@ export const routerOptions = [
   },
   {
     key: 'routerMinInitialWorkers', flag: 'router-min-initial-workers', env: 'DYN_ROUTER_MIN_INITIAL_WORKERS',
-    type: 'int', min: 0, group: 'Router', scope: 'frontend', built: false, default: 0,
-    help: 'Wait for this many workers before startup continues',
+    type: 'int', min: 0, group: 'Router', scope: 'frontend', built: true, default: 0,
+    help: 'Hold readiness until this many distinct workers have registered: /health and /v1/models answer 503, gRPC ServerReady is false and inference requests get 503 until then (0: ready at once)',
   },
   {
     key: 'routerSessionAffinityTtlSecs', flag: 'router-session-affinity-ttl-secs', env: 'DYN_ROUTER_SESSION_AFFINITY_TTL_SECS',
@@ -151,42 +151,42 @@ export const routerOptions = [
   },
   {
     key: 'aicBackend', flag: 'aic-backend', env: 'DYN_AIC_BACKEND', type: 'string',
-    group: 'AIC Prefill Load Model', scope: 'frontend', built: false,
-    help: 'Backend family modelled by AIC, e.g. vllm or sglang',
+    group: 'AIC Prefill Load Model', scope: 'frontend', built: true,
+    help: 'Backend family modelled by AIC, e.g. vllm or sglang (required with --router-prefill-load-model aic; recorded, the analytic predictor does not vary with it)',
   },
   {
     key: 'aicSystem', flag: 'aic-system', env: 'DYN_AIC_SYSTEM', type: 'string',
-    group: 'AIC Prefill Load Model', scope: 'frontend', built: false,
-    help: 'AIC hardware/system identifier, e.g. h200_sxm',
+    group: 'AIC Prefill Load Model', scope: 'frontend', built: true,
+    help: 'AIC hardware/system identifier, e.g. h200_sxm (required with --router-prefill-load-model aic; recorded, the analytic predictor does not vary with it)',
   },
   {
     key: 'aicModelPath', flag: 'aic-model-path', env: 'DYN_AIC_MODEL_PATH', type: 'string',
-    group: 'AIC Prefill Load Model', scope: 'frontend', built: false,
-    help: 'Model path or identifier used for the AIC performance lookup',
+    group: 'AIC Prefill Load Model', scope: 'frontend', built: true,
+    help: 'Model path or identifier used for the AIC performance lookup (required with --router-prefill-load-model aic; recorded, the analytic predictor does not vary with it)',
   },
   {
     key: 'aicBackendVersion', flag: 'aic-backend-version', env: 'DYN_AIC_BACKEND_VERSION', type: 'string',
-    group: 'AIC Prefill Load Model', scope: 'frontend', built: false,
-    help: 'Pinned AIC database version (backend default when unset)',
+    group: 'AIC Prefill Load Model', scope: 'frontend', built: true,
+    help: 'Pinned AIC database version (backend default when unset; recorded, the analytic predictor does not vary with it)',
   },
   {
     key: 'aicTpSize', flag: 'aic-tp-size', env: 'DYN_AIC_TP_SIZE', type: 'int', min: 1,
-    group: 'AIC Prefill Load Model', scope: 'frontend', built: false, default: 1,
-    help: 'Tensor-parallel size modelled by AIC',
+    group: 'AIC Prefill Load Model', scope: 'frontend', built: true, default: 1,
+    help: 'Tensor-parallel size modelled by AIC: the analytic predictor divides the prefill time by it',
   },
   {
     key: 'aicMoeTpSize', flag: 'aic-moe-tp-size', env: 'DYN_AIC_MOE_TP_SIZE', type: 'int', min: 1,
-    group: 'AIC Prefill Load Model', scope: 'frontend', built: false,
-    help: 'MoE tensor-parallel size',
+    group: 'AIC Prefill Load Model', scope: 'frontend', built: true,
+    help: 'MoE tensor-parallel size; with any MoE size, tp × attention-dp must equal moe-tp × moe-ep',
   },
   {
     key: 'aicMoeEpSize', flag: 'aic-moe-ep-size', env: 'DYN_AIC_MOE_EP_SIZE', type: 'int', min: 1,
-    group: 'AIC Prefill Load Model', scope: 'frontend', built: false,
-    help: 'MoE expert-parallel size',
+    group: 'AIC Prefill Load Model', scope: 'frontend', built: true,
+    help: 'MoE expert-parallel size; with any MoE size, tp × attention-dp must equal moe-tp × moe-ep',
   },
   {
     key: 'aicAttentionDpSize', flag: 'aic-attention-dp-size', env: 'DYN_AIC_ATTENTION_DP_SIZE', type: 'int', min: 1,
-    group: 'AIC Prefill Load Model', scope: 'frontend', built: false,
-    help: 'Attention data-parallel size',
+    group: 'AIC Prefill Load Model', scope: 'frontend', built: true,
+    help: 'Attention data-parallel size; with any MoE size, tp × attention-dp must equal moe-tp × moe-ep',
   },
 ] as const satisfies readonly OptionSpec[];
