@@ -2,7 +2,7 @@ import type { Config } from '../config/index.js';
 import type { ModelDeploymentCard } from '../models/index.js';
 import type { RouterMode } from '../protocols/index.js';
 import { prefillPredictor } from './prefill-load-model.js';
-import { createRouterPolicy, LoadTracker, PushRouter, type BusyThresholds, type InstanceHealth, type MigrationLogger, type RouterOptions } from '../router/index.js';
+import { createRouterPolicy, LoadTracker, PushRouter, SessionAffinity, type BusyThresholds, type InstanceHealth, type MigrationLogger, type RouterOptions } from '../router/index.js';
 
 const silent: MigrationLogger = { warn: () => undefined };
 
@@ -47,8 +47,15 @@ export function buildRouter(config: Config, card: ModelDeploymentCard, deps: Rou
     load,
     busyThresholds: busyThresholds(config),
     migration: { limit: config.migrationLimit ?? card.migrationLimit, maxSeqLen: config.migrationMaxSeqLen ?? null, logger: deps.logger ?? silent },
+    affinity: sessionAffinity(config),
     ...lostWorkerOptions(config, deps.health),
   });
+}
+
+/** `--router-session-affinity-ttl-secs` turns session affinity on, in `--router-session-affinity-mode`. */
+function sessionAffinity(config: Config): SessionAffinity | null {
+  const ttlSecs = config.routerSessionAffinityTtlSecs;
+  return ttlSecs === undefined ? null : new SessionAffinity({ ttlSecs, mode: config.routerSessionAffinityMode });
 }
 
 export type LostWorkerOptions = Pick<RouterOptions, 'health' | 'stallTimeoutMs'>;

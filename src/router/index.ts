@@ -32,6 +32,8 @@ export {
   type MigrationLogger,
   type MigrationSettings,
 } from './layers/index.js';
+export { SessionAffinity, MAX_SESSION_ID_BYTES, MAX_SESSIONS, type SessionAffinityMode, type SessionAffinityOptions } from './session-affinity.js';
+export { startSessionAffinitySync, decodeSessionAffinityEvent, SESSION_AFFINITY_TOPIC, type SessionAffinityEvent } from './session-affinity-sync.js';
 export { InstanceHealth, type InstanceHealthOptions, type InstanceProbe, type HealthChange } from './instance-health.js';
 export {
   createRouterPolicy,

@@ -3,28 +3,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import OpenAI from 'openai';
-import { parseCommandLine, type Config } from '../../src/config/index.js';
 import { startFrontend, startMocker, type FrontendService, type RunningMocker } from '../../src/launch/index.js';
 import { createLogger } from '../../src/observability/index.js';
 import { makeClient, unary } from '../frontends/grpc/harness.js';
-import { eventually } from '../support/in-process.js';
+import { eventually, inProcessConfig } from '../support/in-process.js';
 import { freePort } from '../support/processes.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
-const IN_PROCESS = { DYN_DISCOVERY_BACKEND: 'mem', DYN_REQUEST_PLANE: 'inproc', DYN_RESPONSE_PLANE: 'inproc', DYN_EVENT_PLANE: 'inproc' };
 const logger = createLogger('silent');
 
-function configOf(argv: string[]): Config {
-  const parsed = parseCommandLine(argv, IN_PROCESS);
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  return parsed.config;
-}
-
-const mocker = (namespace: string): Promise<RunningMocker> => startMocker(configOf(['mocker', '--namespace', namespace, '--speedup-ratio', '100']), logger);
+const mocker = (namespace: string): Promise<RunningMocker> => startMocker(inProcessConfig(['mocker', '--namespace', namespace, '--speedup-ratio', '100']), logger);
 
 async function frontend(namespace: string, minWorkers: number): Promise<FrontendService> {
   return startFrontend(
-    configOf(['frontend', '--namespace', namespace, '--http-host', '127.0.0.1', '--http-port', '0', '--grpc-port', String(await freePort()), '--router-min-initial-workers', String(minWorkers)]),
+    inProcessConfig(['frontend', '--namespace', namespace, '--http-host', '127.0.0.1', '--http-port', '0', '--grpc-port', String(await freePort()), '--router-min-initial-workers', String(minWorkers)]),
     logger,
   );
 }

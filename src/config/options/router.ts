@@ -130,14 +130,14 @@ export const routerOptions = [
   },
   {
     key: 'routerSessionAffinityTtlSecs', flag: 'router-session-affinity-ttl-secs', env: 'DYN_ROUTER_SESSION_AFFINITY_TTL_SECS',
-    type: 'int', min: 1, max: 31536000, group: 'Router', scope: 'frontend', built: false,
-    help: 'Keep a session on the same worker for this long (off when unset)',
+    type: 'int', min: 1, max: 31536000, group: 'Router', scope: 'frontend', built: true,
+    help: 'Session affinity: requests of one session (x-dynamo-session-id, else Claude Code, Codex or OpenCode session headers, or nvext.session_id) go to the worker its first request went to, until the session has been idle this long (off when unset; shared between replicas with --router-replica-sync)',
   },
   {
     key: 'routerSessionAffinityMode', flag: 'router-session-affinity-mode', env: 'DYN_ROUTER_SESSION_AFFINITY_MODE',
-    type: 'enum', choices: { hard: true, soft: false },
+    type: 'enum', choices: { hard: true, soft: true },
     group: 'Router', scope: 'frontend', built: true, default: 'hard',
-    help: 'hard pins a session to its worker; soft prefers it',
+    help: 'hard: a session stays on its worker, busy or not, until the worker is gone; soft: a bound worker over a busy threshold is passed over and the session moves to the worker chosen instead',
   },
   {
     key: 'decodeFallback', flag: 'decode-fallback', env: 'DYN_DECODE_FALLBACK', type: 'bool',
