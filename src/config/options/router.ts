@@ -110,7 +110,7 @@ export const routerOptions = [
   {
     key: 'routerEventThreads', flag: 'router-event-threads', env: 'DYN_ROUTER_EVENT_THREADS',
     type: 'int', min: 1, group: 'Router', scope: 'frontend', built: true, default: 4,
-    help: 'KV indexer threads; accepted, the indexer runs on the event loop (one thread is faster than handing events across threads)',
+    help: 'KV indexer threads: accepted for compatibility; the indexer stays on the event loop, because handing each KV event to an indexer thread costs the event loop 5-15x the CPU of applying it, and a query across threads costs a round trip of ~0.1-0.5 ms against ~10 us inline (bench/indexer-threads.ts, bench/RESULTS.md)',
   },
   {
     key: 'routerQueueThreshold', flag: 'router-queue-threshold', env: 'DYN_ROUTER_QUEUE_THRESHOLD',
