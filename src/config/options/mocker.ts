@@ -117,7 +117,7 @@ export const mockerOptions = [
   },
   {
     key: 'extraEngineArgs', flag: 'extra-engine-args', env: 'DYN_MOCKER_EXTRA_ENGINE_ARGS', envIsLocal: true,
-    type: 'path', group: 'Mocker Engine', scope: 'mocker', built: false,
-    help: 'JSON file of engine arguments that overrides the flags above',
+    type: 'path', mustExist: true, group: 'Mocker Engine', scope: 'mocker', built: true,
+    help: "JSON object of upstream's MockEngineArgs fields (num_gpu_blocks, block_size, max_num_seqs, max_num_batched_tokens, enable_prefix_caching, enable_chunked_prefill, watermark, speedup_ratio, decode_speedup_ratio, dp_size, startup_time, worker_type, engine_type, planner_profile_data, legacy is_prefill/is_decode) that replaces every engine flag: unset fields take their defaults",
   },
 ] as const satisfies readonly OptionSpec[];
