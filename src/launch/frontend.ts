@@ -11,7 +11,8 @@ import { ConfiguredBridges } from './configured-bridges.js';
 import { startFrontendServices, type FrontendServices } from './frontend-services.js';
 import { startInteractiveChat } from './interactive-chat.js';
 import { ModelWatcher, type ModelWatcherObserver } from './model-watcher.js';
-import { assertPrefillLoadModel } from './prefill-load-model.js';
+import { assertRouterSettings } from './router-options.js';
+import { ServedIndexers } from './served-indexers.js';
 import { installRouteExtensions, loadRouteExtensions } from './route-extensions.js';
 import { assertRouterStateSupported, frontendEventPlane, routerStateFactory } from './router-state.js';
 import { runtimeOptionsFromConfig } from './runtime-options.js';
@@ -49,7 +50,7 @@ export async function runFrontend(
   observer?: ModelWatcherObserver,
   beforeListen?: (services: FrontendServices) => Promise<void>,
 ): Promise<FrontendService> {
-  assertPrefillLoadModel(config);
+  assertRouterSettings(config);
   const models = new ModelManager();
   models.holdUntilWorkers(config.routerMinInitialWorkers);
   // Extensions load first: a bad one fails startup before anything listens.
@@ -77,6 +78,9 @@ export async function runFrontend(
     }),
     tensorModels: grpc,
     routerState: routerStateFactory(config, moduleLogger(logger, 'router')),
+    indexers: config.serveIndexer
+      ? new ServedIndexers((ns, component, endpoint, handler) => runtime.namespace(ns).component(component).endpoint(endpoint).serveEndpoint(handler), !config.routerKvEvents)
+      : undefined,
     observer,
   });
   try {

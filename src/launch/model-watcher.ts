@@ -39,6 +39,7 @@ import { cardFromCardJson, cardParsers, cardPublishesKvEvents, cardWorkerTotals 
 import { lostWorkerOptions } from './router-options.js';
 import type { RouterStateFactory } from './router-state.js';
 import { buildServedModel } from './served-model.js';
+import type { ServedIndexers } from './served-indexers.js';
 import { PreprocessPool } from '../pipeline/index.js';
 
 /** Where discovered tensor models go: the running KServe gRPC frontend. */
@@ -60,6 +61,8 @@ export interface ModelWatcherDeps {
   tensorModels?: TensorModelSink;
   /** Router state snapshots (NATS event plane only). */
   routerState?: RouterStateFactory;
+  /** With --serve-indexer: where kv-routed models' indexers are served to other routers. */
+  indexers?: ServedIndexers;
   observer?: ModelWatcherObserver;
 }
 
@@ -252,7 +255,7 @@ export class ModelWatcher {
     } else {
       const served = this.buildModel(record, servedName);
       if (!served) return null;
-      model = { served, cardKeys: new Set(), unsubscribe: allStops([this.feedKvEvents(served, record), this.shareSessions(served, record)]) };
+      model = { served, cardKeys: new Set(), unsubscribe: allStops([this.feedKvEvents(served, record), this.shareSessions(served, record), this.serveIndexer(served, record)]) };
       this.watchLoads(record.namespace);
       this.deps.models.add(served);
     }
@@ -361,6 +364,15 @@ export class ModelWatcher {
     });
     sync.catch((err: Error) => this.deps.logger.error({ model: served.name, err: err.message }, 'cannot share session affinity with router replicas'));
     return sync;
+  }
+
+  /** With --serve-indexer, a kv-routed model's indexer answers other routers. */
+  private serveIndexer(served: ServedModel, record: ModelRecord): Promise<() => void> | undefined {
+    const kv = served.router.policy.kvEvents;
+    if (!kv || !this.deps.indexers) return undefined;
+    const serving = this.deps.indexers.add(record.namespace, record.component, served.name, kv);
+    serving.catch((err: Error) => this.deps.logger.error({ model: served.name, err: err.message }, 'cannot serve the KV indexer'));
+    return serving;
   }
 
   /** Load reports are per namespace: one subscription serves every model in it. */

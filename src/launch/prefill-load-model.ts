@@ -32,11 +32,6 @@ export function prefillPredictor(config: Config): PrefillPredictor | null {
   return PREFILL_LOAD_MODELS[config.routerPrefillLoadModel](config);
 }
 
-/** Fails startup, before anything listens or forks, when the load model's settings do not hold. */
-export function assertPrefillLoadModel(config: Config): void {
-  prefillPredictor(config);
-}
-
 function assertAicSettings(config: Config): void {
   const missing = [
     config.loadAware || config.routerMode === 'kv' ? null : '--router-mode kv',

@@ -1,4 +1,4 @@
-import type { Config } from '../config/index.js';
+import { ConfigError, type Config } from '../config/index.js';
 import type { ModelDeploymentCard } from '../models/index.js';
 import type { RouterMode } from '../protocols/index.js';
 import { prefillPredictor } from './prefill-load-model.js';
@@ -56,6 +56,13 @@ export function buildRouter(config: Config, card: ModelDeploymentCard, deps: Rou
 function sessionAffinity(config: Config): SessionAffinity | null {
   const ttlSecs = config.routerSessionAffinityTtlSecs;
   return ttlSecs === undefined ? null : new SessionAffinity({ ttlSecs, mode: config.routerSessionAffinityMode });
+}
+
+/** Fails startup, before anything listens or forks, when router settings do not fit together. */
+export function assertRouterSettings(config: Config): void {
+  prefillPredictor(config);
+  const kv = config.loadAware || config.routerMode === 'kv';
+  if (config.serveIndexer && !kv) throw new ConfigError(`--serve-indexer requires --router-mode kv (got --router-mode ${config.routerMode})`);
 }
 
 export type LostWorkerOptions = Pick<RouterOptions, 'health' | 'stallTimeoutMs'>;

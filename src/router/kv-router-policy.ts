@@ -15,6 +15,7 @@ import {
   workerCosts,
   type Candidate,
   type PrefillPredictor,
+  type WorkerOverlap,
   type SelectorWeights,
 } from './kv/index.js';
 import type { StreamObserver } from './load-tracker.js';
@@ -73,7 +74,13 @@ interface Analysis {
   diskOverlaps: Map<bigint, number> | null;
 }
 
-type LowerTier = 'host_pinned' | 'disk';
+export type LowerTier = 'host_pinned' | 'disk';
+
+/** What the indexer holds of one prompt, per tier (a served indexer's answer). */
+export interface TieredMatches {
+  device: WorkerOverlap[];
+  lower: [LowerTier, WorkerOverlap[]][];
+}
 
 /** One routing decision, for logs and tests. */
 export interface KvDecision {
@@ -228,6 +235,23 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
     this.decisionStats.decided(candidates[i]!.overlapBlocks, o.blockSize, isl);
     this.pending.set(request, a);
     return chosen;
+  }
+
+  /** Every tier's matches of a prompt's local block hashes (`--serve-indexer` queries). */
+  tieredMatches(localHashes: readonly bigint[], deviceOnly: boolean): TieredMatches {
+    this.pruneExpired();
+    const lower: [LowerTier, WorkerOverlap[]][] = deviceOnly ? [] : [...this.lowerTiers].map(([tier, ix]) => [tier, ix.findMatches(localHashes)]);
+    return { device: this.indexer.findMatches(localHashes), lower };
+  }
+
+  /**
+   * Another router's decision, in approximate mode: its worker is predicted to hold the prompt's
+   * blocks for the TTL, as for this router's own decisions. False when this router applies KV events.
+   */
+  recordRoutingDecision(worker: bigint, localHashes: readonly bigint[], seqHashes: readonly bigint[]): boolean {
+    if (!this.pruner) return false;
+    this.predictStored(worker, localHashes, seqHashes);
+    return true;
   }
 
   overlapBlocks(instance: AnyInstance, request: PreprocessedRequest): number {

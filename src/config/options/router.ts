@@ -146,8 +146,8 @@ export const routerOptions = [
   },
   {
     key: 'serveIndexer', flag: 'serve-indexer', env: 'DYN_SERVE_INDEXER', type: 'bool',
-    group: 'Router', scope: 'frontend', built: false, notBuiltHint: KV_ONLY, default: false,
-    help: 'Serve the local KV indexer to other routers (needs --router-mode kv)',
+    group: 'Router', scope: 'frontend', built: true, default: false,
+    help: "Serve this router's KV indexer to other routers (needs --router-mode kv): kv_indexer_query (and, with --no-router-kv-events, kv_indexer_record_routing_decision) on the workers' namespace and component, one indexer per model",
   },
   {
     key: 'aicBackend', flag: 'aic-backend', env: 'DYN_AIC_BACKEND', type: 'string',
