@@ -95,7 +95,8 @@ export class SessionAffinity {
     const now = this.now();
     let b = this.live(sessionId);
     if (!b || b.worker !== worker) {
-      b = { worker, touched: now, active: b?.active ?? 0 };
+      // A rebind starts afresh: requests still running on the old worker end on the old binding.
+      b = { worker, touched: now, active: 0 };
       this.bindings.set(sessionId, b);
       this.listener?.(sessionId, worker);
     }

@@ -82,10 +82,10 @@ test('--admission-control takes none or token-capacity', () => {
 
 test('the brief\'s not-built list is reflected in the table', () => {
   const built = (key: string) => OPTIONS.find((spec) => spec.key === key)!.built;
-  for (const key of ['httpHost', 'httpPort', 'tlsCertPath', 'tlsKeyPath', 'tlsClientCaCertPath', 'modelPath', 'modelName', 'namespace', 'metricsPrefix', 'dumpConfigTo', 'log', 'numWorkers', 'kvCacheBlockSize', 'activeDecodeBlocksThreshold', 'routerSnapshotThreshold', 'routerResetStates', 'enableAnthropicApi', 'stripAnthropicPreamble', 'migrationLimit', 'migrationMaxSeqLen', 'routerMinInitialWorkers']) {
+  for (const key of ['httpHost', 'httpPort', 'tlsCertPath', 'tlsKeyPath', 'tlsClientCaCertPath', 'modelPath', 'modelName', 'namespace', 'metricsPrefix', 'dumpConfigTo', 'log', 'numWorkers', 'kvCacheBlockSize', 'activeDecodeBlocksThreshold', 'routerSnapshotThreshold', 'routerResetStates', 'enableAnthropicApi', 'stripAnthropicPreamble', 'migrationLimit', 'migrationMaxSeqLen', 'routerMinInitialWorkers', 'plannerProfileData', 'extraEngineArgs', 'serveIndexer', 'routerSessionAffinityTtlSecs']) {
     assert.equal(built(key), true, key);
   }
-  for (const key of ['dataParallelSize', 'plannerProfileData']) {
+  for (const key of ['dataParallelSize']) {
     assert.equal(built(key), false, key);
   }
 });

@@ -97,6 +97,17 @@ test('soft: a bound worker over a busy threshold is passed over and the session 
   for await (const _ of held);
 });
 
+test('a rebound session still expires: requests that ran on the old worker do not hold the new binding', () => {
+  let now = 0;
+  const a = new SessionAffinity({ ttlSecs: 10, mode: 'soft', now: () => now });
+  const endOld = a.dispatched('s', 1n);
+  const endNew = a.dispatched('s', 2n);
+  endNew();
+  endOld();
+  now = 10 * S;
+  assert.equal(a.boundWorker('s'), null);
+});
+
 test('an explicit worker that conflicts with the binding is a 400; the same worker is fine', async () => {
   const router = roundRobinRouter(new SessionAffinity({ ttlSecs: 60, mode: 'hard' }));
   router.setInstances(workers(1, 2));

@@ -112,8 +112,8 @@ export const mockerOptions = [
   },
   {
     key: 'plannerProfileData', flag: 'planner-profile-data', env: 'DYN_MOCKER_PLANNER_PROFILE_DATA', envIsLocal: true,
-    type: 'path', group: 'Mocker Engine', scope: 'mocker', built: false,
-    help: 'NPZ profile for interpolated prefill/decode timing instead of the polynomial model',
+    type: 'path', mustExist: true, group: 'Mocker Engine', scope: 'mocker', built: true,
+    help: 'Planner profile whose interpolated TTFT (over prompt length) and ITL (over active KV tokens × context length) replace the polynomial timing: an .npz with prefill_isl, prefill_ttft_ms, decode_active_kv_tokens, decode_context_length, decode_itl, or a profiler directory (selected_{prefill,decode}_interpolation/raw_data.npz or {prefill,decode}_raw_data.json)',
   },
   {
     key: 'extraEngineArgs', flag: 'extra-engine-args', env: 'DYN_MOCKER_EXTRA_ENGINE_ARGS', envIsLocal: true,
