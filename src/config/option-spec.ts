@@ -112,6 +112,8 @@ export interface EnumSpec extends BaseSpec<string> {
   readonly type: 'enum';
   /** Allowed values in display order, each mapped to whether it is built. */
   readonly choices: Readonly<Record<string, boolean>>;
+  /** Values upstream once accepted and has since removed, each with the reason given when one is used. */
+  readonly removed?: Readonly<Record<string, string>>;
 }
 
 export interface ListSpec extends BaseSpec<readonly string[]> {

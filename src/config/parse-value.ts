@@ -43,6 +43,9 @@ export function parseValue(spec: OptionSpec, raw: string, origin: string): Optio
       return value;
     }
     case 'enum':
+      if (spec.removed !== undefined && Object.hasOwn(spec.removed, raw)) {
+        throw new ConfigError(`${origin} ${raw} is no longer available: ${spec.removed[raw]}`);
+      }
       return Object.hasOwn(spec.choices, raw) ? raw : fail();
     case 'list':
       return splitListEnv(raw);

@@ -51,6 +51,7 @@ export class KserveModels {
 
   /** The model, or NOT_FOUND `Model '<name>' not found` (UNAVAILABLE when it was unloaded). */
   require(name: string): ResolvedModel {
+    this.manager.startup.assertReady();
     const found = this.resolve(name);
     if (found) return found;
     if (this.parked.has(name)) throw new UnavailableError(`Model '${name}' is unloaded`);
@@ -58,12 +59,14 @@ export class KserveModels {
   }
 
   isReady(name: string): boolean {
+    if (!this.manager.startup.ready) return false;
     const found = this.resolve(name);
     if (!found) return false;
     return found.kind === 'tensor' || found.served.router.instanceIds.length > 0;
   }
 
   anyReady(): boolean {
+    if (!this.manager.startup.ready) return false;
     return this.tensorModelNames().length > 0 || this.manager.listReady().length > 0;
   }
 

@@ -11,6 +11,8 @@ import { ConfiguredBridges } from './configured-bridges.js';
 import { startFrontendServices, type FrontendServices } from './frontend-services.js';
 import { startInteractiveChat } from './interactive-chat.js';
 import { ModelWatcher, type ModelWatcherObserver } from './model-watcher.js';
+import { assertRouterSettings } from './router-options.js';
+import { ServedIndexers } from './served-indexers.js';
 import { installRouteExtensions, loadRouteExtensions } from './route-extensions.js';
 import { assertRouterStateSupported, frontendEventPlane, routerStateFactory } from './router-state.js';
 import { runtimeOptionsFromConfig } from './runtime-options.js';
@@ -48,7 +50,9 @@ export async function runFrontend(
   observer?: ModelWatcherObserver,
   beforeListen?: (services: FrontendServices) => Promise<void>,
 ): Promise<FrontendService> {
+  assertRouterSettings(config);
   const models = new ModelManager();
+  models.holdUntilWorkers(config.routerMinInitialWorkers);
   // Extensions load first: a bad one fails startup before anything listens.
   const extensions = await loadRouteExtensions(config);
   // The services start before the watcher: discovered tensor models register with their KServe core.
@@ -74,6 +78,9 @@ export async function runFrontend(
     }),
     tensorModels: services.kserve.models,
     routerState: routerStateFactory(config, moduleLogger(logger, 'router')),
+    indexers: config.serveIndexer
+      ? new ServedIndexers((ns, component, endpoint, handler) => runtime.namespace(ns).component(component).endpoint(endpoint).serveEndpoint(handler), !config.routerKvEvents)
+      : undefined,
     observer,
   });
   try {

@@ -1,7 +1,7 @@
 // `dynamo-ts mocker`: simulated engines as standalone workers. Each of `--num-workers` engines is
 // its own instance (own lease and instance id) serving the model's endpoint and publishing its card,
 // its KV events and its load. `serve` starts its workers through the same path.
-import type { Config } from '../config/index.js';
+import { withExtraEngineArgs, type Config } from '../config/index.js';
 import type { MockerEngine } from '../engines/mocker/index.js';
 import { toCardJson, type ModelDeploymentCard } from '../models/index.js';
 import { moduleLogger, type Logger } from '../observability/index.js';
@@ -52,7 +52,8 @@ export function workerCardJson(card: ModelDeploymentCard, runtimeConfig: Record<
  * the model is loaded: loading blocks the event loop for a second or more, which a fresh etcd
  * lease with a short TTL may not survive.
  */
-export async function runMockers(config: Config, root: Logger, makeRuntimes: () => Promise<DistributedRuntime[]>): Promise<RunningMocker> {
+export async function runMockers(flags: Config, root: Logger, makeRuntimes: () => Promise<DistributedRuntime[]>): Promise<RunningMocker> {
+  const config = withExtraEngineArgs(flags);
   const logger = moduleLogger(root, 'mocker');
   const blockSize = config.kvCacheBlockSize ?? config.blockSize;
   const loaded = loadConfiguredCard(config, blockSize);

@@ -12,7 +12,7 @@ import type { TensorEngine, TensorModel } from '../protocols/index.js';
 import { loadModelCard, tensorModelConfigFromCard, type ModelManager, type ServedModel } from '../models/index.js';
 import { moduleLogger, type Logger } from '../observability/index.js';
 import type { RouterEvent } from '../protocols/index.js';
-import { InstanceHealth, TensorRouter, WorkerLoads, type HealthChange, type RouterSnapshots, type WorkerInstance } from '../router/index.js';
+import { InstanceHealth, startSessionAffinitySync, TensorRouter, WorkerLoads, type HealthChange, type RouterSnapshots, type WorkerInstance } from '../router/index.js';
 import {
   decodeEndpointInstance,
   decodeModelRecord,
@@ -39,6 +39,7 @@ import { cardFromCardJson, cardParsers, cardPublishesKvEvents, cardWorkerTotals 
 import { lostWorkerOptions } from './router-options.js';
 import type { RouterStateFactory } from './router-state.js';
 import { buildServedModel } from './served-model.js';
+import type { ServedIndexers } from './served-indexers.js';
 import { PreprocessPool } from '../pipeline/index.js';
 
 /** Where discovered tensor models go: the running KServe gRPC frontend. */
@@ -60,6 +61,8 @@ export interface ModelWatcherDeps {
   tensorModels?: TensorModelSink;
   /** Router state snapshots (NATS event plane only). */
   routerState?: RouterStateFactory;
+  /** With --serve-indexer: where kv-routed models' indexers are served to other routers. */
+  indexers?: ServedIndexers;
   observer?: ModelWatcherObserver;
 }
 
@@ -252,7 +255,7 @@ export class ModelWatcher {
     } else {
       const served = this.buildModel(record, servedName);
       if (!served) return null;
-      model = { served, cardKeys: new Set(), unsubscribe: this.feedKvEvents(served, record) };
+      model = { served, cardKeys: new Set(), unsubscribe: allStops([this.feedKvEvents(served, record), this.shareSessions(served, record), this.serveIndexer(served, record)]) };
       this.watchLoads(record.namespace);
       this.deps.models.add(served);
     }
@@ -350,6 +353,28 @@ export class ModelWatcher {
     });
   }
 
+  /** With --router-replica-sync, the router's session bindings are shared with the other replicas. */
+  private shareSessions(served: ServedModel, record: ModelRecord): Promise<() => void> | undefined {
+    const affinity = served.router.affinity;
+    if (!affinity || !this.deps.config.routerReplicaSync) return undefined;
+    const sync = startSessionAffinitySync(this.deps.events(), affinity, {
+      scope: componentScope(record.namespace, record.component),
+      routerId: randomInstanceId(),
+      knows: (worker) => served.router.instanceIds.includes(worker),
+    });
+    sync.catch((err: Error) => this.deps.logger.error({ model: served.name, err: err.message }, 'cannot share session affinity with router replicas'));
+    return sync;
+  }
+
+  /** With --serve-indexer, a kv-routed model's indexer answers other routers. */
+  private serveIndexer(served: ServedModel, record: ModelRecord): Promise<() => void> | undefined {
+    const kv = served.router.policy.kvEvents;
+    if (!kv || !this.deps.indexers) return undefined;
+    const serving = this.deps.indexers.add(record.namespace, record.component, served.name, kv);
+    serving.catch((err: Error) => this.deps.logger.error({ model: served.name, err: err.message }, 'cannot serve the KV indexer'));
+    return serving;
+  }
+
   /** Load reports are per namespace: one subscription serves every model in it. */
   private watchLoads(namespace: string): void {
     if (this.loadSubscriptions.has(namespace)) return;
@@ -417,4 +442,13 @@ export class ModelWatcher {
     model.tensor?.setInstances(live.map(({ inst, clients }) => ({ id: inst.instanceId, client: clients.tensor })));
     this.deps.observer?.modelChanged?.(name, live.length);
   }
+}
+
+/** One stop for several started subscriptions (absent ones skipped). */
+function allStops(started: readonly (Promise<() => void> | undefined)[]): Promise<() => void> | undefined {
+  const present = started.filter((s) => s !== undefined);
+  if (present.length === 0) return undefined;
+  return Promise.all(present).then((stops) => () => {
+    for (const stop of stops) stop();
+  });
 }

@@ -1,7 +1,8 @@
-import type { Config } from '../config/index.js';
+import { ConfigError, type Config } from '../config/index.js';
 import type { ModelDeploymentCard } from '../models/index.js';
 import type { RouterMode } from '../protocols/index.js';
-import { createRouterPolicy, LoadTracker, PushRouter, type BusyThresholds, type InstanceHealth, type MigrationLogger, type RouterOptions } from '../router/index.js';
+import { prefillPredictor } from './prefill-load-model.js';
+import { createRouterPolicy, LoadTracker, PushRouter, SessionAffinity, type BusyThresholds, type InstanceHealth, type MigrationLogger, type RouterOptions } from '../router/index.js';
 
 const silent: MigrationLogger = { warn: () => undefined };
 
@@ -36,6 +37,7 @@ export function buildRouter(config: Config, card: ModelDeploymentCard, deps: Rou
       trackOutputBlocks: config.routerTrackOutputBlocks,
       assumeKvReuse: config.routerAssumeKvReuse,
       trackPrefillTokens: config.routerTrackPrefillTokens,
+      prefillPredictor: prefillPredictor(config),
       queueThreshold: config.routerQueueThreshold ?? null,
       queuePolicy: config.routerQueuePolicy,
     },
@@ -45,8 +47,22 @@ export function buildRouter(config: Config, card: ModelDeploymentCard, deps: Rou
     load,
     busyThresholds: busyThresholds(config),
     migration: { limit: config.migrationLimit ?? card.migrationLimit, maxSeqLen: config.migrationMaxSeqLen ?? null, logger: deps.logger ?? silent },
+    affinity: sessionAffinity(config),
     ...lostWorkerOptions(config, deps.health),
   });
+}
+
+/** `--router-session-affinity-ttl-secs` turns session affinity on, in `--router-session-affinity-mode`. */
+function sessionAffinity(config: Config): SessionAffinity | null {
+  const ttlSecs = config.routerSessionAffinityTtlSecs;
+  return ttlSecs === undefined ? null : new SessionAffinity({ ttlSecs, mode: config.routerSessionAffinityMode });
+}
+
+/** Fails startup, before anything listens or forks, when router settings do not fit together. */
+export function assertRouterSettings(config: Config): void {
+  prefillPredictor(config);
+  const kv = config.loadAware || config.routerMode === 'kv';
+  if (config.serveIndexer && !kv) throw new ConfigError(`--serve-indexer requires --router-mode kv (got --router-mode ${config.routerMode})`);
 }
 
 export type LostWorkerOptions = Pick<RouterOptions, 'health' | 'stallTimeoutMs'>;

@@ -18,7 +18,7 @@ export function runtimeOptionsFromConfig(config: Config, logger: Logger, onLease
     fileKvRoot: config.fileKv,
     podEnv: { POD_NAME: config.podName, POD_UID: config.podUid, POD_NAMESPACE: config.podNamespace },
     kubeconfig: config.kubeconfig,
-    leaseTtlSecs: config.leaseTtlSecs,
+    leaseTtlSecs: leaseTtlSecs(config, logger),
     tcpMaxMessageSize: config.tcpMaxMessageSize,
     advertiseHost: config.tcpRpcHost,
     bindHost: config.tcpRpcHost,
@@ -27,6 +27,15 @@ export function runtimeOptionsFromConfig(config: Config, logger: Logger, onLease
     logger: moduleLogger(logger, 'runtime'),
     onLeaseLost,
   };
+}
+
+const DEFAULT_LEASE_TTL_SECS = 10;
+
+/** ETCD_LEASE_TTL; upstream treats 0 as a mistake and falls back to its default with a warning. */
+function leaseTtlSecs(config: Config, logger: Logger): number {
+  if (config.etcdLeaseTtl > 0) return config.etcdLeaseTtl;
+  logger.warn(`ETCD_LEASE_TTL=0 is not a usable lease TTL; using ${DEFAULT_LEASE_TTL_SECS} s`);
+  return DEFAULT_LEASE_TTL_SECS;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { PushRouter, Router } from '../router/index.js';
 import type { TokenTable } from '../pipeline/postprocess/index.js';
 import type { Preprocessor } from '../pipeline/preprocess/index.js';
 import type { ModelDeploymentCard, ReasoningParserName, ToolCallParserName } from '../protocols/index.js';
+import { StartupHold } from './startup-hold.js';
 
 /** One router per media kind, over the same worker instances as the model's LLM router. */
 export type MediaRouter<K extends MediaKind> = Router<MediaWire[K]['request'], MediaWire[K]['output']>;
@@ -36,6 +37,24 @@ export interface ServedModel {
 /** Name → served model. Discovery adds and removes models; frontends only look them up. */
 export class ModelManager {
   private readonly models = new Map<string, ServedModel>();
+  private hold = new StartupHold(0, () => this.workerCount());
+
+  /** Startup readiness: open unless `holdUntilWorkers` asked for initial workers. */
+  get startup(): StartupHold {
+    return this.hold;
+  }
+
+  /** `--router-min-initial-workers`: readiness and inference wait for `n` distinct worker instances. */
+  holdUntilWorkers(n: number): void {
+    this.hold = new StartupHold(n, () => this.workerCount());
+  }
+
+  /** Distinct worker instances over every model (one worker may serve several models). */
+  workerCount(): number {
+    const ids = new Set<bigint>();
+    for (const m of this.models.values()) for (const id of m.router.instanceIds) ids.add(id);
+    return ids.size;
+  }
 
   add(model: ServedModel): void {
     this.models.set(model.name, model);
@@ -57,6 +76,7 @@ export class ModelManager {
    * type. Every route resolves its model here, so the check is the same everywhere.
    */
   getFor(name: string, api: ModelApi): ServedModel {
+    this.hold.assertReady();
     const model = this.get(name);
     const mismatch = modelTypeMismatch(model.name, model.card.modelType, api);
     if (mismatch) throw new ValidationError(mismatch, { model: model.name, model_type: model.card.modelType });

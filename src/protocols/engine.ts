@@ -55,6 +55,8 @@ export interface RoutingHints {
   lora_name?: string | null;
   cache_salt?: string | null;
   priority?: number | null;
+  /** The session of session affinity (`x-dynamo-session-id` or an agent's session header); the router reads it. */
+  session_id?: string | null;
 }
 
 /** One media item for the engine, as upstream's serde enum `MultimodalData::Url` serializes. */

@@ -117,6 +117,8 @@ export interface NvExt {
     preferred_taints?: Record<string, number> | null;
   } | null;
   router?: { ttft_target?: number | null; itl_target?: number | null } | null;
+  /** dynamo-ts: the session of session affinity; the `x-dynamo-session-id` header (and agents' session headers) set it. */
+  session_id?: string | null;
 }
 
 /** Root-level extensions accepted on chat and completions. */

@@ -32,6 +32,8 @@ export {
   type MigrationLogger,
   type MigrationSettings,
 } from './layers/index.js';
+export { SessionAffinity, MAX_SESSION_ID_BYTES, MAX_SESSIONS, type SessionAffinityMode, type SessionAffinityOptions } from './session-affinity.js';
+export { startSessionAffinitySync, decodeSessionAffinityEvent, SESSION_AFFINITY_TOPIC, type SessionAffinityEvent } from './session-affinity-sync.js';
 export { InstanceHealth, type InstanceHealthOptions, type InstanceProbe, type HealthChange } from './instance-health.js';
 export {
   createRouterPolicy,
@@ -42,7 +44,8 @@ export {
   type RouterPolicyDeps,
 } from './policy-registry.js';
 export { RoundRobinPolicy, RandomPolicy, DirectPolicy } from './basic-policies.js';
-export { KvRouterPolicy, DEFAULT_KV_ROUTER_OPTIONS, type KvRouterOptions, type KvDecision } from './kv-router-policy.js';
+export { KvRouterPolicy, DEFAULT_KV_ROUTER_OPTIONS, type KvRouterOptions, type KvDecision, type LowerTier, type TieredMatches } from './kv-router-policy.js';
+export { ServedIndexer, INDEXER_QUERY_ENDPOINT, INDEXER_RECORD_ENDPOINT } from './served-indexer.js';
 export { LeastLoadedPolicy, PowerOfTwoPolicy, DeviceAwareWeightedPolicy, DEFAULT_CUDA_TO_CPU_RATIO } from './load-policies.js';
 export { LoadTracker, observeStream, type StreamObserver } from './load-tracker.js';
 export { WorkerLoads, type WorkerTotals } from './worker-loads.js';
@@ -64,4 +67,4 @@ export {
   type SnapshotLogger,
 } from './router-snapshots.js';
 export type { RouterStateStore, LockRelease } from '../runtime/index.js';
-export { decodeVllmEventBatch, type VllmEventBatch } from './kv/index.js';
+export { decodeVllmEventBatch, type PrefillPredictor, type VllmEventBatch } from './kv/index.js';

@@ -14,6 +14,8 @@ import {
   TtlPruner,
   workerCosts,
   type Candidate,
+  type PrefillPredictor,
+  type WorkerOverlap,
   type SelectorWeights,
 } from './kv/index.js';
 import type { StreamObserver } from './load-tracker.js';
@@ -30,6 +32,8 @@ export interface KvRouterOptions extends SelectorWeights {
   trackOutputBlocks: boolean;
   assumeKvReuse: boolean;
   trackPrefillTokens: boolean;
+  /** `--router-prefill-load-model aic`: predicted prefill durations make prompt-side load drain; null: static load. */
+  prefillPredictor: PrefillPredictor | null;
   /** Queue requests while every worker's prefill load exceeds this × max_num_batched_tokens; null: no queue. */
   queueThreshold: number | null;
   queuePolicy: QueuePolicy;
@@ -51,6 +55,7 @@ export const DEFAULT_KV_ROUTER_OPTIONS: Readonly<Omit<KvRouterOptions, 'blockSiz
   trackOutputBlocks: false,
   assumeKvReuse: true,
   trackPrefillTokens: true,
+  prefillPredictor: null,
   queueThreshold: null,
   queuePolicy: 'fcfs',
 });
@@ -69,7 +74,13 @@ interface Analysis {
   diskOverlaps: Map<bigint, number> | null;
 }
 
-type LowerTier = 'host_pinned' | 'disk';
+export type LowerTier = 'host_pinned' | 'disk';
+
+/** What the indexer holds of one prompt, per tier (a served indexer's answer). */
+export interface TieredMatches {
+  device: WorkerOverlap[];
+  lower: [LowerTier, WorkerOverlap[]][];
+}
 
 /** One routing decision, for logs and tests. */
 export interface KvDecision {
@@ -107,6 +118,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
       trackOutputBlocks: o.trackOutputBlocks,
       trackPrefillTokens: o.trackPrefillTokens,
       assumeKvReuse: o.assumeKvReuse,
+      prefillPredictor: o.prefillPredictor,
       now: o.now,
     });
     this.pruner = o.useKvEvents ? null : new TtlPruner(o.ttlSecs * 1000, undefined, undefined, o.now);
@@ -223,6 +235,23 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
     this.decisionStats.decided(candidates[i]!.overlapBlocks, o.blockSize, isl);
     this.pending.set(request, a);
     return chosen;
+  }
+
+  /** Every tier's matches of a prompt's local block hashes (`--serve-indexer` queries). */
+  tieredMatches(localHashes: readonly bigint[], deviceOnly: boolean): TieredMatches {
+    this.pruneExpired();
+    const lower: [LowerTier, WorkerOverlap[]][] = deviceOnly ? [] : [...this.lowerTiers].map(([tier, ix]) => [tier, ix.findMatches(localHashes)]);
+    return { device: this.indexer.findMatches(localHashes), lower };
+  }
+
+  /**
+   * Another router's decision, in approximate mode: its worker is predicted to hold the prompt's
+   * blocks for the TTL, as for this router's own decisions. False when this router applies KV events.
+   */
+  recordRoutingDecision(worker: bigint, localHashes: readonly bigint[], seqHashes: readonly bigint[]): boolean {
+    if (!this.pruner) return false;
+    this.predictStored(worker, localHashes, seqHashes);
+    return true;
   }
 
   overlapBlocks(instance: AnyInstance, request: PreprocessedRequest): number {

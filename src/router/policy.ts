@@ -12,6 +12,7 @@ import type {
 } from '../protocols/index.js';
 import type { RoutingDecisionStats } from './decision-tally.js';
 import type { StreamObserver } from './load-tracker.js';
+import type { TieredMatches } from './kv-router-policy.js';
 import type { EventBus } from './replica-sync.js';
 
 /** Anything that serves one kind of request as a stream: an EngineClient, a TensorEngine. */
@@ -50,6 +51,10 @@ export interface KvEventSink {
   /** The cached blocks as single-block store events (a snapshot's content). */
   dumpKvEvents(): RouterEvent[];
   restoreKvEvents(events: readonly RouterEvent[]): void;
+  /** Every tier's matches of a prompt's local block hashes (what `--serve-indexer` answers). */
+  tieredMatches(localHashes: readonly bigint[], deviceOnly: boolean): TieredMatches;
+  /** Another router's decision, in approximate mode; false when events are applied instead. */
+  recordRoutingDecision(worker: bigint, localHashes: readonly bigint[], seqHashes: readonly bigint[]): boolean;
   /** Shares active sequences with the other replicas on `bus`; resolves to the function that stops it. */
   startReplicaSync(bus: EventBus, scope: string, routerId: bigint, timing?: { heartbeatMs?: number; peerTimeoutMs?: number }): Promise<() => void>;
 }

@@ -7,18 +7,22 @@ export interface RequestView<Req> {
   pinnedInstance(request: Req): string | number | null;
   /** Prompt tokens the worker has to prefill: load from dispatch until the first output. */
   promptTokens(request: Req): number;
+  /** The session the request belongs to (session affinity), or null. */
+  sessionId(request: Req): string | null;
 }
 
 /** LLM requests: pinned by nvext.backend_instance_id (or the decode worker of a disaggregated pair). */
 export const LLM_REQUESTS: RequestView<PreprocessedRequest> = {
   pinnedInstance: (r) => r.routing?.backend_instance_id ?? r.routing?.decode_worker_id ?? null,
   promptTokens: (r) => r.token_ids.length,
+  sessionId: (r) => r.routing?.session_id ?? null,
 };
 
 /** Requests with no routing hints and no prompt to prefill: tensors, images, videos. */
 export const UNHINTED_REQUESTS: RequestView<unknown> = {
   pinnedInstance: () => null,
   promptTokens: () => 0,
+  sessionId: () => null,
 };
 
 export const TENSOR_REQUESTS: RequestView<NvCreateTensorRequest> = UNHINTED_REQUESTS;
@@ -27,4 +31,5 @@ export const TENSOR_REQUESTS: RequestView<NvCreateTensorRequest> = UNHINTED_REQU
 export const EMBEDDING_REQUESTS: RequestView<PreprocessedEmbeddingRequest> = {
   pinnedInstance: () => null,
   promptTokens: (r) => r.token_ids.reduce((sum, ids) => sum + ids.length, 0),
+  sessionId: () => null,
 };

@@ -7,6 +7,7 @@ import type { LoadTracker } from './load-tracker.js';
 import type { RouterPolicy } from './policy.js';
 import type { RequestView } from './request-views.js';
 import type { Instance } from './route.js';
+import type { SessionAffinity } from './session-affinity.js';
 
 export interface RouterView<Req, Out> {
   /** For error messages. */
@@ -26,4 +27,6 @@ export interface RouterView<Req, Out> {
   readonly mode: string;
   /** How a request goes on when its worker is lost. */
   readonly migration: Migration<Req, Out>;
+  /** With --router-session-affinity-ttl-secs: where each session's requests go; null: off. */
+  readonly affinity: SessionAffinity | null;
 }

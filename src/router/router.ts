@@ -10,6 +10,7 @@ import type { RequestView } from './request-views.js';
 import { composeLayers, sendToTarget, targetOf, type Decision, type Dispatch, type Instance, type RouteStep } from './route.js';
 import { routingChain } from './routing-chain.js';
 import type { RouterView } from './router-view.js';
+import type { SessionAffinity } from './session-affinity.js';
 
 export interface RouterOptions<Req = unknown, Out = unknown> {
   /** Shared with a load-based policy, which reads it. */
@@ -23,6 +24,8 @@ export interface RouterOptions<Req = unknown, Out = unknown> {
   stallTimeoutMs?: number;
   /** The router mode the policy was made for; `round-robin` when absent. */
   mode?: string;
+  /** Session affinity; off when absent. */
+  affinity?: SessionAffinity | null;
 }
 
 export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<Req, Out> {
@@ -38,6 +41,7 @@ export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<R
   /** Busy thresholds; replaced at runtime by `/busy_threshold`. */
   busyThresholds: BusyThresholds;
   readonly migration: Migration<Req, Out>;
+  readonly affinity: SessionAffinity | null;
   private readonly dispatch: Dispatch<Req, Out>;
   private readonly choose: readonly RouteStep<Req, Out>[];
 
@@ -53,6 +57,7 @@ export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<R
     this.health = opts.health ?? new InstanceHealth();
     this.stallTimeoutMs = opts.stallTimeoutMs ?? 0;
     this.mode = opts.mode ?? 'round-robin';
+    this.affinity = opts.affinity ?? null;
     const chain = routingChain<Req, Out>(this);
     this.dispatch = composeLayers(chain.layers, sendToTarget);
     this.choose = chain.choose;

@@ -12,6 +12,8 @@ import {
   requireWorkers,
   routerQueue,
   routingClock,
+  sessionBinding,
+  sessionTarget,
   skipExcluded,
 } from './layers/index.js';
 import { stepLayer, type RouteStep, type RoutingLayer } from './route.js';
@@ -26,7 +28,8 @@ export interface RoutingChain<Req, Out> {
 
 export function routingChain<Req, Out>(router: RouterView<Req, Out>): RoutingChain<Req, Out> {
   // A request pinned to an instance passes the gates untouched: each leaves a chosen target alone.
-  const gates: RouteStep<Req, Out>[] = [pinning(router), requireWorkers(router), busyGate(router), skipExcluded()];
+  // A session bound to a worker is pinned to it (or, soft, preferred) right after explicit pinning.
+  const gates: RouteStep<Req, Out>[] = [pinning(router), sessionTarget(router), requireWorkers(router), busyGate(router), skipExcluded()];
   const select = policySelect(router.policy);
   return {
     layers: [
@@ -35,6 +38,7 @@ export function routingChain<Req, Out>(router: RouterView<Req, Out>): RoutingCha
       ...gates.map((gate) => stepLayer(gate)),
       routerQueue(router.policy, gates),
       stepLayer(select),
+      sessionBinding(router),
       dispatchEvents(router),
       loadTracking(router),
       lostWorker(router),

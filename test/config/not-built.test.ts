@@ -14,24 +14,33 @@ test('frontend and mocker run on the upstream defaults: etcd discovery, tcp requ
 });
 
 test('not-built enum values fail naming the flag and value', () => {
-  assertConfigError(['serve', '--router-prefill-load-model', 'aic'], {}, /^--router-prefill-load-model aic is not supported yet in this build \(available: none\)/);
-  assertConfigError(['frontend', '--request-plane', 'http'], {}, /^--request-plane http is not supported yet/);
   assertConfigError(['frontend', '--response-plane', 'quic'], {}, /^--response-plane quic is not supported yet/);
   assertConfigError(['serve', '--worker-type', 'prefill'], {}, /^--worker-type prefill is not supported yet/);
 });
 
 test('not-built options fail when set to a non-default value', () => {
   assertConfigError(['serve', '--data-parallel-size', '2'], {}, /^--data-parallel-size 2 is not available yet in this build; .*--num-workers/);
-  assertConfigError(['serve', '--router-min-initial-workers', '2'], {}, /^--router-min-initial-workers 2 is not available yet/);
+});
+
+test('--request-plane http: upstream removed that plane, and the answer says so', () => {
+  assertConfigError(['frontend', '--request-plane', 'http'], {}, /^--request-plane http is no longer available: upstream removed the HTTP request plane .*'tcp' or 'nats'/);
+  assertConfigError(['mocker'], { DYN_REQUEST_PLANE: 'http' }, /^DYN_REQUEST_PLANE http is no longer available/);
+});
+
+test('ETCD_LEASE_TTL is the lease TTL (default 10); the local DYN_LEASE_TTL_SECS is gone', () => {
+  assert.equal(run(['mocker']).config.etcdLeaseTtl, 10);
+  assert.equal(run(['frontend'], { ETCD_LEASE_TTL: '3' }).config.etcdLeaseTtl, 3);
+  assert.equal(run(['mocker'], { DYN_LEASE_TTL_SECS: '3' }).config.etcdLeaseTtl, 10);
+  assertConfigError(['mocker'], { ETCD_LEASE_TTL: 'soon' }, /^ETCD_LEASE_TTL must be an integer/);
 });
 
 test('not-built options set from env name the env var', () => {
   assertConfigError(['serve'], { DYN_RL_PORT: '9000' }, 'DYN_RL_PORT=9000 is not available yet in this build');
-  assertConfigError(['serve'], { DYN_ROUTER_PREFILL_LOAD_MODEL: 'aic' }, /^DYN_ROUTER_PREFILL_LOAD_MODEL=aic is not supported yet/);
+  assertConfigError(['frontend'], { DYN_RESPONSE_PLANE: 'quic' }, /^DYN_RESPONSE_PLANE=quic is not supported yet/);
 });
 
 test('explicit settings are reported before a failing default', () => {
-  assertConfigError(['frontend', '--router-prefill-load-model', 'aic'], {}, /^--router-prefill-load-model aic is not supported yet/);
+  assertConfigError(['frontend', '--response-plane', 'quic'], { DYN_RESPONSE_PLANE: 'tcp' }, /^--response-plane quic is not supported yet/);
 });
 
 test('not-built options set to their default value pass', () => {
@@ -73,10 +82,10 @@ test('--admission-control takes none or token-capacity', () => {
 
 test('the brief\'s not-built list is reflected in the table', () => {
   const built = (key: string) => OPTIONS.find((spec) => spec.key === key)!.built;
-  for (const key of ['httpHost', 'httpPort', 'tlsCertPath', 'tlsKeyPath', 'tlsClientCaCertPath', 'modelPath', 'modelName', 'namespace', 'metricsPrefix', 'dumpConfigTo', 'log', 'numWorkers', 'kvCacheBlockSize', 'activeDecodeBlocksThreshold', 'routerSnapshotThreshold', 'routerResetStates', 'enableAnthropicApi', 'stripAnthropicPreamble', 'migrationLimit', 'migrationMaxSeqLen']) {
+  for (const key of ['httpHost', 'httpPort', 'tlsCertPath', 'tlsKeyPath', 'tlsClientCaCertPath', 'modelPath', 'modelName', 'namespace', 'metricsPrefix', 'dumpConfigTo', 'log', 'numWorkers', 'kvCacheBlockSize', 'activeDecodeBlocksThreshold', 'routerSnapshotThreshold', 'routerResetStates', 'enableAnthropicApi', 'stripAnthropicPreamble', 'migrationLimit', 'migrationMaxSeqLen', 'routerMinInitialWorkers', 'plannerProfileData', 'extraEngineArgs', 'serveIndexer', 'routerSessionAffinityTtlSecs']) {
     assert.equal(built(key), true, key);
   }
-  for (const key of ['dataParallelSize', 'plannerProfileData', 'routerMinInitialWorkers']) {
+  for (const key of ['dataParallelSize']) {
     assert.equal(built(key), false, key);
   }
 });

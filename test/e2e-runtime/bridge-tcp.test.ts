@@ -33,7 +33,7 @@ before(async () => {
   dying = await startStandIn({ kind: 'vllm', answer, dropAfter: 2 });
   healthy = await startStandIn({ kind: 'vllm', answer });
   kvRoot = mkdtempSync(path.join(tmpdir(), 'dyn-bridge-kv-'));
-  const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_REQUEST_PLANE: 'tcp', DYN_LEASE_TTL_SECS: '10' };
+  const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_REQUEST_PLANE: 'tcp', ETCD_LEASE_TTL: '10' };
   const parsed = parseCommandLine(['frontend', '--http-host', '127.0.0.1', '--http-port', '0'], env);
   if (parsed.kind !== 'run') throw new Error('expected a run command');
   frontend = await startFrontend(parsed.config, createLogger('silent'));
@@ -76,7 +76,7 @@ test('streams complete across the wire, moving off the upstream that dies', asyn
 test("an upstream's 400 reaches the client as a 400 with the engine's message", async () => {
   const refusing = await startStandIn({ kind: 'vllm', answer, refuseWith: { status: 400, message: 'best_of must be 1 for streaming' } });
   after(() => refusing.close());
-  const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_REQUEST_PLANE: 'tcp', DYN_LEASE_TTL_SECS: '2' };
+  const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_REQUEST_PLANE: 'tcp', ETCD_LEASE_TTL: '2' };
   const other = startProcess(['worker', 'openai', '--model-name', 'refusing', '--endpoint', 'dyn://dynamo.refusing.generate', '--upstream', refusing.url], { DYN_LOG: 'warn', DYN_TCP_RPC_HOST: '127.0.0.1', ...env });
   after(() => stopAll([other]));
   await eventually(() => frontend.models.has('refusing') && frontend.models.get('refusing').router.instanceIds.length === 1, 60_000, `the refusing instance:\n${other.output()}`);

@@ -19,7 +19,7 @@ let client: OpenAI;
 
 before(async () => {
   kvRoot = mkdtempSync(path.join(tmpdir(), 'dyn-emb-kv-'));
-  const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_REQUEST_PLANE: 'tcp', DYN_LEASE_TTL_SECS: '2' };
+  const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_REQUEST_PLANE: 'tcp', ETCD_LEASE_TTL: '2' };
   const started = await startFrontendProcess(env);
   frontend = started.proc;
   worker = startMockerProcess(env, ['--model-type', 'embedding', '--model-name', MODEL, '--num-workers', '2']);

@@ -37,7 +37,7 @@ before(async () => {
     DYN_DISCOVERY_BACKEND: 'etcd',
     ETCD_ENDPOINTS: etcd.url,
     NATS_SERVER: nats.url,
-    DYN_LEASE_TTL_SECS: String(LEASE_TTL_SECS),
+    ETCD_LEASE_TTL: String(LEASE_TTL_SECS),
   };
   frontend = await startFrontendProcess(env);
   workers = [0, 1, 2].map(() => startMockerProcess(env));

@@ -43,7 +43,7 @@ function recordFiles(root: string): string[] {
 test('file: a worker SIGTERMed removes its files before it exits', async () => {
   const root = mkdtempSync(path.join(tmpdir(), 'graceful-file-'));
   try {
-    const w = startMockerProcess({ DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: root, DYN_LEASE_TTL_SECS: '60' });
+    const w = startMockerProcess({ DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: root, ETCD_LEASE_TTL: '60' });
     await eventually(() => recordFiles(root).length === 2, 60_000, 'instance and card files');
     let atExit: string[] | undefined;
     w.proc.on('exit', () => (atExit = recordFiles(root)));
@@ -60,7 +60,7 @@ test('etcd: a worker SIGTERMed deletes its keys (no waiting for the lease TTL)',
   try {
     const live = new Map<string, string>();
     const stop = await backend.watch('v1/', (e) => (e.type === 'put' ? live.set(e.key, e.value) : live.delete(e.key)));
-    const w = startMockerProcess({ ETCD_ENDPOINTS: etcd.url, DYN_EVENT_PLANE: 'zmq', DYN_LEASE_TTL_SECS: '60' });
+    const w = startMockerProcess({ ETCD_ENDPOINTS: etcd.url, DYN_EVENT_PLANE: 'zmq', ETCD_LEASE_TTL: '60' });
     await eventually(() => RECORDS.every((b) => [...live.keys()].some((k) => k.startsWith(b))), 60_000, 'worker keys');
     assert.equal(await w.stop(30_000), 0, w.output());
     stop();

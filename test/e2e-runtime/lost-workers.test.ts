@@ -22,7 +22,7 @@ let watcher: EtcdDiscoveryBackend;
 
 before(async () => {
   [etcd, nats] = await Promise.all([startEtcd(), startNats()]);
-  const env = { DYN_DISCOVERY_BACKEND: 'etcd', ETCD_ENDPOINTS: etcd.url, NATS_SERVER: nats.url, DYN_LEASE_TTL_SECS: String(LEASE_TTL_SECS) };
+  const env = { DYN_DISCOVERY_BACKEND: 'etcd', ETCD_ENDPOINTS: etcd.url, NATS_SERVER: nats.url, ETCD_LEASE_TTL: String(LEASE_TTL_SECS) };
   workers = [0, 1, 2].map(() => startMockerProcess(env));
   for (const mode of MODES) frontends.set(mode, await startFrontendProcess(env, ['--router-mode', mode]));
   watcher = new EtcdDiscoveryBackend({ endpoints: [etcd.url], leaseTtlSecs: LEASE_TTL_SECS });

@@ -16,7 +16,7 @@ let workers: RunningProcess[] = [];
 
 before(async () => {
   etcd = await startEtcd();
-  env = { DYN_DISCOVERY_BACKEND: 'etcd', ETCD_ENDPOINTS: etcd.url, DYN_LEASE_TTL_SECS: '2', DYN_EVENT_PLANE: 'zmq' };
+  env = { DYN_DISCOVERY_BACKEND: 'etcd', ETCD_ENDPOINTS: etcd.url, ETCD_LEASE_TTL: '2', DYN_EVENT_PLANE: 'zmq' };
   [moving, stuck] = await Promise.all([
     startFrontendProcess(env, ['--migration-limit', '3']),
     startFrontendProcess(env, ['--migration-limit', '0']),

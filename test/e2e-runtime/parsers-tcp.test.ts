@@ -24,7 +24,7 @@ let client: OpenAI;
 
 before(async () => {
   kvRoot = mkdtempSync(path.join(tmpdir(), 'dyn-parsers-kv-'));
-  const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_REQUEST_PLANE: 'tcp', DYN_LEASE_TTL_SECS: '2' };
+  const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_REQUEST_PLANE: 'tcp', ETCD_LEASE_TTL: '2' };
   const parsed = parseCommandLine(['frontend', '--http-host', '127.0.0.1', '--http-port', '0'], env);
   if (parsed.kind !== 'run') throw new Error('expected a run command');
   frontend = await startFrontend(parsed.config, createLogger('silent'));

@@ -30,7 +30,7 @@ const modelReady = () => unary<{ ready: boolean }>(client, 'ModelReady', { name:
 
 before(async () => {
   kvRoot = mkdtempSync(path.join(tmpdir(), 'dyn-tensor-kv-'));
-  const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_LEASE_TTL_SECS: '2', DYN_TCP_RPC_HOST: '127.0.0.1', DYN_LOG: 'warn' };
+  const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, ETCD_LEASE_TTL: '2', DYN_TCP_RPC_HOST: '127.0.0.1', DYN_LOG: 'warn' };
   const [grpcPort, metricsPort] = [await freePort(), await freePort()];
   frontend = startProcess(
     ['frontend', '--kserve-grpc-server', '--http-host', '127.0.0.1', '--http-port', String(grpcPort), '--grpc-metrics-port', String(metricsPort)],

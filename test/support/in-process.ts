@@ -1,4 +1,4 @@
-import { parseCommandLine } from '../../src/config/index.js';
+import { parseCommandLine, type Config } from '../../src/config/index.js';
 import { startServe } from '../../src/launch/index.js';
 import { createLogger } from '../../src/observability/index.js';
 
@@ -25,4 +25,14 @@ export async function eventually(check: () => boolean, timeoutMs = 5000, what = 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** Env that puts a started frontend or mocker on the process's shared in-memory discovery and in-process planes. */
+export const IN_PROCESS_ENV = { DYN_DISCOVERY_BACKEND: 'mem', DYN_REQUEST_PLANE: 'inproc', DYN_RESPONSE_PLANE: 'inproc', DYN_EVENT_PLANE: 'inproc' };
+
+/** The config `dynamo-ts <argv>` would run with, over IN_PROCESS_ENV. */
+export function inProcessConfig(argv: string[]): Config {
+  const parsed = parseCommandLine(argv, IN_PROCESS_ENV);
+  if (parsed.kind !== 'run') throw new Error('expected a run command');
+  return parsed.config;
 }

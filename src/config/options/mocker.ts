@@ -112,12 +112,12 @@ export const mockerOptions = [
   },
   {
     key: 'plannerProfileData', flag: 'planner-profile-data', env: 'DYN_MOCKER_PLANNER_PROFILE_DATA', envIsLocal: true,
-    type: 'path', group: 'Mocker Engine', scope: 'mocker', built: false,
-    help: 'NPZ profile for interpolated prefill/decode timing instead of the polynomial model',
+    type: 'path', mustExist: true, group: 'Mocker Engine', scope: 'mocker', built: true,
+    help: 'Planner profile whose interpolated TTFT (over prompt length) and ITL (over active KV tokens × context length) replace the polynomial timing: an .npz with prefill_isl, prefill_ttft_ms, decode_active_kv_tokens, decode_context_length, decode_itl, or a profiler directory (selected_{prefill,decode}_interpolation/raw_data.npz or {prefill,decode}_raw_data.json)',
   },
   {
     key: 'extraEngineArgs', flag: 'extra-engine-args', env: 'DYN_MOCKER_EXTRA_ENGINE_ARGS', envIsLocal: true,
-    type: 'path', group: 'Mocker Engine', scope: 'mocker', built: false,
-    help: 'JSON file of engine arguments that overrides the flags above',
+    type: 'path', mustExist: true, group: 'Mocker Engine', scope: 'mocker', built: true,
+    help: "JSON object of upstream's MockEngineArgs fields (num_gpu_blocks, block_size, max_num_seqs, max_num_batched_tokens, enable_prefix_caching, enable_chunked_prefill, watermark, speedup_ratio, decode_speedup_ratio, dp_size, startup_time, worker_type, engine_type, planner_profile_data, legacy is_prefill/is_decode) that replaces every engine flag: unset fields take their defaults",
   },
 ] as const satisfies readonly OptionSpec[];

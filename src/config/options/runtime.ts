@@ -129,10 +129,10 @@ export const runtimeOptions = [
   },
   {
     key: 'requestPlane', flag: 'request-plane', env: 'DYN_REQUEST_PLANE', type: 'enum',
-    choices: { tcp: true, nats: true, http: false, inproc: true },
+    choices: { tcp: true, nats: true, inproc: true },
+    removed: { http: "upstream removed the HTTP request plane (May 2026); use 'tcp' or 'nats'" },
     group: 'Infrastructure', scope: 'both', built: true, default: 'tcp', commandDefaults: { serve: 'inproc' },
-    notBuiltHint: TRY_SERVE,
-    help: 'How requests reach workers; inproc (dynamo-ts only) calls engines in the same process',
+    help: 'How requests reach workers; inproc (dynamo-ts only) calls engines in the same process. http, which upstream removed, is refused with that reason',
   },
   {
     key: 'responsePlane', flag: 'response-plane', env: 'DYN_RESPONSE_PLANE', type: 'enum',
@@ -174,9 +174,9 @@ export const runtimeOptions = [
     help: 'Host this process publishes for workers and frontends to dial (default: the first non-loopback IPv4 address)',
   },
   {
-    key: 'leaseTtlSecs', env: 'DYN_LEASE_TTL_SECS', envIsLocal: true, type: 'int', min: 1,
+    key: 'etcdLeaseTtl', env: 'ETCD_LEASE_TTL', type: 'int', min: 0,
     group: 'Infrastructure', scope: 'both', built: true, default: 10,
-    help: 'Discovery lease TTL in seconds: a worker that dies leaves routing within this time',
+    help: 'Discovery lease TTL in seconds: a worker that dies leaves routing within this time (0 falls back to 10 with a warning, as upstream). Upstream applies it to etcd only; dynamo-ts also to the file backend\'s leases',
   },
   {
     key: 'tcpTlsCertPath', flag: 'tcp-tls-cert-path', env: 'DYN_TCP_TLS_CERT_PATH', type: 'path', mustExist: true,

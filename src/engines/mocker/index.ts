@@ -15,7 +15,9 @@ export {
   type UnitCategory,
 } from './vocabulary.js';
 export { KvBlockManager, type BlockId, type KvEventSink } from './kv-manager.js';
-export { prefillTimeMs, decodeTimeMs } from './timing.js';
+export { prefillTimeMs, decodeTimeMs, POLYNOMIAL_TIMING, type DecodeState, type StepTiming } from './timing.js';
+export { loadPlannerProfile, ProfileTiming } from './profile/profile-timing.js';
+export { readNpz, readNpy, type NdArray } from './profile/npz.js';
 export { DEFAULT_SAMPLING_SEED } from './token-stream.js';
 export { type OutputScript } from './scripted-stream.js';
 export {

@@ -1,6 +1,7 @@
 import type { EngineLoad, KvCacheEvent } from '../../protocols/index.js';
 import { ValidationError } from '../../protocols/index.js';
 import type { OutputScript } from './scripted-stream.js';
+import { POLYNOMIAL_TIMING, type StepTiming } from './timing.js';
 import type { MockVocabulary } from './vocabulary.js';
 
 /** Tunables of the simulated engine; defaults follow upstream `MockEngineArgs` (reference/router.md §8.1). */
@@ -26,6 +27,8 @@ export interface MockerOptions {
    */
   naturalLengthMin: number;
   naturalLengthMax: number;
+  /** Step times: the polynomial model, or a planner profile (`--planner-profile-data`). */
+  timing: StepTiming;
 }
 
 export interface MockerEngineOptions extends Partial<MockerOptions> {
@@ -52,6 +55,7 @@ export const DEFAULT_MOCKER_OPTIONS: Readonly<MockerOptions> = Object.freeze({
   defaultMaxTokens: 512,
   naturalLengthMin: 32,
   naturalLengthMax: 256,
+  timing: POLYNOMIAL_TIMING,
 });
 
 function invalid(option: keyof MockerOptions, value: unknown, rule: string): never {

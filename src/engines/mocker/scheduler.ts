@@ -4,7 +4,6 @@ import type { LLMEngineOutput } from '../../protocols/index.js';
 import { KvBlockManager, type BlockId, type KvEventSink } from './kv-manager.js';
 import type { MockerOptions } from './options.js';
 import type { Sequence } from './sequence.js';
-import { decodeTimeMs, prefillTimeMs } from './timing.js';
 
 export interface ScheduledWork {
   seq: Sequence;
@@ -175,13 +174,26 @@ export class Scheduler {
 
   private stepTime(work: readonly ScheduledWork[]): number {
     let prefillTokens = 0;
-    let decoding = false;
+    let decoding = 0;
+    let contextTokens = 0;
     for (const { seq, tokens } of work) {
-      if (tokens === 1 && seq.numComputed >= seq.promptLength) decoding = true;
-      else prefillTokens += tokens;
+      if (tokens === 1 && seq.numComputed >= seq.promptLength) {
+        decoding++;
+        contextTokens += seq.numComputed;
+      } else {
+        prefillTokens += tokens;
+      }
     }
-    const decode = decoding ? decodeTimeMs(this.kv.numActiveBlocks / this.kv.capacity) / this.opts.decodeSpeedupRatio : 0;
-    return prefillTimeMs(prefillTokens) + decode;
+    const { timing } = this.opts;
+    const decode =
+      decoding > 0
+        ? timing.decodeMs({
+            activeFraction: this.kv.numActiveBlocks / this.kv.capacity,
+            activeKvTokens: this.kv.numActiveBlocks * this.opts.blockSize,
+            meanContextLength: contextTokens / decoding,
+          }) / this.opts.decodeSpeedupRatio
+        : 0;
+    return timing.prefillMs(prefillTokens) + decode;
   }
 
   /**

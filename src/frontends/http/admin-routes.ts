@@ -46,7 +46,7 @@ const LIVE_DOC: RouteDoc = {
 const HEALTH_DOC: RouteDoc = {
   summary: 'Readiness, with the worker instances in use',
   tag: 'Service',
-  responses: { 200: json('Serving', STATUS('healthy')), 503: json('Draining or stopping', STATUS('unhealthy')) },
+  responses: { 200: json('Serving', STATUS('healthy')), 503: json('Waiting for initial workers, draining or stopping', STATUS('unhealthy')) },
 };
 
 const MODELS_DOC: RouteDoc = {
@@ -83,6 +83,7 @@ export function registerAdminRoutes(
     if (state.phase !== 'serving') {
       return reply.code(503).send({ status: 'unhealthy', message: 'Service is not ready' });
     }
+    if (!models.startup.ready) return reply.code(503).send({ status: 'unhealthy', message: models.startup.reason() });
     const endpoints = new Set<string>();
     const instances: Record<string, unknown>[] = [];
     for (const m of models.list()) {
@@ -97,6 +98,7 @@ export function registerAdminRoutes(
 
   app.get(opts.modelsPath, documented(MODELS_DOC), async (_req, reply) => {
     if (state.phase !== 'serving') return sendError(reply, new UnavailableError('Service is not ready'), state.overloadStatus);
+    if (!models.startup.ready) return sendError(reply, new UnavailableError(models.startup.reason()), state.overloadStatus);
     return { object: 'list', data: models.listReady().map((m) => modelObject(m, opts)) };
   });
 

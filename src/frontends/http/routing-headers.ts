@@ -30,6 +30,20 @@ function signed32(name: string, value: string): number {
   return n;
 }
 
+/**
+ * The session of session affinity: `x-dynamo-session-id`, else a coding agent's own header, in
+ * upstream's order: Claude Code (its agent id wins over its session id, which must be present),
+ * Codex (`thread-id`), OpenCode (`x-session-id`).
+ */
+function sessionHeader(headers: IncomingHttpHeaders): string | undefined {
+  const claude = header(headers, 'x-claude-code-session-id');
+  return (
+    header(headers, 'x-dynamo-session-id') ??
+    (claude === undefined ? undefined : (header(headers, 'x-claude-code-agent-id') ?? claude)) ??
+    header(headers, 'thread-id', 'x-session-id')
+  );
+}
+
 /** The `nvext` fields the request's routing headers set; empty when it sends none. */
 export function nvextFromHeaders(headers: IncomingHttpHeaders): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -57,6 +71,8 @@ export function nvextFromHeaders(headers: IncomingHttpHeaders): Record<string, u
     if (strict !== undefined) hints.strict_priority = Number(unsigned('x-dynamo-request-strict-priority', strict, BigInt(U32_MAX)));
     out.agent_hints = hints;
   }
+  const session = sessionHeader(headers);
+  if (session !== undefined) out.session_id = session;
   const tenant = header(headers, 'x-tenant-id');
   if (tenant !== undefined) out.cache_salt = tenant;
   return out;

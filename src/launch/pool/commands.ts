@@ -9,6 +9,7 @@ import type { Logger } from '../../observability/index.js';
 import { raiseFdLimit } from '../fd-limit.js';
 import { startFrontend } from '../frontend.js';
 import { startMocker } from '../mocker.js';
+import { assertRouterSettings } from '../router-options.js';
 import { assertRouterStateSupported } from '../router-state.js';
 import { assertSingleProcess, startServe } from '../serve.js';
 import { isPoolProcess, runPoolProcess } from './child.js';
@@ -29,6 +30,7 @@ type Command = (config: Config, logger: Logger) => Promise<RunningCommand>;
 function pooled(single: Command, primary: (config: Config, logger: Logger, plan: ProcessPlan) => Promise<RunningCommand>): Command {
   return async (config, logger) => {
     if (isPoolProcess()) return runPoolProcess(config, logger);
+    assertRouterSettings(config);
     // Before any fork: the pool's processes inherit the raised limit.
     await raiseFdLimit(config.frontendFdLimitTarget, logger);
     const plan = processPlan(config);

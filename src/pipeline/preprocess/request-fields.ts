@@ -114,4 +114,5 @@ export const NVEXT_FIELDS: Record<string, FieldKind> = {
   request_timestamp_ms: 'number',
   routing_constraints: 'object',
   router: 'object',
+  session_id: 'string',
 };

@@ -119,6 +119,7 @@ export function routingHints(nvext: NvExt | null | undefined, salt: string | nul
     lora_name: null,
     cache_salt: salt,
     priority: hints?.priority ?? null,
+    session_id: nvext?.session_id ?? null,
   };
 }
 

@@ -3,6 +3,8 @@
 // tokens still to prefill. Block keys are safe numbers folded from the u64 seq hashes: this is a
 // load estimate, and a 2^-53 collision would only shift a block count by one.
 
+import { PrefillTracker, type PrefillPredictor } from './prefill-tracker.js';
+
 const EXPIRY_MS = 3600_000;
 const EXPIRY_CHECK_MS = 30_000;
 const TWO_32 = 0x1_0000_0000;
@@ -20,6 +22,8 @@ export interface ActiveSequencesOptions {
   trackPrefillTokens?: boolean;
   /** When false, every request's blocks count as distinct (no dedup across requests). */
   assumeKvReuse?: boolean;
+  /** A prefill duration model: prompt-side load then drains over time (see prefill-tracker.ts). */
+  prefillPredictor?: PrefillPredictor | null;
   now?: () => number;
 }
 
@@ -36,6 +40,8 @@ export interface NewRequest {
 interface WorkerState {
   blocks: Map<number, number>;
   prefillTokens: number;
+  /** Present with a prefill duration model: the decayed view of `prefillTokens`. */
+  prefill: PrefillTracker | null;
   requests: number;
   /** Σ output-block weight of its requests. */
   outputWeight: number;
@@ -70,7 +76,9 @@ export class ActiveSequences {
   }
 
   activePrefillTokens(worker: bigint): number {
-    return this.workers.get(worker)?.prefillTokens ?? 0;
+    const w = this.workers.get(worker);
+    if (!w) return 0;
+    return w.prefill ? w.prefill.load(this.now()) : w.prefillTokens;
   }
 
   activeRequests(worker: bigint): number {
@@ -105,6 +113,10 @@ export class ActiveSequences {
     }
     const prefill = this.opts.trackPrefillTokens === false ? 0 : Math.max(0, req.isl - req.overlapBlocks * this.opts.blockSize);
     worker.prefillTokens += prefill;
+    if (worker.prefill && prefill > 0) {
+      const cached = Math.min(req.isl, req.overlapBlocks * this.opts.blockSize);
+      worker.prefill.add(req.requestId, prefill, this.opts.prefillPredictor!.predictMs(prefill, cached), this.now());
+    }
     worker.requests++;
     this.requests.set(req.requestId, {
       worker,
@@ -124,6 +136,7 @@ export class ActiveSequences {
     const r = this.requests.get(requestId);
     if (!r || r.prefillTokens === 0) return;
     r.worker.prefillTokens -= r.prefillTokens;
+    r.worker.prefill?.complete(requestId, this.now());
     r.prefillTokens = 0;
   }
 
@@ -148,6 +161,7 @@ export class ActiveSequences {
     this.requests.delete(requestId);
     const w = r.worker;
     w.prefillTokens -= r.prefillTokens;
+    if (r.prefillTokens > 0) w.prefill?.complete(requestId, this.now());
     w.requests--;
     w.outputWeight -= r.weight;
     for (const k of r.keys) {
@@ -167,7 +181,10 @@ export class ActiveSequences {
 
   private worker(id: bigint): WorkerState {
     let w = this.workers.get(id);
-    if (!w) this.workers.set(id, (w = { blocks: new Map(), prefillTokens: 0, requests: 0, outputWeight: 0 }));
+    if (!w) {
+      const prefill = this.opts.prefillPredictor ? new PrefillTracker() : null;
+      this.workers.set(id, (w = { blocks: new Map(), prefillTokens: 0, prefill, requests: 0, outputWeight: 0 }));
+    }
     return w;
   }
 

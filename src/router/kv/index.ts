@@ -13,6 +13,7 @@ export { KvIndexer, TREE_STATUS_NAMES, type WorkerWithDpRank, type WorkerOverlap
 export { decodeVllmEventBatch, decodeVllmSequence, vllmHashToU64, type VllmEventBatch, type VllmDecodeOptions } from './vllm-events.js';
 export { splitU64Into, joinU64 } from './u64.js';
 export { ActiveSequences, blockKey, type ActiveSequencesOptions, type NewRequest } from './active-sequences.js';
+export { PrefillTracker, type PrefillPredictor } from './prefill-tracker.js';
 export { workerCosts, pickCandidate, type SelectorWeights, type Candidate } from './selector.js';
 export { TtlPruner, DEFAULT_MAX_TREE_SIZE, DEFAULT_PRUNE_TARGET_RATIO, type ExpiredBlock } from './ttl-pruner.js';
 export { PendingQueue, type QueuedRequest } from './pending-queue.js';

@@ -1,8 +1,15 @@
 // The busy gate: the candidates are the live instances not over a busy threshold; when that leaves
 // none the request is rejected as overloaded (529).
 import { allWorkersBusyError, anyThresholdSet, busyReason } from '../busy.js';
-import type { RouteStep } from '../route.js';
+import type { Instance, RouteStep } from '../route.js';
 import type { RouterView } from '../router-view.js';
+
+type LoadView<Req, Out> = Pick<RouterView<Req, Out>, 'busyThresholds' | 'load'>;
+
+/** Why `inst` is busy under the router's thresholds, or null when it is not. */
+export function instanceBusyReason<Req, Out>(router: LoadView<Req, Out>, inst: Instance<Req, Out>): string | null {
+  return busyReason(router.busyThresholds, { ...inst.capacity?.(), activePrefillTokens: router.load.prefillTokens(inst.id) });
+}
 
 export function busyGate<Req, Out>(
   router: Pick<RouterView<Req, Out>, 'modelName' | 'instances' | 'busyThresholds' | 'load'>,
@@ -17,7 +24,7 @@ export function busyGate<Req, Out>(
     }
     let reason: string | null = null;
     const free = all.filter((inst) => {
-      const why = busyReason(t, { ...inst.capacity?.(), activePrefillTokens: router.load.prefillTokens(inst.id) });
+      const why = instanceBusyReason(router, inst);
       reason ??= why;
       return why === null;
     });

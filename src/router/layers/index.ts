@@ -1,6 +1,7 @@
 export { pinning } from './pinning.js';
 export { requireWorkers } from './require-workers.js';
 export { busyGate } from './busy-gate.js';
+export { sessionBinding, sessionTarget } from './session-affinity.js';
 export { routerQueue } from './router-queue.js';
 export { policySelect } from './policy-select.js';
 export { loadTracking } from './load-tracking.js';

@@ -5,6 +5,16 @@ import { eventually, postJson, serveInProcess } from '../../support/in-process.j
 
 const MODEL = 'Qwen/Qwen3-0.6B';
 
+test('the session of session affinity: x-dynamo-session-id, else the agents\' headers in upstream\'s order, trimmed', () => {
+  const session = (headers: Record<string, string>) => nvextFromHeaders(headers).session_id;
+  assert.equal(session({ 'x-dynamo-session-id': ' s1 ', 'thread-id': 't' }), 's1');
+  assert.equal(session({ 'x-claude-code-session-id': 'cs', 'x-claude-code-agent-id': 'agent', 'thread-id': 't' }), 'agent');
+  assert.equal(session({ 'x-claude-code-session-id': 'cs' }), 'cs');
+  assert.equal(session({ 'x-claude-code-agent-id': 'agent', 'x-session-id': 'oc' }), 'oc', 'an agent id alone does not name a session');
+  assert.equal(session({ 'thread-id': 't', 'x-session-id': 'oc' }), 't');
+  assert.equal(session({ 'x-dynamo-session-id': '   ' }), undefined, 'empty values are ignored');
+});
+
 test('routing headers map onto nvext; ids stay exact decimal strings', () => {
   assert.deepEqual(
     nvextFromHeaders({
