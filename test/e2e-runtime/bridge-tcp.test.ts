@@ -98,7 +98,7 @@ test('text-in: the reasoning and tool calls the engine parsed cross the wire to 
     ],
   });
   after(() => parsing.close());
-  const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_REQUEST_PLANE: 'tcp', DYN_LEASE_TTL_SECS: '2' };
+  const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_REQUEST_PLANE: 'tcp', ETCD_LEASE_TTL: '2' };
   const textIn = startProcess(
     ['worker', 'openai', '--model-name', 'text-in', '--endpoint', 'dyn://dynamo.textin.generate', '--upstream', parsing.url, '--upstream-input', 'text'],
     { DYN_LOG: 'warn', DYN_TCP_RPC_HOST: '127.0.0.1', ...env },
