@@ -1,5 +1,23 @@
-import type { Config } from '../config/index.js';
+import { ConfigError, type Config } from '../config/index.js';
 import type { MockerEngineOptions, MockVocabulary } from '../engines/mocker/index.js';
+import type { WorkerType } from '../protocols/index.js';
+
+/** `--disaggregation-mode` names → card `worker_type`; `--worker-type` already uses the card's names. */
+const DISAGGREGATION_MODES: Readonly<Record<NonNullable<Config['disaggregationMode']>, WorkerType>> = {
+  agg: 'aggregated',
+  prefill: 'prefill',
+  decode: 'decode',
+};
+
+/** The mocker's role from `--disaggregation-mode` or its alias `--worker-type`; both given, they must agree. */
+export function mockerWorkerType(config: Config): WorkerType {
+  const mode = config.disaggregationMode === undefined ? undefined : DISAGGREGATION_MODES[config.disaggregationMode];
+  const alias = config.workerType;
+  if (mode !== undefined && alias !== undefined && mode !== alias) {
+    throw new ConfigError(`--disaggregation-mode ${config.disaggregationMode} and --worker-type ${alias} disagree: give one of them`);
+  }
+  return mode ?? alias ?? 'aggregated';
+}
 
 /** The simulated engine's settings from the mocker flags. */
 export function mockerEngineOptions(config: Config, vocab: MockVocabulary, blockSize: number): MockerEngineOptions {
@@ -14,5 +32,6 @@ export function mockerEngineOptions(config: Config, vocab: MockVocabulary, block
     watermark: config.watermark,
     speedupRatio: config.speedupRatio,
     decodeSpeedupRatio: config.decodeSpeedupRatio,
+    workerType: mockerWorkerType(config),
   };
 }

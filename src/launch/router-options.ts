@@ -44,6 +44,7 @@ export function buildRouter(config: Config, card: ModelDeploymentCard, deps: Rou
     mode,
     load,
     busyThresholds: busyThresholds(config),
+    decodeFallback: config.decodeFallback,
     migration: { limit: config.migrationLimit ?? card.migrationLimit, maxSeqLen: config.migrationMaxSeqLen ?? null, logger: deps.logger ?? silent },
     ...lostWorkerOptions(config, deps.health),
   });

@@ -7,12 +7,15 @@ export interface RequestView<Req> {
   pinnedInstance(request: Req): string | number | null;
   /** Prompt tokens the worker has to prefill: load from dispatch until the first output. */
   promptTokens(request: Req): number;
+  /** The request with the dp rank the router chose for it; absent for kinds that carry no rank. */
+  withDpRank?<R extends Req>(request: R, dpRank: number): R;
 }
 
 /** LLM requests: pinned by nvext.backend_instance_id (or the decode worker of a disaggregated pair). */
 export const LLM_REQUESTS: RequestView<PreprocessedRequest> = {
   pinnedInstance: (r) => r.routing?.backend_instance_id ?? r.routing?.decode_worker_id ?? null,
   promptTokens: (r) => r.token_ids.length,
+  withDpRank: (r, dpRank) => ({ ...r, routing: { ...r.routing, dp_rank: dpRank } }),
 };
 
 /** Requests with no routing hints and no prompt to prefill: tensors, images, videos. */

@@ -4,6 +4,7 @@
 import {
   busyGate,
   dispatchEvents,
+  dpRank,
   loadTracking,
   lostWorker,
   migration,
@@ -37,6 +38,7 @@ export function routingChain<Req, Out>(router: RouterView<Req, Out>): RoutingCha
       stepLayer(select),
       dispatchEvents(router),
       loadTracking(router),
+      dpRank(router),
       lostWorker(router),
     ],
     choose: [...gates, select],

@@ -17,12 +17,18 @@ test('not-built enum values fail naming the flag and value', () => {
   assertConfigError(['serve', '--router-prefill-load-model', 'aic'], {}, /^--router-prefill-load-model aic is not supported yet in this build \(available: none\)/);
   assertConfigError(['frontend', '--request-plane', 'http'], {}, /^--request-plane http is not supported yet/);
   assertConfigError(['frontend', '--response-plane', 'quic'], {}, /^--response-plane quic is not supported yet/);
-  assertConfigError(['serve', '--worker-type', 'prefill'], {}, /^--worker-type prefill is not supported yet/);
 });
 
 test('not-built options fail when set to a non-default value', () => {
-  assertConfigError(['serve', '--data-parallel-size', '2'], {}, /^--data-parallel-size 2 is not available yet in this build; .*--num-workers/);
   assertConfigError(['serve', '--router-min-initial-workers', '2'], {}, /^--router-min-initial-workers 2 is not available yet/);
+});
+
+test('the mocker roles and data-parallel ranks are built; --worker-type is an alias of --disaggregation-mode', () => {
+  assert.equal(run(['mocker', '--disaggregation-mode', 'prefill']).config.disaggregationMode, 'prefill');
+  assert.equal(run(['mocker', '--worker-type', 'decode']).config.workerType, 'decode');
+  assert.equal(run(['mocker', '--data-parallel-size', '4']).config.dataParallelSize, 4);
+  assert.equal(run(['frontend', '--decode-fallback']).config.decodeFallback, true);
+  assertConfigError(['mocker', '--disaggregation-mode', 'both'], {}, /--disaggregation-mode must be one of agg, prefill, decode/);
 });
 
 test('not-built options set from env name the env var', () => {
@@ -76,7 +82,7 @@ test('the brief\'s not-built list is reflected in the table', () => {
   for (const key of ['httpHost', 'httpPort', 'tlsCertPath', 'tlsKeyPath', 'tlsClientCaCertPath', 'modelPath', 'modelName', 'namespace', 'metricsPrefix', 'dumpConfigTo', 'log', 'numWorkers', 'kvCacheBlockSize', 'activeDecodeBlocksThreshold', 'routerSnapshotThreshold', 'routerResetStates', 'enableAnthropicApi', 'stripAnthropicPreamble', 'migrationLimit', 'migrationMaxSeqLen']) {
     assert.equal(built(key), true, key);
   }
-  for (const key of ['dataParallelSize', 'plannerProfileData', 'routerMinInitialWorkers']) {
+  for (const key of ['plannerProfileData', 'routerMinInitialWorkers']) {
     assert.equal(built(key), false, key);
   }
 });

@@ -1,4 +1,5 @@
 export { MockerEngine, type MockerStats } from './engine.js';
+export { DataParallelEngine } from './data-parallel.js';
 export {
   DEFAULT_MOCKER_OPTIONS,
   resolveMockerOptions,

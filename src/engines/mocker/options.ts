@@ -1,5 +1,5 @@
-import type { EngineLoad, KvCacheEvent } from '../../protocols/index.js';
-import { ValidationError } from '../../protocols/index.js';
+import type { EngineLoad, KvCacheEvent, WorkerType } from '../../protocols/index.js';
+import { ValidationError, WORKER_TYPE_NEEDS } from '../../protocols/index.js';
 import type { OutputScript } from './scripted-stream.js';
 import type { MockVocabulary } from './vocabulary.js';
 
@@ -18,6 +18,13 @@ export interface MockerOptions {
   /** Further divides decode step time (e.g. to model speculative decoding); must be > 0. */
   decodeSpeedupRatio: number;
   dpRank: number;
+  /**
+   * The engine's role: a prefill engine answers one token and hands its KV over (transfer
+   * parameters on that output); a decode engine skips the prefill of a prompt handed over to it.
+   */
+  workerType: WorkerType;
+  /** Names the engine in the transfer parameters it hands over (`remote_engine_id`). */
+  engineId: string;
   /** Output cap when a request has no max_tokens. */
   defaultMaxTokens: number;
   /**
@@ -49,6 +56,8 @@ export const DEFAULT_MOCKER_OPTIONS: Readonly<MockerOptions> = Object.freeze({
   speedupRatio: 1.0,
   decodeSpeedupRatio: 1.0,
   dpRank: 0,
+  workerType: 'aggregated',
+  engineId: 'mocker',
   defaultMaxTokens: 512,
   naturalLengthMin: 32,
   naturalLengthMax: 256,
@@ -84,6 +93,7 @@ export function validateMockerOptions(o: MockerOptions): void {
   if (o.maxNumBatchedTokens < o.maxNumSeqs) {
     invalid('maxNumBatchedTokens', o.maxNumBatchedTokens, `must be >= maxNumSeqs (${o.maxNumSeqs})`);
   }
+  if (!Object.hasOwn(WORKER_TYPE_NEEDS, o.workerType)) invalid('workerType', o.workerType, `must be one of ${Object.keys(WORKER_TYPE_NEEDS).join(', ')}`);
   if (typeof o.enablePrefixCaching !== 'boolean') invalid('enablePrefixCaching', o.enablePrefixCaching, 'must be a boolean');
   if (typeof o.enableChunkedPrefill !== 'boolean') {
     invalid('enableChunkedPrefill', o.enableChunkedPrefill, 'must be a boolean');

@@ -31,6 +31,8 @@ export class Scheduler {
   private readonly hitRates = new Float64Array(HIT_RATE_WINDOW);
   private hitRateCount = 0;
   private preemptions = 0;
+  private finishedCount = 0;
+  private handovers = 0;
 
   constructor(
     private readonly opts: MockerOptions,
@@ -51,6 +53,16 @@ export class Scheduler {
   /** Preemptions since start. */
   get numPreemptions(): number {
     return this.preemptions;
+  }
+
+  /** Requests that reached their final output, since start. */
+  get numFinished(): number {
+    return this.finishedCount;
+  }
+
+  /** Prompts admitted as handed over by a prefill worker, since start. */
+  get numHandovers(): number {
+    return this.handovers;
   }
 
   get hasWork(): boolean {
@@ -119,14 +131,16 @@ export class Scheduler {
     while (!preempted && this.waiting.length > 0 && this.running.length < maxNumSeqs && budget > 0) {
       const seq = this.waiting[0]!;
       const total = seq.tokens.length;
-      let computed = 0;
+      let cached = 0;
       if (this.opts.enablePrefixCaching) {
         seq.ensureHashes(Math.floor(total / blockSize), blockSize);
         let hit = 0;
         while (hit < seq.seqHashes.length && this.kv.isCached(seq.seqHashes[hit]!)) hit++;
         // At least one token must run through the model to sample from.
-        computed = Math.min(hit * blockSize, total - 1);
+        cached = Math.min(hit * blockSize, total - 1);
       }
+      // A handed-over prompt arrives computed: only its last token runs, as the first decode step.
+      const computed = Math.max(cached, Math.min(seq.transferredTokens, total - 1));
       const remaining = total - computed;
       if (!enableChunkedPrefill && remaining > budget) break;
       const n = Math.min(remaining, budget);
@@ -139,9 +153,12 @@ export class Scheduler {
       this.running.push(seq);
       if (!seq.admitted) {
         seq.admitted = true;
-        seq.cachedTokens = computed;
+        seq.cachedTokens = cached;
       }
-      this.hitRates[this.hitRateCount++ % HIT_RATE_WINDOW] = computed / total;
+      seq.remotePrefilled = computed > cached;
+      if (seq.remotePrefilled) this.handovers++;
+      seq.transferredTokens = 0;
+      this.hitRates[this.hitRateCount++ % HIT_RATE_WINDOW] = cached / total;
       work.push({ seq, tokens: n });
       budget -= n;
     }
@@ -164,6 +181,7 @@ export class Scheduler {
       const out = seq.sampleNext();
       if (out.finish_reason) {
         seq.finished = true;
+        this.finishedCount++;
         this.release(seq);
         anyFinished = true;
       }
@@ -177,7 +195,7 @@ export class Scheduler {
     let prefillTokens = 0;
     let decoding = false;
     for (const { seq, tokens } of work) {
-      if (tokens === 1 && seq.numComputed >= seq.promptLength) decoding = true;
+      if (tokens === 1 && (seq.numComputed >= seq.promptLength || seq.remotePrefilled)) decoding = true;
       else prefillTokens += tokens;
     }
     const decode = decoding ? decodeTimeMs(this.kv.numActiveBlocks / this.kv.capacity) / this.opts.decodeSpeedupRatio : 0;
