@@ -1,5 +1,5 @@
 import { ConfigError, type Config } from '../config/index.js';
-import type { MockerEngineOptions, MockVocabulary } from '../engines/mocker/index.js';
+import { ENGINE_TYPES, type MockerEngineOptions, type MockVocabulary } from '../engines/mocker/index.js';
 import type { WorkerType } from '../protocols/index.js';
 
 /** `--disaggregation-mode` names → card `worker_type`; `--worker-type` already uses the card's names. */
@@ -19,10 +19,16 @@ export function mockerWorkerType(config: Config): WorkerType {
   return mode ?? alias ?? 'aggregated';
 }
 
+/** The KV block size the mocker's engines and card use: `--kv-cache-block-size`, `--block-size`, else the engine type's. */
+export function mockerBlockSize(config: Config): number {
+  return config.kvCacheBlockSize ?? config.blockSize ?? ENGINE_TYPES[config.engineType].blockSize;
+}
+
 /** The simulated engine's settings from the mocker flags. */
 export function mockerEngineOptions(config: Config, vocab: MockVocabulary, blockSize: number): MockerEngineOptions {
   return {
     vocab,
+    engineType: config.engineType,
     numGpuBlocks: config.numGpuBlocksOverride,
     blockSize,
     maxNumSeqs: config.maxNumSeqs,

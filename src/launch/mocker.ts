@@ -8,7 +8,7 @@ import { moduleLogger, type Logger } from '../observability/index.js';
 import { announceKvEvents, announceLoadMetrics, DistributedRuntime, type Endpoint } from '../runtime/index.js';
 import { WORKER_TYPE_NEEDS } from '../protocols/index.js';
 import { MOCK_MODELS } from './mock-models.js';
-import { mockerWorkerType } from './mocker-options.js';
+import { mockerBlockSize, mockerWorkerType } from './mocker-options.js';
 import { traceEngines } from './tracing.js';
 import { runtimeOptionsFromConfig } from './runtime-options.js';
 import { loadConfiguredCard, parseEndpoint } from './served-model.js';
@@ -56,7 +56,7 @@ export function workerCardJson(card: ModelDeploymentCard, runtimeConfig: Record<
  */
 export async function runMockers(config: Config, root: Logger, makeRuntimes: () => Promise<DistributedRuntime[]>): Promise<RunningMocker> {
   const logger = moduleLogger(root, 'mocker');
-  const blockSize = config.kvCacheBlockSize ?? config.blockSize;
+  const blockSize = mockerBlockSize(config);
   const loaded = loadConfiguredCard(config, blockSize);
   // Prefill workers serve the `prefill` component by convention (pairing is by role, not by name).
   const component = mockerWorkerType(config) === 'prefill' ? 'prefill' : 'backend';

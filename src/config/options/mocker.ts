@@ -16,8 +16,8 @@ export const mockerOptions = [
   },
   {
     key: 'blockSize', flag: 'block-size', env: 'DYN_MOCKER_BLOCK_SIZE', envIsLocal: true,
-    type: 'int', min: 1, group: 'Mocker Engine', scope: 'mocker', built: true, default: 64,
-    help: 'Tokens per KV cache block',
+    type: 'int', min: 1, group: 'Mocker Engine', scope: 'mocker', built: true,
+    help: 'Tokens per KV cache block (default: the engine type\'s, vllm 64, sglang 1, trtllm 32)',
   },
   {
     key: 'maxNumSeqs', flag: 'max-num-seqs', env: 'DYN_MOCKER_MAX_NUM_SEQS', envIsLocal: true,
@@ -89,9 +89,9 @@ export const mockerOptions = [
   },
   {
     key: 'engineType', flag: 'engine-type', env: 'DYN_MOCKER_ENGINE_TYPE', envIsLocal: true, type: 'enum',
-    choices: { vllm: true, sglang: false, trtllm: false },
+    choices: { vllm: true, sglang: true, trtllm: true },
     group: 'Mocker Engine', scope: 'mocker', built: true, default: 'vllm',
-    help: 'Which engine scheduler is simulated',
+    help: 'Which engine scheduler is simulated: vllm (block size 64; prefill and decode share each step\'s token budget, chunked prefill, running requests preempted last-in first-out), sglang (page size 1; at most 16384 prompt tokens per step in chunks of 8192, decode requests retracted under memory pressure) or trtllm (block size 32; guaranteed_no_evict: admission reserves blocks for the prompt and the whole answer, so nothing is preempted). All publish the same KV events',
   },
   {
     key: 'dynToolCallParser', flag: 'dyn-tool-call-parser', env: 'DYN_TOOL_CALL_PARSER', envIsLocal: true,

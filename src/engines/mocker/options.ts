@@ -1,10 +1,13 @@
 import type { EngineLoad, KvCacheEvent, WorkerType } from '../../protocols/index.js';
 import { ValidationError, WORKER_TYPE_NEEDS } from '../../protocols/index.js';
+import { ENGINE_TYPES, type EngineType } from './engine-types.js';
 import type { OutputScript } from './scripted-stream.js';
 import type { MockVocabulary } from './vocabulary.js';
 
 /** Tunables of the simulated engine; defaults follow upstream `MockEngineArgs` (reference/router.md §8.1). */
 export interface MockerOptions {
+  /** Which engine's scheduler is simulated; its default block size applies when blockSize is not given. */
+  engineType: EngineType;
   numGpuBlocks: number;
   blockSize: number;
   maxNumSeqs: number;
@@ -46,6 +49,7 @@ export interface MockerEngineOptions extends Partial<MockerOptions> {
 }
 
 export const DEFAULT_MOCKER_OPTIONS: Readonly<MockerOptions> = Object.freeze({
+  engineType: 'vllm',
   numGpuBlocks: 16384,
   blockSize: 64,
   maxNumSeqs: 256,
@@ -93,6 +97,7 @@ export function validateMockerOptions(o: MockerOptions): void {
   if (o.maxNumBatchedTokens < o.maxNumSeqs) {
     invalid('maxNumBatchedTokens', o.maxNumBatchedTokens, `must be >= maxNumSeqs (${o.maxNumSeqs})`);
   }
+  if (!Object.hasOwn(ENGINE_TYPES, o.engineType)) invalid('engineType', o.engineType, `must be one of ${Object.keys(ENGINE_TYPES).join(', ')}`);
   if (!Object.hasOwn(WORKER_TYPE_NEEDS, o.workerType)) invalid('workerType', o.workerType, `must be one of ${Object.keys(WORKER_TYPE_NEEDS).join(', ')}`);
   if (typeof o.enablePrefixCaching !== 'boolean') invalid('enablePrefixCaching', o.enablePrefixCaching, 'must be a boolean');
   if (typeof o.enableChunkedPrefill !== 'boolean') {
@@ -107,6 +112,7 @@ export function resolveMockerOptions(partial: Partial<MockerOptions> = {}): Mock
     const v = partial[key];
     if (v !== undefined) (resolved as Record<keyof MockerOptions, unknown>)[key] = v;
   }
+  if (partial.blockSize === undefined && Object.hasOwn(ENGINE_TYPES, resolved.engineType)) resolved.blockSize = ENGINE_TYPES[resolved.engineType].blockSize;
   validateMockerOptions(resolved);
   return resolved;
 }

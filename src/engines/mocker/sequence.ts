@@ -66,6 +66,11 @@ export class Sequence {
     this.promptLength = prompt.length;
   }
 
+  /** The answer's token budget (max_tokens, or the engine's default). */
+  get maxTokens(): number {
+    return this.rules.maxTokens;
+  }
+
   get generatedCount(): number {
     return this.tokens.length - this.promptLength;
   }
