@@ -12,11 +12,15 @@ import {
   type PreprocessedRequest,
   type RoutingHints,
 } from '../protocols/index.js';
+import type { LoadTracker } from './load-tracker.js';
+import type { AnyInstance } from './policy.js';
 
 /** The prefill pool: a router over the prefill workers. */
 export interface PrefillPool extends EngineClient {
   /** Its routable instances; none means no prefill hop is possible. */
-  readonly instances: readonly unknown[];
+  readonly instances: readonly AnyInstance[];
+  /** Its requests in flight per instance (read by /metrics). */
+  readonly load: LoadTracker;
 }
 
 /** The decode hop: the model's router dispatching one request. */

@@ -52,6 +52,14 @@ test('disaggregated: a chat goes prefill then decode; streaming and unary answer
     assert.equal(sum(prefillStats.map((s) => s.numFinishedRequests)), 2, 'each request was prefilled once');
     assert.equal(sum(decodeStats.map((s) => s.numFinishedRequests)), 2, 'and decoded once');
     assert.equal(sum(decodeStats.map((s) => s.numHandedOverPrompts)), 2, 'decode took the prompts over without prefilling them');
+
+    // /metrics names each worker's role.
+    const metrics = await (await fetch(`${cluster.baseUrl}/metrics`)).text();
+    for (const [role, running] of [['prefill', cluster.prefill!], ['decode', cluster.decode]] as const) {
+      for (const rt of running.runtimes) {
+        assert.match(metrics, new RegExp(`worker_active_prefill_tokens\\{worker_id="${rt.instanceId}",dp_rank="0",worker_type="${role}"\\}`));
+      }
+    }
   } finally {
     await cluster.stop();
   }

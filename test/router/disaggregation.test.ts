@@ -2,7 +2,7 @@
 // stream's outcomes, and the decode pool without prefill workers.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decodeRequest, Disaggregation, prefillRequest, type PrefillPool } from '../../src/router/index.js';
+import { decodeRequest, Disaggregation, LLM_RESUMABLE, LoadTracker, prefillRequest, type PrefillPool } from '../../src/router/index.js';
 import type { GenerateContext, LLMEngineOutput, PreprocessedRequest } from '../../src/protocols/index.js';
 
 const REQUEST: PreprocessedRequest = {
@@ -19,7 +19,8 @@ const ctx = (): GenerateContext => ({ requestId: 'r', signal: new AbortControlle
 
 function pool(outputs: LLMEngineOutput[] | Error, seen: PreprocessedRequest[] = []): PrefillPool {
   return {
-    instances: [1],
+    instances: [{ id: 9n, client: null }],
+    load: new LoadTracker(),
     async *generate(request, c) {
       seen.push(request);
       c.dispatched?.({ instanceId: 9n, routerMode: 'kv', routingStartedAt: 0 });
@@ -92,11 +93,18 @@ test('no prefill worker: decode workers answer 503, or serve aggregated with --d
     yield { token_ids: [1], finish_reason: 'length' };
   };
   const strict = new Disaggregation('m', false);
-  strict.setPools({ instances: [], generate: () => assert.fail('empty pool') }, true);
+  strict.setPools({ instances: [], load: new LoadTracker(), generate: () => assert.fail('empty pool') }, true);
   assert.throws(() => strict.generate(REQUEST, ctx(), direct), (err: Error & { kind?: string }) => /decode workers but no prefill worker/.test(err.message));
   const fallback = new Disaggregation('m', true);
   fallback.setPools(null, true);
   assert.equal((await drain(fallback.generate(REQUEST, ctx(), direct))).length, 1);
   const aggregated = new Disaggregation('m', false);
   assert.equal((await drain(aggregated.generate(REQUEST, ctx(), direct))).length, 1);
+});
+
+test('a decode request re-sent by migration leaves the hand-over behind: the next decode worker prefills itself', () => {
+  const decoded = decodeRequest(REQUEST, { token_ids: [5], disaggregated_params: 'dummy' }, 9n);
+  const resent = LLM_RESUMABLE.resume(decoded, [10, 11]);
+  assert.equal(resent.prefill_result, null);
+  assert.deepEqual(resent.token_ids, [1, 2, 3, 10, 11]);
 });
