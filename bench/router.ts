@@ -1,16 +1,18 @@
-// KV-aware routing against round-robin and random, side by side in one run.
+// KV-aware routing against round-robin and random, side by side in one run, then disaggregated
+// serving (2 prefill + 2 decode mockers behind a prefill router and a decode router) against the
+// same 4 mockers aggregated under kv routing, at the same load.
 // Four in-process mocker engines with the real timing model (speedup 1 unless --speedup), a router
 // (the same PushRouter and policies `serve` uses) and an open-loop multi-turn workload: sessions
 // arrive at --rate per second; each picks one of 50 system prompts of 4k tokens, asks 1k-token
 // questions, and keeps the conversation (history + answers) for up to 3 turns. Engine KV caches are sized so that the whole prompt set
 // does not fit in one worker: reuse depends on sending a prefix back to the worker that has it.
-// TTFT = router.generate() to the first output. The first --warmup requests of each mode are not
-// counted. Usage: node dist/bench/router.js [--requests N] [--rate SESSIONS_PER_S] [--gpu-blocks N] [--speedup X]
+// TTFT = router.generate() to the first output; ITL = the gaps between a request's later outputs.
+// The first --warmup requests of each mode are not counted. Usage: node dist/bench/router.js [--requests N] [--rate SESSIONS_PER_S] [--gpu-blocks N] [--speedup X]
 import { parseArgs } from 'node:util';
 import { buildMockVocabulary, MockerEngine } from '../src/engines/mocker/index.js';
 import { loadDefaultModelCard } from '../src/models/index.js';
 import { TokenTable } from '../src/pipeline/index.js';
-import type { PreprocessedRequest, RouterMode } from '../src/protocols/index.js';
+import type { PreprocessedRequest, RouterMode, WorkerType } from '../src/protocols/index.js';
 import { createRouterPolicy, LoadTracker, PushRouter } from '../src/router/index.js';
 
 const { values } = parseArgs({
@@ -60,8 +62,9 @@ const card = loadDefaultModelCard();
 const vocab = buildMockVocabulary(TokenTable.fromFile(card.tokenizerJsonPath, card.files.tokenizerConfig?.path));
 
 interface ModeResult {
-  mode: RouterMode;
+  mode: string;
   ttftMs: number[];
+  itlMs: number[];
   seconds: number;
   outputTokens: number;
   requests: number;
@@ -72,24 +75,42 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 }
 
-async function runMode(mode: RouterMode): Promise<ModeResult> {
+/** A router over `workers` fresh mockers of one role, fed their KV events; ids from `firstId`. */
+function pool(mode: RouterMode, workers: number, firstId: number, workerType: WorkerType, kv: { overlapScoreCredit?: number } = {}) {
   const load = new LoadTracker();
-  const policy = createRouterPolicy(mode, { load, kv: { blockSize: BLOCK_SIZE } });
+  const policy = createRouterPolicy(mode, { load, kv: { blockSize: BLOCK_SIZE, ...kv } });
   const router = new PushRouter('bench', policy, { load });
-  const kv = policy.kvEvents;
-  const engines = Array.from({ length: WORKERS }, (_, i) => {
-    const id = BigInt(i + 1);
+  const sink = workerType === 'decode' ? undefined : policy.kvEvents;
+  const engines = Array.from({ length: workers }, (_, i) => {
+    const id = BigInt(firstId + i);
     return new MockerEngine({
       vocab,
       numGpuBlocks: GPU_BLOCKS,
       blockSize: BLOCK_SIZE,
       speedupRatio: SPEEDUP,
-      onKvEvent: kv ? (e) => kv.applyKvEvent(id, e) : undefined,
+      workerType,
+      onKvEvent: sink ? (e) => sink.applyKvEvent(id, e) : undefined,
     });
   });
-  router.setInstances(engines.map((client, i) => ({ id: BigInt(i + 1), client })));
+  router.setInstances(engines.map((client, i) => ({ id: BigInt(firstId + i), client })));
+  return { router, engines, cacheEngines: engines };
+}
 
+/** `kv`, `round-robin`, `random`: WORKERS aggregated mockers. `disagg`: half prefill, half decode, both hops kv-routed. */
+function cluster(mode: RouterMode | 'disagg') {
+  if (mode !== 'disagg') return pool(mode, WORKERS, 1, 'aggregated');
+  const prefill = pool('kv', WORKERS / 2, 1, 'prefill');
+  // The decode hop routes on load alone, as the frontend builds it.
+  const decode = pool('kv', WORKERS / 2, 1 + WORKERS / 2, 'decode', { overlapScoreCredit: 0 });
+  decode.router.disaggregation.setPools(prefill.router, true);
+  // The prefix cache that matters is the prefill pool's.
+  return { router: decode.router, engines: [...prefill.engines, ...decode.engines], cacheEngines: prefill.engines };
+}
+
+async function runMode(mode: RouterMode | 'disagg'): Promise<ModeResult> {
+  const { router, engines, cacheEngines } = cluster(mode);
   const ttft: number[] = [];
+  const itl: number[] = [];
   let issued = 0;
   let outputTokens = 0;
   let measureStart = 0;
@@ -113,14 +134,20 @@ async function runMode(mode: RouterMode): Promise<ModeResult> {
       };
       const start = performance.now();
       let first = 0;
+      let last = 0;
+      const gaps: number[] = [];
       const answer: number[] = [];
       for await (const out of router.generate(request, { requestId: `${mode}-${seq}`, signal: new AbortController().signal })) {
-        if (first === 0) first = performance.now();
+        const now = performance.now();
+        if (first === 0) first = now;
+        else gaps.push(now - last);
+        last = now;
         answer.push(...out.token_ids);
       }
       if (seq === WARMUP) measureStart = start;
       if (seq >= WARMUP) {
         ttft.push(first - start);
+        itl.push(...gaps);
         outputTokens += answer.length;
         measureEnd = Math.max(measureEnd, performance.now());
       }
@@ -135,9 +162,10 @@ async function runMode(mode: RouterMode): Promise<ModeResult> {
     await new Promise((r) => setTimeout(r, (-Math.log(1 - arrivals()) / RATE) * 1000));
   }
   await Promise.all(running);
-  const hitRate = engines.reduce((s, e) => s + e.stats().gpuPrefixCacheHitRate, 0) / engines.length;
+  const hitRate = cacheEngines.reduce((s, e) => s + e.stats().gpuPrefixCacheHitRate, 0) / cacheEngines.length;
   for (const e of engines) e.close();
-  return { mode, ttftMs: ttft.sort((a, b) => a - b), seconds: (measureEnd - measureStart) / 1000, outputTokens, requests: ttft.length, hitRate };
+  const sorted = (xs: number[]) => xs.sort((a, b) => a - b);
+  return { mode, ttftMs: sorted(ttft), itlMs: sorted(itl), seconds: (measureEnd - measureStart) / 1000, outputTokens, requests: ttft.length, hitRate };
 }
 
 console.log(
@@ -146,14 +174,21 @@ console.log(
     `${WORKERS} mockers x ${GPU_BLOCKS} blocks of ${BLOCK_SIZE}, speedup ${SPEEDUP}`,
 );
 const results: ModeResult[] = [];
-for (const mode of ['kv', 'round-robin', 'random'] as const) {
-  const r = await runMode(mode);
-  results.push(r);
+const report = (r: ModeResult, label: string) =>
   console.log(
-    `${mode.padEnd(12)} TTFT p50 ${percentile(r.ttftMs, 0.5).toFixed(1)} ms  p99 ${percentile(r.ttftMs, 0.99).toFixed(1)} ms  ` +
+    `${label.padEnd(22)} TTFT p50 ${percentile(r.ttftMs, 0.5).toFixed(1)} ms  p99 ${percentile(r.ttftMs, 0.99).toFixed(1)} ms  ` +
+      `ITL p50 ${percentile(r.itlMs, 0.5).toFixed(1)} ms  p99 ${percentile(r.itlMs, 0.99).toFixed(1)} ms  ` +
       `${(r.requests / r.seconds).toFixed(2)} req/s  ${(r.outputTokens / r.seconds).toFixed(0)} output tok/s  prefix hit rate ${(r.hitRate * 100).toFixed(0)}%`,
   );
+for (const mode of ['kv', 'round-robin', 'random', 'disagg'] as const) {
+  const r = await runMode(mode);
+  results.push(r);
+  report(r, mode === 'disagg' ? `disagg ${WORKERS / 2}P+${WORKERS / 2}D (kv)` : mode === 'kv' ? `kv (${WORKERS} aggregated)` : mode);
 }
-const p50 = (mode: string) => percentile(results.find((r) => r.mode === mode)!.ttftMs, 0.5);
+const of = (mode: string) => results.find((r) => r.mode === mode)!;
+const p50 = (mode: string) => percentile(of(mode).ttftMs, 0.5);
 console.log(`ttft_p50_ratio_random_over_kv=${(p50('random') / p50('kv')).toFixed(2)}`);
 console.log(`ttft_p50_ratio_round_robin_over_kv=${(p50('round-robin') / p50('kv')).toFixed(2)}`);
+for (const [name, key, p] of [['ttft_p50', 'ttftMs', 0.5], ['ttft_p99', 'ttftMs', 0.99], ['itl_p50', 'itlMs', 0.5], ['itl_p99', 'itlMs', 0.99]] as const) {
+  console.log(`${name}_ratio_disagg_over_agg=${(percentile(of('disagg')[key], p) / percentile(of('kv')[key], p)).toFixed(2)}`);
+}

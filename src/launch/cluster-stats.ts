@@ -1,6 +1,7 @@
 // What /metrics reads of the served models and their routers at scrape time.
 import type { ModelManager } from '../models/index.js';
 import type { ClusterStatsSource, ModelStats } from '../observability/index.js';
+import type { AnyInstance, LoadTracker } from '../router/index.js';
 
 export function clusterStats(models: ModelManager): ClusterStatsSource {
   return () => models.list().map(modelStats);
@@ -9,8 +10,7 @@ export function clusterStats(models: ModelManager): ClusterStatsSource {
 function modelStats(m: ReturnType<ModelManager['list']>[number]): ModelStats {
   const { router, card } = m;
   const routable = router.instances;
-  // Instances carry no data-parallel rank or role of their own: a model is prefill-only or aggregated (decode).
-  const workerType = card.modelType.includes('Prefill') ? 'prefill' : 'decode';
+  const prefill = router.disaggregation.prefillPool;
   return {
     model: m.name,
     contextLength: card.contextLength,
@@ -22,18 +22,21 @@ function modelStats(m: ReturnType<ModelManager['list']>[number]): ModelStats {
     queuedRequests: router.policy.queuedRequests?.() ?? 0,
     decisions: router.policy.decisionStats,
     endpoint: m.endpoint,
-    workers: routable.map((i) => {
-      const capacity = i.capacity?.();
-      return {
-        workerId: i.id.toString(),
-        dpRank: 0,
-        workerType,
-        activeDecodeBlocks: capacity?.kvUsedBlocks ?? null,
-        kvTotalBlocks: capacity?.kvTotalBlocks ?? null,
-        activePrefillTokens: router.load.prefillTokens(i.id),
-        inflightRequests: router.load.inflight(i.id),
-      };
-    }),
+    // The model's router holds its decode (or aggregated) workers; a disaggregated model's prefill pool has its own.
+    workers: [...routable.map((i) => workerStats(i, router.load, 'decode')), ...(prefill?.instances ?? []).map((i) => workerStats(i, prefill!.load, 'prefill'))],
+  };
+}
+
+function workerStats(i: AnyInstance, load: LoadTracker, workerType: 'prefill' | 'decode'): ModelStats['workers'][number] {
+  const capacity = i.capacity?.();
+  return {
+    workerId: i.id.toString(),
+    dpRank: 0,
+    workerType,
+    activeDecodeBlocks: capacity?.kvUsedBlocks ?? null,
+    kvTotalBlocks: capacity?.kvTotalBlocks ?? null,
+    activePrefillTokens: load.prefillTokens(i.id),
+    inflightRequests: load.inflight(i.id),
   };
 }
 

@@ -2,8 +2,9 @@
 // one of the media mockers. Each entry says the card's model types, the per-instance handlers, and
 // the capacity its card declares.
 import type { Config } from '../config/index.js';
-import { buildMockVocabulary, MockEmbeddingEngine, MockerEngine, MockImageEngine, MockVideoEngine } from '../engines/mocker/index.js';
+import { buildMockVocabulary, DataParallelEngine, MockEmbeddingEngine, MockerEngine, MockImageEngine, MockVideoEngine } from '../engines/mocker/index.js';
 import type { ModelDeploymentCard, ModelTypeFlag } from '../models/index.js';
+import type { WorkerType } from '../protocols/index.js';
 import { engineHandler, kvEventPublisher, loadMetricsPublisher, mediaHandler, type DistributedRuntime, type EndpointHandler } from '../runtime/index.js';
 import { mockerEngineOptions } from './mocker-options.js';
 import { mockerOutputScript } from './mocker-output.js';
@@ -25,7 +26,9 @@ export type MockModelLoader = (setup: MockModelSetup) => (runtimes: readonly Dis
 
 export interface MockModel {
   modelType: ModelTypeFlag[];
-  /** The simulated LLM engines (none for media models). */
+  /** The card's `worker_type`: aggregated but for a prefill or decode LLM mocker. */
+  workerType: WorkerType;
+  /** The simulated LLM engines (none for media models); with --data-parallel-size N, N per runtime, rank-major. */
   engines: MockerEngine[];
   /** One per runtime, in the same order. */
   handlers: EndpointHandler[];
@@ -38,25 +41,41 @@ type MockModelType = Config['modelType'];
 const llmMock: MockModelLoader = ({ config, card, blockSize, endpoint }) => {
   const vocab = buildMockVocabulary(sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path));
   const output = mockerOutputScript(config, card);
+  const settings = mockerEngineOptions(config, vocab, blockSize);
+  const role = settings.workerType ?? 'aggregated';
+  // Decode workers publish no KV events (upstream): the decode hop routes on load alone.
+  const publishesKvEvents = role !== 'decode';
+  const ranks = config.dataParallelSize;
   return (runtimes) => {
-    const engines = runtimes.map(
-      (rt) =>
-        new MockerEngine({
-          ...mockerEngineOptions(config, vocab, blockSize),
-          output,
-          onKvEvent: kvEventPublisher(rt.events, endpoint.namespace, endpoint.component, rt.instanceId),
-          onLoad: loadMetricsPublisher(rt.events, endpoint.namespace, rt.instanceId),
-        }),
+    const cores = runtimes.map((rt) =>
+      Array.from(
+        { length: ranks },
+        (_, dpRank) =>
+          new MockerEngine({
+            ...settings,
+            dpRank,
+            engineId: rt.instanceIdHex,
+            output,
+            onKvEvent: publishesKvEvents ? kvEventPublisher(rt.events, endpoint.namespace, endpoint.component, rt.instanceId) : undefined,
+            onLoad: loadMetricsPublisher(rt.events, endpoint.namespace, rt.instanceId),
+          }),
+      ),
     );
-    const options = engines[0]!.options;
+    const options = cores[0]![0]!.options;
     return {
-      modelType: card.modelType,
-      engines,
-      handlers: engines.map((e) => engineHandler(e)),
+      // A prefill worker serves no API of its own: upstream registers it with an empty model type.
+      modelType: role === 'prefill' ? [] : card.modelType,
+      workerType: role,
+      engines: cores.flat(),
+      handlers: cores.map((ranksOf) => engineHandler(ranksOf.length === 1 ? ranksOf[0]! : new DataParallelEngine(ranksOf))),
       runtimeConfig: {
         total_kv_blocks: options.numGpuBlocks,
         max_num_seqs: options.maxNumSeqs,
         max_num_batched_tokens: options.maxNumBatchedTokens,
+        data_parallel_start_rank: 0,
+        data_parallel_size: ranks,
+        kv_events: publishesKvEvents && options.enablePrefixCaching,
+        kv_event_publishing_enabled: publishesKvEvents && options.enablePrefixCaching,
         // The frontend applies these to the model's output (reference/http.md §8).
         tool_call_parser: config.dynToolCallParser ?? null,
         reasoning_parser: config.dynReasoningParser ?? null,
@@ -69,7 +88,7 @@ const llmMock: MockModelLoader = ({ config, card, blockSize, endpoint }) => {
 function mediaMock(modelType: ModelTypeFlag, handler: () => EndpointHandler): MockModelLoader {
   return () => {
     const shared = handler();
-    return (runtimes) => ({ modelType: [modelType], engines: [], handlers: runtimes.map(() => shared), runtimeConfig: {} });
+    return (runtimes) => ({ modelType: [modelType], workerType: 'aggregated', engines: [], handlers: runtimes.map(() => shared), runtimeConfig: {} });
   };
 }
 

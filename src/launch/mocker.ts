@@ -6,7 +6,9 @@ import type { MockerEngine } from '../engines/mocker/index.js';
 import { toCardJson, type ModelDeploymentCard } from '../models/index.js';
 import { moduleLogger, type Logger } from '../observability/index.js';
 import { announceKvEvents, announceLoadMetrics, DistributedRuntime, type Endpoint } from '../runtime/index.js';
+import { WORKER_TYPE_NEEDS } from '../protocols/index.js';
 import { MOCK_MODELS } from './mock-models.js';
+import { mockerBlockSize, mockerWorkerType } from './mocker-options.js';
 import { traceEngines } from './tracing.js';
 import { runtimeOptionsFromConfig } from './runtime-options.js';
 import { loadConfiguredCard, parseEndpoint } from './served-model.js';
@@ -55,9 +57,11 @@ export function workerCardJson(card: ModelDeploymentCard, runtimeConfig: Record<
 export async function runMockers(flags: Config, root: Logger, makeRuntimes: () => Promise<DistributedRuntime[]>): Promise<RunningMocker> {
   const config = withExtraEngineArgs(flags);
   const logger = moduleLogger(root, 'mocker');
-  const blockSize = config.kvCacheBlockSize ?? config.blockSize;
+  const blockSize = mockerBlockSize(config);
   const loaded = loadConfiguredCard(config, blockSize);
-  const ep = parseEndpoint(config.endpoint ?? `dyn://${config.namespace || 'dynamo'}.backend.generate`);
+  // Prefill workers serve the `prefill` component by convention (pairing is by role, not by name).
+  const component = mockerWorkerType(config) === 'prefill' ? 'prefill' : 'backend';
+  const ep = parseEndpoint(config.endpoint ?? `dyn://${config.namespace || 'dynamo'}.${component}.generate`);
   const instancesOf = MOCK_MODELS[config.modelType]({ config, card: loaded, blockSize, endpoint: ep });
   const runtimes = await makeRuntimes();
   const model = instancesOf(runtimes);
@@ -66,13 +70,13 @@ export async function runMockers(flags: Config, root: Logger, makeRuntimes: () =
   const tracing = await traceEngines(config);
   const endpointOf = (rt: DistributedRuntime): Endpoint => rt.namespace(ep.namespace).component(ep.component).endpoint(ep.endpoint);
 
-  const cardJson = workerCardJson(card, model.runtimeConfig);
+  const cardJson = { ...workerCardJson(card, model.runtimeConfig), worker_type: model.workerType, needs: WORKER_TYPE_NEEDS[model.workerType] };
   for (const rt of runtimes) await endpointOf(rt).registerModel(cardJson, { modelType: card.modelType, modelInput: card.modelInput });
 
   const serve = async (): Promise<void> => {
     const events = runtimes[0]!.events;
     await announceLoadMetrics(events, ep.namespace);
-    if (config.enablePrefixCaching) await announceKvEvents(events, ep.namespace, ep.component);
+    if (model.runtimeConfig.kv_events === true) await announceKvEvents(events, ep.namespace, ep.component);
     for (const [i, rt] of runtimes.entries()) await endpointOf(rt).serveEndpoint(handlers[i]!);
     logger.info({ model: card.displayName, modelType: card.modelType.join(' | '), endpoint: `${ep.namespace}.${ep.component}.${ep.endpoint}`, instances: runtimes.map((r) => r.instanceIdHex) }, 'dynamo-ts mocker registered');
   };

@@ -11,8 +11,8 @@ import type { Config } from '../config/index.js';
 import type { TensorEngine, TensorModel } from '../protocols/index.js';
 import { loadModelCard, tensorModelConfigFromCard, type ModelManager, type ServedModel } from '../models/index.js';
 import { moduleLogger, type Logger } from '../observability/index.js';
-import type { RouterEvent } from '../protocols/index.js';
-import { InstanceHealth, startSessionAffinitySync, TensorRouter, WorkerLoads, type HealthChange, type RouterSnapshots, type WorkerInstance } from '../router/index.js';
+import { cardWorkerType, type RouterEvent } from '../protocols/index.js';
+import { InstanceHealth, startSessionAffinitySync, TensorRouter, WorkerLoads, type HealthChange, type PushRouter, type RouterSnapshots, type WorkerInstance } from '../router/index.js';
 import {
   decodeEndpointInstance,
   decodeModelRecord,
@@ -35,8 +35,8 @@ import {
   type NamespaceScope,
   type RequestPlaneClient,
 } from '../runtime/index.js';
-import { cardFromCardJson, cardParsers, cardPublishesKvEvents, cardWorkerTotals } from './remote-card.js';
-import { lostWorkerOptions } from './router-options.js';
+import { cardDpRanks, cardFromCardJson, cardParsers, cardPublishesKvEvents, cardWorkerTotals } from './remote-card.js';
+import { buildRouter, lostWorkerOptions } from './router-options.js';
 import type { RouterStateFactory } from './router-state.js';
 import { buildServedModel } from './served-model.js';
 import type { ServedIndexers } from './served-indexers.js';
@@ -81,6 +81,8 @@ interface LiveModel {
   cardKeys: Set<string>;
   /** Ends the KV event subscription of a kv-routed model. */
   unsubscribe?: Promise<() => void>;
+  /** Disaggregated serving: the router over the model's prefill workers, made with the first of them. */
+  prefill?: { router: PushRouter; unsubscribe?: Promise<() => void> };
 }
 
 /** `ns/comp/ep/{id:x}`: joins a card to the endpoint instance it describes. */
@@ -181,7 +183,9 @@ export class ModelWatcher {
     for (const stop of this.stops.splice(0)) stop();
     this.health.close();
     for (const name of this.live.keys()) if (this.live.get(name)!.tensor) this.deps.tensorModels?.removeTensorModel(name);
-    for (const model of this.live.values()) void model.unsubscribe?.then((off) => off()).catch(() => undefined);
+    for (const model of this.live.values()) {
+      for (const sub of [model.unsubscribe, model.prefill?.unsubscribe]) void sub?.then((off) => off()).catch(() => undefined);
+    }
     for (const sub of this.loadSubscriptions.values()) void sub.then((off) => off()).catch(() => undefined);
     this.loadSubscriptions.clear();
     await this.preprocessPool?.close();
@@ -198,7 +202,8 @@ export class ModelWatcher {
     if (model) {
       model.cardKeys.add(key);
       this.refresh(servedName);
-    } else if (!this.preparing.has(servedName)) {
+    } else if (!this.preparing.has(servedName) && !isPrefillCard(record)) {
+      // A prefill card serves no API of its own: its model goes live with a decode (or aggregated) card.
       this.prepare(key, record, servedName);
     }
   }
@@ -211,7 +216,7 @@ export class ModelWatcher {
       const keys = [...this.cards].filter(([, c]) => c.name === servedName).map(([k]) => k);
       if (!ok) {
         this.cards.delete(key);
-        const other = keys.find((k) => k !== key);
+        const other = keys.find((k) => k !== key && !isPrefillCard(this.cards.get(k)!.record));
         if (other) this.prepare(other, this.cards.get(other)!.record, servedName);
         return;
       }
@@ -277,6 +282,8 @@ export class ModelWatcher {
     }
     this.live.delete(card.name);
     void model.unsubscribe?.then((off) => off()).catch(() => undefined);
+    void model.prefill?.unsubscribe?.then((off) => off()).catch(() => undefined);
+    model.prefill?.router.setInstances([]);
     if (model.served) {
       model.served.router.setInstances([]);
       for (const router of Object.values(model.served.media)) router.setInstances([]);
@@ -308,7 +315,9 @@ export class ModelWatcher {
       );
       // Workers that say they publish no KV events (bridged engines without --kv-events-endpoint)
       // get approximate KV routing: the router predicts the cache from its own decisions.
-      const routing = cardPublishesKvEvents(record.cardJson) ? config : { ...config, routerKvEvents: false };
+      const events = cardPublishesKvEvents(record.cardJson) ? config : { ...config, routerKvEvents: false };
+      // Decode workers get handed-over prompts: the decode hop routes on load alone (upstream's decode override).
+      const routing = cardWorkerType(record.cardJson) === 'decode' ? { ...events, ...DECODE_ROUTING } : events;
       return buildServedModel(card, routing, record, parsers, { logger: moduleLogger(logger, 'router'), health: this.health }, this.preprocessPool);
     } catch (err) {
       logger.error({ model: servedName, err: (err as Error).message }, 'cannot serve discovered model');
@@ -317,8 +326,8 @@ export class ModelWatcher {
     }
   }
 
-  /** A policy that takes KV events learns from its workers' events on the event plane. */
-  private feedKvEvents(served: ServedModel, record: ModelRecord): Promise<() => void> | undefined {
+  /** A policy that takes KV events learns from its workers' events on the event plane (those of `record`'s component). */
+  private feedKvEvents(served: Pick<ServedModel, 'name' | 'router'>, record: ModelRecord): Promise<() => void> | undefined {
     const kv = served.router.policy.kvEvents;
     if (!kv) return undefined;
     const { logger } = this.deps;
@@ -417,31 +426,56 @@ export class ModelWatcher {
     const model = this.live.get(name);
     if (!model) return;
     const byId = new Map<bigint, { inst: EndpointInstance; clients: InstanceClients; record: ModelRecord }>();
+    const prefillById = new Map<bigint, { inst: EndpointInstance; clients: InstanceClients; record: ModelRecord }>();
     for (const key of model.cardKeys) {
       const { record } = this.cards.get(key)!;
       const ref = instanceRef(record);
       const inst = this.instances.get(ref);
       const clients = this.clients.get(ref);
-      if (inst && clients) byId.set(inst.instanceId, { inst, clients, record });
+      if (inst && clients) (model.served && isPrefillCard(record) ? prefillById : byId).set(inst.instanceId, { inst, clients, record });
     }
     const live = [...byId.values()];
-    model.served?.router.setInstances(
-      live.map(
-        ({ inst, clients, record }): WorkerInstance => ({
-          id: inst.instanceId,
-          client: clients.llm,
-          deviceType: inst.deviceType,
-          capacity: this.loads.capacityOf(inst.instanceId, cardWorkerTotals(record.cardJson)),
-        }),
-      ),
-    );
+    const toWorker = ({ inst, clients, record }: { inst: EndpointInstance; clients: InstanceClients; record: ModelRecord }): WorkerInstance => ({
+      id: inst.instanceId,
+      client: clients.llm,
+      deviceType: inst.deviceType,
+      capacity: this.loads.capacityOf(inst.instanceId, cardWorkerTotals(record.cardJson)),
+      dpRanks: cardDpRanks(record.cardJson),
+    });
+    model.served?.router.setInstances(live.map(toWorker));
     if (model.served) {
       const media = live.map(({ inst, clients }) => ({ id: inst.instanceId, client: clients.media }));
       for (const router of Object.values(model.served.media)) router.setInstances(media);
+      const prefill = [...prefillById.values()];
+      if (prefill.length > 0 && !model.prefill) model.prefill = this.buildPrefillRouter(model.served, prefill[0]!.record);
+      model.prefill?.router.setInstances(prefill.map(toWorker));
+      const decodeNeedsPrefill = live.some(({ record }) => cardWorkerType(record.cardJson) === 'decode');
+      model.served.router.disaggregation.setPools(model.prefill?.router ?? null, decodeNeedsPrefill);
     }
     model.tensor?.setInstances(live.map(({ inst, clients }) => ({ id: inst.instanceId, client: clients.tensor })));
     this.deps.observer?.modelChanged?.(name, live.length);
   }
+
+  /**
+   * The prefill pool's router, from the frontend's router flags and the first prefill card (its
+   * block size): it routes KV-aware on the prefill workers' own KV events, without tracking
+   * active blocks (upstream forces that off for the prefill hop).
+   */
+  private buildPrefillRouter(served: ServedModel, record: ModelRecord): NonNullable<LiveModel['prefill']> {
+    const { config, logger } = this.deps;
+    const blockSize = Number.isInteger(record.cardJson.kv_cache_block_size) ? (record.cardJson.kv_cache_block_size as number) : served.card.kvCacheBlockSize;
+    const routing = { ...config, routerTrackActiveBlocks: false, ...(cardPublishesKvEvents(record.cardJson) ? {} : { routerKvEvents: false }) };
+    const router = buildRouter(routing, { ...served.card, kvCacheBlockSize: blockSize }, { logger: moduleLogger(logger, 'router'), health: this.health });
+    logger.info({ model: served.name, component: record.component }, 'prefill workers discovered: serving disaggregated');
+    return { router, unsubscribe: this.feedKvEvents({ name: served.name, router }, record) };
+  }
+}
+
+/** How the decode hop routes (upstream's decode `router_config_override`): no overlap credit, no KV reuse, no prompt-token charge. */
+const DECODE_ROUTING = { routerKvOverlapScoreCredit: 0, routerAssumeKvReuse: false, routerTrackPrefillTokens: false } as const;
+
+function isPrefillCard(record: ModelRecord): boolean {
+  return cardWorkerType(record.cardJson) === 'prefill';
 }
 
 /** One stop for several started subscriptions (absent ones skipped). */

@@ -3,7 +3,7 @@
 // place. BLAKE3 checksums are checked before this runs (ModelWatcher, runtime/card-checksums.ts).
 import { loadCardFromFiles, type ModelDeploymentCard, type ModelInput, type ModelParsers, type ModelTypeFlag } from '../models/index.js';
 import { REASONING_PARSER_NAMES, TOOL_CALL_PARSER_NAMES } from '../protocols/index.js';
-import type { WorkerTotals } from '../router/index.js';
+import type { DpRanks, WorkerTotals } from '../router/index.js';
 
 type Json = Record<string, unknown>;
 
@@ -55,6 +55,18 @@ export function cardWorkerTotals(card: Json): WorkerTotals {
     kvTotalBlocks: positiveInt(runtimeConfig.total_kv_blocks) ?? undefined,
     maxNumBatchedTokens: positiveInt(runtimeConfig.max_num_batched_tokens) ?? undefined,
   };
+}
+
+/**
+ * The data-parallel ranks a worker's card advertises (`runtime_config.data_parallel_start_rank`,
+ * `data_parallel_size`); undefined when it says nothing, and the router then sends no rank.
+ */
+export function cardDpRanks(card: Json): DpRanks | undefined {
+  const runtimeConfig = (card.runtime_config ?? {}) as Json;
+  const size = positiveInt(runtimeConfig.data_parallel_size);
+  if (size === null) return undefined;
+  const start = runtimeConfig.data_parallel_start_rank;
+  return { start: Number.isInteger(start) && (start as number) >= 0 ? (start as number) : 0, size };
 }
 
 /** A parser name in a card that this frontend has no parser for (another worker implementation's). */

@@ -46,6 +46,7 @@ export function buildRouter(config: Config, card: ModelDeploymentCard, deps: Rou
     mode,
     load,
     busyThresholds: busyThresholds(config),
+    decodeFallback: config.decodeFallback,
     migration: { limit: config.migrationLimit ?? card.migrationLimit, maxSeqLen: config.migrationMaxSeqLen ?? null, logger: deps.logger ?? silent },
     affinity: sessionAffinity(config),
     ...lostWorkerOptions(config, deps.health),

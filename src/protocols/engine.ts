@@ -80,6 +80,15 @@ export interface PreprocessedRequest {
   annotations?: string[];
   routing?: RoutingHints | null;
   extra_args?: Record<string, unknown> | null;
+  /** Disaggregated serving: what the prefill worker handed over, for the decode worker (upstream `PrefillResult`). */
+  prefill_result?: PrefillResult | null;
+}
+
+/** A prefill worker's hand-over: its transfer parameters, opaque to the frontend, and its prompt cache use. */
+export interface PrefillResult {
+  /** vLLM style: `{ kv_transfer_params: {...} }`; any JSON value (upstream's mocker sends a string). */
+  disaggregated_params: unknown;
+  prompt_tokens_details?: { cached_tokens?: number } | null;
 }
 
 /** Engine-level finish reasons as they travel on the wire. */
@@ -146,6 +155,8 @@ export interface LLMEngineOutput {
   extra_args?: Record<string, unknown> | null;
   /** Opaque engine data; upstream reads `prompt_logprobs` from it. */
   engine_data?: Record<string, unknown> | null;
+  /** A prefill worker's transfer parameters for the decode worker (disaggregated serving). */
+  disaggregated_params?: unknown;
 }
 
 export interface GenerateContext {

@@ -46,6 +46,30 @@ export interface ModelDeploymentCard {
   };
 }
 
+/** A worker's role in (dis)aggregated serving, as its card's `worker_type` says. */
+export type WorkerType = 'aggregated' | 'prefill' | 'decode';
+
+/** The peer roles a worker of each type needs (upstream `needs`: any one of the outer list, all of an inner one). */
+export const WORKER_TYPE_NEEDS: Readonly<Record<WorkerType, readonly (readonly WorkerType[])[]>> = {
+  aggregated: [],
+  prefill: [['decode']],
+  decode: [['prefill']],
+};
+
+/**
+ * The role a published card declares. A legacy card without `worker_type` but with the Prefill
+ * model-type bit is a prefill card (upstream `discovery/readiness.rs`); any other is aggregated.
+ */
+export function cardWorkerType(cardJson: Record<string, unknown>): WorkerType {
+  const declared = cardJson.worker_type;
+  if (declared === 'prefill' || declared === 'decode') return declared;
+  if (declared === undefined || declared === null) {
+    const types = typeof cardJson.model_type === 'string' ? cardJson.model_type.split('|').map((t) => t.trim()) : [];
+    if (types.includes('Prefill')) return 'prefill';
+  }
+  return 'aggregated';
+}
+
 /** Upstream slug rules: lowercase `a-z0-9-_`; `/` becomes `--`, anything else `_`. */
 export function slugify(name: string): string {
   return name

@@ -1,8 +1,9 @@
 export { Router, type RouterOptions } from './router.js';
 export { PushRouter, type PushRouterOptions } from './push-router.js';
+export { Disaggregation, prefillRequest, decodeRequest, type PrefillPool, type DecodeHop } from './disaggregation.js';
 export { LLM_RESUMABLE, type ResumableRequests } from './resumable-requests.js';
 export { TensorRouter } from './tensor-router.js';
-export type { RouterPolicy, WorkerInstance, WorkerCapacity, KvEventSink, StreamingEngine, AnyInstance } from './policy.js';
+export type { RouterPolicy, WorkerInstance, WorkerCapacity, KvEventSink, StreamingEngine, AnyInstance, DpRanks } from './policy.js';
 export { LLM_REQUESTS, TENSOR_REQUESTS, EMBEDDING_REQUESTS, UNHINTED_REQUESTS, type RequestView } from './request-views.js';
 export { routingChain, type RoutingChain } from './routing-chain.js';
 export {

@@ -11,6 +11,9 @@ import {
   KvIndexer,
   PendingQueue,
   pickCandidate,
+  rankKey,
+  rankOfKey,
+  workerOfKey,
   TtlPruner,
   workerCosts,
   type Candidate,
@@ -19,7 +22,7 @@ import {
   type SelectorWeights,
 } from './kv/index.js';
 import type { StreamObserver } from './load-tracker.js';
-import type { AnyInstance, KvEventSink, RouterPolicy } from './policy.js';
+import type { AnyInstance, DpRanks, KvEventSink, RouterPolicy } from './policy.js';
 import { ReplicaSync, type EventBus } from './replica-sync.js';
 
 export interface KvRouterOptions extends SelectorWeights {
@@ -68,6 +71,7 @@ interface Analysis {
   localHashes: bigint[];
   seqHashes: bigint[] | null;
   keys: number[];
+  /** Device prefix blocks by (worker, dp rank) key (kv/worker-rank.ts). */
   overlaps: Map<bigint, number>;
   /** Prefix blocks past the device prefix in the host and disk tiers (absent without such events). */
   hostOverlaps: Map<bigint, number> | null;
@@ -85,6 +89,7 @@ export interface TieredMatches {
 /** One routing decision, for logs and tests. */
 export interface KvDecision {
   workerId: bigint;
+  dpRank: number;
   overlapBlocks: number;
   cost: number;
 }
@@ -99,6 +104,8 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
   readonly options: Readonly<KvRouterOptions>;
   private readonly pruner: TtlPruner | null;
   private readonly pending = new WeakMap<PreprocessedRequest, Analysis>();
+  /** The dp rank chosen for a request on a worker that advertises ranks, sent with it. */
+  private readonly chosenRanks = new WeakMap<PreprocessedRequest, number>();
   private knownWorkers = new Set<bigint>();
   private liveInstances: readonly AnyInstance[] = [];
   /** Requests waiting for prefill capacity (only with a queue threshold). */
@@ -144,7 +151,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
     if (threshold === null || instances.length === 0) return false;
     return instances.every((inst) => {
       const budget = inst.capacity?.().maxNumBatchedTokens ?? DEFAULT_MAX_NUM_BATCHED_TOKENS;
-      return this.sequences.activePrefillTokens(inst.id) > threshold * budget;
+      return ranksOf(inst.dpRanks, null).every((rank) => this.sequences.activePrefillTokens(rankKey(inst.id, rank)) > threshold * budget);
     });
   }
 
@@ -215,26 +222,38 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
     };
   }
 
+  /**
+   * Scores every (worker, dp rank) pair (a worker advertises its ranks in its card; a request
+   * naming `dp_rank` is scored on that rank only) and picks the cheapest.
+   */
   select<I extends AnyInstance>(instances: readonly I[], request: PreprocessedRequest): I {
     const a = this.analyze(request);
     const isl = request.token_ids.length;
     const o = this.options;
-    const candidates: Candidate[] = instances.map((inst) => ({
-      overlapBlocks: a.overlaps.get(inst.id) ?? 0,
-      hostOverlapBlocks: a.hostOverlaps?.get(inst.id) ?? 0,
-      diskOverlapBlocks: a.diskOverlaps?.get(inst.id) ?? 0,
-      activePrefillTokens: o.trackPrefillTokens ? this.sequences.activePrefillTokens(inst.id) : 0,
-      potentialDecodeBlocks: o.trackActiveBlocks ? this.sequences.activeBlocks(inst.id) + this.sequences.newBlocks(inst.id, a.keys) : 0,
-      activeRequests: this.sequences.activeRequests(inst.id),
-      treeSize: this.indexer.treeSize(inst.id),
+    const pinnedRank = request.routing?.dp_rank ?? null;
+    const pairs: { inst: I; rank: number; key: bigint }[] = [];
+    for (const inst of instances) for (const rank of ranksOf(inst.dpRanks, pinnedRank)) pairs.push({ inst, rank, key: rankKey(inst.id, rank) });
+    const candidates: Candidate[] = pairs.map(({ inst, rank, key }) => ({
+      overlapBlocks: a.overlaps.get(key) ?? 0,
+      hostOverlapBlocks: a.hostOverlaps?.get(key) ?? 0,
+      diskOverlapBlocks: a.diskOverlaps?.get(key) ?? 0,
+      activePrefillTokens: o.trackPrefillTokens ? this.sequences.activePrefillTokens(key) : 0,
+      potentialDecodeBlocks: o.trackActiveBlocks ? this.sequences.activeBlocks(key) + this.sequences.newBlocks(key, a.keys) : 0,
+      activeRequests: this.sequences.activeRequests(key),
+      treeSize: this.indexer.treeSize(inst.id, rank),
     }));
     const costs = workerCosts(candidates, isl, o.blockSize, o);
     const i = pickCandidate(costs, candidates.map((c) => c.treeSize), o.temperature, o.random);
-    const chosen = instances[i]!;
-    this.lastDecision = { workerId: chosen.id, overlapBlocks: candidates[i]!.overlapBlocks, cost: costs[i]! };
+    const chosen = pairs[i]!;
+    this.lastDecision = { workerId: chosen.inst.id, dpRank: chosen.rank, overlapBlocks: candidates[i]!.overlapBlocks, cost: costs[i]! };
     this.decisionStats.decided(candidates[i]!.overlapBlocks, o.blockSize, isl);
     this.pending.set(request, a);
-    return chosen;
+    if (chosen.inst.dpRanks && pinnedRank === null) this.chosenRanks.set(request, chosen.rank);
+    return chosen.inst;
+  }
+
+  dpRankOf(_instance: AnyInstance, request: PreprocessedRequest): number | undefined {
+    return this.chosenRanks.get(request);
   }
 
   /** Every tier's matches of a prompt's local block hashes (`--serve-indexer` queries). */
@@ -255,26 +274,33 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
   }
 
   overlapBlocks(instance: AnyInstance, request: PreprocessedRequest): number {
-    return this.pending.get(request)?.overlaps.get(instance.id) ?? 0;
+    return this.pending.get(request)?.overlaps.get(this.keyOf(instance, request)) ?? 0;
+  }
+
+  /** The (worker, dp rank) key a request dispatched to `instance` runs on: the chosen rank, the named one, or the worker's first. */
+  private keyOf(instance: AnyInstance, request: PreprocessedRequest): bigint {
+    const rank = this.chosenRanks.get(request) ?? request.routing?.dp_rank ?? instance.dpRanks?.start ?? 0;
+    return rankKey(instance.id, rank);
   }
 
   track(instance: AnyInstance, request: PreprocessedRequest, requestId: string): StreamObserver {
     const a = this.pending.get(request) ?? this.analyze(request);
     this.pending.delete(request);
+    const key = this.keyOf(instance, request);
     if (this.pruner) {
       const seq = a.seqHashes ?? computeSequenceHashes(a.localHashes);
-      this.predictStored(instance.id, a.localHashes, seq);
+      this.predictStored(key, a.localHashes, seq);
     }
     const o = this.options;
     const seqHashes = o.trackActiveBlocks ? a.seqHashes : null;
     const isl = request.token_ids.length;
-    const overlap = a.overlaps.get(instance.id) ?? 0;
+    const overlap = a.overlaps.get(key) ?? 0;
     const expected = request.routing?.expected_output_tokens ?? null;
-    this.sequences.addRequest({ requestId, worker: instance.id, seqHashes, isl, overlapBlocks: overlap, expectedOutputTokens: expected });
+    this.sequences.addRequest({ requestId, worker: key, seqHashes, isl, overlapBlocks: overlap, expectedOutputTokens: expected });
     const replica = this.replica;
     replica?.added(
       requestId,
-      instance.id,
+      key,
       { token_sequence: seqHashes, isl, overlap, track_prefill_tokens: o.trackPrefillTokens, expected_output_tokens: expected },
       request.routing?.lora_name ?? null,
     );
@@ -286,7 +312,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
         if (prefilling) {
           prefilling = false;
           sequences.markPrefillCompleted(requestId);
-          replica?.prefillCompleted(requestId, instance.id);
+          replica?.prefillCompleted(requestId, key);
           this.releaseQueued();
         }
         generated += out.token_ids.length;
@@ -294,7 +320,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
       },
       onEnd: (): void => {
         sequences.free(requestId);
-        replica?.freed(requestId, instance.id);
+        replica?.freed(requestId, key);
         this.releaseQueued();
       },
     };
@@ -323,7 +349,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
     const overlaps = new Map<bigint, number>();
     // An overlap credit of 0 means pure load balancing: the indexer is not consulted.
     if (o.overlapScoreCredit > 0) {
-      for (const m of this.indexer.findMatches(localHashes)) if (m.dpRank === 0) overlaps.set(m.workerId, m.blocks);
+      for (const m of this.indexer.findMatches(localHashes)) overlaps.set(rankKey(m.workerId, m.dpRank), m.blocks);
     }
     const hostOverlaps = this.tierOverlaps('host_pinned', o.hostCacheHitWeight, localHashes, [overlaps]);
     const diskOverlaps = this.tierOverlaps('disk', o.diskCacheHitWeight, localHashes, [overlaps, hostOverlaps]);
@@ -345,29 +371,39 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
     if (!ix || weight === 0) return null;
     const out = new Map<bigint, number>();
     for (const m of ix.findMatches(localHashes)) {
-      if (m.dpRank !== 0) continue;
+      const key = rankKey(m.workerId, m.dpRank);
       // Faster tiers' maps hold successive extensions, so their sum is the prefix they cover.
       let covered = 0;
-      for (const f of faster) covered += f?.get(m.workerId) ?? 0;
-      if (m.blocks > covered) out.set(m.workerId, m.blocks - covered);
+      for (const f of faster) covered += f?.get(key) ?? 0;
+      if (m.blocks > covered) out.set(key, m.blocks - covered);
     }
     return out;
   }
 
-  private predictStored(worker: bigint, local: readonly bigint[], seq: readonly bigint[]): void {
+  /** Approximate mode: the blocks a request sent to the (worker, rank) `key` will have cached. */
+  private predictStored(key: bigint, local: readonly bigint[], seq: readonly bigint[]): void {
     if (local.length === 0) return;
-    this.indexer.applyEvent(worker, {
+    this.indexer.applyEvent(workerOfKey(key), {
       event_id: 0,
-      dp_rank: 0,
+      dp_rank: rankOfKey(key),
       data: { stored: { parent_hash: null, blocks: local.map((l, i) => ({ block_hash: seq[i]!, tokens_hash: l, mm_extra_info: null })) } },
     });
-    this.pruner!.record(worker, seq);
+    this.pruner!.record(key, seq);
   }
 
   private pruneExpired(): void {
     if (!this.pruner) return;
     for (const e of this.pruner.popExpired()) {
-      this.indexer.applyEvent(e.worker, { event_id: 0, dp_rank: 0, data: { removed: { block_hashes: [e.hash] } } });
+      this.indexer.applyEvent(workerOfKey(e.worker), { event_id: 0, dp_rank: rankOfKey(e.worker), data: { removed: { block_hashes: [e.hash] } } });
     }
   }
+}
+
+/** The ranks a request may run on at a worker: the one it names, else every rank the worker advertises. */
+const RANK_ZERO: readonly number[] = [0];
+
+function ranksOf(ranks: DpRanks | undefined, pinned: number | null): readonly number[] {
+  if (pinned !== null) return [pinned];
+  if (!ranks) return RANK_ZERO;
+  return Array.from({ length: ranks.size }, (_, i) => ranks.start + i);
 }

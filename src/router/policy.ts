@@ -29,6 +29,14 @@ export interface WorkerInstance<C = EngineClient> {
   readonly deviceType?: 'cpu' | 'cuda';
   /** The worker's published KV capacity and use, for busy detection. */
   readonly capacity?: () => WorkerCapacity;
+  /** Its data-parallel ranks, as its card says (`data_parallel_start_rank`, `data_parallel_size`); absent: one rank, 0. */
+  readonly dpRanks?: DpRanks;
+}
+
+/** The global dp ranks `[start, start + size)` of a worker. */
+export interface DpRanks {
+  readonly start: number;
+  readonly size: number;
 }
 
 export interface WorkerCapacity {
@@ -64,6 +72,8 @@ export interface RouterPolicy<Req = PreprocessedRequest, Out = LLMEngineOutput> 
   select<I extends AnyInstance>(instances: readonly I[], request: Req): I;
   /** The request was dispatched to `instance` (chosen by select, or pinned): observe its stream. */
   track?(instance: AnyInstance, request: Req, requestId: string): StreamObserver<Out> | null;
+  /** The dp rank of `instance` the policy chose for `request` (kv), sent with it; undefined when it chose none. */
+  dpRankOf?(instance: AnyInstance, request: Req): number | undefined;
   /** Blocks of `request`'s prompt predicted cached on `instance`, when the policy predicts it (kv). */
   overlapBlocks?(instance: AnyInstance, request: Req): number;
   /** The router queue: a promise to wait on before the policy selects, or null to go on at once. */

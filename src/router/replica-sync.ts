@@ -5,7 +5,7 @@
 // Extension over upstream: routers also publish `RouterAlive` heartbeats and `RouterLeft` on stop,
 // so a peer that leaves (or dies: no heartbeat within the timeout) has its requests dropped.
 import { asU64, parseJsonLossless, stringifyJsonWithU64 } from '../runtime/codecs/index.js';
-import type { ActiveSequences } from './kv/index.js';
+import { rankKey, rankOfKey, workerOfKey, type ActiveSequences } from './kv/index.js';
 
 /** The slice of the runtime's EventPlane replica sync needs. */
 export interface EventBus {
@@ -102,6 +102,10 @@ interface Peer {
 
 const NO_WORKER = { worker_id: 0n, dp_rank: 0 };
 
+function wireWorker(key: bigint): ActiveSequenceEvent['worker'] {
+  return { worker_id: workerOfKey(key), dp_rank: rankOfKey(key) };
+}
+
 export class ReplicaSync {
   readonly subject: string;
   private readonly peers = new Map<bigint, Peer>();
@@ -148,16 +152,17 @@ export class ReplicaSync {
     return this.peers.size;
   }
 
+  /** `worker` is a (worker, dp rank) key of kv/worker-rank.ts, here and below. */
   added(requestId: string, worker: bigint, data: AddRequestData, loraName: string | null): void {
-    this.publish(requestId, { worker_id: worker, dp_rank: 0 }, { AddRequest: data }, loraName);
+    this.publish(requestId, wireWorker(worker), { AddRequest: data }, loraName);
   }
 
   prefillCompleted(requestId: string, worker: bigint): void {
-    this.publish(requestId, { worker_id: worker, dp_rank: 0 }, 'MarkPrefillCompleted');
+    this.publish(requestId, wireWorker(worker), 'MarkPrefillCompleted');
   }
 
   freed(requestId: string, worker: bigint): void {
-    this.publish(requestId, { worker_id: worker, dp_rank: 0 }, 'Free');
+    this.publish(requestId, wireWorker(worker), 'Free');
   }
 
   /** Applies a peer's event; the router's own events (echoed by the plane) are ignored. */
@@ -181,7 +186,7 @@ export class ReplicaSync {
       const add = e.data.AddRequest;
       const added = this.sequences.addRequest({
         requestId: e.request_id,
-        worker: e.worker.worker_id,
+        worker: rankKey(e.worker.worker_id, e.worker.dp_rank),
         seqHashes: add.token_sequence,
         isl: add.isl,
         // A peer that does not track prefill tokens sends none: count the whole prompt as cached.

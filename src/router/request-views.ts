@@ -9,6 +9,8 @@ export interface RequestView<Req> {
   promptTokens(request: Req): number;
   /** The session the request belongs to (session affinity), or null. */
   sessionId(request: Req): string | null;
+  /** The request with the dp rank the router chose for it; absent for kinds that carry no rank. */
+  withDpRank?<R extends Req>(request: R, dpRank: number): R;
 }
 
 /** LLM requests: pinned by nvext.backend_instance_id (or the decode worker of a disaggregated pair). */
@@ -16,6 +18,7 @@ export const LLM_REQUESTS: RequestView<PreprocessedRequest> = {
   pinnedInstance: (r) => r.routing?.backend_instance_id ?? r.routing?.decode_worker_id ?? null,
   promptTokens: (r) => r.token_ids.length,
   sessionId: (r) => r.routing?.session_id ?? null,
+  withDpRank: (r, dpRank) => ({ ...r, routing: { ...r.routing, dp_rank: dpRank } }),
 };
 
 /** Requests with no routing hints and no prompt to prefill: tensors, images, videos. */

@@ -34,8 +34,10 @@ export const LLM_RESUMABLE: ResumableRequests<PreprocessedRequest, LLMEngineOutp
   finished: (out) => out.finish_reason != null,
   resume(request, generated) {
     const stop = request.stop_conditions ?? {};
+    // A hand-over from a prefill worker covered the first attempt's prompt only: the next worker prefills itself.
     return {
       ...request,
+      prefill_result: null,
       token_ids: [...request.token_ids, ...generated],
       stop_conditions: { ...stop, max_tokens: minus(stop.max_tokens, generated.length), min_tokens: minus(stop.min_tokens, generated.length) },
     };

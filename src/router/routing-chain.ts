@@ -4,6 +4,7 @@
 import {
   busyGate,
   dispatchEvents,
+  dpRank,
   loadTracking,
   lostWorker,
   migration,
@@ -41,6 +42,7 @@ export function routingChain<Req, Out>(router: RouterView<Req, Out>): RoutingCha
       sessionBinding(router),
       dispatchEvents(router),
       loadTracking(router),
+      dpRank(router),
       lostWorker(router),
     ],
     choose: [...gates, select],

@@ -15,11 +15,6 @@ test('frontend and mocker run on the upstream defaults: etcd discovery, tcp requ
 
 test('not-built enum values fail naming the flag and value', () => {
   assertConfigError(['frontend', '--response-plane', 'quic'], {}, /^--response-plane quic is not supported yet/);
-  assertConfigError(['serve', '--worker-type', 'prefill'], {}, /^--worker-type prefill is not supported yet/);
-});
-
-test('not-built options fail when set to a non-default value', () => {
-  assertConfigError(['serve', '--data-parallel-size', '2'], {}, /^--data-parallel-size 2 is not available yet in this build; .*--num-workers/);
 });
 
 test('--request-plane http: upstream removed that plane, and the answer says so', () => {
@@ -32,6 +27,14 @@ test('ETCD_LEASE_TTL is the lease TTL (default 10); the local DYN_LEASE_TTL_SECS
   assert.equal(run(['frontend'], { ETCD_LEASE_TTL: '3' }).config.etcdLeaseTtl, 3);
   assert.equal(run(['mocker'], { DYN_LEASE_TTL_SECS: '3' }).config.etcdLeaseTtl, 10);
   assertConfigError(['mocker'], { ETCD_LEASE_TTL: 'soon' }, /^ETCD_LEASE_TTL must be an integer/);
+});
+
+test('the mocker roles and data-parallel ranks are built; --worker-type is an alias of --disaggregation-mode', () => {
+  assert.equal(run(['mocker', '--disaggregation-mode', 'prefill']).config.disaggregationMode, 'prefill');
+  assert.equal(run(['mocker', '--worker-type', 'decode']).config.workerType, 'decode');
+  assert.equal(run(['mocker', '--data-parallel-size', '4']).config.dataParallelSize, 4);
+  assert.equal(run(['frontend', '--decode-fallback']).config.decodeFallback, true);
+  assertConfigError(['mocker', '--disaggregation-mode', 'both'], {}, /--disaggregation-mode must be one of agg, prefill, decode/);
 });
 
 test('not-built options set from env name the env var', () => {
@@ -85,7 +88,7 @@ test('the brief\'s not-built list is reflected in the table', () => {
   for (const key of ['httpHost', 'httpPort', 'tlsCertPath', 'tlsKeyPath', 'tlsClientCaCertPath', 'modelPath', 'modelName', 'namespace', 'metricsPrefix', 'dumpConfigTo', 'log', 'numWorkers', 'kvCacheBlockSize', 'activeDecodeBlocksThreshold', 'routerSnapshotThreshold', 'routerResetStates', 'enableAnthropicApi', 'stripAnthropicPreamble', 'migrationLimit', 'migrationMaxSeqLen', 'routerMinInitialWorkers', 'plannerProfileData', 'extraEngineArgs', 'serveIndexer', 'routerSessionAffinityTtlSecs']) {
     assert.equal(built(key), true, key);
   }
-  for (const key of ['dataParallelSize']) {
+  for (const key of ['enableRl', 'rlPort']) {
     assert.equal(built(key), false, key);
   }
 });

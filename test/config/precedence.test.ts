@@ -20,7 +20,7 @@ test('defaults apply when neither CLI nor env set a value', () => {
   assert.equal(config.httpSvcChatPath, '/v1/chat/completions');
   assert.equal(config.log, 'info');
   assert.equal(config.numGpuBlocksOverride, 16384);
-  assert.equal(config.blockSize, 64);
+  assert.equal(config.blockSize, undefined, 'unset: the engine type gives it (vllm 64)');
   assert.equal(config.maxNumSeqs, 256);
   assert.equal(config.maxNumBatchedTokens, 8192);
   assert.equal(config.watermark, 0.01);

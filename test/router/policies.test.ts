@@ -37,7 +37,7 @@ test('kv policy routes to the worker holding the prompt prefix and tracks the re
   policy.applyKvEvent(2n, storeEvent(prompt.slice(0, 24), 4));
   const stream = router.generate(request(prompt), ctx('a'));
   // 8 prompt blocks, 6 cached: 2 blocks of prefill plus 8 new active blocks; the others pay 8 + 8.
-  assert.deepEqual(policy.lastDecision, { workerId: 2n, overlapBlocks: 6, cost: 2 + 8 });
+  assert.deepEqual(policy.lastDecision, { workerId: 2n, dpRank: 0, overlapBlocks: 6, cost: 2 + 8 });
   assert.equal(policy.sequences.activeRequests(2n), 1);
   assert.equal(policy.sequences.activePrefillTokens(2n), 8);
   assert.equal(await drain(stream), 2);

@@ -131,12 +131,12 @@ test('host and disk tiers earn 0.75 and 0.25 credit per block beyond the device 
   policy.applyKvEvent(3n, storeEvent(p.slice(0, 40)), 'external'); // not used
   policy.select(insts, request(p));
   // worker 1: 10 - (2 + 0.75*4) = 5; worker 2: 10 - 0.25*8 = 8; worker 3: 10.
-  assert.deepEqual(policy.lastDecision, { workerId: 1n, overlapBlocks: 2, cost: 5 });
+  assert.deepEqual(policy.lastDecision, { workerId: 1n, dpRank: 0, overlapBlocks: 2, cost: 5 });
   const zero = new KvRouterPolicy({ blockSize: 4, trackActiveBlocks: false, hostCacheHitWeight: 0, diskCacheHitWeight: 1 });
   zero.applyKvEvent(1n, storeEvent(p.slice(0, 24)), 'host_pinned');
   zero.applyKvEvent(2n, storeEvent(p.slice(0, 12)), 'disk');
   zero.select(insts, request(p));
-  assert.deepEqual(zero.lastDecision, { workerId: 2n, overlapBlocks: 0, cost: 7 });
+  assert.deepEqual(zero.lastDecision, { workerId: 2n, dpRank: 0, overlapBlocks: 0, cost: 7 });
 });
 
 test('power-of-two samples two distinct instances and takes the less loaded one', () => {

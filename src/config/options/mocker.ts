@@ -16,8 +16,8 @@ export const mockerOptions = [
   },
   {
     key: 'blockSize', flag: 'block-size', env: 'DYN_MOCKER_BLOCK_SIZE', envIsLocal: true,
-    type: 'int', min: 1, group: 'Mocker Engine', scope: 'mocker', built: true, default: 64,
-    help: 'Tokens per KV cache block',
+    type: 'int', min: 1, group: 'Mocker Engine', scope: 'mocker', built: true,
+    help: 'Tokens per KV cache block (default: the engine type\'s, vllm 64, sglang 1, trtllm 32)',
   },
   {
     key: 'maxNumSeqs', flag: 'max-num-seqs', env: 'DYN_MOCKER_MAX_NUM_SEQS', envIsLocal: true,
@@ -56,9 +56,8 @@ export const mockerOptions = [
   },
   {
     key: 'dataParallelSize', flag: 'data-parallel-size', env: 'DYN_MOCKER_DATA_PARALLEL_SIZE', envIsLocal: true,
-    type: 'int', min: 1, group: 'Mocker Engine', scope: 'mocker', built: false, default: 1,
-    notBuiltHint: 'data-parallel ranks are not simulated yet; use --num-workers for several engines',
-    help: 'Data-parallel ranks per engine',
+    type: 'int', min: 1, group: 'Mocker Engine', scope: 'mocker', built: true, default: 1,
+    help: 'Data-parallel ranks per engine: each rank is an engine core of its own that publishes its own KV events and load; a request goes to the rank its dp_rank names (round-robin when unset)',
   },
   {
     key: 'numWorkers', flag: 'num-workers', env: 'DYN_MOCKER_NUM_WORKERS', envIsLocal: true,
@@ -71,11 +70,16 @@ export const mockerOptions = [
     help: 'Simulated engine startup delay in seconds (none when unset)',
   },
   {
+    key: 'disaggregationMode', flag: 'disaggregation-mode', env: 'DYN_MOCKER_DISAGGREGATION_MODE', envIsLocal: true, type: 'enum',
+    choices: { agg: true, prefill: true, decode: true },
+    group: 'Mocker Engine', scope: 'mocker', built: true,
+    help: 'Role in disaggregated serving: agg (aggregated, the default), prefill (answers one token and hands its KV over; registers dyn://<namespace>.prefill.generate, worker_type prefill) or decode (takes handed-over prompts without prefill time; worker_type decode, no KV events)',
+  },
+  {
     key: 'workerType', flag: 'worker-type', env: 'DYN_MOCKER_WORKER_TYPE', envIsLocal: true, type: 'enum',
-    choices: { aggregated: true, prefill: false, decode: false },
-    notBuiltHint: 'disaggregated serving is not available yet in this build',
-    group: 'Mocker Engine', scope: 'mocker', built: true, default: 'aggregated',
-    help: 'Role of the engine in (dis)aggregated serving',
+    choices: { aggregated: true, prefill: true, decode: true },
+    group: 'Mocker Engine', scope: 'mocker', built: true,
+    help: 'Alias of --disaggregation-mode (aggregated = agg); both given, they must agree',
   },
   {
     key: 'modelType', flag: 'model-type', env: 'DYN_MOCKER_MODEL_TYPE', envIsLocal: true, type: 'enum',
@@ -85,9 +89,9 @@ export const mockerOptions = [
   },
   {
     key: 'engineType', flag: 'engine-type', env: 'DYN_MOCKER_ENGINE_TYPE', envIsLocal: true, type: 'enum',
-    choices: { vllm: true, sglang: false, trtllm: false },
+    choices: { vllm: true, sglang: true, trtllm: true },
     group: 'Mocker Engine', scope: 'mocker', built: true, default: 'vllm',
-    help: 'Which engine scheduler is simulated',
+    help: 'Which engine scheduler is simulated: vllm (block size 64; prefill and decode share each step\'s token budget, chunked prefill, running requests preempted last-in first-out), sglang (page size 1; at most 16384 prompt tokens per step in chunks of 8192, decode requests retracted under memory pressure) or trtllm (block size 32; guaranteed_no_evict: admission reserves blocks for the prompt and the whole answer, so nothing is preempted). All publish the same KV events',
   },
   {
     key: 'dynToolCallParser', flag: 'dyn-tool-call-parser', env: 'DYN_TOOL_CALL_PARSER', envIsLocal: true,

@@ -141,8 +141,8 @@ export const routerOptions = [
   },
   {
     key: 'decodeFallback', flag: 'decode-fallback', env: 'DYN_DECODE_FALLBACK', type: 'bool',
-    group: 'Router', scope: 'frontend', built: false, default: false,
-    help: 'Serve aggregated when no prefill workers are available (disaggregated serving)',
+    group: 'Router', scope: 'frontend', built: true, default: false,
+    help: 'Disaggregated serving: while a model has decode workers but no prefill worker, serve its requests aggregated on the decode workers instead of answering 503',
   },
   {
     key: 'serveIndexer', flag: 'serve-indexer', env: 'DYN_SERVE_INDEXER', type: 'bool',

@@ -28,6 +28,10 @@ export interface MockerStats {
   gpuPrefixCacheHitRate: number;
   /** Running requests sent back to the queue for lack of KV blocks, since start. */
   numPreemptions: number;
+  /** Requests that reached their final output, since start. */
+  numFinishedRequests: number;
+  /** Prompts taken over from a prefill worker without prefilling them (disaggregated decode), since start. */
+  numHandedOverPrompts: number;
 }
 
 /** Falling further behind simulated time than this re-anchors the clock instead of bursting to catch up. */
@@ -80,6 +84,8 @@ export class MockerEngine implements EngineClient {
       gpuCacheUsagePerc: kv.numActiveBlocks / kv.capacity,
       gpuPrefixCacheHitRate: this.scheduler.prefixHitRate,
       numPreemptions: this.scheduler.numPreemptions,
+      numFinishedRequests: this.scheduler.numFinished,
+      numHandedOverPrompts: this.scheduler.numHandovers,
     };
   }
 

@@ -1,4 +1,6 @@
 export { MockerEngine, type MockerStats } from './engine.js';
+export { DataParallelEngine } from './data-parallel.js';
+export { ENGINE_TYPES, type EngineType, type EngineProfile } from './engine-types.js';
 export {
   DEFAULT_MOCKER_OPTIONS,
   resolveMockerOptions,

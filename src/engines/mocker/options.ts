@@ -1,11 +1,14 @@
-import type { EngineLoad, KvCacheEvent } from '../../protocols/index.js';
-import { ValidationError } from '../../protocols/index.js';
+import type { EngineLoad, KvCacheEvent, WorkerType } from '../../protocols/index.js';
+import { ValidationError, WORKER_TYPE_NEEDS } from '../../protocols/index.js';
+import { ENGINE_TYPES, type EngineType } from './engine-types.js';
 import type { OutputScript } from './scripted-stream.js';
 import { POLYNOMIAL_TIMING, type StepTiming } from './timing.js';
 import type { MockVocabulary } from './vocabulary.js';
 
 /** Tunables of the simulated engine; defaults follow upstream `MockEngineArgs` (reference/router.md §8.1). */
 export interface MockerOptions {
+  /** Which engine's scheduler is simulated; its default block size applies when blockSize is not given. */
+  engineType: EngineType;
   numGpuBlocks: number;
   blockSize: number;
   maxNumSeqs: number;
@@ -19,6 +22,13 @@ export interface MockerOptions {
   /** Further divides decode step time (e.g. to model speculative decoding); must be > 0. */
   decodeSpeedupRatio: number;
   dpRank: number;
+  /**
+   * The engine's role: a prefill engine answers one token and hands its KV over (transfer
+   * parameters on that output); a decode engine skips the prefill of a prompt handed over to it.
+   */
+  workerType: WorkerType;
+  /** Names the engine in the transfer parameters it hands over (`remote_engine_id`). */
+  engineId: string;
   /** Output cap when a request has no max_tokens. */
   defaultMaxTokens: number;
   /**
@@ -42,6 +52,7 @@ export interface MockerEngineOptions extends Partial<MockerOptions> {
 }
 
 export const DEFAULT_MOCKER_OPTIONS: Readonly<MockerOptions> = Object.freeze({
+  engineType: 'vllm',
   numGpuBlocks: 16384,
   blockSize: 64,
   maxNumSeqs: 256,
@@ -52,6 +63,8 @@ export const DEFAULT_MOCKER_OPTIONS: Readonly<MockerOptions> = Object.freeze({
   speedupRatio: 1.0,
   decodeSpeedupRatio: 1.0,
   dpRank: 0,
+  workerType: 'aggregated',
+  engineId: 'mocker',
   defaultMaxTokens: 512,
   naturalLengthMin: 32,
   naturalLengthMax: 256,
@@ -88,6 +101,8 @@ export function validateMockerOptions(o: MockerOptions): void {
   if (o.maxNumBatchedTokens < o.maxNumSeqs) {
     invalid('maxNumBatchedTokens', o.maxNumBatchedTokens, `must be >= maxNumSeqs (${o.maxNumSeqs})`);
   }
+  if (!Object.hasOwn(ENGINE_TYPES, o.engineType)) invalid('engineType', o.engineType, `must be one of ${Object.keys(ENGINE_TYPES).join(', ')}`);
+  if (!Object.hasOwn(WORKER_TYPE_NEEDS, o.workerType)) invalid('workerType', o.workerType, `must be one of ${Object.keys(WORKER_TYPE_NEEDS).join(', ')}`);
   if (typeof o.enablePrefixCaching !== 'boolean') invalid('enablePrefixCaching', o.enablePrefixCaching, 'must be a boolean');
   if (typeof o.enableChunkedPrefill !== 'boolean') {
     invalid('enableChunkedPrefill', o.enableChunkedPrefill, 'must be a boolean');
@@ -101,6 +116,7 @@ export function resolveMockerOptions(partial: Partial<MockerOptions> = {}): Mock
     const v = partial[key];
     if (v !== undefined) (resolved as Record<keyof MockerOptions, unknown>)[key] = v;
   }
+  if (partial.blockSize === undefined && Object.hasOwn(ENGINE_TYPES, resolved.engineType)) resolved.blockSize = ENGINE_TYPES[resolved.engineType].blockSize;
   validateMockerOptions(resolved);
   return resolved;
 }

@@ -1,6 +1,7 @@
 // vLLM-v1-style continuous batching over simulated KV blocks (reference/router.md §8.2). Pure state:
 // the engine calls schedule(), waits the step time, then complete(). No timers here.
 import type { LLMEngineOutput } from '../../protocols/index.js';
+import { ENGINE_TYPES, type EngineProfile } from './engine-types.js';
 import { KvBlockManager, type BlockId, type KvEventSink } from './kv-manager.js';
 import type { MockerOptions } from './options.js';
 import type { Sequence } from './sequence.js';
@@ -30,6 +31,12 @@ export class Scheduler {
   private readonly hitRates = new Float64Array(HIT_RATE_WINDOW);
   private hitRateCount = 0;
   private preemptions = 0;
+  private finishedCount = 0;
+  private handovers = 0;
+  private readonly profile: EngineProfile;
+  /** Blocks reserved per running request, when the engine reserves the whole answer (TRT-LLM). */
+  private readonly reservations = new Map<Sequence, number>();
+  private reserved = 0;
 
   constructor(
     private readonly opts: MockerOptions,
@@ -37,6 +44,7 @@ export class Scheduler {
   ) {
     this.kv = new KvBlockManager(opts.numGpuBlocks, emit);
     this.admissionLimit = Math.floor((1 - opts.watermark) * opts.numGpuBlocks);
+    this.profile = ENGINE_TYPES[opts.engineType];
   }
 
   get numWaiting(): number {
@@ -50,6 +58,16 @@ export class Scheduler {
   /** Preemptions since start. */
   get numPreemptions(): number {
     return this.preemptions;
+  }
+
+  /** Requests that reached their final output, since start. */
+  get numFinished(): number {
+    return this.finishedCount;
+  }
+
+  /** Prompts admitted as handed over by a prefill worker, since start. */
+  get numHandovers(): number {
+    return this.handovers;
   }
 
   get hasWork(): boolean {
@@ -89,12 +107,15 @@ export class Scheduler {
   schedule(): StepPlan {
     const { blockSize, maxNumBatchedTokens, maxNumSeqs, enableChunkedPrefill } = this.opts;
     let budget = maxNumBatchedTokens;
+    let prefillLeft = this.profile.maxPrefillTokens ?? Infinity;
     const work: ScheduledWork[] = [];
     let preempted = false;
 
     for (let i = 0; i < this.running.length && budget > 0; i++) {
       const seq = this.running[i]!;
-      const n = Math.min(seq.tokens.length - seq.numComputed, budget);
+      const remaining = seq.tokens.length - seq.numComputed;
+      const n = remaining === 1 ? 1 : this.prefillChunk(remaining, budget, prefillLeft);
+      if (n === 0) continue;
       let ok = this.allocate(seq, seq.numComputed + n, this.kv.capacity);
       while (!ok) {
         const victim = this.running[this.running.length - 1]!;
@@ -111,6 +132,7 @@ export class Scheduler {
       if (ok) {
         work.push({ seq, tokens: n });
         budget -= n;
+        if (remaining > 1) prefillLeft -= n;
       }
     }
 
@@ -118,31 +140,44 @@ export class Scheduler {
     while (!preempted && this.waiting.length > 0 && this.running.length < maxNumSeqs && budget > 0) {
       const seq = this.waiting[0]!;
       const total = seq.tokens.length;
-      let computed = 0;
+      let cached = 0;
       if (this.opts.enablePrefixCaching) {
         seq.ensureHashes(Math.floor(total / blockSize), blockSize);
         let hit = 0;
         while (hit < seq.seqHashes.length && this.kv.isCached(seq.seqHashes[hit]!)) hit++;
         // At least one token must run through the model to sample from.
-        computed = Math.min(hit * blockSize, total - 1);
+        cached = Math.min(hit * blockSize, total - 1);
       }
+      // A handed-over prompt arrives computed: only its last token runs, as the first decode step.
+      const computed = Math.max(cached, Math.min(seq.transferredTokens, total - 1));
       const remaining = total - computed;
       if (!enableChunkedPrefill && remaining > budget) break;
-      const n = Math.min(remaining, budget);
+      const n = this.prefillChunk(remaining, budget, prefillLeft);
+      if (n === 0) break;
+      const reservation = this.reservationOf(seq);
+      if (this.reserved + reservation > this.admissionLimit) break;
       seq.numComputed = computed;
       if (!this.allocate(seq, computed + n, this.admissionLimit)) {
         seq.numComputed = 0;
         break;
       }
+      if (reservation > 0) {
+        this.reservations.set(seq, reservation);
+        this.reserved += reservation;
+      }
       this.waiting.shift();
       this.running.push(seq);
       if (!seq.admitted) {
         seq.admitted = true;
-        seq.cachedTokens = computed;
+        seq.cachedTokens = cached;
       }
-      this.hitRates[this.hitRateCount++ % HIT_RATE_WINDOW] = computed / total;
+      seq.remotePrefilled = computed > cached;
+      if (seq.remotePrefilled) this.handovers++;
+      seq.transferredTokens = 0;
+      this.hitRates[this.hitRateCount++ % HIT_RATE_WINDOW] = cached / total;
       work.push({ seq, tokens: n });
       budget -= n;
+      prefillLeft -= n;
     }
 
     if (work.length === 0 && this.running.length === 0 && this.waiting.length > 0) {
@@ -163,6 +198,7 @@ export class Scheduler {
       const out = seq.sampleNext();
       if (out.finish_reason) {
         seq.finished = true;
+        this.finishedCount++;
         this.release(seq);
         anyFinished = true;
       }
@@ -177,7 +213,7 @@ export class Scheduler {
     let decoding = 0;
     let contextTokens = 0;
     for (const { seq, tokens } of work) {
-      if (tokens === 1 && seq.numComputed >= seq.promptLength) {
+      if (tokens === 1 && (seq.numComputed >= seq.promptLength || seq.remotePrefilled)) {
         decoding++;
         contextTokens += seq.numComputed;
       } else {
@@ -257,6 +293,23 @@ export class Scheduler {
   private release(seq: Sequence): void {
     this.kv.deref(seq.blocks);
     seq.resetProgress();
+    const reservation = this.reservations.get(seq);
+    if (reservation !== undefined) {
+      this.reserved -= reservation;
+      this.reservations.delete(seq);
+    }
+  }
+
+  /** Prompt tokens of one request this step: within the step's budget, the engine's prefill cap and its chunk size. */
+  private prefillChunk(remaining: number, budget: number, prefillLeft: number): number {
+    return Math.max(0, Math.min(remaining, budget, prefillLeft, this.profile.chunkedPrefillSize ?? Infinity));
+  }
+
+  /** Blocks an admission reserves for the whole request (TRT-LLM's guaranteed_no_evict); 0 for engines that reserve nothing. */
+  private reservationOf(seq: Sequence): number {
+    const reserve = this.profile.reservedOutputTokens;
+    if (!reserve) return 0;
+    return Math.ceil((seq.tokens.length + reserve(seq.maxTokens - seq.generatedCount)) / this.opts.blockSize);
   }
 
   private finish(seq: Sequence, out: LLMEngineOutput): void {

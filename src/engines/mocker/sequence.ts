@@ -1,5 +1,5 @@
 // One request inside the mocker: its tokens, KV progress, blocks held, stop rules and output channel.
-import type { CompletionUsage, LLMEngineOutput, PreprocessedRequest } from '../../protocols/index.js';
+import type { CompletionUsage, LLMEngineOutput, PrefillResult, PreprocessedRequest } from '../../protocols/index.js';
 import { ValidationError } from '../../protocols/index.js';
 import { computeLocalBlockHashes, computeSaltSeed, chainSequenceHash } from '../../protocols/index.js';
 import { AsyncQueue } from '../../runtime/async-queue/index.js';
@@ -21,6 +21,9 @@ export interface StopRules {
   ignoreEos: boolean;
 }
 
+/** A prefill engine's hand-over, built on the request's one output. */
+export type Handover = (seq: Sequence) => unknown;
+
 export class Sequence {
   /** Prompt followed by every generated token. */
   readonly tokens: number[];
@@ -35,6 +38,15 @@ export class Sequence {
   admitted = false;
   /** Prefix-cache hit at first admission, reported as cached_tokens. */
   cachedTokens = 0;
+  /**
+   * Prompt tokens whose KV a prefill worker handed over: computed without prefill time at first
+   * admission (a preempted request recomputes them, the hand-over being gone).
+   */
+  transferredTokens = 0;
+  /** Admitted with a handed-over prompt: its first step is a decode step. */
+  remotePrefilled = false;
+  /** The prefill worker's cache report, which the usage repeats for a handed-over prompt. */
+  reportedCachedTokens: number | null = null;
   finished = false;
   /** Filled by the scheduler loop, drained by the request's generate() iterator. */
   readonly channel = new AsyncQueue<LLMEngineOutput>();
@@ -47,9 +59,16 @@ export class Sequence {
     private readonly rules: StopRules,
     /** Set when the request asked for logprobs. */
     private readonly logprobs: LogprobSampler | null = null,
+    /** Set on a prefill engine: the transfer parameters its final output carries. */
+    private readonly handover: Handover | null = null,
   ) {
     this.tokens = prompt.slice();
     this.promptLength = prompt.length;
+  }
+
+  /** The answer's token budget (max_tokens, or the engine's default). */
+  get maxTokens(): number {
+    return this.rules.maxTokens;
   }
 
   get generatedCount(): number {
@@ -89,7 +108,10 @@ export class Sequence {
     } else if (g >= r.maxTokens) {
       out.finish_reason = 'length';
     }
-    if (out.finish_reason) out.completion_usage = this.usage();
+    if (out.finish_reason) {
+      out.completion_usage = this.usage();
+      if (this.handover) out.disaggregated_params = this.handover(this);
+    }
     return out;
   }
 
@@ -103,6 +125,7 @@ export class Sequence {
     this.blocks = [];
     this.hasPartial = false;
     this.numComputed = 0;
+    this.remotePrefilled = false;
   }
 
   private usage(): CompletionUsage {
@@ -111,7 +134,7 @@ export class Sequence {
       prompt_tokens: this.promptLength,
       completion_tokens: completion,
       total_tokens: this.promptLength + completion,
-      prompt_tokens_details: { cached_tokens: this.cachedTokens },
+      prompt_tokens_details: { cached_tokens: this.reportedCachedTokens ?? this.cachedTokens },
     };
   }
 }
@@ -163,8 +186,10 @@ export function createSequence(
   }
 
   const stop = request.stop_conditions ?? {};
-  const minTokens = stop.min_tokens ?? 0;
-  const maxTokens = stop.max_tokens ?? Math.max(opts.defaultMaxTokens, minTokens);
+  const prefillOnly = opts.workerType === 'prefill';
+  // A prefill engine answers exactly one token, whatever the request asked (upstream forces it too).
+  const minTokens = prefillOnly ? 0 : (stop.min_tokens ?? 0);
+  const maxTokens = prefillOnly ? 1 : (stop.max_tokens ?? Math.max(opts.defaultMaxTokens, minTokens));
   if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) throw new ValidationError('max_tokens must be an integer >= 1');
   if (!Number.isSafeInteger(minTokens) || minTokens < 0 || minTokens > maxTokens) {
     throw new ValidationError('min_tokens must be an integer between 0 and max_tokens');
@@ -187,7 +212,7 @@ export function createSequence(
   const logprobs = topK == null ? null : new LogprobSampler(vocab, promptHash, topK);
 
   const saltSeed = computeSaltSeed({ loraName: request.routing?.lora_name });
-  return new Sequence(requestId, prompt, saltSeed, stream, {
+  const seq = new Sequence(requestId, prompt, saltSeed, stream, {
     maxTokens,
     minTokens,
     naturalLength,
@@ -195,5 +220,36 @@ export function createSequence(
     eosIds,
     stopIds: idSet(stop.stop_token_ids),
     ignoreEos,
-  }, logprobs);
+  }, logprobs, prefillOnly ? kvTransferParams(opts) : null);
+  if (opts.workerType !== 'prefill' && request.prefill_result) receiveHandover(seq, request.prefill_result, opts.blockSize);
+  return seq;
+}
+
+/**
+ * vLLM's NIXL hand-over shape (`kv_transfer_params`): the decode side pulls the prompt's blocks
+ * from this engine. The block ids are the prompt's block positions, the one thing a simulated
+ * transfer needs.
+ */
+function kvTransferParams(opts: MockerOptions): Handover {
+  return (seq) => ({
+    kv_transfer_params: {
+      do_remote_prefill: true,
+      do_remote_decode: false,
+      remote_engine_id: opts.engineId,
+      remote_block_ids: Array.from({ length: Math.ceil(seq.promptLength / opts.blockSize) }, (_, i) => i),
+    },
+  });
+}
+
+/**
+ * What a decode engine takes from a hand-over: with vLLM-style `remote_block_ids`, that many
+ * blocks of the prompt; with any other parameters (upstream's mocker sends a placeholder string),
+ * the whole prompt.
+ */
+function receiveHandover(seq: Sequence, result: PrefillResult, blockSize: number): void {
+  const params = (result.disaggregated_params as { kv_transfer_params?: { remote_block_ids?: unknown } } | null)?.kv_transfer_params;
+  const ids = params?.remote_block_ids;
+  seq.transferredTokens = Array.isArray(ids) ? Math.min(seq.promptLength, ids.length * blockSize) : seq.promptLength;
+  const cached = result.prompt_tokens_details?.cached_tokens;
+  if (typeof cached === 'number') seq.reportedCachedTokens = cached;
 }

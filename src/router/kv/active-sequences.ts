@@ -2,6 +2,7 @@
 // in-flight requests (ref-counted, shared between requests), their output blocks, and the prompt
 // tokens still to prefill. Block keys are safe numbers folded from the u64 seq hashes: this is a
 // load estimate, and a 2^-53 collision would only shift a block count by one.
+import { workerOfKey } from './worker-rank.js';
 
 import { PrefillTracker, type PrefillPredictor } from './prefill-tracker.js';
 
@@ -171,12 +172,13 @@ export class ActiveSequences {
     }
   }
 
-  /** Forget a worker that left. */
+  /** Forget a worker that left, every dp rank of it (keys of worker-rank.ts). */
   removeWorker(worker: bigint): void {
-    const w = this.workers.get(worker);
-    if (!w) return;
-    for (const [id, r] of this.requests) if (r.worker === w) this.requests.delete(id);
-    this.workers.delete(worker);
+    for (const [key, w] of this.workers) {
+      if (workerOfKey(key) !== worker) continue;
+      for (const [id, r] of this.requests) if (r.worker === w) this.requests.delete(id);
+      this.workers.delete(key);
+    }
   }
 
   private worker(id: bigint): WorkerState {

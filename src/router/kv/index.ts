@@ -18,3 +18,4 @@ export { workerCosts, pickCandidate, type SelectorWeights, type Candidate } from
 export { TtlPruner, DEFAULT_MAX_TREE_SIZE, DEFAULT_PRUNE_TARGET_RATIO, type ExpiredBlock } from './ttl-pruner.js';
 export { PendingQueue, type QueuedRequest } from './pending-queue.js';
 export { encodeKvSnapshot, decodeKvSnapshot } from './snapshot.js';
+export { rankKey, workerOfKey, rankOfKey } from './worker-rank.js';

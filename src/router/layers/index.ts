@@ -9,3 +9,4 @@ export { skipExcluded } from './skip-excluded.js';
 export { migration, NO_MIGRATION, type Migration, type MigrationLogger, type MigrationSettings } from './migration.js';
 export { lostWorker } from './lost-worker.js';
 export { dispatchEvents, routingClock } from './dispatch-events.js';
+export { dpRank } from './dp-rank.js';
