@@ -97,7 +97,7 @@ export class OpenAiBridgeEngine implements EngineClient {
   }
 
   /** The response body once the headers are in; null when the caller gave up first. */
-  private async post(call: UpstreamCall, abort: AbortController, callerSignal: AbortSignal): Promise<AsyncIterable<Uint8Array> | null> {
+  private async post(call: UpstreamCall, abort: AbortController, callerSignal: AbortSignal, retryReset = true): Promise<AsyncIterable<Uint8Array> | null> {
     const timer = setTimeout(() => abort.abort(new Error('timeout')), this.options.responseTimeoutMs);
     let res: Response;
     try {
@@ -110,6 +110,9 @@ export class OpenAiBridgeEngine implements EngineClient {
     } catch (err) {
       if (callerSignal.aborted) return null;
       if (abort.signal.aborted) throw upstreamLost(this.baseUrl, `did not answer within ${this.options.responseTimeoutMs} ms`);
+      // A kept-alive connection the server closed while idle fails the next request before any
+      // answer; one try on a fresh connection tells that apart from a server that is gone.
+      if (retryReset && CONNECTION_RESETS.has(causeOf(err))) return this.post(call, abort, callerSignal, false);
       throw upstreamLost(this.baseUrl, `is unreachable: ${causeOf(err)}`);
     } finally {
       clearTimeout(timer);
@@ -173,6 +176,9 @@ function withEnd(out: LLMEngineOutput, piece: UpstreamPiece): LLMEngineOutput {
 }
 
 /** undici hides the socket error in `cause`. */
+/** Errors of a connection closed under a request, before its answer began. */
+const CONNECTION_RESETS = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
 function causeOf(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   return cause?.code ?? cause?.message ?? (err as Error).message;

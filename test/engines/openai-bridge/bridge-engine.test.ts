@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, test } from 'node:test';
 import { OpenAiBridgeEngine, UpstreamHealth, type BridgeEngineOptions } from '../../../src/engines/openai-bridge/index.js';
 import { bridgeTokenizer } from '../../../src/launch/bridge.js';
@@ -183,4 +184,41 @@ test('health: /health decides, /v1/models stands in where it is missing, and cha
   await eventually(() => changes.length === 3, 10_000, 'healthy again');
   health.stop();
   assert.deepEqual(changes, [true, false, true]);
+});
+
+test('a connection reset before the answer is tried once more on a fresh connection; twice is a lost worker', async () => {
+  const s = await standIn({ kind: 'vllm', answer: [HELLO, WORLD] });
+  // In front of the stand-in: the first `resets` requests lose their connection unanswered.
+  const front = async (resets: number): Promise<{ url: string; close(): Promise<void> }> => {
+    let seen = 0;
+    const server = http.createServer(async (req, res) => {
+      if (seen++ < resets) return req.socket.destroy();
+      const body = await new Promise<Buffer>((resolve) => {
+        const parts: Buffer[] = [];
+        req.on('data', (d: Buffer) => parts.push(d)).on('end', () => resolve(Buffer.concat(parts)));
+      });
+      const up = await fetch(`${s.url}${req.url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body.toString('utf8') });
+      res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'text/event-stream' });
+      res.end(Buffer.from(await up.arrayBuffer()));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  };
+  const once = await front(1);
+  try {
+    const out = await collect(new OpenAiBridgeEngine({ url: once.url, model: 'up-model', input: 'tokens', tokenizer, responseTimeoutMs: 30_000 }), tokensRequest([1, 2], 8));
+    assert.deepEqual(out.map((o) => o.token_ids), [[HELLO], [WORLD]]);
+  } finally {
+    await once.close();
+  }
+  const twice = await front(2);
+  try {
+    await assert.rejects(
+      collect(new OpenAiBridgeEngine({ url: twice.url, model: 'up-model', input: 'tokens', tokenizer, responseTimeoutMs: 30_000 }), tokensRequest([1, 2], 8)),
+      (err: unknown) => err instanceof WorkerLostError && /ECONNRESET|UND_ERR_SOCKET|EPIPE/.test((err as Error).message),
+    );
+  } finally {
+    await twice.close();
+  }
 });
