@@ -1,10 +1,8 @@
 // --use-remote-indexer: a frontend that keeps no indexer of its own routes on the overlaps another
 // frontend's served indexer (--serve-indexer) reports, and on load alone when none answers.
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import OpenAI from 'openai';
-import { pino } from 'pino';
 import { ConfigError } from '../../src/config/index.js';
 import { startFrontend, startMocker } from '../../src/launch/index.js';
 import { assertRouterSettings } from '../../src/launch/router-options.js';
@@ -12,6 +10,7 @@ import { createLogger } from '../../src/observability/index.js';
 import type { KvRouterPolicy } from '../../src/router/index.js';
 import { computeLocalBlockHashes } from '../../src/router/kv/index.js';
 import { DistributedRuntime } from '../../src/runtime/index.js';
+import { capturingLogger } from '../support/captured-logs.js';
 import { eventually, inProcessConfig } from '../support/in-process.js';
 import { discoverInstances, IN_PROCESS_RUNTIME } from '../support/in-process-runtime.js';
 
@@ -30,16 +29,10 @@ test('--use-remote-indexer needs kv routing and excludes --serve-indexer', () =>
 
 test('a consumer routes a repeated prompt to the worker the served indexer names, and on load alone once it is gone', async () => {
   const warnings: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) warnings.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
   const frontendArgs = ['frontend', '--namespace', NS, '--http-host', '127.0.0.1', '--http-port', '0', '--router-mode', 'kv'];
   const workers = await startMocker(inProcessConfig(['mocker', '--namespace', NS, '--num-workers', '2', '--speedup-ratio', '100', '--block-size', '16']), createLogger('silent'));
   const server = await startFrontend(inProcessConfig([...frontendArgs, '--serve-indexer']), createLogger('silent'));
-  const consumer = await startFrontend(inProcessConfig([...frontendArgs, '--use-remote-indexer']), pino({ level: 'warn' }, sink));
+  const consumer = await startFrontend(inProcessConfig([...frontendArgs, '--use-remote-indexer']), capturingLogger('warn', warnings));
   let serverStopped = false;
   const watcher = await DistributedRuntime.create(IN_PROCESS_RUNTIME);
   try {
