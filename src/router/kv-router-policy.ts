@@ -139,7 +139,9 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
     // A consumer of a remote indexer predicts nothing locally: the serving router holds the cache state.
     this.pruner = o.useKvEvents || o.remoteIndexer ? null : new TtlPruner(o.ttlSecs * 1000, undefined, undefined, o.now);
     const remote = o.remoteIndexer;
-    if (remote) this.prepare = (request, signal) => this.fetchMatches(remote, request, signal);
+    // Pure load balancing (no credit for any tier's hits) has nothing to ask the remote indexer.
+    const weighsHits = o.overlapScoreCredit > 0 || o.hostCacheHitWeight > 0 || o.diskCacheHitWeight > 0;
+    if (remote && weighsHits) this.prepare = (request, signal) => this.fetchMatches(remote, request, signal);
     this.queue = new PendingQueue(o.queuePolicy, o.now);
   }
 

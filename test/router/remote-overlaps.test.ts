@@ -61,6 +61,9 @@ test('a pinned request is not prepared: the remote indexer is not asked', async 
   assert.deepEqual(indexer.asked, []);
 });
 
-test('without a remote indexer the kv policy has no prepare step', () => {
+test('without a remote indexer, or when no hit earns credit, the kv policy has no prepare step', () => {
   assert.equal(createRouterPolicy('kv', { kv: { blockSize: BLOCK } }).prepare, undefined);
+  const unweighted = { overlapScoreCredit: 0, hostCacheHitWeight: 0, diskCacheHitWeight: 0 };
+  assert.equal(new KvRouterPolicy({ blockSize: BLOCK, remoteIndexer: remote(null), ...unweighted }).prepare, undefined);
+  assert.equal(typeof new KvRouterPolicy({ blockSize: BLOCK, remoteIndexer: remote(null), ...unweighted, hostCacheHitWeight: 0.5 }).prepare, 'function');
 });
