@@ -12,7 +12,7 @@ import type { TensorEngine, TensorModel } from '../protocols/index.js';
 import { loadModelCard, tensorModelConfigFromCard, type ModelManager, type ServedModel } from '../models/index.js';
 import { moduleLogger, type Logger } from '../observability/index.js';
 import { cardWorkerType, type RouterEvent } from '../protocols/index.js';
-import { InstanceHealth, startSessionAffinitySync, TensorRouter, WorkerLoads, type HealthChange, type PushRouter, type RouterSnapshots, type WorkerInstance } from '../router/index.js';
+import { INDEXER_QUERY_ENDPOINT, InstanceHealth, startSessionAffinitySync, TensorRouter, WorkerLoads, type HealthChange, type PushRouter, type RouterSnapshots, type WorkerInstance } from '../router/index.js';
 import {
   decodeEndpointInstance,
   decodeModelRecord,
@@ -40,6 +40,7 @@ import { buildRouter, lostWorkerOptions } from './router-options.js';
 import type { RouterStateFactory } from './router-state.js';
 import { buildServedModel } from './served-model.js';
 import type { ServedIndexers } from './served-indexers.js';
+import { RemoteIndexer } from './remote-indexer.js';
 import { PreprocessPool } from '../pipeline/index.js';
 
 /** Where discovered tensor models go: the running KServe gRPC frontend. */
@@ -318,7 +319,9 @@ export class ModelWatcher {
       const events = cardPublishesKvEvents(record.cardJson) ? config : { ...config, routerKvEvents: false };
       // Decode workers get handed-over prompts: the decode hop routes on load alone (upstream's decode override).
       const routing = cardWorkerType(record.cardJson) === 'decode' ? { ...events, ...DECODE_ROUTING } : events;
-      return buildServedModel(card, routing, record, parsers, { logger: moduleLogger(logger, 'router'), health: this.health }, this.preprocessPool);
+      const routerLogger = moduleLogger(logger, 'router');
+      const remoteIndexer = config.useRemoteIndexer ? this.remoteIndexer(record, servedName, routerLogger) : undefined;
+      return buildServedModel(card, routing, record, parsers, { logger: routerLogger, health: this.health, remoteIndexer }, this.preprocessPool);
     } catch (err) {
       logger.error({ model: servedName, err: (err as Error).message }, 'cannot serve discovered model');
       this.deps.observer?.modelRejected?.(servedName, err as Error);
@@ -344,7 +347,8 @@ export class ModelWatcher {
       saver = s;
       for (const e of early.splice(0)) apply(e);
     });
-    const subscription = subscribeKvEvents(
+    // A router that applies no events (approximate mode, a remote indexer) needs none of them.
+    const subscription = !kv.appliesEvents ? Promise.resolve(() => undefined) : subscribeKvEvents(
       this.deps.events(),
       record.namespace,
       record.component,
@@ -382,6 +386,14 @@ export class ModelWatcher {
     const serving = this.deps.indexers.add(record.namespace, record.component, served.name, kv);
     serving.catch((err: Error) => this.deps.logger.error({ model: served.name, err: err.message }, 'cannot serve the KV indexer'));
     return serving;
+  }
+
+  /** With --use-remote-indexer: the indexer served on the model's worker component, asked per request. */
+  private remoteIndexer(record: ModelRecord, model: string, logger: Logger): RemoteIndexer {
+    const served = (inst: EndpointInstance): boolean =>
+      inst.endpoint === INDEXER_QUERY_ENDPOINT && inst.namespace === record.namespace && inst.component === record.component;
+    const instances = (): EndpointInstance[] => [...this.instances.values()].filter(served);
+    return new RemoteIndexer({ model, instances, client: this.deps.requestClient, logger });
   }
 
   /** Load reports are per namespace: one subscription serves every model in it. */

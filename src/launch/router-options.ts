@@ -2,7 +2,7 @@ import { ConfigError, type Config } from '../config/index.js';
 import type { ModelDeploymentCard } from '../models/index.js';
 import type { RouterMode } from '../protocols/index.js';
 import { prefillPredictor } from './prefill-load-model.js';
-import { createRouterPolicy, LoadTracker, PushRouter, SessionAffinity, type BusyThresholds, type InstanceHealth, type MigrationLogger, type RouterOptions } from '../router/index.js';
+import { createRouterPolicy, LoadTracker, PushRouter, SessionAffinity, type BusyThresholds, type InstanceHealth, type MigrationLogger, type RemoteMatches, type RouterOptions } from '../router/index.js';
 
 const silent: MigrationLogger = { warn: () => undefined };
 
@@ -10,6 +10,8 @@ const silent: MigrationLogger = { warn: () => undefined };
 export interface RouterDeps {
   logger?: MigrationLogger;
   health?: InstanceHealth;
+  /** `--use-remote-indexer`: where the model's kv policy gets its overlaps instead of a local indexer. */
+  remoteIndexer?: RemoteMatches;
 }
 
 /**
@@ -40,6 +42,7 @@ export function buildRouter(config: Config, card: ModelDeploymentCard, deps: Rou
       prefillPredictor: prefillPredictor(config),
       queueThreshold: config.routerQueueThreshold ?? null,
       queuePolicy: config.routerQueuePolicy,
+      remoteIndexer: deps.remoteIndexer ?? null,
     },
   });
   return new PushRouter(card.displayName, policy, {
@@ -64,6 +67,8 @@ export function assertRouterSettings(config: Config): void {
   prefillPredictor(config);
   const kv = config.loadAware || config.routerMode === 'kv';
   if (config.serveIndexer && !kv) throw new ConfigError(`--serve-indexer requires --router-mode kv (got --router-mode ${config.routerMode})`);
+  if (config.useRemoteIndexer && !kv) throw new ConfigError(`--use-remote-indexer requires --router-mode kv (got --router-mode ${config.routerMode})`);
+  if (config.serveIndexer && config.useRemoteIndexer) throw new ConfigError('--serve-indexer and --use-remote-indexer are mutually exclusive');
 }
 
 export type LostWorkerOptions = Pick<RouterOptions, 'health' | 'stallTimeoutMs'>;

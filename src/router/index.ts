@@ -45,8 +45,8 @@ export {
   type RouterPolicyDeps,
 } from './policy-registry.js';
 export { RoundRobinPolicy, RandomPolicy, DirectPolicy } from './basic-policies.js';
-export { KvRouterPolicy, DEFAULT_KV_ROUTER_OPTIONS, type KvRouterOptions, type KvDecision, type LowerTier, type TieredMatches } from './kv-router-policy.js';
-export { ServedIndexer, INDEXER_QUERY_ENDPOINT, INDEXER_RECORD_ENDPOINT } from './served-indexer.js';
+export { KvRouterPolicy, DEFAULT_KV_ROUTER_OPTIONS, type KvRouterOptions, type KvDecision, type LowerTier, type RemoteMatches, type TieredMatches } from './kv-router-policy.js';
+export { ServedIndexer, INDEXER_QUERY_ENDPOINT, INDEXER_RECORD_ENDPOINT, readTieredScores } from './served-indexer.js';
 export { LeastLoadedPolicy, PowerOfTwoPolicy, DeviceAwareWeightedPolicy, DEFAULT_CUDA_TO_CPU_RATIO } from './load-policies.js';
 export { LoadTracker, observeStream, type StreamObserver } from './load-tracker.js';
 export { WorkerLoads, type WorkerTotals } from './worker-loads.js';

@@ -40,6 +40,8 @@ export interface KvRouterOptions extends SelectorWeights {
   /** Queue requests while every worker's prefill load exceeds this × max_num_batched_tokens; null: no queue. */
   queueThreshold: number | null;
   queuePolicy: QueuePolicy;
+  /** `--use-remote-indexer`: overlaps come from another router's served indexer; null: the local indexer. */
+  remoteIndexer: RemoteMatches | null;
   random?: () => number;
   now?: () => number;
 }
@@ -61,6 +63,7 @@ export const DEFAULT_KV_ROUTER_OPTIONS: Readonly<Omit<KvRouterOptions, 'blockSiz
   prefillPredictor: null,
   queueThreshold: null,
   queuePolicy: 'fcfs',
+  remoteIndexer: null,
 });
 
 /** Upstream's default max_num_batched_tokens, for workers that do not publish theirs. */
@@ -86,6 +89,14 @@ export interface TieredMatches {
   lower: [LowerTier, WorkerOverlap[]][];
 }
 
+const NO_MATCHES: TieredMatches = Object.freeze({ device: [], lower: [] });
+
+/** Where a consumer router gets a prompt's matches: the indexer another router serves. */
+export interface RemoteMatches {
+  /** The matches of the prompt's local block hashes; null when none could be had (route on load alone). */
+  query(localHashes: readonly bigint[], signal: AbortSignal): Promise<TieredMatches | null>;
+}
+
 /** One routing decision, for logs and tests. */
 export interface KvDecision {
   workerId: bigint;
@@ -106,6 +117,8 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
   private readonly pending = new WeakMap<PreprocessedRequest, Analysis>();
   /** The dp rank chosen for a request on a worker that advertises ranks, sent with it. */
   private readonly chosenRanks = new WeakMap<PreprocessedRequest, number>();
+  /** With a remote indexer: each request's hashes and the matches fetched for them by prepare(). */
+  private readonly fetched = new WeakMap<PreprocessedRequest, { localHashes: bigint[]; matches: TieredMatches }>();
   private knownWorkers = new Set<bigint>();
   private liveInstances: readonly AnyInstance[] = [];
   /** Requests waiting for prefill capacity (only with a queue threshold). */
@@ -116,6 +129,8 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
   lastDecision: KvDecision | null = null;
   /** The caller feeds this policy its workers' KV events. */
   readonly kvEvents: KvEventSink = this;
+  /** With a remote indexer: fetches the request's matches before the chain routes it (select stays synchronous). */
+  readonly prepare?: (request: PreprocessedRequest, signal: AbortSignal) => Promise<void>;
 
   constructor(options: Partial<KvRouterOptions> & { blockSize: number }) {
     this.options = Object.freeze({ ...DEFAULT_KV_ROUTER_OPTIONS, ...options });
@@ -128,7 +143,12 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
       prefillPredictor: o.prefillPredictor,
       now: o.now,
     });
-    this.pruner = o.useKvEvents ? null : new TtlPruner(o.ttlSecs * 1000, undefined, undefined, o.now);
+    // A consumer of a remote indexer predicts nothing locally: the serving router holds the cache state.
+    this.pruner = o.useKvEvents || o.remoteIndexer ? null : new TtlPruner(o.ttlSecs * 1000, undefined, undefined, o.now);
+    const remote = o.remoteIndexer;
+    // Pure load balancing (no credit for any tier's hits) has nothing to ask the remote indexer.
+    const weighsHits = o.overlapScoreCredit > 0 || o.hostCacheHitWeight > 0 || o.diskCacheHitWeight > 0;
+    if (remote && weighsHits) this.prepare = (request, signal) => this.fetchMatches(remote, request, signal);
     this.queue = new PendingQueue(o.queuePolicy, o.now);
   }
 
@@ -164,8 +184,9 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
     if (this.queue.size > 0) this.queue.releaseOne(() => !this.allOverThreshold(this.liveInstances));
   }
 
+  /** False in approximate mode and with a remote indexer: this router keeps no event-fed indexer. */
   get appliesEvents(): boolean {
-    return this.options.useKvEvents;
+    return this.options.useKvEvents && this.options.remoteIndexer === null;
   }
 
   /**
@@ -173,7 +194,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
    * disk tiers go to their own indexers; `external` (shared caches) is not used for routing.
    */
   applyKvEvent(workerId: bigint, event: KvCacheEvent, tier: StorageTier = 'device'): void {
-    if (!this.options.useKvEvents) return;
+    if (!this.appliesEvents) return;
     if (tier === 'device') {
       this.indexer.applyEvent(workerId, event);
     } else if (tier !== 'external') {
@@ -287,6 +308,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
     const a = this.pending.get(request) ?? this.analyze(request);
     this.pending.delete(request);
     const key = this.keyOf(instance, request);
+    this.fetched.delete(request);
     if (this.pruner) {
       const seq = a.seqHashes ?? computeSequenceHashes(a.localHashes);
       this.predictStored(key, a.localHashes, seq);
@@ -340,19 +362,38 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
     this.releaseQueued();
   }
 
+  private localHashesOf(request: PreprocessedRequest): bigint[] {
+    const seed = computeSaltSeed({ loraName: request.routing?.lora_name, cacheNamespace: request.routing?.cache_salt });
+    return computeLocalBlockHashes(request.token_ids, this.options.blockSize, seed);
+  }
+
+  private async fetchMatches(remote: RemoteMatches, request: PreprocessedRequest, signal: AbortSignal): Promise<void> {
+    const localHashes = this.localHashesOf(request);
+    this.fetched.set(request, { localHashes, matches: (await remote.query(localHashes, signal)) ?? NO_MATCHES });
+  }
+
+  /** What the local indexers hold of a prompt; the device tier only when overlap earns credit. */
+  private localMatches(localHashes: readonly bigint[]): TieredMatches {
+    // An overlap credit of 0 means pure load balancing: the device indexer is not consulted.
+    const device = this.options.overlapScoreCredit > 0 ? this.indexer.findMatches(localHashes) : [];
+    return { device, lower: [...this.lowerTiers].map(([tier, ix]) => [tier, ix.findMatches(localHashes)]) };
+  }
+
   private analyze(request: PreprocessedRequest): Analysis {
     this.pruneExpired();
     const o = this.options;
-    const seed = computeSaltSeed({ loraName: request.routing?.lora_name, cacheNamespace: request.routing?.cache_salt });
-    const localHashes = computeLocalBlockHashes(request.token_ids, o.blockSize, seed);
+    const fetched = this.fetched.get(request);
+    const localHashes = fetched?.localHashes ?? this.localHashesOf(request);
+    // A remote indexer's matches were fetched by prepare(); a request routed without it (pinned) has none.
+    const found = o.remoteIndexer ? (fetched?.matches ?? NO_MATCHES) : this.localMatches(localHashes);
     const seqHashes = o.trackActiveBlocks ? computeSequenceHashes(localHashes) : null;
     const overlaps = new Map<bigint, number>();
-    // An overlap credit of 0 means pure load balancing: the indexer is not consulted.
     if (o.overlapScoreCredit > 0) {
-      for (const m of this.indexer.findMatches(localHashes)) overlaps.set(rankKey(m.workerId, m.dpRank), m.blocks);
+      for (const m of found.device) overlaps.set(rankKey(m.workerId, m.dpRank), m.blocks);
     }
-    const hostOverlaps = this.tierOverlaps('host_pinned', o.hostCacheHitWeight, localHashes, [overlaps]);
-    const diskOverlaps = this.tierOverlaps('disk', o.diskCacheHitWeight, localHashes, [overlaps, hostOverlaps]);
+    const tier = (name: LowerTier): readonly WorkerOverlap[] | undefined => found.lower.find(([t]) => t === name)?.[1];
+    const hostOverlaps = this.tierOverlaps(tier('host_pinned'), o.hostCacheHitWeight, [overlaps]);
+    const diskOverlaps = this.tierOverlaps(tier('disk'), o.diskCacheHitWeight, [overlaps, hostOverlaps]);
     return { localHashes, seqHashes, keys: seqHashes ? seqHashes.map(blockKey) : [], overlaps, hostOverlaps, diskOverlaps };
   }
 
@@ -362,15 +403,13 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
    * usually copies of device blocks, so only the extension saves prefill.
    */
   private tierOverlaps(
-    tier: LowerTier,
+    matches: readonly WorkerOverlap[] | undefined,
     weight: number,
-    localHashes: readonly bigint[],
     faster: readonly (Map<bigint, number> | null)[],
   ): Map<bigint, number> | null {
-    const ix = this.lowerTiers.get(tier);
-    if (!ix || weight === 0) return null;
+    if (!matches || weight === 0) return null;
     const out = new Map<bigint, number>();
-    for (const m of ix.findMatches(localHashes)) {
+    for (const m of matches) {
       const key = rankKey(m.workerId, m.dpRank);
       // Faster tiers' maps hold successive extensions, so their sum is the prefix they cover.
       let covered = 0;

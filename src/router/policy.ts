@@ -76,6 +76,8 @@ export interface RouterPolicy<Req = PreprocessedRequest, Out = LLMEngineOutput> 
   dpRankOf?(instance: AnyInstance, request: Req): number | undefined;
   /** Blocks of `request`'s prompt predicted cached on `instance`, when the policy predicts it (kv). */
   overlapBlocks?(instance: AnyInstance, request: Req): number;
+  /** Asynchronous work before the policy selects (a remote indexer's answer); absent: none, at no cost. */
+  readonly prepare?: (request: Req, signal: AbortSignal) => Promise<void>;
   /** The router queue: a promise to wait on before the policy selects, or null to go on at once. */
   admission?(instances: readonly AnyInstance[], request: Req, signal: AbortSignal): Promise<void> | null;
   /** Present when the policy predicts KV cache hits: its decisions' overlap, for /metrics. */

@@ -88,7 +88,7 @@ export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<R
 
   /**
    * Routing errors (unknown pinned instance, no instances, all busy) are thrown here, synchronously,
-   * unless the request waited in the router queue first.
+   * unless the request waited in the router queue or the policy's prepare step first.
    */
   generate(request: Req, ctx: GenerateContext): AsyncIterable<Out> {
     return this.dispatch({ request, ctx, candidates: this.instances, target: null });

@@ -9,6 +9,7 @@ import {
   lostWorker,
   migration,
   pinning,
+  policyPrepare,
   policySelect,
   requireWorkers,
   routerQueue,
@@ -18,6 +19,7 @@ import {
   skipExcluded,
 } from './layers/index.js';
 import { stepLayer, type RouteStep, type RoutingLayer } from './route.js';
+import type { RouterPolicy } from './policy.js';
 import type { RouterView } from './router-view.js';
 
 export interface RoutingChain<Req, Out> {
@@ -37,6 +39,7 @@ export function routingChain<Req, Out>(router: RouterView<Req, Out>): RoutingCha
       migration(router),
       routingClock(),
       ...gates.map((gate) => stepLayer(gate)),
+      ...prepareLayers(router.policy),
       routerQueue(router.policy, gates),
       stepLayer(select),
       sessionBinding(router),
@@ -47,4 +50,9 @@ export function routingChain<Req, Out>(router: RouterView<Req, Out>): RoutingCha
     ],
     choose: [...gates, select],
   };
+}
+
+/** The policy's asynchronous prepare step, as a layer, when it has one (none otherwise: no cost). */
+function prepareLayers<Req, Out>(policy: RouterPolicy<Req, Out>): RoutingLayer<Req, Out>[] {
+  return policy.prepare ? [policyPrepare(policy.prepare)] : [];
 }

@@ -5,10 +5,11 @@
 // "frequencies":[]},"lower_tier":[[tier,{"hits":[[{worker},n]]}]]}}`, or `{"Error":…}`. In
 // approximate mode `kv_indexer_record_routing_decision` takes another router's decision
 // (`{"model_name","worker":{worker_id,dp_rank},"local_hashes","sequence_hashes"}`) and answers
-// `"Recorded"`.
+// `"Recorded"`. `readTieredScores` decodes a query's answer on the asking side (`--use-remote-indexer`).
 import { asU64 } from '../runtime/codecs/index.js';
 import type { EndpointHandler } from '../runtime/request-plane/index.js';
 import type { WorkerOverlap } from './kv/index.js';
+import type { LowerTier, TieredMatches } from './kv-router-policy.js';
 import type { KvEventSink } from './policy.js';
 
 export const INDEXER_QUERY_ENDPOINT = 'kv_indexer_query';
@@ -28,6 +29,41 @@ function u64s(v: unknown): bigint[] | null {
 
 const scored = (matches: readonly WorkerOverlap[]): [Json, number][] =>
   matches.map((m) => [{ worker_id: m.workerId, dp_rank: m.dpRank }, m.blocks]);
+
+const LOWER_TIERS: ReadonlySet<string> = new Set<LowerTier>(['host_pinned', 'disk']);
+
+/** `[[{worker_id,dp_rank},n],…]` as overlaps, or null when malformed (no tree sizes travel: 0). */
+function readScores(v: unknown): WorkerOverlap[] | null {
+  if (!Array.isArray(v)) return null;
+  const out: WorkerOverlap[] = [];
+  for (const item of v) {
+    if (!Array.isArray(item) || !isRecord(item[0]) || !Number.isInteger(item[1])) return null;
+    const workerId = asU64(item[0].worker_id);
+    const dpRank = item[0].dp_rank ?? 0;
+    if (workerId === null || !Number.isInteger(dpRank)) return null;
+    out.push({ workerId, dpRank: dpRank as number, blocks: item[1] as number, treeSize: 0 });
+  }
+  return out;
+}
+
+/**
+ * A served indexer's answer to `kv_indexer_query` as tiered matches, or the reason it is not one
+ * (its `{"Error":…}`, or a shape this side does not know). Unknown lower tiers are skipped.
+ */
+export function readTieredScores(answer: unknown): TieredMatches | { error: string } {
+  if (isRecord(answer) && typeof answer.Error === 'string') return { error: answer.Error };
+  const tiered = isRecord(answer) && isRecord(answer.TieredScores) ? answer.TieredScores : null;
+  const device = tiered && isRecord(tiered.device) ? readScores(tiered.device.scores) : null;
+  const lowerItems = tiered?.lower_tier ?? [];
+  if (!device || !Array.isArray(lowerItems)) return { error: 'not a TieredScores answer' };
+  const lower: [LowerTier, WorkerOverlap[]][] = [];
+  for (const item of lowerItems) {
+    const hits = Array.isArray(item) && isRecord(item[1]) ? readScores(item[1].hits) : null;
+    if (!hits) return { error: 'not a TieredScores answer' };
+    if (LOWER_TIERS.has(item[0])) lower.push([item[0] as LowerTier, hits]);
+  }
+  return { device, lower };
+}
 
 /** The models one worker component's served indexer answers for. */
 export class ServedIndexer {

@@ -2,12 +2,11 @@
 // --dyn-tool-call-parser / --dyn-reasoning-parser, publish them in the card's runtime_config, and
 // the frontend's ServedModel carries what the card says.
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { test } from 'node:test';
-import { pino } from 'pino';
 import { loadDefaultModelCard, NO_PARSERS, toCardJson } from '../../src/models/index.js';
 import type { EngineClient, LLMEngineOutput } from '../../src/protocols/index.js';
 import { DistributedRuntime, engineHandler, namespaceScope } from '../../src/runtime/index.js';
+import { capturingLogger } from '../support/captured-logs.js';
 import { eventually, serveInProcess } from '../support/in-process.js';
 import { IN_PROCESS_RUNTIME, startWatchingFrontend } from '../support/in-process-runtime.js';
 import { runCli } from '../support/processes.js';
@@ -49,14 +48,8 @@ const echo: EngineClient = {
 
 test('a card naming a parser this frontend lacks: a warning naming the model and the name, and the model serves without it', async () => {
   const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
   const ns = `parsers-${Date.now()}`;
-  const { frontend, models, watcher } = await startWatchingFrontend(namespaceScope({ namespace: ns }), pino({ level: 'warn' }, sink));
+  const { frontend, models, watcher } = await startWatchingFrontend(namespaceScope({ namespace: ns }), capturingLogger('warn', lines));
   const worker = await DistributedRuntime.create(IN_PROCESS_RUNTIME);
   try {
     const card = toCardJson(loadDefaultModelCard());

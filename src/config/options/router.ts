@@ -150,6 +150,11 @@ export const routerOptions = [
     help: "Serve this router's KV indexer to other routers (needs --router-mode kv): kv_indexer_query (and, with --no-router-kv-events, kv_indexer_record_routing_decision) on the workers' namespace and component, one indexer per model",
   },
   {
+    key: 'useRemoteIndexer', flag: 'use-remote-indexer', env: 'DYN_USE_REMOTE_INDEXER', type: 'bool',
+    group: 'Router', scope: 'frontend', built: true, default: false,
+    help: 'Experimental: query the KV indexer another router serves with --serve-indexer on the workers\' component instead of keeping a local one',
+  },
+  {
     key: 'aicBackend', flag: 'aic-backend', env: 'DYN_AIC_BACKEND', type: 'string',
     group: 'AIC Prefill Load Model', scope: 'frontend', built: true,
     help: 'Backend family modelled by AIC, e.g. vllm or sglang (required with --router-prefill-load-model aic; recorded, the analytic predictor does not vary with it)',

@@ -4,6 +4,7 @@ export { busyGate } from './busy-gate.js';
 export { sessionBinding, sessionTarget } from './session-affinity.js';
 export { routerQueue } from './router-queue.js';
 export { policySelect } from './policy-select.js';
+export { policyPrepare } from './policy-prepare.js';
 export { loadTracking } from './load-tracking.js';
 export { skipExcluded } from './skip-excluded.js';
 export { migration, NO_MIGRATION, type Migration, type MigrationLogger, type MigrationSettings } from './migration.js';
