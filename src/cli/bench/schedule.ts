@@ -36,8 +36,8 @@ export async function runLoadPoint(point: LoadPoint, workload: Workload, s: RunS
   // Requests are reserved per conversation when it starts, so --requests counts whole sessions
   // (the last one cut short) however fast the server answers.
   let reserved = 0;
-  const open = () => !s.signal.aborted && reserved < s.requests && performance.now() - startMs < s.durationMs;
   const inTime = () => !s.signal.aborted && performance.now() - startMs < s.durationMs;
+  const open = () => inTime() && reserved < s.requests;
 
   const converse = async (conversation: Conversation): Promise<void> => {
     const history: Message[] = [];
