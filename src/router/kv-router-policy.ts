@@ -375,8 +375,13 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
   /** What the local indexers hold of a prompt; the device tier only when overlap earns credit. */
   private localMatches(localHashes: readonly bigint[]): TieredMatches {
     // An overlap credit of 0 means pure load balancing: the device indexer is not consulted.
-    const device = this.options.overlapScoreCredit > 0 ? this.indexer.findMatches(localHashes) : [];
-    return { device, lower: [...this.lowerTiers].map(([tier, ix]) => [tier, ix.findMatches(localHashes)]) };
+    const o = this.options;
+    const device = o.overlapScoreCredit > 0 ? this.indexer.findMatches(localHashes) : [];
+    // A tier that earns no credit is not consulted either.
+    const weights: Readonly<Record<LowerTier, number>> = { host_pinned: o.hostCacheHitWeight, disk: o.diskCacheHitWeight };
+    const lower: [LowerTier, WorkerOverlap[]][] = [];
+    for (const [tier, ix] of this.lowerTiers) if (weights[tier] !== 0) lower.push([tier, ix.findMatches(localHashes)]);
+    return { device, lower };
   }
 
   private analyze(request: PreprocessedRequest): Analysis {
