@@ -41,7 +41,10 @@ function modelFor(job: PromptJob): Model {
   let model = models.get(job.model);
   if (model) return model;
   if (!job.setup) throw new Error(`preprocessing thread: model ${job.model} was never set up`);
-  model = { template: new ChatTemplate(job.setup.card, job.setup.template), tokenizer: new HfTokenizer(job.setup.card.tokenizerJsonPath) };
+  // A thread has no event loop to keep free: the fast encoder takes texts of any length (it still
+  // leaves texts with very long pieces to the native core).
+  const tokenizer = new HfTokenizer(job.setup.card.tokenizerJsonPath, { fastBpeMaxChars: Infinity });
+  model = { template: new ChatTemplate(job.setup.card, job.setup.template), tokenizer };
   models.set(job.model, model);
   return model;
 }

@@ -1,7 +1,12 @@
-// Text → token ids with Hugging Face's native tokenizer (the same Rust core upstream uses).
-// Encoding is async and runs on the libuv thread pool, off the event loop.
+// Text → token ids with Hugging Face's native tokenizer (the same Rust core upstream uses), and
+// for byte-level BPE tokenizers a JavaScript encoder with the same ids (fast-bpe/) that answers
+// short texts synchronously, about ten times cheaper than a native call. Longer texts, and texts
+// the fast encoder does not answer for, are encoded natively on the libuv thread pool, off the
+// event loop.
 
+import { readFileSync } from 'node:fs';
 import { Tokenizer } from 'tokenizers';
+import { loadFastBpe, type FastBpeEncoder } from './fast-bpe/index.js';
 import type { PrefixTokenCache } from './prefix-cache.js';
 
 interface PendingEncode {
@@ -20,11 +25,26 @@ const MAX_BATCHED_CHARS = 8192;
  */
 const VERIFIED_HITS = 8;
 
+/**
+ * Texts the fast encoder answers that are also encoded natively and compared, per tokenizer: any
+ * difference turns the fast encoder off before it changes an answer.
+ */
+const VERIFIED_FAST_TEXTS = 8;
+
+/**
+ * Texts up to this many characters are encoded by the fast encoder on the calling thread: about
+ * 1 ms for pieces never seen before, a few hundred µs for usual prompts (bench/RESULTS.md, "Fast
+ * BPE encoder"); longer ones go to the native core off the event loop.
+ */
+export const DEFAULT_FAST_BPE_MAX_CHARS = 8192;
+
 export interface TokenizerOptions {
   /** Reuses the ids of prompts' leading parts (chat prompts only: completions add special tokens). */
   prefixCache?: PrefixTokenCache | null;
-  /** Where a disabled cache is reported. */
+  /** Where a disabled cache or fast encoder is reported. */
   warn?: (message: string) => void;
+  /** Longest text the fast encoder answers synchronously; 0: native only (no fast encoder is built). */
+  fastBpeMaxChars?: number;
 }
 
 export class HfTokenizer {
@@ -34,6 +54,10 @@ export class HfTokenizer {
   private flushScheduled = false;
   private prefixCache: PrefixTokenCache | null;
   private unverifiedHits = VERIFIED_HITS;
+  private fast: FastBpeEncoder | null = null;
+  private fastStatus = 'off';
+  private readonly fastMaxChars: number;
+  private unverifiedFastTexts = VERIFIED_FAST_TEXTS;
 
   constructor(
     tokenizerJsonPath: string,
@@ -41,6 +65,22 @@ export class HfTokenizer {
   ) {
     this.native = Tokenizer.fromFile(tokenizerJsonPath);
     this.prefixCache = opts.prefixCache ?? null;
+    this.fastMaxChars = opts.fastBpeMaxChars ?? DEFAULT_FAST_BPE_MAX_CHARS;
+    if (this.fastMaxChars > 0) {
+      const load = loadFastBpe(JSON.parse(readFileSync(tokenizerJsonPath, 'utf8')) as Record<string, unknown>);
+      if (load.ok) this.fast = load.encoder;
+      this.fastStatus = load.ok ? 'on' : load.reason;
+    }
+  }
+
+  /** The fast encoder in use, if any (null once a check turned it off). */
+  get fastEncoder(): FastBpeEncoder | null {
+    return this.fast;
+  }
+
+  /** "on", "off", "unsupported: <reason>", or why a check turned it off. */
+  get fastEncoderStatus(): string {
+    return this.fastStatus;
   }
 
   /** The prefix cache in use, if any (null once a check turned it off). */
@@ -65,6 +105,26 @@ export class HfTokenizer {
   }
 
   private encodeText(clean: string, addSpecialTokens: boolean): Promise<number[]> {
+    if (this.fast !== null && clean.length <= this.fastMaxChars) {
+      const ids = this.fast.encode(clean, addSpecialTokens);
+      if (ids !== null) return this.unverifiedFastTexts > 0 ? this.verifyFast(clean, addSpecialTokens, ids) : Promise.resolve(ids);
+    }
+    return this.encodeNative(clean, addSpecialTokens);
+  }
+
+  /** The native ids of a text the fast encoder answered; a difference turns the fast encoder off. */
+  private async verifyFast(text: string, addSpecialTokens: boolean, fastIds: number[]): Promise<number[]> {
+    this.unverifiedFastTexts--;
+    const ids = await this.encodeNative(text, addSpecialTokens);
+    if (this.fast !== null && !sameIds(ids, fastIds)) {
+      this.fast = null;
+      this.fastStatus = 'off: its ids differed from the native ones on a checked text';
+      this.opts.warn?.('Fast BPE encoder turned off: it did not give the native token ids for a prompt; using the native tokenizer');
+    }
+    return ids;
+  }
+
+  private encodeNative(clean: string, addSpecialTokens: boolean): Promise<number[]> {
     if (clean.length > MAX_BATCHED_CHARS) return this.encodeOne(clean, addSpecialTokens);
     return new Promise((resolve, reject) => {
       this.pending[addSpecialTokens ? 1 : 0].push({ text: clean, resolve, reject });
@@ -88,7 +148,7 @@ export class HfTokenizer {
     if (this.unverifiedHits > 0) {
       this.unverifiedHits--;
       const whole = await this.encodeText(text, false);
-      if (whole.length !== ids.length || whole.some((id, i) => id !== ids[i])) {
+      if (!sameIds(whole, ids)) {
         this.prefixCache = null;
         this.opts.warn?.('Tokenizer prefix cache turned off: this tokenizer does not encode a prompt cut at a special token as the whole');
         return whole;
@@ -140,4 +200,10 @@ export class HfTokenizer {
     }
     for (let i = 0; i < batch.length; i++) batch[i]!.resolve(encodings[i]!.getIds());
   }
+}
+
+function sameIds(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
