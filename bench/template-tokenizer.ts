@@ -1,7 +1,8 @@
 // Chat template and tokenizer costs, each pair measured side by side in one run (A B A B):
 //   template: @huggingface/jinja's Template vs the compiled TemplateProgram, Qwen3, CPU µs/render
-//   tokenizer: native `tokenizers` one by one, native batched, @lenml/tokenizers (JS), and the
-//              native core with the prompt prefix cache on a repeated system prompt, CPU µs/prompt
+//   tokenizer: native `tokenizers` one by one, native batched, @lenml/tokenizers (JS), HfTokenizer
+//              with its fast BPE encoder (as served), and each with the prompt prefix cache on a
+//              repeated system prompt, CPU µs/prompt (bench/fast-bpe.ts has the encoder alone)
 //   serve: small non-streaming chat requests through `dynamo-ts serve` (this build, and with
 //          --baseline DIR another build; with --fastokens also this build with --tokenizer
 //          fastokens), req/s and the server's CPU µs per request, rounds interleaved
@@ -92,8 +93,10 @@ async function tokenizerBench(): Promise<void> {
   let turn = 0;
   const prompt = (): string => template.render({ model: 'm', messages: [{ role: 'system', content: system }, { role: 'user', content: `Question number ${turn++}?` }] });
   const short = template.render({ model: 'm', messages: [{ role: 'user', content: 'Hello, how are you?' }] });
-  const plain = new HfTokenizer(card.tokenizerJsonPath);
-  const cached = new HfTokenizer(card.tokenizerJsonPath, { prefixCache: new PrefixTokenCache(boundaryTokensOf(json), 50 * 1024 * 1024) });
+  const plain = new HfTokenizer(card.tokenizerJsonPath, { fastBpeMaxChars: 0 });
+  const cached = new HfTokenizer(card.tokenizerJsonPath, { fastBpeMaxChars: 0, prefixCache: new PrefixTokenCache(boundaryTokensOf(json), 50 * 1024 * 1024) });
+  const fast = new HfTokenizer(card.tokenizerJsonPath);
+  const fastCached = new HfTokenizer(card.tokenizerJsonPath, { prefixCache: new PrefixTokenCache(boundaryTokensOf(json), 50 * 1024 * 1024) });
   const tokens = (await plain.encode(prompt(), false)).length;
   const rows: Record<string, number[]> = {};
   const add = (name: string, v: number): void => void (rows[name] ??= []).push(v);
@@ -101,13 +104,16 @@ async function tokenizerBench(): Promise<void> {
     add('short: native, one encode at a time', await perCallAsync(async () => (await native.encode(short, null, { addSpecialTokens: false })).getIds(), 2000));
     add('short: native, 64 per batch', (await perCallAsync(async () => (await native.encodeBatch(Array(64).fill(short), { addSpecialTokens: false })).map((e) => e.getIds()), 40)) / 64);
     add('short: @lenml/tokenizers (JS)', perCall(() => js.encode(short, { add_special_tokens: false }), 2000));
+    add('short: HfTokenizer with the fast BPE encoder', await perCallAsync(() => fast.encode(short, false), 2000));
     add(`system prompt (${tokens} tokens): native`, await perCallAsync(() => plain.encode(prompt(), false), 100));
     add(`system prompt (${tokens} tokens): @lenml/tokenizers (JS)`, perCall(() => js.encode(prompt(), { add_special_tokens: false }), 50));
     add(`system prompt (${tokens} tokens): native + prefix cache`, await perCallAsync(() => cached.encode(prompt(), false), 100));
+    add(`system prompt (${tokens} tokens): fast BPE encoder`, await perCallAsync(() => fast.encode(prompt(), false), 100));
+    add(`system prompt (${tokens} tokens): fast BPE encoder + prefix cache`, await perCallAsync(() => fastCached.encode(prompt(), false), 100));
   }
   console.log('tokenizer, CPU µs per prompt (median of rounds):');
   for (const [name, xs] of Object.entries(rows)) console.log(`  ${name}: ${median(xs).toFixed(1)}`);
-  console.log(`  prefix cache hits ${cached.cache?.hits ?? 0}, misses ${cached.cache?.misses ?? 0}`);
+  console.log(`  prefix cache hits ${cached.cache?.hits ?? 0}, misses ${cached.cache?.misses ?? 0}; fast encoder ${fast.fastEncoderStatus}`);
 }
 
 interface Server {

@@ -18,8 +18,8 @@ type BackendName = Exclude<Config['tokenizer'], 'basetenkenizer'>;
 const BACKENDS: Record<BackendName, (input: BackendInput) => HfTokenizer> = {
   default: ({ tokenizerJsonPath, config, warn }) =>
     new HfTokenizer(tokenizerJsonPath, { prefixCache: config.tokenizerCache ? optionalPrefixCache(tokenizerJsonPath, config, warn) : null, warn }),
-  // No Node binding of the fastokens library exists; the fastest path measured here is the
-  // native core with the prefix cache (bench/RESULTS.md, tokenizer backends).
+  // No Node binding of the fastokens library exists; the fastest path measured here is the fast
+  // BPE encoder every backend has, plus the prefix cache (bench/RESULTS.md, tokenizer backends).
   fastokens: ({ tokenizerJsonPath, config, warn }) =>
     new HfTokenizer(tokenizerJsonPath, { prefixCache: prefixCache(tokenizerJsonPath, config), warn }),
 };

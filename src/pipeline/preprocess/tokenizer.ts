@@ -32,18 +32,23 @@ const VERIFIED_HITS = 8;
 const VERIFIED_FAST_TEXTS = 8;
 
 /**
- * Texts up to this many characters are encoded by the fast encoder on the calling thread: about
- * 1 ms for pieces never seen before, a few hundred µs for usual prompts (bench/RESULTS.md, "Fast
- * BPE encoder"); longer ones go to the native core off the event loop.
+ * Texts up to this many characters, needing at most FAST_BPE_MAX_UNCACHED_PIECES pieces the fast
+ * encoder has not cached, are encoded by it on the calling thread; others go to the native core
+ * off the event loop. Both bounds keep one call under ~1 ms of CPU: cached pieces cost ~0.05 µs
+ * per character, uncached ones ~1.5–3 µs each (bench/RESULTS.md, "Fast BPE encoder").
  */
 export const DEFAULT_FAST_BPE_MAX_CHARS = 8192;
+const FAST_BPE_MAX_UNCACHED_PIECES = 384;
 
 export interface TokenizerOptions {
   /** Reuses the ids of prompts' leading parts (chat prompts only: completions add special tokens). */
   prefixCache?: PrefixTokenCache | null;
   /** Where a disabled cache or fast encoder is reported. */
   warn?: (message: string) => void;
-  /** Longest text the fast encoder answers synchronously; 0: native only (no fast encoder is built). */
+  /**
+   * Longest text the fast encoder answers synchronously; 0: native only (no fast encoder is
+   * built); Infinity (off the event loop): any text, however many uncached pieces it needs.
+   */
   fastBpeMaxChars?: number;
 }
 
@@ -57,6 +62,7 @@ export class HfTokenizer {
   private fast: FastBpeEncoder | null = null;
   private fastStatus = 'off';
   private readonly fastMaxChars: number;
+  private readonly maxUncachedPieces: number;
   private unverifiedFastTexts = VERIFIED_FAST_TEXTS;
 
   constructor(
@@ -66,6 +72,7 @@ export class HfTokenizer {
     this.native = Tokenizer.fromFile(tokenizerJsonPath);
     this.prefixCache = opts.prefixCache ?? null;
     this.fastMaxChars = opts.fastBpeMaxChars ?? DEFAULT_FAST_BPE_MAX_CHARS;
+    this.maxUncachedPieces = this.fastMaxChars === Infinity ? Infinity : FAST_BPE_MAX_UNCACHED_PIECES;
     if (this.fastMaxChars > 0) {
       const load = loadFastBpe(JSON.parse(readFileSync(tokenizerJsonPath, 'utf8')) as Record<string, unknown>);
       if (load.ok) this.fast = load.encoder;
@@ -106,7 +113,7 @@ export class HfTokenizer {
 
   private encodeText(clean: string, addSpecialTokens: boolean): Promise<number[]> {
     if (this.fast !== null && clean.length <= this.fastMaxChars) {
-      const ids = this.fast.encode(clean, addSpecialTokens);
+      const ids = this.fast.encode(clean, addSpecialTokens, this.maxUncachedPieces);
       if (ids !== null) return this.unverifiedFastTexts > 0 ? this.verifyFast(clean, addSpecialTokens, ids) : Promise.resolve(ids);
     }
     return this.encodeNative(clean, addSpecialTokens);

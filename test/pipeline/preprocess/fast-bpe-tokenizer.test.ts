@@ -66,6 +66,19 @@ describe('HfTokenizer with the fast BPE encoder', () => {
     assert.equal(tokenizer.fastEncoderStatus, 'on');
   });
 
+  it('leaves a text needing too many uncached pieces to native; the pieces it merged stay cached', async () => {
+    const tokenizer = new HfTokenizer(card.tokenizerJsonPath);
+    const fast = tokenizer.fastEncoder!;
+    const words = Array.from({ length: 1000 }, (_, i) => `q${(i * 7919).toString(36)}z`).join(' ');
+    assert.ok(words.length <= DEFAULT_FAST_BPE_MAX_CHARS);
+    const before = fast.cachedPieces;
+    assert.equal(fast.encode(words, false, 10), null);
+    assert.equal(fast.cachedPieces, before + 10);
+    assert.deepEqual(await tokenizer.encode(words, false), await nativeIds(nativeQwen, words, false));
+    assert.deepEqual(fast.encode(words, false), await nativeIds(nativeQwen, words, false));
+    assert.deepEqual(await tokenizer.encode(words, false), await nativeIds(nativeQwen, words, false));
+  });
+
   it('keeps the prefix cache working on top of it', async () => {
     const json = { added_tokens: [{ id: 151644, content: '<|im_start|>', special: true }, { id: 151645, content: '<|im_end|>', special: true }] };
     const cache = new PrefixTokenCache(boundaryTokensOf(json), 1 << 20);

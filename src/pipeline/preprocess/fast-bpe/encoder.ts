@@ -2,7 +2,9 @@
 // of the raw text (leftmost, longest first), each other segment NFC-normalized (when the
 // tokenizer says so), split by the pre-tokenizer regex, and each piece byte-level BPE-merged.
 // Pieces' ids are cached; a text holding a piece longer than MAX_PIECE_CHARS is left to the
-// caller (merging such a piece costs more than the native core, and such input is often hostile).
+// caller (merging such a piece costs more than the native core, and such input is often hostile),
+// and so is one needing more uncached pieces than the caller allows (a bound on the time of one
+// synchronous call: uncached pieces cost ~20x cached ones).
 
 import { utf8Into } from './byte-level.js';
 import { MAX_WORD_BYTES, WordMerger } from './merge-word.js';
@@ -13,8 +15,14 @@ import type { BpeShape } from './tokenizer-shape.js';
 export const MAX_PIECE_CHARS = 256;
 /** Pieces up to this length are cached (longer ones are rarely repeated). */
 const MAX_CACHED_CHARS = 64;
-/** Cached pieces; the oldest leave first. */
-const MAX_CACHE_ENTRIES = 100_000;
+/** Pieces per cache generation (two generations: at most twice this many are kept). */
+const CACHE_GENERATION = 65_536;
+
+/**
+ * Substrings this long may share their parent's memory (V8's sliced strings): a cached piece is
+ * stored as a copy, so the cache never keeps whole prompts alive.
+ */
+const SHARED_SUBSTRING_CHARS = 13;
 
 const REGEXP_SPECIALS = /[.*+?^${}()|[\]\\]/g;
 
@@ -39,8 +47,17 @@ export class FastBpeEncoder {
   private readonly merger: WordMerger;
   private readonly addedPattern: RegExp | null;
   private readonly bytes = new Uint8Array(MAX_WORD_BYTES);
-  /** Piece → its ids (a lone id as a number). */
-  private readonly cache = new Map<string, number | number[]>();
+  private readonly decoder = new TextDecoder();
+  /**
+   * Piece → its ids (a lone id as a number), in two generations: new pieces go to `young`; when it
+   * is full it becomes `old` and the previous old one is dropped, and a piece found in `old` moves
+   * back to `young`. Pieces in use stay, and eviction costs nothing per piece (deleting a Map's
+   * oldest key one at a time leaves holes every later oldest-key lookup walks over).
+   */
+  private young = new Map<string, number | number[]>();
+  private old = new Map<string, number | number[]>();
+  /** Uncached pieces the current call may still merge. */
+  private coldLeft = Infinity;
 
   constructor(tables: EncoderTables) {
     this.shape = tables.shape;
@@ -53,11 +70,13 @@ export class FastBpeEncoder {
   }
 
   /**
-   * The ids of `text`, or null when this encoder does not answer for it: a piece too long, or
-   * special tokens asked for from a post-processor that adds some.
+   * The ids of `text`, or null when this encoder does not answer for it: a piece too long, more
+   * than `maxUncachedPieces` pieces not in the cache (those merged stay cached), or special tokens
+   * asked for from a post-processor that adds some.
    */
-  encode(text: string, addSpecialTokens: boolean): number[] | null {
+  encode(text: string, addSpecialTokens: boolean, maxUncachedPieces = Infinity): number[] | null {
     if (addSpecialTokens && !this.shape.postProcessorAddsNothing) return null;
+    this.coldLeft = maxUncachedPieces;
     // The native binding receives lone surrogates as U+FFFD.
     const checked = text as unknown as WellFormed;
     const whole = checked.isWellFormed() ? text : checked.toWellFormed();
@@ -77,7 +96,7 @@ export class FastBpeEncoder {
 
   /** Pieces cached now. */
   get cachedPieces(): number {
-    return this.cache.size;
+    return this.young.size + this.old.size;
   }
 
   private encodeSegment(raw: string, ids: number[]): boolean {
@@ -102,23 +121,36 @@ export class FastBpeEncoder {
   }
 
   private encodePiece(piece: string, ids: number[]): boolean {
-    const cached = this.cache.get(piece);
+    let cached = this.young.get(piece);
+    if (cached === undefined) {
+      cached = this.old.get(piece);
+      if (cached !== undefined) this.remember(piece, cached);
+    }
     if (cached !== undefined) {
       if (typeof cached === 'number') ids.push(cached);
       else for (const id of cached) ids.push(id);
       return true;
     }
-    if (piece.length > MAX_PIECE_CHARS) return false;
+    if (piece.length > MAX_PIECE_CHARS || --this.coldLeft < 0) return false;
     const start = ids.length;
-    this.mergePiece(piece, ids);
+    const n = this.mergePiece(piece, ids);
     if (piece.length <= MAX_CACHED_CHARS) {
-      if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
-      this.cache.set(piece, ids.length - start === 1 ? ids[start]! : ids.slice(start));
+      const key = piece.length < SHARED_SUBSTRING_CHARS ? piece : this.decoder.decode(this.bytes.subarray(0, n));
+      this.remember(key, ids.length - start === 1 ? ids[start]! : ids.slice(start));
     }
     return true;
   }
 
-  private mergePiece(piece: string, ids: number[]): void {
+  private remember(piece: string, ids: number | number[]): void {
+    if (this.young.size >= CACHE_GENERATION) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    this.young.set(piece, ids);
+  }
+
+  /** Appends the piece's ids; its UTF-8 is left in `bytes`, and its length returned. */
+  private mergePiece(piece: string, ids: number[]): number {
     const n = utf8Into(piece, this.bytes);
     if (this.shape.ignoreMerges) {
       let spelled = '';
@@ -126,9 +158,10 @@ export class FastBpeEncoder {
       const id = this.vocab.get(spelled);
       if (id !== undefined) {
         ids.push(id);
-        return;
+        return n;
       }
     }
     this.merger.merge(this.bytes, n, ids);
+    return n;
   }
 }
