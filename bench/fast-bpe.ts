@@ -17,20 +17,11 @@ import { parseArgs } from 'node:util';
 import { Tokenizer } from 'tokenizers';
 import { loadDefaultModelCard } from '../src/models/index.js';
 import { ChatTemplate, HfTokenizer, loadFastBpe, type FastBpeEncoder } from '../src/pipeline/preprocess/index.js';
+import { cpuMicros, median } from './support/cpu-time.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
 const rounds = Number(values.rounds);
 const card = loadDefaultModelCard();
-
-function cpuMicros(): number {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 let seed = 7;
 function random(): number {

@@ -19,6 +19,7 @@ import { loadDefaultModelCard } from '../src/models/index.js';
 import { boundaryTokensOf, ChatTemplate, HfTokenizer, PrefixTokenCache } from '../src/pipeline/preprocess/index.js';
 import { TemplateProgram } from '../src/pipeline/preprocess/jinja/index.js';
 import { freePort, startProcess, waitForModel, type RunningProcess } from '../test/support/processes.js';
+import { cpuMicros, median } from './support/cpu-time.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,16 +34,6 @@ const { values } = parseArgs({
 const rounds = Number(values.rounds);
 const MODEL = 'Qwen/Qwen3-0.6B';
 const card = loadDefaultModelCard();
-
-function cpuMicros(): number {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 /** CPU µs per call of `fn`, over `n` calls. */
 function perCall(fn: () => unknown, n: number): number {

@@ -32,17 +32,21 @@ interface WellFormed {
   toWellFormed(): string;
 }
 
+/** The shape without the vocab and merges JSON (the tables hold what is needed of them). */
+export type EncoderShape = Omit<BpeShape, 'vocab' | 'merges'>;
+
 export interface EncoderTables {
-  shape: BpeShape;
-  vocab: Map<string, number>;
+  shape: EncoderShape;
+  /** Token → id, for whole pieces under ignore_merges (null without it). */
+  vocab: Map<string, number> | null;
   merges: MergeTable;
   byteIds: Int32Array;
   byteChars: readonly string[];
 }
 
 export class FastBpeEncoder {
-  private readonly shape: BpeShape;
-  private readonly vocab: Map<string, number>;
+  private readonly shape: EncoderShape;
+  private readonly vocab: Map<string, number> | null;
   private readonly byteChars: readonly string[];
   private readonly merger: WordMerger;
   private readonly addedPattern: RegExp | null;
@@ -152,7 +156,7 @@ export class FastBpeEncoder {
   /** Appends the piece's ids; its UTF-8 is left in `bytes`, and its length returned. */
   private mergePiece(piece: string, ids: number[]): number {
     const n = utf8Into(piece, this.bytes);
-    if (this.shape.ignoreMerges) {
+    if (this.vocab !== null) {
       let spelled = '';
       for (let i = 0; i < n; i++) spelled += this.byteChars[this.bytes[i]!];
       const id = this.vocab.get(spelled);

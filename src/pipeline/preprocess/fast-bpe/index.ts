@@ -20,7 +20,7 @@ const unsupported = (why: string): FastBpeLoad => ({ ok: false, reason: `unsuppo
 export function loadFastBpe(json: Record<string, unknown>): FastBpeLoad {
   const shape = bpeShapeOf(json);
   if (!shape.ok) return unsupported(shape.reason);
-  const { vocab: vocabJson, merges: mergesJson } = shape.value;
+  const { vocab: vocabJson, merges: mergesJson, ...rest } = shape.value;
   if (mergesJson.length >= MAX_MERGES) return unsupported(`${mergesJson.length} merges`);
   const vocab = new Map<string, number>();
   for (const token in vocabJson) vocab.set(token, vocabJson[token]!);
@@ -44,7 +44,7 @@ export function loadFastBpe(json: Record<string, unknown>): FastBpeLoad {
     if (a === undefined || b === undefined || merged === undefined) return unsupported(`merge ${JSON.stringify(merge)} names a token not in the vocab`);
     merges.set(a, b, rank, merged);
   }
-  return { ok: true, encoder: new FastBpeEncoder({ shape: shape.value, vocab, merges, byteIds, byteChars: BYTE_CHARS }) };
+  return { ok: true, encoder: new FastBpeEncoder({ shape: rest, vocab: rest.ignoreMerges ? vocab : null, merges, byteIds, byteChars: BYTE_CHARS }) };
 }
 
 /**
