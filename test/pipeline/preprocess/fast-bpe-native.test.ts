@@ -63,10 +63,16 @@ describe('fast BPE encoder vs native tokenizers', () => {
     assert.equal(await assertSameAsNative(card.tokenizerJsonPath, [...prompts, ...prompts], false), 4);
   });
 
-  it('GPT-2 shape (ByteLevel with its own regex), with and without add_prefix_space', async () => {
+  it('GPT-2 shape (ByteLevel with its own regex, <|endoftext|> in the vocab and normalized), with and without add_prefix_space', async () => {
     const texts = corpus(1500, 7, { addedTokens: ['<|endoftext|>'] });
     for (const addPrefixSpace of [false, true]) {
-      const file = synthetic(`gpt2-${addPrefixSpace}`, { preTokenizer: { ...GPT2_PRE_TOKENIZER, add_prefix_space: addPrefixSpace }, addedTokens: ['<|endoftext|>'], addedInVocab: true, seed: 3 });
+      const file = synthetic(`gpt2-${addPrefixSpace}`, {
+        preTokenizer: { ...GPT2_PRE_TOKENIZER, add_prefix_space: addPrefixSpace },
+        addedTokens: ['<|endoftext|>'],
+        addedInVocab: true,
+        normalizedAdded: true,
+        seed: 3,
+      });
       assert.equal(await assertSameAsNative(file, texts, false), texts.length);
     }
   });

@@ -40,6 +40,10 @@ describe('loadFastBpe', () => {
       ['Split Removed', (j) => (j.pre_tokenizer = { ...LLAMA3_PRE_TOKENIZER, pretokenizers: [{ ...LLAMA3_PRE_TOKENIZER.pretokenizers[0], behavior: 'Removed' }, LLAMA3_PRE_TOKENIZER.pretokenizers[1]] }), /Split behavior Removed/],
       ['two Splits', (j) => (j.pre_tokenizer = { type: 'Sequence', pretokenizers: [LLAMA3_PRE_TOKENIZER.pretokenizers[0], ...LLAMA3_PRE_TOKENIZER.pretokenizers] }), /Sequence \[Split, Split, ByteLevel\]/],
       ['lstrip added token', (j) => (j.added_tokens = [{ id: 999999, content: '<mask>', lstrip: true, rstrip: false, single_word: false, normalized: false, special: true }]), /<mask>.*lstrip/],
+      ['normalized added token with NFC', (j) => {
+        j.normalizer = { type: 'NFC' };
+        j.added_tokens = [{ id: Object.keys(j.model.vocab).length, content: '<x>', lstrip: false, rstrip: false, single_word: false, normalized: true, special: true }];
+      }, /marked normalized, with a normalizer/],
       ['misnumbered added token', (j) => (j.added_tokens = [{ id: 5, content: '<x>', lstrip: false, rstrip: false, single_word: false, normalized: false, special: true }]), /"<x>" does not have the id/],
       ['truncation', (j) => (j.truncation = { max_length: 8, strategy: 'LongestFirst', stride: 0, direction: 'Right' }), /truncation/],
       ['merge out of vocab', (j) => j.model.merges.push(['q', 'zzz']), /names a token not in the vocab/],

@@ -46,6 +46,8 @@ export interface SyntheticOptions {
   addedTokens?: readonly string[];
   /** Added tokens also in the model vocab (GPT-2's <|endoftext|>), else numbered after it (Llama 3, Qwen). */
   addedInVocab?: boolean;
+  /** Added tokens marked normalized (GPT-2's file). */
+  normalizedAdded?: boolean;
   /** Tokens in the vocab that no merge reaches (whole only under ignore_merges). */
   unreachable?: readonly string[];
   seed: number;
@@ -93,7 +95,7 @@ export function syntheticTokenizerJson(opts: SyntheticOptions): Record<string, u
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: added.map((content, i) => ({ id: ids[i], content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    added_tokens: added.map((content, i) => ({ id: ids[i], content, single_word: false, lstrip: false, rstrip: false, normalized: opts.normalizedAdded ?? false, special: true })),
     normalizer: opts.normalizer ?? null,
     pre_tokenizer: opts.preTokenizer,
     post_processor: opts.postProcessor ?? { type: 'ByteLevel', add_prefix_space: true, trim_offsets: false, use_regex: true },

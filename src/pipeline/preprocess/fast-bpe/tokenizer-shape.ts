@@ -90,11 +90,16 @@ export function bpeShapeOf(json: Json): Checked<BpeShape> {
   const preTokenizing = pre == null ? no<PreTokenizing>('no pre-tokenizer') : (PRE_TOKENIZERS[String(pre.type)]?.(pre) ?? no<PreTokenizing>(`pre-tokenizer ${String(pre.type)}`));
   if (!preTokenizing.ok) return preTokenizing;
 
+  const added = (json.added_tokens ?? []) as Json[];
   const addedTokens = new Map<string, number>();
-  for (const t of (json.added_tokens ?? []) as Json[]) {
-    if (t.lstrip || t.rstrip || t.single_word || t.normalized) return no(`added token ${JSON.stringify(t.content)} with lstrip, rstrip, single_word or normalized`);
+  for (const t of added) {
+    if (t.lstrip || t.rstrip || t.single_word) return no(`added token ${JSON.stringify(t.content)} with lstrip, rstrip or single_word`);
     if (typeof t.content === 'string' && t.content.length > 0) addedTokens.set(t.content, Number(t.id));
   }
+  // Normalized added tokens are matched after the others, in the normalized text: one pass over
+  // the raw text finds the same only with no normalizer and all of them alike (GPT-2's file).
+  const normalized = added.filter((t) => t.normalized).length;
+  if (normalized > 0 && (nfc.value || normalized < added.length)) return no('added tokens marked normalized, with a normalizer or beside unnormalized ones');
   const post = json.post_processor as Json | null;
   return ok({
     nfc: nfc.value,
