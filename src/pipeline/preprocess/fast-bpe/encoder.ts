@@ -10,6 +10,7 @@ import { utf8Into } from './byte-level.js';
 import { MAX_WORD_BYTES, WordMerger } from './merge-word.js';
 import type { MergeTable } from './merge-table.js';
 import type { BpeShape } from './tokenizer-shape.js';
+import type { Vocab } from './vocab.js';
 
 /** The longest piece encoded here (3 UTF-8 bytes per UTF-16 unit at most must fit a word). */
 export const MAX_PIECE_CHARS = 256;
@@ -37,8 +38,8 @@ export type EncoderShape = Omit<BpeShape, 'vocab' | 'merges'>;
 
 export interface EncoderTables {
   shape: EncoderShape;
-  /** Token → id, for whole pieces under ignore_merges (null without it). */
-  vocab: Map<string, number> | null;
+  /** For whole pieces under ignore_merges (null without it). */
+  vocab: Vocab | null;
   merges: MergeTable;
   byteIds: Int32Array;
   byteChars: readonly string[];
@@ -46,7 +47,7 @@ export interface EncoderTables {
 
 export class FastBpeEncoder {
   private readonly shape: EncoderShape;
-  private readonly vocab: Map<string, number> | null;
+  private readonly vocab: Vocab | null;
   private readonly byteChars: readonly string[];
   private readonly merger: WordMerger;
   private readonly addedPattern: RegExp | null;
@@ -159,7 +160,7 @@ export class FastBpeEncoder {
     if (this.vocab !== null) {
       let spelled = '';
       for (let i = 0; i < n; i++) spelled += this.byteChars[this.bytes[i]!];
-      const id = this.vocab.get(spelled);
+      const id = this.vocab.idOf(spelled);
       if (id !== undefined) {
         ids.push(id);
         return n;

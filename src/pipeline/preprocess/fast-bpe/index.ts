@@ -8,6 +8,7 @@ import { FastBpeEncoder } from './encoder.js';
 import { MergeTable } from './merge-table.js';
 import { MAX_MERGES } from './merge-word.js';
 import { bpeShapeOf } from './tokenizer-shape.js';
+import { Vocab } from './vocab.js';
 
 export { FastBpeEncoder } from './encoder.js';
 export { MAX_PIECE_CHARS } from './encoder.js';
@@ -22,11 +23,10 @@ export function loadFastBpe(json: Record<string, unknown>): FastBpeLoad {
   if (!shape.ok) return unsupported(shape.reason);
   const { vocab: vocabJson, merges: mergesJson, ...rest } = shape.value;
   if (mergesJson.length >= MAX_MERGES) return unsupported(`${mergesJson.length} merges`);
-  const vocab = new Map<string, number>();
-  for (const token in vocabJson) vocab.set(token, vocabJson[token]!);
+  const vocab = new Vocab(vocabJson);
   const byteIds = new Int32Array(256);
   for (let b = 0; b < 256; b++) {
-    const id = vocab.get(BYTE_CHARS[b]!);
+    const id = vocab.idOf(BYTE_CHARS[b]!);
     if (id === undefined) return unsupported(`byte ${b} has no token in the vocab`);
     byteIds[b] = id;
   }
@@ -38,9 +38,9 @@ export function loadFastBpe(json: Record<string, unknown>): FastBpeLoad {
     const pair = typeof merge === 'string' ? merge.split(' ') : merge;
     if (pair.length !== 2) return unsupported(`merge ${JSON.stringify(merge)} is not a pair`);
     const [left, right] = pair as [string, string];
-    const a = vocab.get(left);
-    const b = vocab.get(right);
-    const merged = vocab.get(left + right);
+    const a = vocab.idOf(left);
+    const b = vocab.idOf(right);
+    const merged = vocab.idOf(left + right);
     if (a === undefined || b === undefined || merged === undefined) return unsupported(`merge ${JSON.stringify(merge)} names a token not in the vocab`);
     merges.set(a, b, rank, merged);
   }
@@ -51,10 +51,10 @@ export function loadFastBpe(json: Record<string, unknown>): FastBpeLoad {
  * The native loader numbers added tokens itself: a token of the model vocab keeps its vocab id, the
  * others follow the vocab in file order. The first token whose id in the file says otherwise.
  */
-function misnumberedAddedToken(added: ReadonlyMap<string, number>, vocab: ReadonlyMap<string, number>): string | null {
+function misnumberedAddedToken(added: ReadonlyMap<string, number>, vocab: Vocab): string | null {
   let next = vocab.size;
   for (const [content, id] of added) {
-    const inVocab = vocab.get(content);
+    const inVocab = vocab.idOf(content);
     if (inVocab === undefined ? id !== next++ : id !== inVocab) return content;
   }
   return null;
