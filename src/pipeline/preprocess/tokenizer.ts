@@ -1,6 +1,6 @@
 // Text → token ids with Hugging Face's native tokenizer (the same Rust core upstream uses), and
 // for byte-level BPE tokenizers a JavaScript encoder with the same ids (fast-bpe/) that answers
-// short texts synchronously, about ten times cheaper than a native call. Longer texts, and texts
+// short texts synchronously, 10-20x cheaper than a native call. Longer texts, and texts
 // the fast encoder does not answer for, are encoded natively on the libuv thread pool, off the
 // event loop.
 
@@ -34,11 +34,12 @@ const VERIFIED_FAST_TEXTS = 8;
 /**
  * Texts up to this many characters, needing at most FAST_BPE_MAX_UNCACHED_PIECES pieces the fast
  * encoder has not cached, are encoded by it on the calling thread; others go to the native core
- * off the event loop. Both bounds keep one call under ~1 ms of CPU: cached pieces cost ~0.05 µs
- * per character, uncached ones ~1.5–3 µs each (bench/RESULTS.md, "Fast BPE encoder").
+ * off the event loop. Both bounds keep one call to about 1 ms of CPU (1.5 ms on a busy machine):
+ * cached pieces cost ~0.05 µs per character, uncached ones ~2–3.5 µs each (bench/RESULTS.md,
+ * "Fast BPE encoder").
  */
 export const DEFAULT_FAST_BPE_MAX_CHARS = 8192;
-const FAST_BPE_MAX_UNCACHED_PIECES = 384;
+const FAST_BPE_MAX_UNCACHED_PIECES = 256;
 
 export interface TokenizerOptions {
   /** Reuses the ids of prompts' leading parts (chat prompts only: completions add special tokens). */

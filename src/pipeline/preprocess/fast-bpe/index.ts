@@ -1,7 +1,7 @@
 // A byte-level BPE encoder in JavaScript, built from a parsed tokenizer.json, that gives the
 // native `tokenizers` ids for the shapes it handles (tokenizer-shape.ts) and says "unsupported:
-// <reason>" for the rest. Synchronous and about ten times cheaper than the native call on chat
-// prompts (bench/RESULTS.md, "Fast BPE encoder").
+// <reason>" for the rest. Synchronous, and 10-20x cheaper than the native call on chat prompts
+// (bench/RESULTS.md, "Fast BPE encoder").
 
 import { BYTE_CHARS } from './byte-level.js';
 import { FastBpeEncoder } from './encoder.js';
