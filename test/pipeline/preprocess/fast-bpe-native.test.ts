@@ -63,6 +63,12 @@ describe('fast BPE encoder vs native tokenizers', () => {
     assert.equal(await assertSameAsNative(card.tokenizerJsonPath, [...prompts, ...prompts], false), 4);
   });
 
+  it('Qwen3: lone surrogates read as U+FFFD, as the native binding receives them', async () => {
+    const texts = ['a\ud800b', '\udc00', 'x \ud83d', '\ud83d\ude00\ud83d', 'e\u0301\udfff<think>\ud800</think>'];
+    assert.equal(await assertSameAsNative(card.tokenizerJsonPath, texts, false), texts.length);
+    assert.deepEqual(fastOf(card.tokenizerJsonPath).encode('a\ud800b', false), fastOf(card.tokenizerJsonPath).encode('a\ufffdb', false));
+  });
+
   it('GPT-2 shape (ByteLevel with its own regex, <|endoftext|> in the vocab and normalized), with and without add_prefix_space', async () => {
     const texts = corpus(1500, 7, { addedTokens: ['<|endoftext|>'] });
     for (const addPrefixSpace of [false, true]) {
@@ -81,6 +87,15 @@ describe('fast BPE encoder vs native tokenizers', () => {
     const texts = corpus(800, 8, { addedTokens: [] });
     const file = synthetic('gpt2-nfc', { preTokenizer: GPT2_PRE_TOKENIZER, normalizer: { type: 'Sequence', normalizers: [{ type: 'NFC' }] }, seed: 4 });
     assert.equal(await assertSameAsNative(file, texts, false), texts.length);
+  });
+
+  it('Split patterns that can match the empty string (each empty match is a split point)', async () => {
+    const texts = corpus(300, 10, { addedTokens: [] });
+    for (const [i, pattern] of ['\\p{L}*', '(?=x)|\\s+', 'a*?| ?\\p{L}+'].entries()) {
+      const split = { ...LLAMA3_PRE_TOKENIZER.pretokenizers[0], pattern: { Regex: pattern } };
+      const file = synthetic(`empty-${i}`, { preTokenizer: { type: 'Sequence', pretokenizers: [split, LLAMA3_PRE_TOKENIZER.pretokenizers[1]] }, seed: 6 });
+      assert.equal(await assertSameAsNative(file, texts, false), texts.length, pattern);
+    }
   });
 
   it('Llama 3 shape (\\p{N}{1,3}, ignore_merges, no normalizer); its post-processor adds BOS, so special-token encodes are left to native', async () => {

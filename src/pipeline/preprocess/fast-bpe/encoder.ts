@@ -116,9 +116,8 @@ export class FastBpeEncoder {
       if (end > m.index) {
         if (!this.encodePiece(m[0], ids)) return false;
       } else {
-        // An empty match: step over one code point, as the native search does.
+        // An empty match splits here and the search goes on one code point further, as natively.
         split.lastIndex = end + (text.codePointAt(end)! > 0xffff ? 2 : 1);
-        continue;
       }
       at = end;
     }
