@@ -94,6 +94,8 @@ describe('convertOnigRegex', () => {
       ['[a&&b]', /intersection/],
       ['\\p{Han}', /general categories/],
       ['(?i:a+)', /alternatives of literal/],
+      ["(?i:'ss|'t)", /"'ss" holds "ss", which one character folds to/],
+      ['(?i:st)', /"st", which one character folds to/],
       ['(?i)abc', /group \(\?i\)/],
       ['a{,3}', /quantifier/],
       ['[^\\S]', /\\S inside a character class/],

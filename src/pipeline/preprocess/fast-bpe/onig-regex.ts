@@ -82,10 +82,13 @@ class Converter {
     const body = this.src.slice(this.at, end);
     if (/[\\[\](){}*+?.^$]/.test(body)) throw new Unconvertible('(?i:...) holding more than alternatives of literal characters');
     this.at = end;
-    return `(?:${body
-      .split('|')
-      .map((alt) => [...alt].map(caseClass).join(''))
-      .join('|')}`;
+    const alternatives = body.split('|');
+    // Oniguruma folds fully (ß matches "ss"); per-letter classes cannot say that.
+    for (const alt of alternatives) {
+      const folded = multiCharFolds().find((f) => alt.toLowerCase().includes(f));
+      if (folded !== undefined) throw new Unconvertible(`(?i:...) alternative "${alt}" holds "${folded}", which one character folds to`);
+    }
+    return `(?:${alternatives.map((alt) => [...alt].map(caseClass).join('')).join('|')}`;
   }
 
   /** A possessive quantifier has no JS form; a lazy one is the same. */
@@ -163,6 +166,21 @@ function literal(c: string): string {
 function caseClass(c: string): string {
   const members = [...new Set([...allCharacters().matchAll(new RegExp(literal(c), 'giu'))].map((m) => m[0]))];
   return members.length <= 1 ? literal(c) : `[${members.map(literal).join('')}]`;
+}
+
+let folds: string[] | undefined;
+
+/** The strings of more than one character that some character folds to ("ss" for ß, "st" for ﬆ). */
+function multiCharFolds(): string[] {
+  if (folds === undefined) {
+    const found = new Set<string>();
+    for (const c of allCharacters()) {
+      const folded = c.toUpperCase().toLowerCase();
+      if ([...folded].length > 1) found.add(folded);
+    }
+    folds = [...found];
+  }
+  return folds;
 }
 
 let characters: string | undefined;
