@@ -14,6 +14,8 @@ RUN npx tsc -p tsconfig.json
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
+# glibc malloc: memory of huge requests goes back to the system (src/launch/malloc-tuning.ts).
+ENV MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 MALLOC_TRIM_THRESHOLD_=131072
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Scripts off for the same reason; zeromq's install step (prebuilt binding check) is rerun by name.

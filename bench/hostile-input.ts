@@ -9,12 +9,15 @@
 // percentile per phase.
 // With --baseline DIR (another checkout, built), that build's `serve` runs beside this one and each
 // phase runs on the baseline, then on this build, so the two are compared in the same run.
-// Usage: node dist/bench/hostile-input.js [--prompt-mb 40] [--repeat 5] [--baseline DIR] [--server-arg=--max-prompt-chars=...]...
+// Servers start with the malloc settings of `npm start` and the image (src/launch/malloc-tuning.ts)
+// unless --untuned-malloc.
+// Usage: node dist/bench/hostile-input.js [--prompt-mb 40] [--repeat 5] [--baseline DIR] [--untuned-malloc] [--server-arg=--max-prompt-chars=...]...
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { mallocTuningFor } from '../src/launch/malloc-tuning.js';
 import { freePort, startProcess, waitForModel } from '../test/support/processes.js';
 
 const { values } = parseArgs({
@@ -24,6 +27,7 @@ const { values } = parseArgs({
     'limit-messages': { type: 'string', default: '4096' },
     'server-arg': { type: 'string', multiple: true, default: [] },
     baseline: { type: 'string' },
+    'untuned-malloc': { type: 'boolean', default: false },
   },
 });
 const PROMPT_MB = Number(values['prompt-mb']);
@@ -134,7 +138,7 @@ async function startTarget(name: string, bin: string | undefined, serverArgs: st
   const port = await freePort();
   const server = startProcess(
     ['serve', '--http-host', '127.0.0.1', '--http-port', String(port), '--speedup-ratio', '1000', ...serverArgs],
-    { DYN_HTTP_BODY_TIMEOUT_SECS: String(BODY_TIMEOUT_SECS) },
+    { DYN_HTTP_BODY_TIMEOUT_SECS: String(BODY_TIMEOUT_SECS), ...(values['untuned-malloc'] ? {} : mallocTuningFor(process.env)) },
     bin,
   );
   await waitForModel(`http://127.0.0.1:${port}`, MODEL, server);

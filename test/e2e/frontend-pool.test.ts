@@ -1,9 +1,12 @@
 // `dynamo-ts serve --http-workers 2`: two frontend processes share the HTTP and gRPC ports. Both
 // answer (told apart by the pid of their request log lines), both route on the same KV events,
-// /metrics counts the requests of both, a killed process is replaced, SIGTERM leaves no process.
+// /metrics counts the requests of both, a killed process is replaced, SIGTERM leaves no process;
+// both start with the malloc settings.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import OpenAI from 'openai';
+import { MALLOC_TUNING } from '../../src/launch/malloc-tuning.js';
 import { makeClient, textInput, texts, unary } from '../frontends/grpc/harness.js';
 import { freshConnectionFetch } from '../support/fresh-connection-fetch.js';
 import { freePort, startProcess, type RunningProcess } from '../support/processes.js';
@@ -94,6 +97,13 @@ test('chat and completions are answered by both processes', async () => {
   }
   assert.deepEqual([...seen.chat].sort(), [...pids].sort());
   assert.deepEqual([...seen.completions].sort(), [...pids].sort());
+});
+
+test('the pool processes start with the malloc settings that hand huge requests\' memory back', () => {
+  for (const pid of pids) {
+    const env = new Map(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+    for (const [name, value] of Object.entries(MALLOC_TUNING)) assert.equal(env.get(name), value, `${name} of process ${pid}`);
+  }
 });
 
 test('both processes route on the same KV events: a repeated prompt finds its prefix from either', async () => {

@@ -59,6 +59,11 @@ export const frontendFeatureOptions = [
     help: "Prompt prefix cache for the default backend: the token ids of a chat prompt's leading part (cut where a special token starts) are reused when a later prompt starts the same way, e.g. a repeated system prompt and tools",
   },
   {
+    key: 'mallocTuning', env: 'DYN_MALLOC_TUNING', type: 'bool',
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: true,
+    help: "glibc malloc settings for the frontend pool's processes (MALLOC_ARENA_MAX=2, MALLOC_MMAP_THRESHOLD_=131072, MALLOC_TRIM_THRESHOLD_=131072, each unless already in the environment), so memory taken by huge requests goes back to the system; `npm start` and the container image set them for every process. Off leaves malloc as the environment says",
+  },
+  {
     key: 'tokenizerCacheMb', env: 'DYN_TOKENIZER_CACHE_MB', type: 'int', min: 1,
     group: 'Tokenizer', scope: 'frontend', built: true, default: 50,
     help: 'Memory bound of the prompt prefix cache in MB, per model (least recently used prompts leave first; a local name, upstream fixes 50 MB)',

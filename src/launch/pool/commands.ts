@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../observability/index.js';
 import { raiseFdLimit } from '../fd-limit.js';
+import { mallocTuningFor } from '../malloc-tuning.js';
 import { startFrontend } from '../frontend.js';
 import { startMocker } from '../mocker.js';
 import { assertRouterSettings } from '../router-options.js';
@@ -46,6 +47,7 @@ function startPool(config: Config, logger: Logger, plan: ProcessPlan, settingsOf
     aggregators: poolAggregators(config),
     // The processes' drain has its own deadline (DYN_HTTP_GRACEFUL_SHUTDOWN_TIMEOUT_SECS); this is a backstop.
     stopGraceMs: (config.httpGracefulShutdownTimeoutSecs + 15) * 1000,
+    env: config.mallocTuning ? mallocTuningFor(process.env) : {},
   });
 }
 

@@ -16,6 +16,8 @@ export interface FrontendPoolOptions {
   readonly aggregators: MetricsAggregators;
   /** A process still running this long after SIGTERM is killed (its drain has a deadline of its own). */
   readonly stopGraceMs: number;
+  /** Environment variables the processes start with on top of the primary's (malloc settings). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 interface Slot {
@@ -84,7 +86,7 @@ export class FrontendPool {
   }
 
   private fork(index: number, restartDelayMs: number): Slot {
-    const worker = cluster.fork();
+    const worker = cluster.fork(this.opts.env);
     const slot: Slot = { index, worker, startedAt: Date.now(), listening: false, restartDelayMs };
     worker.on('message', (msg: unknown) => {
       if (isPoolMessage<ToPrimary>(msg)) this.onMessage(slot, worker, msg);
