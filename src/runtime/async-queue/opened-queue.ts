@@ -39,6 +39,16 @@ class QueueStream<T extends {} | null> implements AsyncIterator<T> {
     return this.opening.then(() => this.next());
   }
 
+  /** True once the queue is open: a failure then reaches a pending `next()`. */
+  get failable(): boolean {
+    return this.queue !== null;
+  }
+
+  /** Fails the stream from outside (a watchdog): the pending `next()` rejects with `error`. */
+  fail(error: unknown): void {
+    this.queue?.fail(error);
+  }
+
   return(): Promise<IteratorResult<T>> {
     this.returned = true;
     return this.queue ? this.queue.return() : Promise.resolve(DONE);
