@@ -48,7 +48,8 @@ export { RoundRobinPolicy, RandomPolicy, DirectPolicy } from './basic-policies.j
 export { KvRouterPolicy, DEFAULT_KV_ROUTER_OPTIONS, type KvRouterOptions, type KvDecision, type LowerTier, type RemoteMatches, type TieredMatches } from './kv-router-policy.js';
 export { ServedIndexer, INDEXER_QUERY_ENDPOINT, INDEXER_RECORD_ENDPOINT, readTieredScores } from './served-indexer.js';
 export { LeastLoadedPolicy, PowerOfTwoPolicy, DeviceAwareWeightedPolicy, DEFAULT_CUDA_TO_CPU_RATIO } from './load-policies.js';
-export { LoadTracker, observeStream, type StreamObserver } from './load-tracker.js';
+export { LoadTracker } from './load-tracker.js';
+export { observeStream, watchSilence, type SilenceWatch, type StreamObserver } from './observed-stream.js';
 export { WorkerLoads, type WorkerTotals } from './worker-loads.js';
 export { busyReason, anyThresholdSet, NO_BUSY_THRESHOLDS, type BusyThresholds, type WorkerLoadSnapshot } from './busy.js';
 export {

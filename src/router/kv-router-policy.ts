@@ -21,7 +21,7 @@ import {
   type WorkerOverlap,
   type SelectorWeights,
 } from './kv/index.js';
-import type { StreamObserver } from './load-tracker.js';
+import type { StreamObserver } from './observed-stream.js';
 import type { AnyInstance, DpRanks, KvEventSink, RouterPolicy } from './policy.js';
 import { ReplicaSync, type EventBus } from './replica-sync.js';
 

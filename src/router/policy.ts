@@ -11,7 +11,7 @@ import type {
   StorageTier,
 } from '../protocols/index.js';
 import type { RoutingDecisionStats } from './decision-tally.js';
-import type { StreamObserver } from './load-tracker.js';
+import type { StreamObserver } from './observed-stream.js';
 import type { TieredMatches } from './kv-router-policy.js';
 import type { EventBus } from './replica-sync.js';
 

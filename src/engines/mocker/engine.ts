@@ -8,6 +8,7 @@ import type {
   PreprocessedRequest,
 } from '../../protocols/index.js';
 import { engineRequestChannel, UnavailableError, type EngineRequestEvent } from '../../protocols/index.js';
+import { queueStream, type OpenedQueue } from '../../runtime/async-queue/index.js';
 import { resolveMockerOptions, type MockerEngineOptions, type MockerOptions } from './options.js';
 import { Scheduler } from './scheduler.js';
 import type { OutputScript } from './scripted-stream.js';
@@ -94,36 +95,29 @@ export class MockerEngine implements EngineClient {
    * Aborting ctx.signal, or leaving the loop early, frees the request and ends the stream without a
    * final output. Invalid requests throw a ValidationError on the first next().
    */
-  async *generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncGenerator<LLMEngineOutput> {
+  generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncIterable<LLMEngineOutput> {
+    return queueStream(() => this.admit(request, ctx));
+  }
+
+  /** A stream's start: its sequence queued, its channel handed over; null when aborted meanwhile. */
+  private async admit(request: PreprocessedRequest, ctx: GenerateContext): Promise<OpenedQueue<LLMEngineOutput> | null> {
     if (this.closed) throw new UnavailableError('mocker engine is closed');
     const script = this.output && Array.isArray(request.token_ids) ? await this.output(request.token_ids) : null;
     const seq = createSequence(request, ctx.requestId, this.options, this.vocab, script);
     const { signal } = ctx;
-    if (signal.aborted || this.closed) return;
+    if (signal.aborted || this.closed) return null;
     const watch = engineRequestChannel.hasSubscribers ? new RequestWatch(seq, ctx, this.options.dpRank) : null;
     const onAbort = (): void => this.cancel(seq);
     signal.addEventListener('abort', onAbort, { once: true });
-    this.scheduler.enqueue(seq);
-    this.wake();
-    try {
-      // Drained here rather than with `yield*`, which would add a promise hop per token.
-      for (;;) {
-        let out: LLMEngineOutput | undefined;
-        while ((out = seq.channel.shift()) !== undefined) {
-          watch?.output(out);
-          yield out;
-        }
-        if (seq.channel.isEnded) return;
-        await seq.channel.wait();
-      }
-    } catch (err) {
-      watch?.failed(err);
-      throw err;
-    } finally {
+    seq.channel.whenClosed((_how, error) => {
       signal.removeEventListener('abort', onAbort);
       this.cancel(seq);
+      if (error !== undefined) watch?.failed(error);
       watch?.publish();
-    }
+    });
+    this.scheduler.enqueue(seq);
+    this.wake();
+    return { queue: seq.channel, tap: watch ? (out) => watch.output(out) : undefined };
   }
 
   /** Stops the loop and ends every open stream; later generate() calls fail. */

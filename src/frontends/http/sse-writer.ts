@@ -11,6 +11,8 @@ export class SseWriter implements CoalescedStream {
   private pending = '';
   private closed = false;
   private wroteSinceTick = false;
+  /** The headers went to the socket (`headersSent` is true from `writeHead` on, before they do). */
+  private headersOut = false;
   private keepAlive: NodeJS.Timeout | undefined;
 
   /** `keepAliveMs`: write a `: keep-alive` comment whenever the stream stays silent that long. */
@@ -26,8 +28,13 @@ export class SseWriter implements CoalescedStream {
       'cache-control': 'no-cache',
       ...headers,
     });
-    // Headers leave at once so clients see the stream open before the first token.
-    res.flushHeaders();
+    // Headers leave with the first event when it is written in this event-loop turn (the route
+    // usually has it already: one socket write and one client wake-up less before the first
+    // token); otherwise at the end of the turn, so clients see the stream open before it.
+    setImmediate(() => {
+      if (!this.headersOut && !res.destroyed) res.flushHeaders();
+      this.headersOut = true;
+    });
     res.once('close', () => {
       this.closed = true;
       clearInterval(this.keepAlive);
@@ -78,6 +85,7 @@ export class SseWriter implements CoalescedStream {
     this.pending = '';
     if (!this.isClosed) this.res.end(rest);
     this.closed = true;
+    this.headersOut = true;
   }
 
   /** The coalescer's turn: one socket write of every queued event. */
@@ -91,8 +99,9 @@ export class SseWriter implements CoalescedStream {
     // string with its chunk framing: `res.write` would queue four pieces behind a cork and a
     // nextTick, then write them with writev, for every write of every stream.
     const socket = this.res.socket;
-    if (socket && this.res.chunkedEncoding && this.res.headersSent) socket.write(`${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n`);
+    if (socket && this.res.chunkedEncoding && this.headersOut) socket.write(`${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n`);
     else this.res.write(chunk);
+    this.headersOut = true;
   }
 
   private push(frame: string): void {

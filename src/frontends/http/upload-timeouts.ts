@@ -50,6 +50,8 @@ export function boundUploads(app: FastifyInstance, timeouts: UploadTimeouts): vo
       () => expire(`Request body not received within ${timeouts.uploadTimeoutSecs} s (DYN_HTTP_UPLOAD_TIMEOUT_SECS)`),
       timeouts.uploadTimeoutSecs * 1000,
     );
+    // A guard, not work: it never keeps a stopping process alive.
+    deadline.unref();
     const disarm = (): void => {
       done = true;
       clearTimeout(deadline);
@@ -62,6 +64,9 @@ export function boundUploads(app: FastifyInstance, timeouts: UploadTimeouts): vo
     raw.on('timeout', onIdle);
     raw.once('end', disarm);
     raw.once('close', disarm);
+    // Answered before the body ended (413, 401): the rest of the body is never read, and the
+    // request may stay open on a kept-alive connection; the timers must not outlive the answer.
+    reply.raw.once('close', disarm);
   });
 }
 

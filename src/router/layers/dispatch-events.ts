@@ -1,7 +1,7 @@
 // Tells the request's context of each attempt's routing decision and engine call
 // (GenerateContext.dispatched), so observers (tracing) see the chosen instance, the predicted
 // overlap and the call without the router knowing them. A context without the hook costs nothing.
-import { observeStream } from '../load-tracker.js';
+import { observeStream } from '../observed-stream.js';
 import { targetOf, type RoutingLayer } from '../route.js';
 import type { RouterView } from '../router-view.js';
 

@@ -2,7 +2,7 @@
 // router's LoadTracker (in flight, and prefill until its first output), and the policy observes it
 // when it tracks load of its own (the kv policy's active sequences). Counting starts when the
 // request is dispatched, synchronously, so the next decision already sees it.
-import { observeStream } from '../load-tracker.js';
+import { observeStream } from '../observed-stream.js';
 import { targetOf, type RoutingLayer } from '../route.js';
 import type { RouterView } from '../router-view.js';
 

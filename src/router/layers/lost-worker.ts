@@ -6,6 +6,7 @@
 // above (migration may re-send the request).
 import { WorkerLostError } from '../../protocols/index.js';
 import type { InstanceHealth } from '../instance-health.js';
+import { observeStream, watchSilence } from '../observed-stream.js';
 import { targetOf, type RoutingLayer } from '../route.js';
 import type { RouterView } from '../router-view.js';
 
@@ -23,9 +24,20 @@ export function lostWorker<Req, Out>(router: Pick<RouterView<Req, Out>, 'health'
       reportLost(router.health, id, err);
       throw err;
     }
-    return {
-      [Symbol.asyncIterator]: () => new WatchedStream(stream[Symbol.asyncIterator](), id, router.health, stall && stallMs ? { ms: stallMs, ...stall } : null),
-    };
+    const observed = observeStream(stream, {
+      onOutput: () => undefined,
+      onEnd: (error) => {
+        stall?.unlink();
+        if (error !== undefined) reportLost(router.health, id, error);
+      },
+    });
+    if (!stall || !stallMs) return observed;
+    const secs = stallMs / 1000;
+    return watchSilence(observed, {
+      ms: stallMs,
+      error: () => new WorkerLostError(`backend response inactivity timeout: worker ${id.toString(16)} sent nothing for ${secs} s`, id),
+      onSilent: () => stall.abort.abort(),
+    });
   };
 }
 
@@ -47,115 +59,4 @@ function linkedAbort(parent: AbortSignal): { abort: AbortController; unlink(): v
 
 function reportLost(health: InstanceHealth, id: bigint, err: unknown): void {
   if (err instanceof WorkerLostError) health.markDown(id, err.message);
-}
-
-interface StallWatch {
-  ms: number;
-  /** Aborts the call: the engine (or the worker, over the wire) stops its work. */
-  abort: AbortController;
-  /** Stops following the caller's signal: the stream is over. */
-  unlink(): void;
-}
-
-/**
- * One watchdog timer per stream, not one per item: it wakes once per timeout period and fires only
- * when the consumer has been waiting for an item for the whole period. A slow consumer is not a
- * stalled worker, so time counts only while a `next()` is pending.
- */
-class WatchedStream<Out> implements AsyncIterator<Out> {
-  private waitingSince = 0;
-  private waiting = false;
-  private done = false;
-  private timer: NodeJS.Timeout | null = null;
-  /** Fails the pending `next()` when the stall timeout fires. */
-  private failPending: ((err: Error) => void) | null = null;
-  private stalled = false;
-
-  constructor(
-    private readonly inner: AsyncIterator<Out>,
-    private readonly id: bigint,
-    private readonly health: InstanceHealth,
-    private readonly stall: StallWatch | null,
-  ) {
-    if (stall) this.arm(stall.ms);
-  }
-
-  next(): Promise<IteratorResult<Out>> {
-    if (this.done) return Promise.resolve({ done: true, value: undefined });
-    if (!this.stall) return this.inner.next().then(this.onItem, this.onError);
-    this.waiting = true;
-    this.waitingSince = performance.now();
-    // One promise the watchdog can fail, rather than a race per item (each race would leave a
-    // reaction on a shared stall promise for the stream's whole life).
-    return new Promise<IteratorResult<Out>>((resolve, reject) => {
-      this.failPending = reject;
-      this.inner.next().then(
-        (r) => {
-          // After a stall the call already failed: whatever the worker sends late is dropped.
-          if (!this.stalled) resolve(this.onItem(r));
-        },
-        (err: unknown) => {
-          if (this.stalled) return;
-          try {
-            this.onError(err);
-          } catch (thrown) {
-            reject(thrown);
-          }
-        },
-      );
-    });
-  }
-
-  return(value?: unknown): Promise<IteratorResult<Out>> {
-    const stalled = this.done && this.stall?.abort.signal.aborted;
-    this.finish();
-    // After a stall the inner call is stuck in its pending step and already aborted: nothing to wait for.
-    if (stalled || !this.inner.return) return Promise.resolve({ done: true, value: undefined });
-    return this.inner.return(value);
-  }
-
-  private readonly onItem = (r: IteratorResult<Out>): IteratorResult<Out> => {
-    this.waiting = false;
-    this.failPending = null;
-    if (r.done) this.finish();
-    return r;
-  };
-
-  private readonly onError = (err: unknown): never => {
-    this.waiting = false;
-    this.failPending = null;
-    this.finish();
-    reportLost(this.health, this.id, err);
-    throw err;
-  };
-
-  private finish(): void {
-    this.done = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.stall?.unlink();
-  }
-
-  private arm(delayMs: number): void {
-    this.timer = setTimeout(() => this.check(), delayMs);
-  }
-
-  private check(): void {
-    const stall = this.stall!;
-    const silentMs = this.waiting ? performance.now() - this.waitingSince : 0;
-    if (silentMs < stall.ms) {
-      this.arm(stall.ms - silentMs);
-      return;
-    }
-    const secs = stall.ms / 1000;
-    const err = new WorkerLostError(`backend response inactivity timeout: worker ${this.id.toString(16)} sent nothing for ${secs} s`, this.id);
-    const fail = this.failPending;
-    this.stalled = true;
-    this.waiting = false;
-    this.failPending = null;
-    this.finish();
-    reportLost(this.health, this.id, err);
-    stall.abort.abort();
-    fail?.(err);
-  }
 }

@@ -2,7 +2,7 @@
 // pinning sends a bound session to its worker, and a layer after the policy binds the session to
 // the worker its request was dispatched to and keeps the binding alive while the stream runs.
 import { ValidationError } from '../../protocols/index.js';
-import { observeStream } from '../load-tracker.js';
+import { observeStream } from '../observed-stream.js';
 import { SessionAffinity } from '../session-affinity.js';
 import { targetOf, type RouteStep, type RoutingLayer } from '../route.js';
 import type { RouterView } from '../router-view.js';

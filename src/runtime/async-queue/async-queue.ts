@@ -1,31 +1,45 @@
 // A single-consumer async queue between a producer that pushes items as they happen (the mocker's
 // scheduler loop, a call-home socket) and the one request iterator that pulls them. It sits on the
-// per-token path, so taking a buffered item is synchronous and waiting costs one promise per wait,
-// never one per item.
+// per-token path, so it is its own iterator (no async generator): a buffered item is one resolved
+// promise, and an item pushed while the consumer waits resolves that consumer's pending `next()`
+// directly (one promise per item, nothing queued in between).
 
 /** Past this many taken slots the backing array is compacted (when they are most of it). */
 const COMPACT_AFTER = 1024;
 
-/** Items must not be `undefined`: `shift()` uses it to say "nothing buffered". */
-export class AsyncQueue<T extends {} | null> implements AsyncIterable<T> {
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/** How the consumer's side closed: it took the end, took the failure, or stopped early (`return()`). */
+export type QueueClose = 'ended' | 'failed' | 'returned';
+
+/** Items must not be `undefined`. */
+export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T> {
   private readonly items: (T | undefined)[] = [];
   private head = 0;
   private ended = false;
   private failed = false;
   private failure: unknown = null;
-  private waiter: (() => void) | null = null;
+  private waiter: { resolve(r: IteratorResult<T>): void; reject(err: unknown): void } | null = null;
+  private closed = false;
+  private onClosed: ((how: QueueClose, error?: unknown) => void) | null = null;
 
   /** Queues an item; ignored once the queue has ended. */
   push(item: T): void {
     if (this.ended) return;
+    const waiter = this.waiter;
+    if (waiter) {
+      this.waiter = null;
+      waiter.resolve({ done: false, value: item });
+      return;
+    }
     this.items.push(item);
-    this.wake();
   }
 
   /** No more items will come; the consumer still gets those already queued. */
   end(): void {
+    if (this.ended) return;
     this.ended = true;
-    this.wake();
+    this.settleWaiter();
   }
 
   /** Ends the queue with an error, thrown to the consumer after the queued items; ignored once ended. */
@@ -33,36 +47,66 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterable<T> {
     if (this.ended) return;
     this.failed = true;
     this.failure = error;
-    this.end();
+    this.ended = true;
+    this.settleWaiter();
   }
 
   get isEnded(): boolean {
     return this.ended;
   }
 
-  /**
-   * The next queued item, or undefined when none is buffered. Once the queue failed and its items
-   * are taken, throws the failure.
-   */
-  shift(): T | undefined {
-    if (this.head < this.items.length) return this.take();
-    if (this.failed) throw this.failure;
-    return undefined;
+  /** Called once when the consumer's side closes: at the end, at the failure (with it), or on `return()`. */
+  whenClosed(callback: (how: QueueClose, error?: unknown) => void): void {
+    this.onClosed = callback;
   }
 
-  /** Resolves once an item is queued or the queue ends (at once if either is already true). */
-  wait(): Promise<void> {
-    if (this.head < this.items.length || this.ended) return Promise.resolve();
-    return new Promise((resolve) => (this.waiter = resolve));
-  }
-
-  async *[Symbol.asyncIterator](): AsyncGenerator<T> {
-    for (;;) {
-      let item: T | undefined;
-      while ((item = this.shift()) !== undefined) yield item;
-      if (this.ended) return;
-      await this.wait();
+  next(): Promise<IteratorResult<T>> {
+    if (this.head < this.items.length) return Promise.resolve({ done: false, value: this.take() });
+    if (this.ended) {
+      if (this.failed) {
+        this.close('failed');
+        return Promise.reject(this.failure);
+      }
+      this.close('ended');
+      return Promise.resolve(DONE);
     }
+    return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
+  }
+
+  /** The consumer stops: later pushes are dropped. */
+  return(): Promise<IteratorResult<T>> {
+    this.ended = true;
+    this.items.length = 0;
+    this.head = 0;
+    this.close('returned');
+    this.settleWaiter();
+    return Promise.resolve(DONE);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  private settleWaiter(): void {
+    const waiter = this.waiter;
+    if (!waiter) return;
+    this.waiter = null;
+    if (this.failed) {
+      this.close('failed');
+      waiter.reject(this.failure);
+    } else {
+      this.close('ended');
+      waiter.resolve(DONE);
+    }
+  }
+
+  private close(how: QueueClose): void {
+    if (this.closed) return;
+    this.closed = true;
+    const callback = this.onClosed;
+    this.onClosed = null;
+    if (how === 'failed') callback?.(how, this.failure);
+    else callback?.(how);
   }
 
   private take(): T {
@@ -79,11 +123,5 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterable<T> {
       }
     }
     return item;
-  }
-
-  private wake(): void {
-    const w = this.waiter;
-    this.waiter = null;
-    w?.();
   }
 }

@@ -1,2 +1,2 @@
-// Kept out of the runtime's main index so an engine can use it without loading the planes' clients.
-export { AsyncQueue } from './async-queue.js';
+export { AsyncQueue, type QueueClose } from './async-queue.js';
+export { queueStream, type OpenedQueue } from './opened-queue.js';

@@ -2,6 +2,7 @@
 // a frontend can route to upstream and dynamo-ts workers of any request plane at once.
 import { encode as encodeMsgpack } from '@msgpack/msgpack';
 import { UnavailableError } from '../../protocols/index.js';
+import { queueStream } from '../async-queue/index.js';
 import { MSGPACK_OPTIONS, buildRequestControl, encodeTwoPart, stringifyJsonWithU64 } from '../codecs/index.js';
 import type { EndpointInstance } from '../discovery/index.js';
 import { CallHomeServer } from './call-home-server.js';
@@ -60,16 +61,22 @@ export class MultiTransportClient implements RequestPlaneClient {
     await this.callHome.close();
   }
 
-  private async *remote(
+  /** The call's response stream: opened by sending the request, then the call-home queue itself. */
+  private remote(
     target: EndpointInstance,
     request: unknown,
     ctx: CallContext,
     send: (headers: Record<string, string>, payload: Buffer) => Promise<void>,
-  ): AsyncGenerator<unknown> {
-    const { stream, info } = await this.callHome.open(ctx.requestId, ctx.exactIntegers === true);
-    const onAbort = (): void => stream.stop();
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
-    try {
+  ): AsyncIterable<unknown> {
+    return queueStream(async () => {
+      const { stream, info } = await this.callHome.open(ctx.requestId, ctx.exactIntegers === true);
+      const onAbort = (): void => stream.stop();
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      stream.queue.whenClosed((how) => {
+        ctx.signal.removeEventListener('abort', onAbort);
+        // Leaving early (consumer break) cancels the work on the worker.
+        if (how === 'returned') stream.stop();
+      });
       const codec = target.requestPlaneCodec;
       const body =
         codec === 'msgpack'
@@ -81,15 +88,12 @@ export class MultiTransportClient implements RequestPlaneClient {
       try {
         await send({ ...ctx.headers, 'request-id': ctx.requestId }, encodeTwoPart(header, body));
       } catch (err) {
+        ctx.signal.removeEventListener('abort', onAbort);
         stream.abandon(err as Error);
         throw err;
       }
       stream.expectCallWithin(this.opts.callHomeTimeoutMs ?? 10_000, `worker ${target.instanceId.toString(16)}`);
-      yield* stream.queue;
-    } finally {
-      ctx.signal.removeEventListener('abort', onAbort);
-      // Leaving early (consumer break) cancels the work on the worker.
-      if (!stream.queue.isEnded) stream.stop();
-    }
+      return { queue: stream.queue };
+    });
   }
 }

@@ -1,5 +1,5 @@
 // The single-consumer queue behind the mocker's per-request outputs and the request plane's
-// response streams: order, end and failure semantics, synchronous draining, and long backlogs.
+// response streams: order, end and failure semantics, closing, and long backlogs.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -53,45 +53,72 @@ test('a failure is thrown after the queued items; failing an ended queue does no
   assert.deepEqual(await drain(ended), []);
 });
 
-test('shift takes buffered items synchronously; wait resolves on push and on end', async () => {
+test('next resolves a waiting consumer with the pushed item; buffered items come first, in order', async () => {
   const queue = new AsyncQueue<number>();
-  assert.equal(queue.shift(), undefined);
-  let woke = false;
-  const waiting = queue.wait().then(() => (woke = true));
+  let settled = false;
+  const pending = queue.next().then((r) => ((settled = true), r));
   await new Promise((r) => setImmediate(r));
-  assert.equal(woke, false, 'nothing queued yet');
+  assert.equal(settled, false, 'nothing queued yet');
   queue.push(7);
   queue.push(8);
-  await waiting;
-  assert.equal(queue.shift(), 7);
-  assert.equal(queue.shift(), 8);
-  assert.equal(queue.shift(), undefined);
-
-  const ending = queue.wait();
+  assert.deepEqual(await pending, { done: false, value: 7 });
+  assert.deepEqual(await queue.next(), { done: false, value: 8 });
+  const ending = queue.next();
   queue.end();
-  await ending;
-  await queue.wait();
-  assert.equal(queue.shift(), undefined);
+  assert.deepEqual(await ending, { done: true, value: undefined });
+  assert.deepEqual(await queue.next(), { done: true, value: undefined });
 });
 
-test('a failed queue throws from shift once drained', () => {
+test('a failure rejects a waiting consumer; whenClosed hears each way of closing once', async () => {
+  const failing = new AsyncQueue<number>();
+  const heard: unknown[] = [];
+  failing.whenClosed((how, error) => heard.push([how, error]));
+  const pending = failing.next();
+  failing.fail('engine crashed');
+  await assert.rejects(pending, (err) => err === 'engine crashed');
+  await assert.rejects(failing.next(), (err) => err === 'engine crashed');
+  assert.deepEqual([...heard], [['failed', 'engine crashed']]);
+
+  const ended = new AsyncQueue<number>();
+  ended.whenClosed((how) => heard.push(how));
+  ended.push(1);
+  ended.end();
+  assert.deepEqual(heard.length, 1, 'not closed while an item is left');
+  await ended.next();
+  await ended.next();
+  assert.equal(heard[1], 'ended');
+
+  const left = new AsyncQueue<number>();
+  left.whenClosed((how) => heard.push(how));
+  const waiting = left.next();
+  assert.deepEqual(await left.return(), { done: true, value: undefined });
+  assert.deepEqual(await waiting, { done: true, value: undefined });
+  left.push(2);
+  assert.deepEqual(await left.next(), { done: true, value: undefined }, 'pushes after return are dropped');
+  assert.deepEqual(heard.slice(2), ['returned']);
+});
+
+test('breaking out of for await closes the queue as returned', async () => {
   const queue = new AsyncQueue<number>();
+  let how: string | undefined;
+  queue.whenClosed((h) => (how = h));
   queue.push(1);
-  queue.fail('engine crashed');
-  assert.equal(queue.shift(), 1);
-  assert.throws(() => queue.shift(), (err) => err === 'engine crashed');
+  queue.push(2);
+  for await (const n of queue) if (n === 1) break;
+  assert.equal(how, 'returned');
+  assert.equal(queue.isEnded, true);
 });
 
-test('a long backlog drained while more arrives keeps every item in order', () => {
+test('a long backlog drained while more arrives keeps every item in order', async () => {
   const queue = new AsyncQueue<number>();
   const got: number[] = [];
   let next = 0;
   for (let round = 0; round < 20; round++) {
     for (let i = 0; i < 500; i++) queue.push(next++);
-    for (let i = 0; i < 300; i++) got.push(queue.shift()!);
+    for (let i = 0; i < 300; i++) got.push((await queue.next()).value as number);
   }
-  let item: number | undefined;
-  while ((item = queue.shift()) !== undefined) got.push(item);
+  queue.end();
+  got.push(...(await drain(queue)));
   assert.equal(got.length, next);
   assert.ok(got.every((n, i) => n === i));
 });

@@ -1,0 +1,194 @@
+// One routed request's stream as the layers around its dispatch see it: observers hear each output
+// and the end, and an optional watchdog fails the stream when the worker stays silent. However many
+// layers observe a stream, it is wrapped once (each wrapper is a promise hop per token): a layer
+// observing a stream another layer already wraps adds its observer to that wrapper.
+import type { LLMEngineOutput } from '../protocols/index.js';
+
+/** Observers of one routed request's stream. */
+export interface StreamObserver<Out = LLMEngineOutput> {
+  /** Each output as it passes (the first one marks the end of prefill). */
+  onOutput(out: Out): void;
+  /** Once: the stream finished, failed (with `error`), or its consumer stopped early. */
+  onEnd(error?: unknown): void;
+}
+
+/**
+ * The silence watchdog: the stream fails with `error()` when a `next()` waited `ms` without an
+ * output. Time counts only while a `next()` is pending: a slow consumer is not a silent worker.
+ */
+export interface SilenceWatch {
+  ms: number;
+  error(): Error;
+  /** Called once the stream failed for silence: stop the call. */
+  onSilent(): void;
+}
+
+/**
+ * A stream that can fail its own pending read (an async queue once open): the watchdog then needs
+ * no promise of its own per output.
+ */
+interface FailableIterator {
+  readonly failable: boolean;
+  fail(error: unknown): void;
+}
+
+const SETUP = Symbol('observed stream setup');
+
+interface Setup<Out> {
+  readonly observers: StreamObserver<Out>[];
+  watch: SilenceWatch | null;
+  /** Set once iterated: observers added later would miss outputs. */
+  iterated: boolean;
+}
+
+type ObservedIterable<Out> = AsyncIterable<Out> & { [SETUP]: Setup<Out> };
+
+/** `stream` with `observer` hearing its outputs and end (joining the wrapper already around it, if any). */
+export function observeStream<Out>(stream: AsyncIterable<Out>, observer: StreamObserver<Out>): AsyncIterable<Out> {
+  const wrapped = wrapperOf(stream);
+  wrapped[SETUP].observers.push(observer);
+  return wrapped;
+}
+
+/** `stream` failing after `watch.ms` of silence. */
+export function watchSilence<Out>(stream: AsyncIterable<Out>, watch: SilenceWatch): AsyncIterable<Out> {
+  const wrapped = wrapperOf(stream);
+  wrapped[SETUP].watch = watch;
+  return wrapped;
+}
+
+function wrapperOf<Out>(stream: AsyncIterable<Out>): ObservedIterable<Out> {
+  const existing = (stream as Partial<ObservedIterable<Out>>)[SETUP];
+  if (existing && !existing.iterated) return stream as ObservedIterable<Out>;
+  const setup: Setup<Out> = { observers: [], watch: null, iterated: false };
+  return {
+    [SETUP]: setup,
+    [Symbol.asyncIterator](): AsyncIterator<Out> {
+      setup.iterated = true;
+      let inner: AsyncIterator<Out>;
+      try {
+        inner = stream[Symbol.asyncIterator]();
+      } catch (err) {
+        for (const o of setup.observers) o.onEnd(err);
+        throw err;
+      }
+      return new ObservedStream(inner, setup.observers, setup.watch);
+    },
+  };
+}
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+class ObservedStream<Out> implements AsyncIterator<Out> {
+  private done = false;
+  private ended = false;
+  private waiting = false;
+  private waitingSince = 0;
+  private timer: NodeJS.Timeout | null = null;
+  /** Fails the pending `next()` when the watchdog fires (inner streams that cannot fail themselves). */
+  private failPending: ((err: Error) => void) | null = null;
+  private silent = false;
+  private readonly failable: FailableIterator | null;
+
+  constructor(
+    private readonly inner: AsyncIterator<Out>,
+    private readonly observers: readonly StreamObserver<Out>[],
+    private readonly watch: SilenceWatch | null,
+  ) {
+    const f = inner as Partial<FailableIterator>;
+    this.failable = typeof f.fail === 'function' && 'failable' in f ? (f as FailableIterator) : null;
+    if (watch) this.arm(watch.ms);
+  }
+
+  next(): Promise<IteratorResult<Out>> {
+    if (this.done) return Promise.resolve(DONE);
+    if (!this.watch) return this.inner.next().then(this.onItem, this.onError);
+    this.waiting = true;
+    this.waitingSince = performance.now();
+    if (this.failable?.failable) return this.inner.next().then(this.onItem, this.onError);
+    // One promise the watchdog can fail, rather than a race per item (each race would leave a
+    // reaction on a shared promise for the stream's whole life).
+    return new Promise<IteratorResult<Out>>((resolve, reject) => {
+      this.failPending = reject;
+      this.inner.next().then(
+        (r) => {
+          // After a silence the call already failed: whatever the worker sends late is dropped.
+          if (!this.silent) resolve(this.onItem(r));
+        },
+        (err: unknown) => {
+          if (this.silent) return;
+          try {
+            this.onError(err);
+          } catch (thrown) {
+            reject(thrown);
+          }
+        },
+      );
+    });
+  }
+
+  return(value?: unknown): Promise<IteratorResult<Out>> {
+    const silent = this.silent;
+    this.finish();
+    // After a silence the inner call is stuck in its pending step and already stopped: nothing to wait for.
+    if (silent || !this.inner.return) return Promise.resolve(DONE);
+    return this.inner.return(value);
+  }
+
+  throw(err?: unknown): Promise<IteratorResult<Out>> {
+    this.finish();
+    return this.inner.throw ? this.inner.throw(err) : Promise.reject(err);
+  }
+
+  private readonly onItem = (r: IteratorResult<Out>): IteratorResult<Out> => {
+    this.waiting = false;
+    this.failPending = null;
+    if (r.done) this.finish();
+    else for (const o of this.observers) o.onOutput(r.value);
+    return r;
+  };
+
+  private readonly onError = (err: unknown): never => {
+    this.waiting = false;
+    this.failPending = null;
+    this.finish(err);
+    throw err;
+  };
+
+  /** The stream is over: the watchdog stops and every observer hears the end once. */
+  private finish(error?: unknown): void {
+    this.done = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.ended) return;
+    this.ended = true;
+    for (const o of this.observers) o.onEnd(error);
+  }
+
+  private arm(delayMs: number): void {
+    this.timer = setTimeout(() => this.check(), delayMs);
+  }
+
+  private check(): void {
+    const watch = this.watch!;
+    const silentMs = this.waiting ? performance.now() - this.waitingSince : 0;
+    if (silentMs < watch.ms) {
+      this.arm(watch.ms - silentMs);
+      return;
+    }
+    const err = watch.error();
+    const fail = this.failPending;
+    this.failPending = null;
+    if (!fail && this.failable) {
+      // The pending read rejects with `err` and reaches onError like any failure.
+      this.failable.fail(err);
+      watch.onSilent();
+      return;
+    }
+    this.silent = true;
+    this.waiting = false;
+    this.finish(err);
+    watch.onSilent();
+    fail?.(err);
+  }
+}
