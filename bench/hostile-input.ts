@@ -1,6 +1,9 @@
 // Hostile requests against `dynamo-ts serve` in a child process while a light client pings a cheap
-// route (GET /health, one at a time, keep-alive): per phase, the worst ping latency (how long any
-// other client waited behind the hostile work), the server's RSS afterwards, and the CPU time its
+// route (GET /health, one at a time, keep-alive, on a thread of its own so the bench's own work is
+// not counted): per phase, the worst ping latency (how long any other client waited behind the
+// hostile work), the server's own worst event-loop delay (prom-client's
+// `nodejs_eventloop_lag_max_seconds`, reset by each scrape, 10 ms resolution), the server's RSS
+// afterwards, and the CPU time its
 // main thread spent per hostile request (what the event loop was held for on a quiet machine,
 // whatever the neighbours do to the wall clock; the pings' own share, measured idle, is taken off;
 // 10 ms resolution).
@@ -19,6 +22,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { mallocTuningFor } from '../src/launch/malloc-tuning.js';
 import { freePort, startProcess, waitForModel } from '../test/support/processes.js';
+import { PingThread } from './support/ping-thread.js';
 
 const { values } = parseArgs({
   options: {
@@ -47,55 +51,17 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
-/** One ping at a time, as fast as answers come; remembers the pings since the last reset. */
-class Pinger {
-  private samples: number[] = [];
-  private running = true;
-  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  readonly done: Promise<void>;
-
-  constructor(private readonly port: number) {
-    this.done = this.loop();
-  }
-
-  private ping(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const req = http.get({ host: '127.0.0.1', port: this.port, path: '/health', agent: this.agent }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      });
-      req.on('error', reject);
-    });
-  }
-
-  private async loop(): Promise<void> {
-    while (this.running) {
-      const started = performance.now();
-      await this.ping();
-      this.samples.push(performance.now() - started);
-      await new Promise((r) => setTimeout(r, 2));
-    }
-  }
-
-  /** `worst / p99` of the pings since the last call, in ms. */
-  take(): string {
-    const sorted = this.samples.sort((a, b) => a - b);
-    this.samples = [];
-    const p99 = sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))] ?? 0;
-    return `${(sorted[sorted.length - 1] ?? 0).toFixed(1)} / ${p99.toFixed(1)}`;
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    await this.done;
-    this.agent.destroy();
-  }
+/** The server's own event-loop delay, worst since the last scrape (prom-client resets it on each), in ms. */
+async function serverLoopMaxMs(port: number): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+  const text = await res.text();
+  return Number(/^nodejs_eventloop_lag_max_seconds (\S+)/m.exec(text)?.[1] ?? Number.NaN) * 1000;
 }
 
-function post(port: number, body: string): Promise<number> {
+function post(port: number, body: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      { host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length } },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -127,7 +93,7 @@ interface Target {
   name: string;
   port: number;
   pid: number;
-  pinger: Pinger;
+  pinger: PingThread;
   /** What the pings alone cost the loop per ms, taken off each phase's figure. */
   pingCpuPerMs: number;
   baseline: number;
@@ -143,12 +109,22 @@ async function startTarget(name: string, bin: string | undefined, serverArgs: st
   );
   await waitForModel(`http://127.0.0.1:${port}`, MODEL, server);
   const pid = server.proc.pid!;
-  for (let i = 0; i < 20; i++) await post(port, chat([{ role: 'user', content: `warm up ${i}` }]));
-  return { name, port, pid, pinger: new Pinger(port), pingCpuPerMs: 0, baseline: 0, stop: () => server.stop() };
+  for (let i = 0; i < 20; i++) await post(port, Buffer.from(chat([{ role: 'user', content: `warm up ${i}` }])));
+  // The loop's worst delay so far is the start-up's; this scrape forgets it.
+  await serverLoopMaxMs(port);
+  return { name, port, pid, pinger: new PingThread(port), pingCpuPerMs: 0, baseline: 0, stop: () => server.stop() };
 }
 
 async function main(): Promise<void> {
   const serverArgs = values['server-arg'] as string[];
+  // Every body is built before the servers start: building and encoding a 40 MB body holds the
+  // bench's own loop for a few hundred ms, which is no server's doing.
+  const bodies = {
+    nested: Buffer.from(`${chat([{ role: 'user', content: 'hi' }]).slice(0, -1)},"logit_bias":{"5":${deep(100_000)}}}`),
+    many: Buffer.from(chat(Array.from({ length: 100_000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `message ${i}` })))),
+    atLimit: Buffer.from(chat(Array.from({ length: LIMIT_MESSAGES }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i}` })))),
+    huge: Buffer.from(chat([{ role: 'user', content: 'word '.repeat((PROMPT_MB * 1024 * 1024) / 5) }])),
+  };
   const targets: Target[] = [];
   if (values.baseline) targets.push(await startTarget('baseline', path.join(path.resolve(values.baseline), 'bin/dynamo-ts.js'), serverArgs));
   targets.push(await startTarget('this build', undefined, serverArgs));
@@ -162,14 +138,23 @@ async function main(): Promise<void> {
   });
   const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   console.log(`server args: ${serverArgs.join(' ') || '(defaults)'}; prompt ${PROMPT_MB} MB x ${REPEAT}; load average ${load()}`);
-  console.log(`server       phase                          statuses              ping worst / p99 ms   RSS MB   loop CPU ms/request`);
-  const row = (t: Target, name: string, summary: string, extra = '') =>
-    console.log(`${t.name.padEnd(12)} ${name.padEnd(30)} ${summary.padEnd(21)} ${t.pinger.take().padStart(19)}   ${rssMb(t.pid).toFixed(0).padStart(6)}   ${extra.padStart(19)}`);
-  for (const t of targets) row(t, 'idle baseline', '-');
+  console.log(
+    `server       phase                          statuses              ping worst / p99 ms   server loop max ms   RSS MB   loop CPU ms/request`,
+  );
+  const row = async (t: Target, name: string, summary: string, extra = ''): Promise<void> => {
+    const loopMax = await serverLoopMaxMs(t.port);
+    const pings = await t.pinger.take();
+    const waits = `${pings.worst.toFixed(1)} / ${pings.p99.toFixed(1)}`;
+    console.log(
+      `${t.name.padEnd(12)} ${name.padEnd(30)} ${summary.padEnd(21)} ${waits.padStart(19)}   ${loopMax.toFixed(1).padStart(18)}   ${rssMb(t.pid).toFixed(0).padStart(6)}   ${extra.padStart(19)}`,
+    );
+  };
+  for (const t of targets) await row(t, 'idle baseline', '-');
 
   const phase = async (name: string, run: (port: number) => Promise<number[]>): Promise<void> => {
     for (const t of targets) {
-      t.pinger.take();
+      await serverLoopMaxMs(t.port);
+      await t.pinger.take();
       const cpuBefore = loopCpuMs(t.pid);
       const started = performance.now();
       const statuses = await run(t.port);
@@ -177,7 +162,7 @@ async function main(): Promise<void> {
       const cpuPerRequest = Math.max(0, loopCpuMs(t.pid) - cpuBefore - pingCpu) / statuses.length;
       const counts = new Map<number, number>();
       for (const s of statuses) counts.set(s, (counts.get(s) ?? 0) + 1);
-      row(t, name, [...counts].map(([s, n]) => `${n}x${s}`).join(' '), cpuPerRequest.toFixed(0));
+      await row(t, name, [...counts].map(([s, n]) => `${n}x${s}`).join(' '), cpuPerRequest.toFixed(0));
     }
   };
   const times = async (n: number, one: () => Promise<number>): Promise<number[]> => {
@@ -186,21 +171,17 @@ async function main(): Promise<void> {
     return out;
   };
 
-  const nested = `${chat([{ role: 'user', content: 'hi' }]).slice(0, -1)},"logit_bias":{"5":${deep(100_000)}}}`;
-  await phase('logit_bias nested 100k deep', (port) => times(REPEAT, () => post(port, nested)));
-  const many = chat(Array.from({ length: 100_000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `message ${i}` })));
-  await phase('100k messages', (port) => times(REPEAT, () => post(port, many)));
-  const atLimit = chat(Array.from({ length: LIMIT_MESSAGES }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i}` })));
-  await phase(`${LIMIT_MESSAGES} messages (at the limit)`, (port) => times(REPEAT, () => post(port, atLimit)));
-  const huge = chat([{ role: 'user', content: 'word '.repeat((PROMPT_MB * 1024 * 1024) / 5) }]);
-  await phase(`${PROMPT_MB} MB prompt`, (port) => times(REPEAT, () => post(port, huge)));
+  await phase('logit_bias nested 100k deep', (port) => times(REPEAT, () => post(port, bodies.nested)));
+  await phase('100k messages', (port) => times(REPEAT, () => post(port, bodies.many)));
+  await phase(`${LIMIT_MESSAGES} messages (at the limit)`, (port) => times(REPEAT, () => post(port, bodies.atLimit)));
+  await phase(`${PROMPT_MB} MB prompt`, (port) => times(REPEAT, () => post(port, bodies.huge)));
   await phase('100 slow bodies', (port) => Promise.all(Array.from({ length: 100 }, () => slowBody(port))));
   // V8 gives memory back to the system on its own schedule once the process is quiet.
   let idle = 0;
   for (const secs of [10, 30, 60]) {
     await new Promise((r) => setTimeout(r, (secs - idle) * 1000));
     idle = secs;
-    for (const t of targets) row(t, `idle ${secs} s after the drill`, '-');
+    for (const t of targets) await row(t, `idle ${secs} s after the drill`, '-');
   }
   for (const t of targets) console.log(`${t.name}: RSS after/baseline ${(rssMb(t.pid) / t.baseline).toFixed(2)}`);
   console.log(`load average at end: ${load()}`);
