@@ -31,7 +31,7 @@ export function neverWritten(): LastWrite {
   return { at: -Infinity, turn: 0, idle: -1 };
 }
 
-const TURNS_PER_WRITE = 8;
+const TURNS_PER_WRITE = 10;
 const MIN_HOLD_MS = 1;
 const MAX_HOLD_MS = 50;
 /** Runs in a row with nothing queued that make the process quiet. */
