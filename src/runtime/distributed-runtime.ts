@@ -170,7 +170,7 @@ export class DistributedRuntime {
 
   /** Connects to discovery and takes a lease: the runtime's instance id. */
   static async create(opts: RuntimeOptions): Promise<DistributedRuntime> {
-    const backend = createDiscoveryBackend(opts.discovery, {
+    const backend = await createDiscoveryBackend(opts.discovery, {
       etcdEndpoints: opts.etcdEndpoints,
       fileKvRoot: opts.fileKvRoot,
       leaseTtlSecs: opts.leaseTtlSecs,

@@ -7,12 +7,12 @@ import type { RouterEvent } from '../../src/protocols/index.js';
 import {
   closeNatsConnections,
   decodeEndpointInstance,
-  EtcdDiscoveryBackend,
   INSTANCES_BUCKET,
   NatsEventPlane,
   subscribeKvEvents,
   watchRecords,
 } from '../../src/runtime/index.js';
+import { EtcdDiscoveryBackend } from '../../src/runtime/discovery/etcd-backend.js';
 import { startEtcd, startNats, type InfraServer } from '../support/infra-servers.js';
 import { eventually } from '../support/in-process.js';
 import { freePort, type RunningProcess } from '../support/processes.js';

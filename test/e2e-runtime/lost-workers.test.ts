@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ROUTER_MODES } from '../../src/protocols/index.js';
-import { closeNatsConnections, decodeEndpointInstance, EtcdDiscoveryBackend, INSTANCES_BUCKET, watchRecords } from '../../src/runtime/index.js';
+import { closeNatsConnections, decodeEndpointInstance, INSTANCES_BUCKET, watchRecords } from '../../src/runtime/index.js';
+import { EtcdDiscoveryBackend } from '../../src/runtime/discovery/etcd-backend.js';
 import { startEtcd, startNats, type InfraServer } from '../support/infra-servers.js';
 import { eventually } from '../support/in-process.js';
 import type { RunningProcess } from '../support/processes.js';

@@ -2,8 +2,8 @@ export { KeyExistsError, type DiscoveryBackend, type DiscoveryLogger, type Lease
 export { createDiscoveryBackend, type DiscoveryBackendName, type DiscoveryBackendOptions } from './create-backend.js';
 export { MemDiscoveryBackend } from './mem-backend.js';
 export { FileDiscoveryBackend, encodeFileKey, decodeFileKey } from './file-backend.js';
-export { EtcdDiscoveryBackend } from './etcd-backend.js';
-export { KubeDiscoveryBackend, DISCOVERY_LABEL_SELECTOR, type KubeBackendOptions } from './kube-backend.js';
+// The etcd and Kubernetes backends are not re-exported: createDiscoveryBackend imports them (and
+// their heavy client packages) only when chosen; import './etcd-backend.js' or './kube-backend.js' directly.
 export { kubeInstanceId, podIdentity, type PodIdentity } from './kube-identity.js';
 export { DWM, DWM_API_VERSION, FIELD_MANAGER } from './kube-metadata.js';
 export { WatchedSet } from './watched-set.js';
