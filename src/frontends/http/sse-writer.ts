@@ -99,7 +99,7 @@ export class SseWriter implements CoalescedStream {
     // string with its chunk framing: `res.write` would queue four pieces behind a cork and a
     // nextTick, then write them with writev, for every write of every stream.
     const socket = this.res.socket;
-    if (socket && this.res.chunkedEncoding && this.headersOut) socket.write(`${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n`);
+    if (socket && this.res.chunkedEncoding && this.headersOut) socket.write(chunkFrame(chunk));
     else this.res.write(chunk);
     this.headersOut = true;
   }
@@ -110,4 +110,20 @@ export class SseWriter implements CoalescedStream {
     this.pending += frame;
     if (!queued) sseCoalescer.add(this);
   }
+}
+
+/**
+ * One chunk of a chunked response as bytes: `<hex size>\r\n<events>\r\n`. Measuring the events'
+ * UTF-8 length flattens the queued frames once; encoding them into the buffer then reads that flat
+ * string, where a framing string around them would be flattened again by the socket write.
+ */
+function chunkFrame(events: string): Buffer {
+  const size = Buffer.byteLength(events);
+  const head = `${size.toString(16)}\r\n`;
+  const frame = Buffer.allocUnsafe(head.length + size + 2);
+  frame.write(head, 0, 'latin1');
+  frame.write(events, head.length, 'utf8');
+  frame[frame.length - 2] = 0x0d;
+  frame[frame.length - 1] = 0x0a;
+  return frame;
 }
