@@ -3,10 +3,12 @@
 // and V8 heap sampled every --every requests (default 100,000). The check: RSS after all requests
 // within 10% of RSS after the first checkpoint. Prints one line per checkpoint as it goes, so a
 // run stopped early still shows its trend.
+// The server starts with the malloc settings `npm start` and the image use (src/launch/malloc-tuning.ts).
 // Usage: node dist/bench/memory-1m.js [--requests N] [--every N] [--concurrency N]
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CLIENTS } from '../src/cli/bench/clients/index.js';
+import { mallocTuningFor } from '../src/launch/malloc-tuning.js';
 import { startServe } from '../test/support/processes.js';
 
 const { values } = parseArgs({
@@ -31,7 +33,7 @@ async function heapUsedMb(baseUrl: string): Promise<number> {
   return Number(/^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1] ?? NaN) / 2 ** 20;
 }
 
-const { proc, baseUrl } = await startServe(['--speedup-ratio', '1000000000', '--num-workers', '1']);
+const { proc, baseUrl } = await startServe(['--speedup-ratio', '1000000000', '--num-workers', '1'], mallocTuningFor(process.env));
 const client = CLIENTS.chat(baseUrl);
 try {
   const pid = proc.proc.pid!;
