@@ -34,6 +34,8 @@ interface Sample {
 async function measure(root: string): Promise<Sample> {
   const { serveInProcess } = (await import(path.join(root, 'dist/test/support/in-process.js'))) as typeof import('../test/support/in-process.js');
   const { generateChoices } = (await import(path.join(root, 'dist/src/pipeline/index.js'))) as typeof import('../src/pipeline/index.js');
+  // A build whose streams push is consumed pushed, as its frontends do; an older one is pulled.
+  const { drainStream } = (await import(path.join(root, 'dist/src/protocols/index.js'))) as Partial<typeof import('../src/protocols/index.js')>;
   const { service } = await serveInProcess(['--speedup-ratio', '1000000000']);
   const served = service.models.getFor('Qwen/Qwen3-0.6B', 'chat');
   const target = { engine: served.router, tokenTable: served.tokenTable };
@@ -52,9 +54,12 @@ async function measure(root: string): Promise<Sample> {
         eos_token_ids: [],
         routing: null,
       };
-      for await (const step of generateChoices(target, [{ request, promptTokens: request.token_ids.length }], 1, `r${n}`, new AbortController().signal)) {
+      const steps = generateChoices(target, [{ request, promptTokens: request.token_ids.length }], 1, `r${n}`, new AbortController().signal);
+      const onStep = (step: { token_ids: number[] }): void => {
         if (counting) tokens += step.token_ids.length;
-      }
+      };
+      if (drainStream) await drainStream(steps, onStep);
+      else for await (const step of steps) onStep(step);
     }
   };
   const streams = Array.from({ length: STREAMS }, stream);

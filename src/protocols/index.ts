@@ -14,3 +14,4 @@ export * from './parser-names.js';
 export * from './api-keys.js';
 export * from './tally.js';
 export * from './hub-repo-ref.js';
+export * from './pushed-stream.js';

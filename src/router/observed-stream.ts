@@ -2,7 +2,7 @@
 // and the end, and an optional watchdog fails the stream when the worker stays silent. However many
 // layers observe a stream, it is wrapped once (each wrapper is a promise hop per token): a layer
 // observing a stream another layer already wraps adds its observer to that wrapper.
-import type { LLMEngineOutput } from '../protocols/index.js';
+import { pushItems, type LLMEngineOutput, type PushingIterator, type StreamSink } from '../protocols/index.js';
 
 /** Observers of one routed request's stream. */
 export interface StreamObserver<Out = LLMEngineOutput> {
@@ -79,7 +79,7 @@ function wrapperOf<Out>(stream: AsyncIterable<Out>): ObservedIterable<Out> {
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
-class ObservedStream<Out> implements AsyncIterator<Out> {
+class ObservedStream<Out> implements PushingIterator<Out> {
   private done = false;
   private ended = false;
   private waiting = false;
@@ -89,6 +89,8 @@ class ObservedStream<Out> implements AsyncIterator<Out> {
   private failPending: ((err: Error) => void) | null = null;
   private silent = false;
   private readonly failable: FailableIterator | null;
+  /** Set once the consumer takes the outputs pushed. */
+  private sink: StreamSink<Out> | null = null;
 
   constructor(
     private readonly inner: AsyncIterator<Out>,
@@ -127,8 +129,40 @@ class ObservedStream<Out> implements AsyncIterator<Out> {
     });
   }
 
+  /** Outputs pushed: observers hear each as it passes; the watchdog counts the time since the last. */
+  pushTo(sink: StreamSink<Out>): void {
+    if (this.done) {
+      queueMicrotask(() => sink.end());
+      return;
+    }
+    this.sink = sink;
+    this.waiting = true;
+    this.waitingSince = this.watch ? performance.now() : 0;
+    pushItems(this.inner, {
+      item: (out) => {
+        if (this.sink !== sink) return;
+        if (this.watch) this.waitingSince = performance.now();
+        for (const o of this.observers) o.onOutput(out);
+        sink.item(out);
+      },
+      end: () => {
+        if (this.sink !== sink) return;
+        this.sink = null;
+        this.finish();
+        sink.end();
+      },
+      fail: (err) => {
+        if (this.sink !== sink) return;
+        this.sink = null;
+        this.finish(err);
+        sink.fail(err);
+      },
+    });
+  }
+
   return(value?: unknown): Promise<IteratorResult<Out>> {
     const silent = this.silent;
+    this.sink = null;
     this.finish();
     // After a silence the inner call is stuck in its pending step and already stopped: nothing to wait for.
     if (silent || !this.inner.return) return Promise.resolve(DONE);
@@ -177,6 +211,17 @@ class ObservedStream<Out> implements AsyncIterator<Out> {
       return;
     }
     const err = watch.error();
+    const sink = this.sink;
+    if (sink) {
+      // Pushed: the consumer hears the failure now, and the silent call is closed and stopped.
+      this.sink = null;
+      this.silent = true;
+      this.finish(err);
+      this.inner.return?.()?.catch(() => undefined);
+      watch.onSilent();
+      sink.fail(err);
+      return;
+    }
     const fail = this.failPending;
     this.failPending = null;
     if (!fail && this.failable) {

@@ -16,7 +16,7 @@ export { tensorEngineHandler, RemoteTensorClient } from './tensor-endpoint.js';
 export { mediaHandler, RemoteMediaClient, type MediaEngine } from './media-endpoint.js';
 export { natsConnection, closeNatsConnections, type NatsTls } from './nats-connection.js';
 export { randomInstanceId, instanceIdHex, parseInstanceIdHex } from './ids.js';
-export { AsyncQueue, queueStream, type OpenedQueue } from './async-queue/index.js';
+export { AsyncQueue, queueStream, type OpenedQueue, type QueueClose } from './async-queue/index.js';
 export * from './discovery/index.js';
 export * from './request-plane/index.js';
 export * from './event-plane/index.js';

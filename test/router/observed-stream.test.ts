@@ -2,6 +2,7 @@
 // a stream that can fail its own read (an open queue) and on one that cannot (a generator).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { drainStream } from '../../src/protocols/index.js';
 import { observeStream, watchSilence, type StreamObserver } from '../../src/router/index.js';
 import { AsyncQueue, queueStream } from '../../src/runtime/index.js';
 
@@ -85,4 +86,29 @@ test('a slow consumer is not a silent worker: time counts only while a read is p
   queue.end();
   assert.equal((await it.next()).done, true);
   assert.deepEqual(silenced, []);
+});
+
+test('pushed: observers hear each output and the end; a silence fails the consumer and closes the call', async () => {
+  const log: string[] = [];
+  const got: number[] = [];
+  await drainStream(observeStream(numbers(2), recorder('a', log)), (n) => void got.push(n));
+  assert.deepEqual(got, [0, 1]);
+  assert.deepEqual(log, ['a:0', 'a:1', 'a:end']);
+
+  const silenced: string[] = [];
+  const seen: string[] = [];
+  const queue = new AsyncQueue<number>();
+  let closed = '';
+  queue.whenClosed((how) => (closed = how));
+  const stream = watchSilence(observeStream(queueStream(async () => ({ queue })), recorder('b', seen)), silentWatch(50, silenced));
+  queue.push(7);
+  const items: number[] = [];
+  await assert.rejects(
+    drainStream(stream, (n) => void items.push(n)),
+    /silent worker/,
+  );
+  assert.deepEqual(items, [7]);
+  assert.deepEqual(silenced, ['stopped']);
+  assert.equal(closed, 'returned', 'the silent call was closed');
+  assert.deepEqual(seen, ['b:7', 'b:end:silent worker']);
 });

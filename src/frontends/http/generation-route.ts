@@ -20,7 +20,7 @@ import {
   type ChoiceToolCalls,
 } from '../../pipeline/index.js';
 import type { ChatCompletionRequest } from '../../protocols/index.js';
-import { isDynamoError, type ModelApi, type RequestScope } from '../../protocols/index.js';
+import { drainStream, isDynamoError, type ModelApi, type RequestScope } from '../../protocols/index.js';
 import type { ModelRouteSpec } from './model-route.js';
 import { applyRoutingHeaders } from './routing-headers.js';
 import { SseWriter } from './sse-writer.js';
@@ -153,10 +153,10 @@ export async function foldAll(
   fold: ResponseFold,
   onDelta?: (delta: ChoiceDelta) => void,
 ): Promise<boolean> {
-  for await (const step of generation.steps) {
+  await drainStream(generation.steps, (step) => {
     const delta = fold.step(step);
     if (delta && onDelta) onDelta(delta);
-  }
+  });
   if (generation.signal.aborted) {
     generation.request.cancel();
     return false;
@@ -200,11 +200,12 @@ export async function streamGeneration(
 ): Promise<void> {
   const { request } = generation;
   try {
-    for await (const step of generation.steps) {
-      if (sse.isClosed) break;
+    await drainStream(generation.steps, (step) => {
+      if (sse.isClosed) return false;
       const delta = fold.step(step);
       if (delta) sink.delta(delta);
-    }
+      return true;
+    });
     if (sse.isClosed) {
       request.cancel();
       return;

@@ -1,3 +1,5 @@
+import { pushItems, type PushingIterator } from '../../protocols/index.js';
+
 /**
  * DYN_HTTP_PRE_COMMIT_ERROR_PEEK_MS: wait up to `peekMs` for the first step before the response is
  * committed, so an error that comes first can still be a plain HTTP error status. Rethrows such an
@@ -18,12 +20,32 @@ export async function peekFirst<T>(source: AsyncIterator<T>, peekMs: number | un
     clearTimeout(timer);
   }
   let pending: Promise<IteratorResult<T>> | null = first;
-  return {
+  const guarded: PushingIterator<T> = {
     next: () => {
       const p = pending ?? source.next();
       pending = null;
       return p;
     },
+    pushTo: (sink) => {
+      const peeked = pending;
+      pending = null;
+      if (!peeked) {
+        pushItems(source, sink);
+        return;
+      }
+      peeked.then(
+        (r) => {
+          if (r.done) {
+            sink.end();
+            return;
+          }
+          sink.item(r.value);
+          pushItems(source, sink);
+        },
+        (err: unknown) => sink.fail(err),
+      );
+    },
     return: async (value?: unknown) => source.return?.(value) ?? { done: true, value: undefined },
   };
+  return guarded;
 }

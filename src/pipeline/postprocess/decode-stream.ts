@@ -3,6 +3,9 @@
 
 import {
   InternalError,
+  pushItems,
+  type PushingIterator,
+  type StreamSink,
   type CompletionUsage,
   type EngineFinishReason,
   type LLMEngineOutput,
@@ -58,16 +61,17 @@ export interface DecodeStreamOptions {
  * `InternalError`. Steps whose `text` the engine already decoded bypass the detokenizer and
  * stop handling, as upstream does.
  *
- * One promise per engine output and no generator: each output goes through the synchronous
- * ChoiceDecoder as it arrives (the token path is hot). After the last step the engine stream is
- * closed, as leaving a `for await` would.
+ * No generator: each output goes through the synchronous ChoiceDecoder as it arrives (the token
+ * path is hot), one promise per output when pulled and none when pushed. After the last step the
+ * engine stream is closed, as leaving a `for await` would.
  */
 export function decodeStream(outputs: AsyncIterable<LLMEngineOutput>, opts: DecodeStreamOptions): AsyncIterable<DecodedStep> {
   return { [Symbol.asyncIterator]: () => new DecodedSteps(outputs[Symbol.asyncIterator](), new ChoiceDecoder(opts)) };
 }
 
-class DecodedSteps implements AsyncIterator<DecodedStep> {
+class DecodedSteps implements PushingIterator<DecodedStep> {
   private done = false;
+  private sink: StreamSink<DecodedStep> | null = null;
 
   constructor(
     private readonly inner: AsyncIterator<LLMEngineOutput>,
@@ -79,7 +83,50 @@ class DecodedSteps implements AsyncIterator<DecodedStep> {
     return this.inner.next().then(this.onOutput, this.onError);
   }
 
+  pushTo(sink: StreamSink<DecodedStep>): void {
+    if (this.done) {
+      queueMicrotask(() => sink.end());
+      return;
+    }
+    this.sink = sink;
+    pushItems(this.inner, {
+      item: (out) => {
+        if (this.sink !== sink) return;
+        let step: DecodedStep | null;
+        try {
+          step = this.decoder.accept(out);
+        } catch (err) {
+          this.stop();
+          sink.fail(err);
+          return;
+        }
+        if (step === null) return;
+        if (step.finish_reason === null) {
+          sink.item(step);
+          return;
+        }
+        this.stop();
+        sink.item(step);
+        sink.end();
+      },
+      end: () => {
+        if (this.sink !== sink) return;
+        this.sink = null;
+        this.done = true;
+        sink.item(this.decoder.ended());
+        sink.end();
+      },
+      fail: (err) => {
+        if (this.sink !== sink) return;
+        this.sink = null;
+        this.done = true;
+        sink.fail(err);
+      },
+    });
+  }
+
   return(): Promise<IteratorResult<DecodedStep>> {
+    this.sink = null;
     if (this.done) return Promise.resolve({ done: true, value: undefined });
     this.done = true;
     return (this.inner.return?.() ?? Promise.resolve()).then(() => ({ done: true, value: undefined }));
@@ -106,6 +153,12 @@ class DecodedSteps implements AsyncIterator<DecodedStep> {
     this.done = true;
     throw err;
   };
+
+  /** The pushed choice is over: the sink hears nothing more from the engine stream, which is released. */
+  private stop(): void {
+    this.sink = null;
+    this.close();
+  }
 
   /** The choice is over: later pulls end, and the engine stream is released. */
   private close(): void {

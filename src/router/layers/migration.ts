@@ -5,7 +5,7 @@
 // budget reduced by as many, so the caller's stream continues with no gap and no repeat. The lost
 // instance is excluded for the rest of the request; a request pinned to an instance never moves.
 // When no attempt is left, the original error ends the stream once.
-import { WorkerLostError, type MigrationType } from '../../protocols/index.js';
+import { pushItems, WorkerLostError, type MigrationType, type PushingIterator, type StreamSink } from '../../protocols/index.js';
 import type { ResumableRequests } from '../resumable-requests.js';
 import type { Dispatch, Route, RoutingLayer } from '../route.js';
 import type { RouterView } from '../router-view.js';
@@ -44,7 +44,7 @@ export function migration<Req, Out>(router: Pick<RouterView<Req, Out>, 'instance
  * One request's attempts, from the first dispatch to its last output or final error, as one
  * iterator over them: one promise per output, no generator (the token path is hot).
  */
-class Attempts<Req, Out> implements AsyncIterator<Out> {
+class Attempts<Req, Out> implements PushingIterator<Out> {
   private readonly settings: Migration<Req, Out>;
   private readonly resumable: ResumableRequests<Req, Out> | null;
   /** Moves left once answered; also 0 when the request's state cannot move. */
@@ -85,6 +85,43 @@ class Attempts<Req, Out> implements AsyncIterator<Out> {
   next(): Promise<IteratorResult<Out>> {
     if (this.closed) return Promise.resolve({ done: true, value: undefined });
     return this.outputs.next().then(this.onOutput, this.onError);
+  }
+
+  /** Outputs pushed, attempt after attempt: a re-send's outputs go on to the same sink. */
+  pushTo(sink: StreamSink<Out>): void {
+    if (this.closed) {
+      queueMicrotask(() => sink.end());
+      return;
+    }
+    const attempt = this.outputs;
+    pushItems(attempt, {
+      item: (out) => {
+        if (!this.closed && this.outputs === attempt) sink.item(this.accept(out));
+      },
+      end: () => {
+        if (this.closed || this.outputs !== attempt) return;
+        this.settle();
+        this.closed = true;
+        sink.end();
+      },
+      fail: (err) => {
+        if (this.closed || this.outputs !== attempt) return;
+        this.settle();
+        if (err instanceof WorkerLostError && this.finished) {
+          this.closed = true;
+          sink.end();
+          return;
+        }
+        try {
+          this.outputs = this.resend(err)[Symbol.asyncIterator]();
+        } catch (final) {
+          this.closed = true;
+          sink.fail(final);
+          return;
+        }
+        this.pushTo(sink);
+      },
+    });
   }
 
   return(value?: unknown): Promise<IteratorResult<Out>> {

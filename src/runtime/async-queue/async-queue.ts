@@ -2,7 +2,11 @@
 // scheduler loop, a call-home socket) and the one request iterator that pulls them. It sits on the
 // per-token path, so it is its own iterator (no async generator): a buffered item is one resolved
 // promise, and an item pushed while the consumer waits resolves that consumer's pending `next()`
-// directly (one promise per item, nothing queued in between).
+// directly (one promise per item, nothing queued in between). A consumer that takes its items
+// pushed (`pushTo`) gets them with no promise at all: whatever the producers pushed in one go is
+// handed over in one microtask for every such queue of the process, after the producer's own code
+// (so a consumer that stops the request never runs inside the producer's loop).
+import type { PushingIterator, StreamSink } from '../../protocols/index.js';
 
 /** Past this many taken slots the backing array is compacted (when they are most of it). */
 const COMPACT_AFTER = 1024;
@@ -13,7 +17,11 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value:
 export type QueueClose = 'ended' | 'failed' | 'returned';
 
 /** Items must not be `undefined`. */
-export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T> {
+export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>, PushingIterator<T> {
+  /** Queues with items, an end or a failure for their sinks, handed over in the next microtask. */
+  private static readonly due: AsyncQueue<{} | null>[] = [];
+  private static flushing = false;
+
   private readonly items: (T | undefined)[] = [];
   private head = 0;
   private ended = false;
@@ -22,6 +30,8 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
   private waiter: { resolve(r: IteratorResult<T>): void; reject(err: unknown): void } | null = null;
   private closed = false;
   private onClosed: ((how: QueueClose, error?: unknown) => void) | null = null;
+  private sink: StreamSink<T> | null = null;
+  private isDue = false;
 
   /** Queues an item; ignored once the queue has ended. */
   push(item: T): void {
@@ -33,13 +43,14 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
       return;
     }
     this.items.push(item);
+    if (this.sink) this.markDue();
   }
 
   /** No more items will come; the consumer still gets those already queued. */
   end(): void {
     if (this.ended) return;
     this.ended = true;
-    this.settleWaiter();
+    this.settle();
   }
 
   /** Ends the queue with an error, thrown to the consumer after the queued items; ignored once ended. */
@@ -48,7 +59,17 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
     this.failed = true;
     this.failure = error;
     this.ended = true;
-    this.settleWaiter();
+    this.settle();
+  }
+
+  /** From now on items, the end or the failure go to `sink`, a microtask after they come. */
+  pushTo(sink: StreamSink<T>): void {
+    if (this.closed) {
+      queueMicrotask(() => sink.end());
+      return;
+    }
+    this.sink = sink;
+    if (this.head < this.items.length || this.ended) this.markDue();
   }
 
   get isEnded(): boolean {
@@ -73,11 +94,12 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
     return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
   }
 
-  /** The consumer stops: later pushes are dropped. */
+  /** The consumer stops: later pushes are dropped, and a sink hears nothing more. */
   return(): Promise<IteratorResult<T>> {
     this.ended = true;
     this.items.length = 0;
     this.head = 0;
+    this.sink = null;
     this.close('returned');
     this.settleWaiter();
     return Promise.resolve(DONE);
@@ -85,6 +107,58 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
 
   [Symbol.asyncIterator](): this {
     return this;
+  }
+
+  private settle(): void {
+    if (this.sink) this.markDue();
+    else this.settleWaiter();
+  }
+
+  private markDue(): void {
+    if (this.isDue) return;
+    this.isDue = true;
+    AsyncQueue.due.push(this);
+    if (AsyncQueue.flushing) return;
+    AsyncQueue.flushing = true;
+    queueMicrotask(AsyncQueue.flush);
+  }
+
+  /** Every due queue's sink gets what came; a queue made due meanwhile is handed over in the same run. */
+  private static flush(this: void): void {
+    const due = AsyncQueue.due;
+    for (let i = 0; i < due.length; i++) {
+      const queue = due[i]!;
+      try {
+        queue.deliver();
+      } catch (err) {
+        // A sink that throws is done with the stream: the producer is told to stop, the sink why.
+        const sink = queue.sink;
+        void queue.return();
+        sink?.fail(err);
+      }
+    }
+    due.length = 0;
+    AsyncQueue.flushing = false;
+  }
+
+  private deliver(): void {
+    this.isDue = false;
+    const sink = this.sink;
+    if (!sink) return;
+    while (this.head < this.items.length) {
+      sink.item(this.take());
+      // The sink stopped the stream (return()) while taking the item.
+      if (this.sink !== sink) return;
+    }
+    if (!this.ended) return;
+    this.sink = null;
+    if (this.failed) {
+      this.close('failed');
+      sink.fail(this.failure);
+    } else {
+      this.close('ended');
+      sink.end();
+    }
   }
 
   private settleWaiter(): void {

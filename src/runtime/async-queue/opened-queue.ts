@@ -1,6 +1,7 @@
 // A stream whose queue exists only once an async start is over (a request admitted, a call sent):
 // the first next() waits for the start, every later next() is the queue's own (no generator hop
 // per item). Leaving before the start is over closes the queue as soon as it is there.
+import type { PushingIterator, StreamSink } from '../../protocols/index.js';
 import type { AsyncQueue } from './async-queue.js';
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
@@ -15,7 +16,7 @@ export function queueStream<T extends {} | null>(open: () => Promise<OpenedQueue
   return { [Symbol.asyncIterator]: () => new QueueStream(open) };
 }
 
-class QueueStream<T extends {} | null> implements AsyncIterator<T> {
+class QueueStream<T extends {} | null> implements PushingIterator<T> {
   private queue: AsyncQueue<T> | null = null;
   private tap: ((item: T) => void) | undefined;
   private opening: Promise<void> | null = null;
@@ -27,6 +28,27 @@ class QueueStream<T extends {} | null> implements AsyncIterator<T> {
     const queue = this.queue;
     if (queue) return this.tap ? queue.next().then(this.tapped) : queue.next();
     if (this.returned) return Promise.resolve(DONE);
+    return this.opened().then(() => this.next());
+  }
+
+  pushTo(sink: StreamSink<T>): void {
+    const queue = this.queue;
+    if (queue) {
+      const tap = this.tap;
+      queue.pushTo(tap ? { item: (item) => (tap(item), sink.item(item)), end: () => sink.end(), fail: (err) => sink.fail(err) } : sink);
+      return;
+    }
+    if (this.returned) {
+      queueMicrotask(() => sink.end());
+      return;
+    }
+    this.opened().then(
+      () => this.pushTo(sink),
+      (err: unknown) => sink.fail(err),
+    );
+  }
+
+  private opened(): Promise<void> {
     this.opening ??= this.open().then((opened) => {
       if (!opened) {
         this.returned = true;
@@ -36,7 +58,7 @@ class QueueStream<T extends {} | null> implements AsyncIterator<T> {
       this.tap = opened.tap;
       if (this.returned) void opened.queue.return();
     }, this.failedToOpen);
-    return this.opening.then(() => this.next());
+    return this.opening;
   }
 
   /** True once the queue is open: a failure then reaches a pending `next()`. */

@@ -137,3 +137,20 @@ test('an engine stream that throws propagates its error', async () => {
   }, /connection lost/);
   assert.deepEqual(seen, ['2:hi']);
 });
+
+test('pushed: the same steps as pulled, a local stop stops the engine once, errors reject', async () => {
+  const outputs = [{ token_ids: [HI] }, { token_ids: [THERE, EOS, HI] }, { token_ids: [HI] }];
+  const pulled = await run(outputs, { stop_token_ids_hidden: [EOS] });
+  const pushed = await run(outputs, { stop_token_ids_hidden: [EOS] }, { pushed: true });
+  assert.deepEqual(pushed.steps, pulled.steps);
+  assert.equal(pushed.text, 'hithere');
+  assert.equal(pushed.final.finish_reason, 'stop');
+  assert.equal(pushed.localStops, 1);
+  assert.equal(pushed.pulled, 2, 'nothing read after the stop');
+
+  const unfinished = await run([{ token_ids: [HI] }], {}, { pushed: true });
+  assert.equal(unfinished.final.finish_reason, 'stop');
+  assert.equal(unfinished.text, 'hi');
+
+  await assert.rejects(run([{ token_ids: [HI] }, { token_ids: [], finish_reason: 'error', stop_reason: 'worker died' }], {}, { pushed: true }), /worker died/);
+});

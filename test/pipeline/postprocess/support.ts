@@ -2,7 +2,7 @@
 // that feeds engine outputs through decodeStream.
 
 import path from 'node:path';
-import type { LLMEngineOutput, StopConditions } from '../../../src/protocols/index.js';
+import { drainStream, type LLMEngineOutput, type StopConditions } from '../../../src/protocols/index.js';
 import { decodeStream, TokenTable, type DecodedStep } from '../../../src/pipeline/postprocess/index.js';
 import { REPO_ROOT } from '../../support/processes.js';
 
@@ -66,6 +66,8 @@ export interface RunOptions {
   table?: TokenTable;
   /** The request's output_options.logprobs (null: not asked for). */
   logprobs?: number | null;
+  /** Consume the steps pushed (as the frontends do) rather than pulled. */
+  pushed?: boolean;
 }
 
 export interface RunResult {
@@ -104,7 +106,8 @@ export async function run(
     index: 0,
     onLocalStop: () => localStops++,
   });
-  for await (const step of stream) steps.push(step);
+  if (o.pushed) await drainStream(stream, (step) => void steps.push(step));
+  else for await (const step of stream) steps.push(step);
   return { steps, text: steps.map((s) => s.text).join(''), final: steps[steps.length - 1]!, localStops, pulled };
 }
 

@@ -8,6 +8,7 @@ import {
   type MigrationType,
   type PreprocessedRequest,
 } from '../../../src/protocols/index.js';
+import { drainStream } from '../../../src/protocols/index.js';
 import { createRouterPolicy, PushRouter, type WorkerInstance } from '../../../src/router/index.js';
 import { collect, fastEngine, ids, prompt, request } from '../../engines/mocker/helpers.js';
 import { losingEngine } from '../../support/lost-workers.js';
@@ -156,4 +157,25 @@ test('a cancelled request is not moved', async () => {
       if (got.length === 5) abort.abort();
     }
   }, WorkerLostError);
+});
+
+test('pushed (as the frontends consume): a mid-stream loss continues on another worker into the same consumer', async () => {
+  const expected = await collect(mocker, REQ);
+  const r = router(1);
+  r.setInstances([worker(1, 17), worker(2)]);
+  const migrations: MigrationType[] = [];
+  const outs: LLMEngineOutput[] = [];
+  const ctx: GenerateContext = { requestId: 'p1', signal: new AbortController().signal, migrated: (type) => migrations.push(type) };
+  await drainStream(r.generate(REQ, ctx), (out) => void outs.push(out));
+  assert.deepEqual(ids(outs), ids(expected));
+  assert.deepEqual(migrations, ['ongoing_request']);
+
+  const off = router(0);
+  off.setInstances([worker(1, 5), worker(2)]);
+  const got: LLMEngineOutput[] = [];
+  await assert.rejects(
+    drainStream(off.generate(REQ, { requestId: 'p2', signal: new AbortController().signal }), (out) => void got.push(out)),
+    (err: unknown) => err instanceof WorkerLostError && /worker 1 lost mid-stream/.test(err.message),
+  );
+  assert.equal(got.length, 5);
 });

@@ -1,0 +1,98 @@
+// The token path's fast form of a stream: a stage that can hand its items on as they come takes a
+// sink instead of being pulled. Pulling costs every stage a promise, an iterator result and a
+// microtask per item; pushing costs a call. Every stage keeps its pull form (`next`/`return`) for
+// consumers that pull, and a stage whose inner stream cannot push pulls it on the sink's behalf.
+
+/** Where a pushed stream's items go, then its end or its failure (at most one of the two, once). */
+export interface StreamSink<T> {
+  item(value: T): void;
+  end(): void;
+  fail(error: unknown): void;
+}
+
+/**
+ * An iterator that can push. After `pushTo` the consumer no longer calls `next()`; `return()` still
+ * stops the stream, and after it the sink hears nothing more.
+ */
+export interface PushingIterator<T> extends AsyncIterator<T> {
+  pushTo(sink: StreamSink<T>): void;
+}
+
+/** Sends every item of `iterator` to `sink`: pushed when the iterator can push, else pulled for it. */
+export function pushItems<T>(iterator: AsyncIterator<T>, sink: StreamSink<T>): void {
+  const pushing = iterator as Partial<PushingIterator<T>>;
+  if (typeof pushing.pushTo === 'function') pushing.pushTo(sink);
+  else pullInto(iterator, sink);
+}
+
+function pullInto<T>(iterator: AsyncIterator<T>, sink: StreamSink<T>): void {
+  const onResult = (r: IteratorResult<T>): void => {
+    if (r.done) {
+      sink.end();
+      return;
+    }
+    try {
+      sink.item(r.value);
+    } catch (err) {
+      // A sink that throws is done with the stream: it is closed and the sink hears why.
+      iterator.return?.()?.catch(() => undefined);
+      sink.fail(err);
+      return;
+    }
+    pull();
+  };
+  const onError = (err: unknown): void => sink.fail(err);
+  const pull = (): void => {
+    let next: Promise<IteratorResult<T>>;
+    try {
+      next = iterator.next();
+    } catch (err) {
+      onError(err);
+      return;
+    }
+    next.then(onResult, onError);
+  };
+  pull();
+}
+
+/**
+ * Consumes `stream` through its push form: `onItem` runs for each item as it comes; returning
+ * `false` stops the stream (closing it, as leaving a `for await` would). Resolves at the end (or
+ * once stopped and closed), rejects with the stream's failure or with what `onItem` threw (the
+ * stream closed first).
+ */
+export function drainStream<T>(stream: AsyncIterable<T>, onItem: (item: T) => boolean | void): Promise<void> {
+  const iterator = stream[Symbol.asyncIterator]();
+  return new Promise<void>((resolve, reject) => {
+    let settled = false;
+    const close = (then: () => void): void => {
+      settled = true;
+      const closing = iterator.return?.();
+      if (closing) closing.then(then, then);
+      else then();
+    };
+    pushItems(iterator, {
+      item(value) {
+        if (settled) return;
+        let go: boolean | void;
+        try {
+          go = onItem(value);
+        } catch (err) {
+          close(() => reject(err));
+          return;
+        }
+        if (go === false) close(resolve);
+      },
+      end() {
+        if (settled) return;
+        settled = true;
+        resolve();
+      },
+      fail(error) {
+        if (settled) return;
+        settled = true;
+        reject(error);
+      },
+    });
+  });
+}
