@@ -1,12 +1,14 @@
 import type { ChoiceDelta, FoldedChoice, FoldedToolCall, ToolCallDelta } from '../../pipeline/index.js';
 import type { CompletionUsage } from '../../protocols/index.js';
 import { chatLogprobs, completionLogprobs } from './openai-logprobs.js';
+import { EventTemplate, type SseWriter } from './sse-writer.js';
 
 // Chunks are assembled from pre-serialized pieces: per token only the text goes through
 // JSON.stringify, everything else is fixed for the request. A choice's first and last chunks carry
 // every field upstream sends; the chunks between leave out the ones that are null on them anyway
 // (`system_fingerprint`, `usage`, a choice's `logprobs` when none were asked for), which clients
-// read as absent: a third of a token's frame.
+// read as absent: a third of a token's frame. The commonest chunk, a choice's next piece of text
+// and nothing else, is written from a template of bytes made once per stream and choice.
 
 export type ApiKind = 'chat' | 'completions';
 
@@ -18,6 +20,8 @@ export class ChunkSerializer {
   /** The head of the chunks between a choice's first and last. */
   private readonly leanHead: string;
   private readonly reasoningKey: string;
+  /** By choice index: the lean chunk around a piece of text. */
+  private readonly textTemplates: EventTemplate[] = [];
 
   constructor(
     readonly kind: ApiKind,
@@ -39,9 +43,25 @@ export class ChunkSerializer {
     return `${this.leanHead}${this.choiceBody(d, false)}]}`;
   }
 
+  /** Queues the chunk of `d` on `sse`. */
+  emit(d: ChoiceDelta, sse: Pick<SseWriter, 'data' | 'templated'>): void {
+    if (isTextOnly(d)) sse.templated(this.textTemplates[d.index] ?? this.textTemplate(d.index), JSON.stringify(d.text));
+    else sse.data(this.choice(d));
+  }
+
   /** The usage-only chunk sent after the last finish when include_usage is on. */
   usage(usage: CompletionUsage): string {
     return `${this.head}],"usage":${JSON.stringify(usage)}}`;
+  }
+
+  /** What `choice` writes around the text of a text-only lean chunk. */
+  private textTemplate(index: number): EventTemplate {
+    const template =
+      this.kind === 'completions'
+        ? new EventTemplate(`${this.leanHead}{"index":${index},"text":`, ',"finish_reason":null}]}')
+        : new EventTemplate(`${this.leanHead}{"index":${index},"delta":{"content":`, '},"finish_reason":null}]}');
+    this.textTemplates[index] = template;
+    return template;
   }
 
   private choiceBody(d: ChoiceDelta, full: boolean): string {
@@ -59,6 +79,11 @@ export class ChunkSerializer {
     const logprobs = d.logprobs ? JSON.stringify(chatLogprobs(d.logprobs)) : noLogprobs;
     return `{"index":${d.index},"delta":{${delta}},"finish_reason":${finish}${logprobs === null ? '' : `,"logprobs":${logprobs}`}${stopReason}}`;
   }
+}
+
+/** A chunk between a choice's first and last that carries text and nothing else. */
+function isTextOnly(d: ChoiceDelta): boolean {
+  return !d.first && d.finishReason === null && d.stopReason === null && d.reasoning.length === 0 && d.text.length > 0 && !d.toolCalls && !d.logprobs;
 }
 
 /**

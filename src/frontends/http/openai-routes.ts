@@ -125,7 +125,7 @@ class OpenAiRoute implements GenerationRoute<Prepared> {
     await streamGeneration(generation, reply, sse, fold, {
       delta: (delta) => {
         toolDispatch?.before(delta);
-        sse.data(serializer.choice(delta));
+        serializer.emit(delta, sse);
         dispatch?.after(delta);
       },
       finish: () => {

@@ -1,14 +1,41 @@
 import type { ServerResponse } from 'node:http';
 import { neverWritten, sseCoalescer, type CoalescedStream } from './sse-coalescer.js';
 
+/** Room before the queued events for a chunk's `<hex size>\r\n` (sizes up to 0xffffff). */
+const HEAD_ROOM = 8;
+/** Room after them for the chunk's closing `\r\n`. */
+const TAIL_ROOM = 2;
+/** Under half of Buffer.poolSize: a stream's buffer is a slice of the shared pool. */
+const FIRST_CAPACITY = 4000;
+/** Strings this short are encoded by a loop here; longer ones by Buffer#write (a native call). */
+const SHORT_TEXT = 64;
+
 /**
- * Server-sent events onto a raw Node response. Events are queued and written by the process's
- * coalescer (sse-coalescer.ts): on the next event-loop turn, or later while the process is busy,
- * so one socket write carries many events.
+ * The bytes of a `data:` event that are the same for every event of a kind on a stream: what comes
+ * before and after its one varying piece, encoded once per stream.
+ */
+export class EventTemplate {
+  readonly before: Buffer;
+  readonly after: Buffer;
+
+  constructor(before: string, after: string) {
+    this.before = Buffer.from(`data: ${before}`);
+    this.after = Buffer.from(`${after}\n\n`);
+  }
+}
+
+/**
+ * Server-sent events onto a raw Node response. Events are encoded as they are queued, into the
+ * bytes of the stream's next chunk, and written by the process's coalescer (sse-coalescer.ts): on
+ * the next event-loop turn, or later while the process is busy, so one socket write carries many
+ * events. Encoding each event as it comes leaves no long string of queued events to flatten and
+ * encode at the write, and a templated event copies its fixed parts as bytes.
  */
 export class SseWriter implements CoalescedStream {
   readonly lastWrite = neverWritten();
-  private pending = '';
+  /** The next chunk: HEAD_ROOM bytes, then the queued events up to `used`. */
+  private buf: Buffer | null = null;
+  private used = HEAD_ROOM;
   private closed = false;
   private wroteSinceTick = false;
   /** The headers went to the socket (`headersSent` is true from `writeHead` on, before they do). */
@@ -58,6 +85,19 @@ export class SseWriter implements CoalescedStream {
     this.push(`data: ${json}\n\n`);
   }
 
+  /** Queue `data: <before><middle><after>\n\n` from a template's bytes; `middle` is serialized JSON. */
+  templated(template: EventTemplate, middle: string): void {
+    if (this.isClosed) return;
+    const queued = this.used > HEAD_ROOM;
+    const { before, after } = template;
+    const buf = this.reserve(before.length + middle.length * 3 + after.length);
+    buf.set(before, this.used);
+    const at = encodeText(buf, this.used + before.length, middle);
+    buf.set(after, at);
+    this.used = at + after.length;
+    if (!queued) sseCoalescer.add(this);
+  }
+
   event(name: string, json: string): void {
     this.push(`event: ${name}\ndata: ${json}\n\n`);
   }
@@ -81,49 +121,86 @@ export class SseWriter implements CoalescedStream {
   end(): void {
     clearInterval(this.keepAlive);
     sseCoalescer.remove(this);
-    const rest = this.pending;
-    this.pending = '';
-    if (!this.isClosed) this.res.end(rest);
+    const rest = this.take();
+    if (!this.isClosed) {
+      if (rest) this.res.end(rest);
+      else this.res.end();
+    }
     this.closed = true;
     this.headersOut = true;
   }
 
   /** The coalescer's turn: one socket write of every queued event. */
   write(): void {
-    if (this.pending.length === 0) return;
+    const size = this.used - HEAD_ROOM;
+    if (size <= 0) return;
     this.wroteSinceTick = true;
-    const chunk = this.pending;
-    this.pending = '';
+    const buf = this.buf!;
+    this.buf = null;
+    this.used = HEAD_ROOM;
     if (this.isClosed) return;
-    // Once the headers are out on its socket, a chunked response's frame goes to the socket as one
-    // string with its chunk framing: `res.write` would queue four pieces behind a cork and a
-    // nextTick, then write them with writev, for every write of every stream.
+    // Once the headers are out on its socket, a chunked response's chunk goes to the socket as one
+    // buffer with its framing written around the events: `res.write` would queue four pieces behind
+    // a cork and a nextTick, then write them with writev, for every write of every stream.
     const socket = this.res.socket;
-    if (socket && this.res.chunkedEncoding && this.headersOut) socket.write(chunkFrame(chunk));
-    else this.res.write(chunk);
+    if (socket && this.res.chunkedEncoding && this.headersOut && size <= 0xffffff) {
+      socket.write(frameChunk(buf, size));
+    } else {
+      this.res.write(buf.subarray(HEAD_ROOM, HEAD_ROOM + size));
+    }
     this.headersOut = true;
   }
 
   private push(frame: string): void {
     if (this.isClosed) return;
-    const queued = this.pending.length > 0;
-    this.pending += frame;
+    const queued = this.used > HEAD_ROOM;
+    const buf = this.reserve(frame.length * 3);
+    this.used = encodeText(buf, this.used, frame);
     if (!queued) sseCoalescer.add(this);
+  }
+
+  /** The queued events' bytes (a fresh buffer comes for the next: the socket may still hold these). */
+  private take(): Buffer | null {
+    const buf = this.buf;
+    const used = this.used;
+    this.buf = null;
+    this.used = HEAD_ROOM;
+    return buf && used > HEAD_ROOM ? buf.subarray(HEAD_ROOM, used) : null;
+  }
+
+  /** The buffer, with room for `bytes` more after what is queued (and for the chunk's tail). */
+  private reserve(bytes: number): Buffer {
+    const need = this.used + bytes + TAIL_ROOM;
+    const buf = this.buf;
+    if (buf && need <= buf.length) return buf;
+    const grown = Buffer.allocUnsafe(Math.max(need, FIRST_CAPACITY, buf ? buf.length * 2 : 0));
+    if (buf) buf.copy(grown, 0, 0, this.used);
+    this.buf = grown;
+    return grown;
   }
 }
 
-/**
- * One chunk of a chunked response as bytes: `<hex size>\r\n<events>\r\n`. Measuring the events'
- * UTF-8 length flattens the queued frames once; encoding them into the buffer then reads that flat
- * string, where a framing string around them would be flattened again by the socket write.
- */
-function chunkFrame(events: string): Buffer {
-  const size = Buffer.byteLength(events);
-  const head = `${size.toString(16)}\r\n`;
-  const frame = Buffer.allocUnsafe(head.length + size + 2);
-  frame.write(head, 0, 'latin1');
-  frame.write(events, head.length, 'utf8');
-  frame[frame.length - 2] = 0x0d;
-  frame[frame.length - 1] = 0x0a;
-  return frame;
+/** `text` as UTF-8 into `buf` at `at` (room checked by the caller); the offset after it. */
+function encodeText(buf: Buffer, at: number, text: string): number {
+  const n = text.length;
+  if (n > SHORT_TEXT) return at + buf.write(text, at);
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) return at + i + buf.write(text.slice(i), at + i);
+    buf[at + i] = c;
+  }
+  return at + n;
+}
+
+/** `<hex size>\r\n<events>\r\n` around the `size` bytes of events after HEAD_ROOM in `buf`. */
+function frameChunk(buf: Buffer, size: number): Buffer {
+  const hex = size.toString(16);
+  const start = HEAD_ROOM - 2 - hex.length;
+  for (let i = 0; i < hex.length; i++) buf[start + i] = hex.charCodeAt(i);
+  buf[HEAD_ROOM - 2] = 0x0d;
+  buf[HEAD_ROOM - 1] = 0x0a;
+  const end = HEAD_ROOM + size;
+  buf[end] = 0x0d;
+  buf[end + 1] = 0x0a;
+  return buf.subarray(start, end + 2);
 }

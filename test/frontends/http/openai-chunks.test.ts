@@ -40,3 +40,30 @@ test('completions: the chunks between leave out logprobs; the last carries it', 
   assert.deepEqual(parse(chunks.choice(delta({}))).choices[0], { index: 0, text: 'A', finish_reason: null });
   assert.deepEqual(parse(chunks.choice(delta({ finishReason: 'stop' }))).choices[0], { index: 0, text: 'A', logprobs: null, finish_reason: 'stop' });
 });
+
+test('emit queues exactly the bytes of the chunk `choice` makes, templated or not, for both APIs', () => {
+  const cases: Partial<ChoiceDelta>[] = [
+    { first: true },
+    {},
+    { text: 'naïve "quoted" \\ text ✓ 🌊' },
+    { index: 3, text: ' the' },
+    { text: 'x'.repeat(200) },
+    { text: '', reasoning: 'thinking' },
+    { reasoning: 'r', text: 't' },
+    { finishReason: 'stop', stopReason: 'END' },
+    { text: '', finishReason: 'length' },
+    { logprobs: [{ token: 'A', logprob: -0.5, bytes: [65], top: [], textOffset: 0 }] },
+  ];
+  for (const kind of ['chat', 'completions'] as const) {
+    const chunks = new ChunkSerializer(kind, 'id-1', 7, 'model "m"');
+    for (const over of cases) {
+      const d = delta(over);
+      let got = '';
+      chunks.emit(d, {
+        data: (json) => (got += `data: ${json}\n\n`),
+        templated: (t, middle) => (got += `${t.before.toString('utf8')}${middle}${t.after.toString('utf8')}`),
+      });
+      assert.equal(got, `data: ${chunks.choice(d)}\n\n`, `${kind} ${JSON.stringify(over)}`);
+    }
+  }
+});

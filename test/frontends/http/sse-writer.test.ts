@@ -4,9 +4,11 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { SseWriter } from '../../../src/frontends/http/sse-writer.js';
+import { EventTemplate, SseWriter } from '../../../src/frontends/http/sse-writer.js';
 
-const EXPECTED = 'data: {"a":1}\n\ndata: {"b":2}\n\n: keep-going\n\ndata: {"c":"é ✓"}\n\ndata: [DONE]\n\n';
+const LONG = 'ü'.repeat(3000);
+const EXPECTED = `data: {"a":1}\n\ndata: {"b":2}\n\n: keep-going\n\ndata: {"t":"x"}\n\ndata: {"t":"é ✓"}\n\ndata: {"t":"${LONG}"}\n\ndata: {"c":"é ✓"}\n\ndata: [DONE]\n\n`;
+const TEMPLATE = new EventTemplate('{"t":', '}');
 
 /** Events over several event-loop turns, so the coalescer writes more than once before the end. */
 function stream(res: http.ServerResponse): void {
@@ -15,6 +17,10 @@ function stream(res: http.ServerResponse): void {
   sse.data('{"b":2}');
   setImmediate(() => {
     sse.comment('keep-going');
+    // Templated events, one past the first buffer's size: the queued bytes move to a bigger one.
+    sse.templated(TEMPLATE, '"x"');
+    sse.templated(TEMPLATE, '"é ✓"');
+    sse.templated(TEMPLATE, JSON.stringify(LONG));
     setTimeout(() => {
       sse.data('{"c":"é ✓"}');
       setTimeout(() => sse.done(), 5);
