@@ -29,6 +29,8 @@ export class PositionIndex {
   stride: number;
   private mask: number;
   private count = 0;
+  /** Sink for the reads `follow` issues ahead, so they cannot be optimized away. */
+  private touched = 0;
 
   /** `moved(node, cell)` is told every time a node's cell changes (insert, deletion shifts, growth). */
   constructor(
@@ -46,6 +48,49 @@ export class PositionIndex {
   /** The slot where the probe for (depth, hi, lo) starts; `probe` takes it. */
   home(depth: number, hi: number, lo: number): number {
     return slotHash(depth, hi | 0, lo | 0) & this.mask;
+  }
+
+  /**
+   * Writes the home slot of every level of a query (`count` hi, lo pairs at `query[offset..]`,
+   * level i at depth first + i) to `out[0..count)`, for `follow`. Pure arithmetic, kept apart from
+   * the reads so that those can be issued back to back.
+   */
+  homes(query: Uint32Array, offset: number, first: number, count: number, out: Int32Array): void {
+    const mask = this.mask;
+    for (let i = 0, at = offset; i < count; i++, at += 2) out[i] = slotHash(first + i, query[at]! | 0, query[at + 1]! | 0) & mask;
+  }
+
+  /**
+   * Follows a run of `count` query levels (hi, lo pairs at `query[offset..]`, level i at depth
+   * first + i, level 0 under `parent`) whose home slots `homes` computed into `path`. Reads every
+   * home cell before using any: a loop of nothing but independent loads, so the CPU keeps many
+   * cache misses in flight (with the hashing or the probing interleaved it keeps few). Then
+   * probes level by level, each under the node found for the level before, overwriting `path[i]`
+   * with the cell of level i. Returns the number of levels found: the walk stops at the first
+   * absent one.
+   */
+  follow(path: Int32Array, query: Uint32Array, offset: number, first: number, count: number, parent: number): number {
+    const cells = this.cells;
+    const stride = this.stride;
+    const mask = this.mask;
+    let touched = 0;
+    for (let i = 0; i < count; i++) touched ^= cells[path[i]! * stride]!;
+    this.touched = touched;
+    for (let i = 0, at = offset; i < count; i++, at += 2) {
+      const hi = query[at]! | 0;
+      const lo = query[at + 1]! | 0;
+      const depth = first + i;
+      for (let s = path[i]!; ; s = (s + 1) & mask) {
+        const c = s * stride;
+        if (cells[c + CELL_NODE] === EMPTY) return i;
+        if (cells[c + CELL_LO] === lo && cells[c + CELL_HI] === hi && cells[c + CELL_DEPTH] === depth && cells[c + CELL_PARENT] === parent) {
+          path[i] = c;
+          parent = cells[c + CELL_NODE]!;
+          break;
+        }
+      }
+    }
+    return count;
   }
 
   /** The cell of the node at (depth, hi, lo) under `parent`, probing from `slot`; -1 if absent. */

@@ -91,9 +91,8 @@ export class RadixTree {
   private knownSlot = new Uint8Array(32);
 
   private active = new Uint32Array(1);
+  /** find_matches' home slots, then cells, of a run of levels. */
   private readonly path = new Int32Array(PREFETCH_LEVELS);
-  /** Sink for the prefetching reads, so they cannot be optimized away. */
-  private touched = 0;
   private readonly result: MatchResult = { count: 0, slots: new Int32Array(32), depths: new Int32Array(32) };
 
   constructor(expectedBlocks = 1024) {
@@ -231,24 +230,14 @@ export class RadixTree {
     let remaining = 0;
     let depth = 0;
     for (let from = 0; from < count; from += PREFETCH_LEVELS) {
-      const to = Math.min(count, from + PREFETCH_LEVELS);
-      // Read the home cell of every level of the run first: no read waits for another, so their
-      // cache misses overlap, and the walk below finds the cells cached.
+      const n = Math.min(PREFETCH_LEVELS, count - from);
+      positions.homes(query, offset + from * 2, from + 1, n, path);
+      const found = positions.follow(path, query, offset + from * 2, from + 1, n, prev);
+      // Narrow the worker set level by level; the cells are cached now.
       const cells = positions.cells;
-      const cs = positions.stride;
-      let touched = 0;
-      for (let idx = from, at = offset + from * 2; idx < to; idx++, at += 2) {
-        const slot = positions.home(idx + 1, query[at]!, query[at + 1]!);
-        path[idx - from] = slot;
-        touched ^= cells[slot * cs + CELL_NODE]!;
-      }
-      this.touched = touched;
-      // Follow the parent links from the root and narrow the worker set.
-      for (let idx = from, at = offset + from * 2; idx < to; idx++, at += 2) {
-        const c = positions.probe(path[idx - from]!, prev, idx + 1, query[at]!, query[at + 1]!);
-        if (c === NONE) return this.finish(depth);
-        const base = c + CELL_BITS;
-        if (idx === 0) {
+      for (let i = 0; i < found; i++) {
+        const base = path[i]! + CELL_BITS;
+        if (depth === 0) {
           remaining = 0;
           for (let w = 0; w < words; w++) remaining += popcount((active[w] = cells[base + w]!));
           if (remaining === 0) return out;
@@ -269,10 +258,11 @@ export class RadixTree {
             if (remaining === 0) return out;
           }
         }
-        depth = idx + 1;
-        prev = cells[c + CELL_NODE]!;
+        depth++;
         if (earlyExit && remaining === 1) return this.finish(depth);
       }
+      if (found < n) break;
+      prev = cells[path[n - 1]! + CELL_NODE]!;
     }
     return this.finish(depth);
   }
