@@ -90,7 +90,7 @@ export class RadixTree {
   private blocksBySlot = new Int32Array(32);
   private knownSlot = new Uint8Array(32);
 
-  private active = new Uint32Array(1);
+  private active = new Int32Array(1);
   /** find_matches' home slots, then cells, of a run of levels. */
   private readonly path = new Int32Array(PREFETCH_LEVELS);
   private readonly result: MatchResult = { count: 0, slots: new Int32Array(32), depths: new Int32Array(32) };
@@ -231,8 +231,7 @@ export class RadixTree {
     let depth = 0;
     for (let from = 0; from < count; from += PREFETCH_LEVELS) {
       const n = Math.min(PREFETCH_LEVELS, count - from);
-      positions.homes(query, offset + from * 2, from + 1, n, path);
-      const found = positions.follow(path, query, offset + from * 2, from + 1, n, prev);
+      const found = positions.follow(query, offset + from * 2, from + 1, n, prev, path);
       // Narrow the worker set level by level; the cells are cached now.
       const cells = positions.cells;
       for (let i = 0; i < found; i++) {
@@ -244,11 +243,11 @@ export class RadixTree {
         } else {
           let changed = false;
           for (let w = 0; w < words; w++) {
-            const kept = active[w]! & cells[base + w]!;
-            const dropped = active[w]! ^ kept;
-            if (dropped !== 0) {
+            const was = active[w]!;
+            const kept = was & cells[base + w]!;
+            if (kept !== was) {
               changed = true;
-              this.emitBits(dropped, w, depth);
+              this.emitBits(was ^ kept, w, depth);
               active[w] = kept;
             }
           }
@@ -491,7 +490,7 @@ export class RadixTree {
     this.words = words;
     this.stride = stride;
     this.positions.setWords(words);
-    this.active = new Uint32Array(words);
+    this.active = new Int32Array(words);
     const blocks = new Int32Array(capacity);
     blocks.set(this.blocksBySlot);
     this.blocksBySlot = blocks;
