@@ -91,7 +91,7 @@ export class RadixTree {
   private knownSlot = new Uint8Array(32);
 
   private active = new Int32Array(1);
-  /** find_matches' home slots, then cells, of a run of levels. */
+  /** find_matches' cells of a run of levels (PositionIndex.follow writes them). */
   private readonly path = new Int32Array(PREFETCH_LEVELS);
   private readonly result: MatchResult = { count: 0, slots: new Int32Array(32), depths: new Int32Array(32) };
 
