@@ -297,6 +297,28 @@ interface Figures {
   findCpuUs: number;
   matchedPerQuery: number;
   size: number;
+  /** p50 / p99 per query-length bucket (LENGTH_BUCKETS), in µs. */
+  byLength: string;
+}
+
+/** Query-length buckets (blocks) for the per-length latency figures: the cost grows with the levels read. */
+const LENGTH_BUCKETS = [0, 40, 80, 120];
+
+function byLength(latencies: Float64Array): string {
+  const groups: number[][] = LENGTH_BUCKETS.map(() => []);
+  for (let i = measuredFrom, q = 0; i < opCount; i++) {
+    if (ops[i * OP_WORDS] !== OP_FIND) continue;
+    let b = LENGTH_BUCKETS.length - 1;
+    while (ops[i * OP_WORDS + 4]! < LENGTH_BUCKETS[b]!) b--;
+    groups[b]!.push(latencies[q++]!);
+  }
+  return groups
+    .map((g, b) => {
+      const sorted = Float64Array.from(g).sort();
+      const label = b + 1 < LENGTH_BUCKETS.length ? `${LENGTH_BUCKETS[b]}-${LENGTH_BUCKETS[b + 1]! - 1}` : `${LENGTH_BUCKETS[b]}+`;
+      return `${label}: ${(percentile(sorted, 0.5) * 1000).toFixed(1)}/${(percentile(sorted, 0.99) * 1000).toFixed(1)}`;
+    })
+    .join(', ');
 }
 
 /**
@@ -306,6 +328,7 @@ interface Figures {
 function measure(Impl: TreeClass): Figures {
   const latencies = new Float64Array(findOps);
   const throughput = replay(Impl, latencies);
+  const lengthFigures = byLength(latencies);
   latencies.sort();
   const pct = (p: number) => percentile(latencies, p) * 1000;
   // CPU time per call: steadier than per-call wall time on a shared machine.
@@ -325,13 +348,15 @@ function measure(Impl: TreeClass): Figures {
     findCpuUs: (cpu.user + cpu.system) / findOps,
     matchedPerQuery: throughput.matched / findOps,
     size: tree.currentSize,
+    byLength: lengthFigures,
   };
 }
 
 function line(name: string, f: Figures): string {
   return (
     `${name.padEnd(9)} ops/s ${Math.round(f.opsPerSec).toLocaleString('en')}, ops per CPU s ${Math.round(f.opsPerCpuSec).toLocaleString('en')}, ` +
-    `find_matches p50 ${f.p50.toFixed(2)} us p99 ${f.p99.toFixed(2)} us max ${f.max.toFixed(1)} us, CPU ${f.findCpuUs.toFixed(2)} us/call`
+    `find_matches p50 ${f.p50.toFixed(2)} us p99 ${f.p99.toFixed(2)} us max ${f.max.toFixed(1)} us, CPU ${f.findCpuUs.toFixed(2)} us/call\n` +
+    `${''.padEnd(9)} find_matches p50/p99 us by query length in blocks: ${f.byLength}`
   );
 }
 

@@ -28,7 +28,15 @@ export class PositionIndex {
   cells: Int32Array;
   stride: number;
   private mask: number;
+  /**
+   * Homes are the first cell of a cache line (two cells of 32 bytes share one): a probe that has
+   * to pass a cell finds the next one in the line it has read already, not in a line nobody read
+   * ahead.
+   */
+  private homeMask: number;
   private count = 0;
+  /** Sink for the reads `follow` issues ahead, so they cannot be optimized away. */
+  private touched = 0;
 
   /** `moved(node, cell)` is told every time a node's cell changes (insert, deletion shifts, growth). */
   constructor(
@@ -40,12 +48,46 @@ export class PositionIndex {
     while (capacity < initialCapacity * 2) capacity *= 2;
     this.mask = capacity - 1;
     this.stride = strideFor(words);
+    this.homeMask = homeMaskFor(this.mask, this.stride);
     this.cells = emptyCells(capacity, this.stride);
   }
 
   /** The slot where the probe for (depth, hi, lo) starts; `probe` takes it. */
   home(depth: number, hi: number, lo: number): number {
-    return slotHash(depth, hi | 0, lo | 0) & this.mask;
+    return slotHash(depth, hi | 0, lo | 0) & this.homeMask;
+  }
+
+  /**
+   * Follows a run of `count` query levels (hi, lo pairs at `query[offset..]`, level i at depth
+   * first + i, level 0 under `parent`), writing the cell of level i to `path[i]`; returns the
+   * number of levels found (the walk stops at the first absent one). Three passes: the home cell
+   * of every level (pure arithmetic), a loop of nothing but independent loads of those cells (so
+   * the CPU keeps many cache misses in flight; with hashing or probing interleaved it keeps few),
+   * then the probes, which find the cells cached. A node is told apart by its parent and local
+   * hash alone (its depth follows from its parent).
+   */
+  follow(query: Uint32Array, offset: number, first: number, count: number, parent: number, path: Int32Array): number {
+    const cells = this.cells;
+    const stride = this.stride;
+    const homeMask = this.homeMask;
+    const last = this.mask * stride;
+    for (let i = 0, at = offset; i < count; i++, at += 2) path[i] = (slotHash(first + i, query[at]! | 0, query[at + 1]! | 0) & homeMask) * stride;
+    let touched = 0;
+    for (let i = 0; i < count; i++) touched ^= cells[path[i]!]!;
+    this.touched = touched;
+    for (let i = 0, at = offset; i < count; i++, at += 2) {
+      const hi = query[at]! | 0;
+      const lo = query[at + 1]! | 0;
+      let c = path[i]!;
+      for (;;) {
+        if (cells[c + CELL_NODE] === EMPTY) return i;
+        if (cells[c + CELL_LO] === lo && cells[c + CELL_PARENT] === parent && cells[c + CELL_HI] === hi) break;
+        c = c === last ? 0 : c + stride;
+      }
+      path[i] = c;
+      parent = cells[c + CELL_NODE]!;
+    }
+    return count;
   }
 
   /** The cell of the node at (depth, hi, lo) under `parent`, probing from `slot`; -1 if absent. */
@@ -111,6 +153,7 @@ export class PositionIndex {
     this.mask = capacity - 1;
     this.words = words;
     this.stride = strideFor(words);
+    this.homeMask = homeMaskFor(this.mask, this.stride);
     this.cells = emptyCells(capacity, this.stride);
     this.count = 0;
     const bits = new Int32Array(words);
@@ -120,6 +163,12 @@ export class PositionIndex {
       this.insert(old[c + CELL_NODE]!, old[c + CELL_PARENT]!, old[c + CELL_DEPTH]!, old[c + CELL_HI]!, old[c + CELL_LO]!, bits, 0);
     }
   }
+}
+
+/** Clears the low bits of a slot that index a cell within its 64-byte line. */
+function homeMaskFor(mask: number, stride: number): number {
+  const cellsPerLine = Math.max(1, 16 / stride);
+  return mask & ~(cellsPerLine - 1);
 }
 
 function emptyCells(capacity: number, stride: number): Int32Array {

@@ -90,10 +90,9 @@ export class RadixTree {
   private blocksBySlot = new Int32Array(32);
   private knownSlot = new Uint8Array(32);
 
-  private active = new Uint32Array(1);
+  private active = new Int32Array(1);
+  /** find_matches' cells of a run of levels (PositionIndex.follow writes them). */
   private readonly path = new Int32Array(PREFETCH_LEVELS);
-  /** Sink for the prefetching reads, so they cannot be optimized away. */
-  private touched = 0;
   private readonly result: MatchResult = { count: 0, slots: new Int32Array(32), depths: new Int32Array(32) };
 
   constructor(expectedBlocks = 1024) {
@@ -231,35 +230,24 @@ export class RadixTree {
     let remaining = 0;
     let depth = 0;
     for (let from = 0; from < count; from += PREFETCH_LEVELS) {
-      const to = Math.min(count, from + PREFETCH_LEVELS);
-      // Read the home cell of every level of the run first: no read waits for another, so their
-      // cache misses overlap, and the walk below finds the cells cached.
+      const n = Math.min(PREFETCH_LEVELS, count - from);
+      const found = positions.follow(query, offset + from * 2, from + 1, n, prev, path);
+      // Narrow the worker set level by level; the cells are cached now.
       const cells = positions.cells;
-      const cs = positions.stride;
-      let touched = 0;
-      for (let idx = from, at = offset + from * 2; idx < to; idx++, at += 2) {
-        const slot = positions.home(idx + 1, query[at]!, query[at + 1]!);
-        path[idx - from] = slot;
-        touched ^= cells[slot * cs + CELL_NODE]!;
-      }
-      this.touched = touched;
-      // Follow the parent links from the root and narrow the worker set.
-      for (let idx = from, at = offset + from * 2; idx < to; idx++, at += 2) {
-        const c = positions.probe(path[idx - from]!, prev, idx + 1, query[at]!, query[at + 1]!);
-        if (c === NONE) return this.finish(depth);
-        const base = c + CELL_BITS;
-        if (idx === 0) {
+      for (let i = 0; i < found; i++) {
+        const base = path[i]! + CELL_BITS;
+        if (depth === 0) {
           remaining = 0;
           for (let w = 0; w < words; w++) remaining += popcount((active[w] = cells[base + w]!));
           if (remaining === 0) return out;
         } else {
           let changed = false;
           for (let w = 0; w < words; w++) {
-            const kept = active[w]! & cells[base + w]!;
-            const dropped = active[w]! ^ kept;
-            if (dropped !== 0) {
+            const was = active[w]!;
+            const kept = was & cells[base + w]!;
+            if (kept !== was) {
               changed = true;
-              this.emitBits(dropped, w, depth);
+              this.emitBits(was ^ kept, w, depth);
               active[w] = kept;
             }
           }
@@ -269,10 +257,11 @@ export class RadixTree {
             if (remaining === 0) return out;
           }
         }
-        depth = idx + 1;
-        prev = cells[c + CELL_NODE]!;
+        depth++;
         if (earlyExit && remaining === 1) return this.finish(depth);
       }
+      if (found < n) break;
+      prev = cells[path[n - 1]! + CELL_NODE]!;
     }
     return this.finish(depth);
   }
@@ -501,7 +490,7 @@ export class RadixTree {
     this.words = words;
     this.stride = stride;
     this.positions.setWords(words);
-    this.active = new Uint32Array(words);
+    this.active = new Int32Array(words);
     const blocks = new Int32Array(capacity);
     blocks.set(this.blocksBySlot);
     this.blocksBySlot = blocks;

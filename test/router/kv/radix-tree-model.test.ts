@@ -179,14 +179,15 @@ function modelScores(model: ModelTree, query: number[], earlyExit: boolean): str
     .join(' ');
 }
 
-function run(seed: number, workers: number, steps: number): void {
+/** `storeBlocks`: most blocks per stored event; long stores build paths deeper than find_matches' prefetch run. */
+function run(seed: number, workers: number, steps: number, storeBlocks = 4, seqs = 60): void {
   const rand = rng(seed);
   const pick = (n: number) => Math.floor(rand() * n);
   // Large enough that the tree never reclaims empty leaves (which the model keeps).
   const tree = new RadixTree(4 * steps);
   const model = new ModelTree();
   const ALPHABET = 5;
-  const SEQS = 60;
+  const SEQS = seqs;
   for (let step = 0; step < steps; step++) {
     const slot = pick(workers);
     const held = [...(model.lookup.get(slot)?.keys() ?? [])];
@@ -196,7 +197,7 @@ function run(seed: number, workers: number, steps: number): void {
     const what = `seed ${seed} step ${step}`;
     if (r < 0.5) {
       const parent = held.length > 0 && rand() < 0.7 ? held[pick(held.length)]! : rand() < 0.1 ? 999 : null;
-      const blocks: Array<[number, number]> = Array.from({ length: 1 + pick(4) }, () => [1 + pick(SEQS), 1 + pick(ALPHABET)]);
+      const blocks: Array<[number, number]> = Array.from({ length: 1 + pick(storeBlocks) }, () => [1 + pick(SEQS), 1 + pick(ALPHABET)]);
       const buf = new Uint32Array(blocks.length * 4);
       blocks.forEach(([seq, local], i) => {
         buf[i * 4 + 1] = seq;
@@ -237,6 +238,10 @@ test('random event sequences: statuses, scores and sizes match the model (one bi
 
 test('random event sequences: statuses, scores and sizes match the model (many workers, bitsets widening mid-run)', () => {
   for (let seed = 100; seed <= 103; seed++) run(seed, 100, 2500);
+});
+
+test('random event sequences: statuses, scores and sizes match the model (paths deeper than the prefetch run)', () => {
+  for (let seed = 200; seed <= 203; seed++) run(seed, 8, 800, 48, 2000);
 });
 
 test('a query longer than the prefetch window matches at full depth, and a miss past it stops there', () => {
