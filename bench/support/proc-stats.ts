@@ -27,8 +27,12 @@ export function procSnapshot(pid: number): ProcSnapshot {
   const ticks = stat ? Number(fields[11]) + Number(fields[12]) : 0;
   const syscw = /syscw:\s*(\d+)/.exec(readOr(`/proc/${pid}/io`, ''));
   const own = { cpuMicros: (ticks * 1e6) / TICKS_PER_SECOND, writeCalls: syscw ? Number(syscw[1]) : 0 };
-  const children = readOr(`/proc/${pid}/task/${pid}/children`, '').split(' ').filter(Boolean);
-  return children.map((child) => procSnapshot(Number(child))).reduce(procSum, own);
+  return procChildren(pid).map(procSnapshot).reduce(procSum, own);
+}
+
+/** The pids of the processes `pid` started (none once it has ended). */
+export function procChildren(pid: number): number[] {
+  return readOr(`/proc/${pid}/task/${pid}/children`, '').split(' ').filter(Boolean).map(Number);
 }
 
 function procSum(a: ProcSnapshot, b: ProcSnapshot): ProcSnapshot {
