@@ -15,7 +15,8 @@
 // mockers separately, steadier than wall time on a shared machine; the load generator's own CPU too.
 // Usage: node dist/bench/frontend-pool.js [--target frontend|serve] [--processes N] [--rounds N]
 //        [--streams S] [--tokens T] [--requests R] [--long-requests R1] [--prompt-words W]
-//        [--concurrency C] [--mockers M] [--workloads long,stream,unary]
+//        [--concurrency C] [--rate RPS] [--mockers M] [--mocker-args=ARGS] [--frontend-args=ARGS] [--workloads long,stream,unary]
+//        [--cpu-prof DIR]
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -23,7 +24,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BIN, freePort, startProcess, type RunningProcess } from '../test/support/processes.js';
 import { cpuMicros, median } from './support/cpu-time.js';
-import { procChildren, procSnapshot } from './support/proc-stats.js';
+import { procChildren, procDelta, procSnapshot, type ProcSnapshot } from './support/proc-stats.js';
 import { streamChat, streamingChatBody } from './support/sse-client.js';
 
 const { values } = parseArgs({
@@ -37,8 +38,10 @@ const { values } = parseArgs({
     'long-requests': { type: 'string', default: '1000' },
     'prompt-words': { type: 'string', default: '1000' },
     concurrency: { type: 'string', default: '64' },
+    rate: { type: 'string', default: '0' },
     mockers: { type: 'string', default: '1' },
     'mocker-args': { type: 'string', default: '' },
+    'frontend-args': { type: 'string', default: '' },
     workloads: { type: 'string', default: 'long,stream,unary' },
     'cpu-prof': { type: 'string' },
   },
@@ -54,11 +57,14 @@ const requests = Number(values.requests);
 const longRequests = Number(values['long-requests']);
 const promptWords = Number(values['prompt-words']);
 const concurrency = Number(values.concurrency);
+const rate = Number(values.rate);
 const mockers = Number(values.mockers);
 const mockerArgs = values['mocker-args']!.split(' ').filter(Boolean);
+const frontendArgs = values['frontend-args']!.split(' ').filter(Boolean);
 const quiet = { DYN_LOG: 'warn' };
-/** With --cpu-prof DIR, each server's processes write V8 CPU profiles under DIR/<server> when they exit. */
+/** With --cpu-prof DIR, each server's processes (and the mockers) write V8 CPU profiles under DIR/<name> when they exit. */
 const profileDir = values['cpu-prof'];
+const profileArgs = (name: string): string[] => (profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []);
 
 /** One side of the comparison: where it listens, and whose CPU is whose. */
 interface Server {
@@ -93,8 +99,7 @@ async function untilServedEverywhere(server: Server, times: number): Promise<voi
 async function startServer(name: string, args: string[], env: Record<string, string>, workers: number): Promise<Server> {
   const port = await freePort();
   // The pool's processes are forked with the primary's node arguments: they profile too.
-  const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, `${workers}-process`)}`] : [];
-  const frontend = startProcess([...args, '--http-host', '127.0.0.1', '--http-port', String(port), '--http-workers', String(workers)], env, BIN, profiling);
+  const frontend = startProcess([...args, ...frontendArgs, '--http-host', '127.0.0.1', '--http-port', String(port), '--http-workers', String(workers)], env, BIN, profileArgs(`${workers}-process`));
   const server = { name, port, frontend };
   await untilServedEverywhere(server, 4 * workers);
   return server;
@@ -104,7 +109,7 @@ const targets: Record<string, () => Promise<Target>> = {
   async frontend() {
     const kvRoot = mkdtempSync(path.join(tmpdir(), 'bench-pool-kv-'));
     const env = { ...quiet, DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_REQUEST_PLANE: 'tcp', DYN_TCP_RPC_HOST: '127.0.0.1' };
-    const engines = Array.from({ length: mockers }, () => startProcess(['mocker', ...SPEEDUP, ...mockerArgs], env));
+    const engines = Array.from({ length: mockers }, () => startProcess(['mocker', ...SPEEDUP, ...mockerArgs], env, BIN, profileArgs('mocker')));
     const started: Server[] = [];
     const stop = async (): Promise<void> => {
       await Promise.all(started.map((s) => s.frontend.stop(30_000)));
@@ -144,13 +149,15 @@ const targets: Record<string, () => Promise<Target>> = {
   },
 };
 
-function unaryChat(port: number, agent: http.Agent, payload: string): Promise<void> {
+/** One non-streaming chat; resolves with its latency in ms. */
+function unaryChat(port: number, agent: http.Agent, payload: string): Promise<number> {
+  const start = performance.now();
   return new Promise((resolve, reject) => {
     const req = http.request(
       { host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
       (res) => {
         res.resume();
-        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
+        res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - start) : reject(new Error(`status ${res.statusCode}`))));
       },
     );
     req.on('error', reject);
@@ -158,17 +165,33 @@ function unaryChat(port: number, agent: http.Agent, payload: string): Promise<vo
   });
 }
 
-/** `count` chats, `concurrency` at a time over as many keep-alive connections; `payloadOf(i)` is the i-th body. */
-async function unaryRun(port: number, count: number, payloadOf: (i: number) => string): Promise<number> {
+/**
+ * `count` chats over at most `concurrency` keep-alive connections; `payloadOf(i)` is the i-th body.
+ * Closed loop (each connection sends its next request when the last one ends), or with --rate an
+ * open loop: request i leaves at i / rate seconds whatever the server's pace.
+ */
+async function unaryRun(port: number, count: number, payloadOf: (i: number) => string): Promise<Done> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      for (let i = next++; i < count; i = next++) await unaryChat(port, agent, payloadOf(i));
-    }),
-  );
+  const latencies: number[] = [];
+  if (rate > 0) {
+    const start = performance.now();
+    const sent: Promise<void>[] = [];
+    for (let i = 0; i < count; i++) {
+      const wait = start + (i * 1000) / rate - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      sent.push(unaryChat(port, agent, payloadOf(i)).then((ms) => void latencies.push(ms)));
+    }
+    await Promise.all(sent);
+  } else {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        for (let i = next++; i < count; i = next++) latencies.push(await unaryChat(port, agent, payloadOf(i)));
+      }),
+    );
+  }
   agent.destroy();
-  return count;
+  return { units: count, latencies };
 }
 
 const WORDS = 'the sea wind over harbour light ships sail north river stone city market bread morning evening garden window letter story quiet road bridge winter summer music teacher village mountain forest cloud rain'.split(' ');
@@ -187,10 +210,15 @@ function longPrompt(i: number): string {
 const smallChat = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 8, ignore_eos: true });
 let longOffset = 0;
 
-/** A workload against one server: the units of work it did (requests or tokens). */
+/** What a workload did: its units of work (requests or tokens) and each request's latency (ms; streams: to the first token). */
+interface Done {
+  units: number;
+  latencies: number[];
+}
+
 interface Workload {
   unit: string;
-  run(port: number): Promise<number>;
+  run(port: number): Promise<Done>;
 }
 
 const workloads: Record<string, Workload> = {
@@ -210,7 +238,7 @@ const workloads: Record<string, Workload> = {
       const payload = streamingChatBody(MODEL, tokensPerStream);
       const done = await Promise.all(Array.from({ length: streams }, () => streamChat(port, payload, agent)));
       agent.destroy();
-      return done.reduce((n, s) => n + s.tokens, 0);
+      return { units: done.reduce((n, s) => n + s.tokens, 0), latencies: done.map((s) => s.ttftMs) };
     },
   },
   unary: {
@@ -219,15 +247,37 @@ const workloads: Record<string, Workload> = {
   },
 };
 
-interface Run {
+interface Run extends FrontendWork {
   perSecond: number;
-  frontendCpuUs: number;
+  /** Request latency (streams: time to the first token). */
+  p50Ms: number;
+  p99Ms: number;
   mockerCpuUs: number;
   clientCpuUs: number;
+  /** The other server meanwhile, serving nothing: what its processes spend on the shared view (KV events, load reports). */
+  idleCpuUs: number;
   /** The pool's primary alone (accepting connections and handing them over), in the frontend's. */
   primaryCpuUs: number;
   /** Each pool process's share of the frontend CPU (the processes below the primary), in %. */
   split: number[];
+}
+
+function percentile(xs: readonly number[], q: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+}
+
+/** What the frontend's processes spent per unit of work. */
+interface FrontendWork {
+  frontendCpuUs: number;
+  /** Socket writes (write/writev calls). */
+  frontendWrites: number;
+  /** Event-loop wake-ups (voluntary context switches of each process's main thread). */
+  frontendWakeups: number;
+}
+
+function perUnit(d: ProcSnapshot, units: number): FrontendWork {
+  return { frontendCpuUs: d.cpuMicros / units, frontendWrites: d.writeCalls / units, frontendWakeups: d.wakeups / units };
 }
 
 /** A process's own CPU, without its children's. */
@@ -242,21 +292,26 @@ function childCpu(pid: number): Map<number, number> {
 async function measure(target: Target, server: Server, workload: Workload): Promise<Run> {
   const pid = server.frontend.proc.pid!;
   const mockerCpu = (): number => target.mockers.reduce((n, m) => n + procSnapshot(m.proc.pid!).cpuMicros, 0);
-  const f0 = procSnapshot(pid).cpuMicros;
+  const f0 = procSnapshot(pid);
+  const idle = target.servers.find((s) => s !== server)!.frontend.proc.pid!;
+  const i0 = procSnapshot(idle).cpuMicros;
   const own0 = ownCpu(pid);
   const m0 = mockerCpu();
   const c0 = cpuMicros();
   const kids0 = childCpu(pid);
   const t0 = performance.now();
-  const units = await workload.run(server.port);
+  const { units, latencies } = await workload.run(server.port);
   const seconds = (performance.now() - t0) / 1000;
   const kids1 = childCpu(pid);
   const spent = [...kids1].map(([child, cpu]) => cpu - (kids0.get(child) ?? cpu));
   const total = spent.reduce((a, b) => a + b, 0);
   return {
     perSecond: units / seconds,
-    frontendCpuUs: (procSnapshot(pid).cpuMicros - f0) / units,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    ...perUnit(procDelta(f0, procSnapshot(pid)), units),
     mockerCpuUs: (mockerCpu() - m0) / units,
+    idleCpuUs: (procSnapshot(idle).cpuMicros - i0) / units,
     clientCpuUs: (cpuMicros() - c0) / units,
     primaryCpuUs: spent.length > 0 ? (ownCpu(pid) - own0) / units : 0,
     split: total > 0 && spent.length > 1 ? spent.map((s) => (100 * s) / total) : [],
@@ -290,23 +345,28 @@ async function main(): Promise<void> {
     await target.stop();
   }
   const fmt = (v: number): string => (v < 10 ? v.toFixed(2) : v.toFixed(v < 100 ? 1 : 0));
-  console.log(`${target.describe}; ${rounds} rounds interleaved; long: ${longRequests} chats of ~${promptWords}-word prompts; stream: ${streams} streams × ${tokensPerStream} tokens; unary: ${requests} small chats; concurrency ${concurrency}; cores ${availableParallelism()}; load average (1 min) ${loads.map((l) => l.toFixed(1)).join(' ')}`);
-  console.log('| workload | server | per s | frontend CPU µs/unit | of which the pool\'s primary | mocker CPU µs/unit | load generator CPU µs/unit | pool processes\' CPU split % |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log(`${target.describe}; ${rounds} rounds interleaved; long: ${longRequests} chats of ~${promptWords}-word prompts; stream: ${streams} streams × ${tokensPerStream} tokens; unary: ${requests} small chats; ${rate > 0 ? `open loop at ${rate} req/s (at most ${concurrency} connections)` : `closed loop, concurrency ${concurrency}`}; cores ${availableParallelism()}; load average (1 min) ${loads.map((l) => l.toFixed(1)).join(' ')}`);
+  console.log('| workload | server | per s | latency p50 / p99 ms | frontend CPU µs/unit | frontend writes/unit | frontend wake-ups/unit | of which the pool\'s primary | the other, idle server\'s CPU µs/unit | mocker CPU µs/unit | load generator CPU µs/unit | pool processes\' CPU split % |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   const ratios: string[] = [];
   for (const [name, w] of chosen) {
     const row = (s: Server) => {
       const runs = results.get(`${name}|${s.name}`)!;
       const r = {
         perSecond: median(runs.map((x) => x.perSecond)),
+        p50Ms: median(runs.map((x) => x.p50Ms)),
+        p99Ms: median(runs.map((x) => x.p99Ms)),
         frontendCpuUs: median(runs.map((x) => x.frontendCpuUs)),
+        frontendWrites: median(runs.map((x) => x.frontendWrites)),
+        frontendWakeups: median(runs.map((x) => x.frontendWakeups)),
         mockerCpuUs: median(runs.map((x) => x.mockerCpuUs)),
         clientCpuUs: median(runs.map((x) => x.clientCpuUs)),
         primaryCpuUs: median(runs.map((x) => x.primaryCpuUs)),
+        idleCpuUs: median(runs.map((x) => x.idleCpuUs)),
       };
       const split = runs.map((x) => x.split.map((p) => p.toFixed(0)).join('/')).filter(Boolean).join(', ');
       const mocker = target.mockers.length ? fmt(r.mockerCpuUs) : 'in the server';
-      console.log(`| ${name} | ${s.name} | ${fmt(r.perSecond)} ${w!.unit}/s | ${fmt(r.frontendCpuUs)} | ${split ? fmt(r.primaryCpuUs) : '-'} | ${mocker} | ${fmt(r.clientCpuUs)} | ${split || '-'} |`);
+      console.log(`| ${name} | ${s.name} | ${fmt(r.perSecond)} ${w!.unit}/s | ${fmt(r.p50Ms)} / ${fmt(r.p99Ms)} | ${fmt(r.frontendCpuUs)} | ${r.frontendWrites.toFixed(2)} | ${r.frontendWakeups.toFixed(2)} | ${split ? fmt(r.primaryCpuUs) : '-'} | ${fmt(r.idleCpuUs)} | ${mocker} | ${fmt(r.clientCpuUs)} | ${split || '-'} |`);
       return r;
     };
     const a = row(one);
