@@ -1,12 +1,15 @@
 // What a server spent, read from Linux's /proc without tracing it: CPU time (every thread, user +
-// system) from /proc/<pid>/stat and write-type system calls (write, writev: each socket write of a
-// Node server is one) from /proc/<pid>/io, summed over the process and every process below it (a
+// system) from /proc/<pid>/stat, write-type system calls (write, writev: each socket write of a
+// Node server is one) from /proc/<pid>/io and the main thread's voluntary context switches (each
+// time the event loop waited for work: fewer per unit of work means more done per wake-up) from
+// /proc/<pid>/status, summed over the process and every process below it (a
 // pooled `serve` is a primary with its frontend processes as children).
 import { readFileSync } from 'node:fs';
 
 export interface ProcSnapshot {
   cpuMicros: number;
   writeCalls: number;
+  wakeups: number;
 }
 
 const TICKS_PER_SECOND = 100;
@@ -26,15 +29,20 @@ export function procSnapshot(pid: number): ProcSnapshot {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = stat ? Number(fields[11]) + Number(fields[12]) : 0;
   const syscw = /syscw:\s*(\d+)/.exec(readOr(`/proc/${pid}/io`, ''));
-  const own = { cpuMicros: (ticks * 1e6) / TICKS_PER_SECOND, writeCalls: syscw ? Number(syscw[1]) : 0 };
-  const children = readOr(`/proc/${pid}/task/${pid}/children`, '').split(' ').filter(Boolean);
-  return children.map((child) => procSnapshot(Number(child))).reduce(procSum, own);
+  const waits = /^voluntary_ctxt_switches:\s*(\d+)/m.exec(readOr(`/proc/${pid}/status`, ''));
+  const own = { cpuMicros: (ticks * 1e6) / TICKS_PER_SECOND, writeCalls: syscw ? Number(syscw[1]) : 0, wakeups: waits ? Number(waits[1]) : 0 };
+  return procChildren(pid).map(procSnapshot).reduce(procSum, own);
+}
+
+/** The pids of the processes `pid` started (none once it has ended). */
+export function procChildren(pid: number): number[] {
+  return readOr(`/proc/${pid}/task/${pid}/children`, '').split(' ').filter(Boolean).map(Number);
 }
 
 function procSum(a: ProcSnapshot, b: ProcSnapshot): ProcSnapshot {
-  return { cpuMicros: a.cpuMicros + b.cpuMicros, writeCalls: a.writeCalls + b.writeCalls };
+  return { cpuMicros: a.cpuMicros + b.cpuMicros, writeCalls: a.writeCalls + b.writeCalls, wakeups: a.wakeups + b.wakeups };
 }
 
 export function procDelta(from: ProcSnapshot, to: ProcSnapshot): ProcSnapshot {
-  return { cpuMicros: to.cpuMicros - from.cpuMicros, writeCalls: to.writeCalls - from.writeCalls };
+  return { cpuMicros: to.cpuMicros - from.cpuMicros, writeCalls: to.writeCalls - from.writeCalls, wakeups: to.wakeups - from.wakeups };
 }

@@ -29,9 +29,9 @@ export interface RunningProcess {
   exited: Promise<number | null>;
 }
 
-/** `bin` lets a benchmark start another checkout's build beside this one. */
-export function startProcess(args: string[], env: Record<string, string> = {}, bin = BIN): RunningProcess {
-  const proc = spawn(process.execPath, [bin, ...args], {
+/** `bin` lets a benchmark start another checkout's build beside this one; `nodeArgs` go to node itself (e.g. --cpu-prof). */
+export function startProcess(args: string[], env: Record<string, string> = {}, bin = BIN, nodeArgs: readonly string[] = []): RunningProcess {
+  const proc = spawn(process.execPath, [...nodeArgs, bin, ...args], {
     cwd: path.resolve(path.dirname(bin), '..'),
     // One frontend process unless a test asks for a pool: the default (one per core) would fork on every start.
     env: { ...process.env, DYN_HTTP_WORKERS: '1', ...env },

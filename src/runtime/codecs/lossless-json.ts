@@ -1,8 +1,15 @@
 // JSON with u64 fields (lease ids, block hashes). JSON.parse rounds integers above 2^53, so this
 // reader returns integers outside the safe range as bigint; the writer prints bigints as bare numbers.
 
-/** Parses JSON text; integers that are not safe JS numbers come back as bigint. */
+/** Every integer beyond 2^53 has 16 digits or more. */
+const SIXTEEN_DIGITS = /\d{16}/;
+
+/**
+ * Parses JSON text; integers that are not safe JS numbers come back as bigint. A text without 16
+ * digits in a row holds none: the native JSON.parse reads it (requests of token ids, most records).
+ */
 export function parseJsonLossless(text: string): unknown {
+  if (!SIXTEEN_DIGITS.test(text)) return JSON.parse(text);
   const parser = new LosslessParser(text);
   const value = parser.value();
   parser.end();
@@ -74,17 +81,21 @@ class LosslessParser {
   }
 
   private string(): string {
-    // Strings carry no u64s: find the closing quote and let JSON.parse handle the escapes.
+    // Strings carry no u64s: find the closing quote; JSON.parse handles escapes and refuses control characters.
     let i = this.pos + 1;
+    let plain = true;
     for (; i < this.text.length; i++) {
       const ch = this.text.charCodeAt(i);
-      if (ch === 0x5c) i++;
-      else if (ch === 0x22) break;
+      if (ch === 0x22) break;
+      if (ch === 0x5c) {
+        i++;
+        plain = false;
+      } else if (ch < 0x20) plain = false;
     }
     if (i >= this.text.length) this.fail('unterminated string');
-    const raw = this.text.slice(this.pos, i + 1);
+    const start = this.pos;
     this.pos = i + 1;
-    return JSON.parse(raw) as string;
+    return plain ? this.text.slice(start + 1, i) : (JSON.parse(this.text.slice(start, i + 1)) as string);
   }
 
   private number(): number | bigint {

@@ -9,6 +9,21 @@ test('integers beyond 2^53 come back exact as bigint; the rest as JSON.parse wou
   assert.throws(() => parseJsonLossless('[1] 2'), SyntaxError);
 });
 
+test('digits in strings, long decimals and exponents are left alone; escaped strings are decoded as JSON.parse would', () => {
+  const text = '{"s":"12345678901234567890","m":"\\u0001u64:5","mm":"\\u0001\\u0001u64:7","n":18446744073709551615,"k":[-9223372036854775808]}';
+  assert.deepEqual(parseJsonLossless(text), { s: '12345678901234567890', m: '\u0001u64:5', mm: '\u0001\u0001u64:7', n: 18446744073709551615n, k: [-9223372036854775808n] });
+  assert.deepEqual(parseJsonLossless('[1.12345678901234567890, 12345678901234567e2, 1e-12345678901234567, 9007199254740993 ]'), [
+    1.12345678901234567890, 12345678901234567e2, 0, 9007199254740993n,
+  ]);
+  assert.deepEqual(parseJsonLossless('{"a\\"b":"x\\\\","c":12345678901234567890}'), { 'a"b': 'x\\', c: 12345678901234567890n });
+});
+
+test('invalid JSON with long integers is still refused (a raw control character in a string too)', () => {
+  for (const bad of ['[00000000000000000001]', '{"a":"12345678901234567890}', '[12345678901234567890', '{"a":--12345678901234567890}', '["\t",12345678901234567890]']) {
+    assert.throws(() => parseJsonLossless(bad), SyntaxError, bad);
+  }
+});
+
 test('bigints are written as bare numbers and read back unchanged', () => {
   const value = { id: 2252259416447694086n, name: 'u64:1', list: [1n, 2] };
   const text = stringifyJsonWithU64(value);
