@@ -1,4 +1,4 @@
-import type { RequestLifecycle } from '../pipeline/index.js';
+import type { HeaderLookup, RequestLifecycle } from '../pipeline/index.js';
 import type { ModelInferResponse } from './wire-types.js';
 
 /**
@@ -19,4 +19,6 @@ export interface RunContext {
   request: RequestLifecycle;
   /** Passed through to every engine request. */
   metadata?: Readonly<Record<string, string>>;
+  /** The call's headers, for the routing headers of a completions run. */
+  headers?: HeaderLookup;
 }

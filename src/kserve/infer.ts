@@ -1,6 +1,7 @@
 // Routes a ModelInferRequest to its model's path (tensor or completions) and turns worker output
 // into InferEvents; the unary fold rules live here too (reference/kserve.md §3, §7).
 
+import type { HeaderLookup } from '../pipeline/index.js';
 import { randomUUID } from 'node:crypto';
 import { RequestLifecycle } from '../pipeline/index.js';
 import {
@@ -43,6 +44,8 @@ export interface InferOptions {
   /** The frontend the run's request events belong to. */
   scope: RequestScope;
   metadata?: Readonly<Record<string, string>>;
+  /** The call's headers: the routing headers of a completions run. */
+  headers?: HeaderLookup;
   /** The client's W3C trace context (call metadata). */
   trace?: TraceHeaders;
   /** The gRPC method path. */
@@ -61,6 +64,7 @@ export function startInfer(models: KserveModels, req: ModelInferRequest, opts: I
     signal: opts.signal,
     requestId,
     metadata: opts.metadata,
+    headers: opts.headers,
     request: RequestLifecycle.start({
       scope: opts.scope,
       id: requestId,

@@ -6,6 +6,7 @@
 import type { ModelManager } from '../models/index.js';
 import { packageVersion } from '../config/version.js';
 import { ValidationError, type ErrorKind, type RequestScope, type TraceHeaders } from '../protocols/index.js';
+import type { HeaderLookup } from '../pipeline/index.js';
 import { COMPLETION_INPUTS } from './completions/request.js';
 import { startInfer, type InferRun } from './infer.js';
 import { dataTypeByTriton } from './tensor/data-types.js';
@@ -34,6 +35,8 @@ export interface RunOptions {
   requestType: 'stream' | 'unary';
   /** Passed through to engines (x-dynamo-meta-* headers or metadata). */
   metadata?: Readonly<Record<string, string>>;
+  /** The call's headers (gRPC metadata): the routing headers of a completions run (session, worker, rank). */
+  headers?: HeaderLookup;
   /** The client's W3C trace context. */
   trace?: TraceHeaders;
   /** The traced operation: the gRPC method path, or the HTTP method and route. */

@@ -43,4 +43,7 @@ export {
   type JsonSchema,
   type PreparedRequest,
   type PreprocessorOptions,
+  applyRoutingHeaders,
+  nvextFromHeaders,
+  type HeaderLookup,
 } from './preprocess/index.js';

@@ -1,26 +1,12 @@
 // Session affinity through the HTTP API: the official OpenAI client sends the session headers,
 // and the router's dispatches (seen on the request-events channel) show where each request went.
 import assert from 'node:assert/strict';
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { test } from 'node:test';
 import OpenAI from 'openai';
-import { REQUEST_CHANNEL_NAMES, type RequestDispatchEvent } from '../../src/protocols/index.js';
+import { dispatchesDuring } from '../support/dispatches.js';
 import { serveInProcess } from '../support/in-process.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
-
-/** The instance of each dispatch while `run` runs. */
-async function dispatchesDuring(run: () => Promise<void>): Promise<bigint[]> {
-  const seen: bigint[] = [];
-  const listener = (message: unknown): void => void seen.push((message as RequestDispatchEvent).instanceId);
-  subscribe(REQUEST_CHANNEL_NAMES.dispatch, listener);
-  try {
-    await run();
-  } finally {
-    unsubscribe(REQUEST_CHANNEL_NAMES.dispatch, listener);
-  }
-  return seen;
-}
 
 test('requests of one session reach one worker, streamed or not, whichever header names the session', async () => {
   const { service, baseUrl } = await serveInProcess(['--num-workers', '3', '--router-session-affinity-ttl-secs', '60', '--speedup-ratio', '100']);

@@ -75,6 +75,7 @@ export class InferenceService {
       signal,
       requestType,
       metadata: requestMetadata(callMetadata, this.metadataPrefix),
+      headers: (name) => callMetadata.get(name).filter((v): v is string => typeof v === 'string'),
       trace: traceContextOfMetadata(callMetadata),
       operation: requestType === 'unary' ? MODEL_INFER : MODEL_STREAM_INFER,
     });

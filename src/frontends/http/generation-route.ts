@@ -6,6 +6,7 @@
 import type { FastifyReply } from 'fastify';
 import type { ServedModel } from '../../models/index.js';
 import {
+  applyRoutingHeaders,
   errorKindOf,
   generateChoices,
   ResponseFold,
@@ -22,7 +23,6 @@ import {
 import type { ChatCompletionRequest } from '../../protocols/index.js';
 import { drainStream, isDynamoError, type ModelApi, type RequestScope } from '../../protocols/index.js';
 import type { ModelRouteSpec } from './model-route.js';
-import { applyRoutingHeaders } from './routing-headers.js';
 import { SseWriter } from './sse-writer.js';
 import { peekFirst } from './stream-guard.js';
 
@@ -97,7 +97,7 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
     modelName: (body) => route.modelName(body),
     streaming: (body) => (body as { stream?: unknown } | null)?.stream === true,
     prepare(req, served) {
-      applyRoutingHeaders(req.body, req.headers);
+      applyRoutingHeaders(req.body, (name) => req.headers[name]);
       return route.prepare(req.body, served);
     },
     async run(call, prepared, reply) {

@@ -1,6 +1,6 @@
 import { checkJsonDepth } from '../../pipeline/index.js';
 import { ValidationError } from '../../protocols/index.js';
-import { restoreExactIds } from './routing-headers.js';
+import { restoreExactIds } from './exact-worker-ids.js';
 
 // Raw control characters (U+0000–U+001F) are invalid inside JSON strings; clients do send them.
 const RAW_CONTROL = /[\u0000-\u001f]/;

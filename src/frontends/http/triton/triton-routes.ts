@@ -238,6 +238,7 @@ class InferRoutes {
     const started: StartedRun = core.start(request, {
       signal: abort.signal,
       requestType,
+      headers: (name) => req.headers[name],
       trace: req.headers.traceparent === undefined ? undefined : traceContextOf(req.headers.traceparent, req.headers.tracestate),
       operation: `${req.method} ${req.routeOptions.url ?? req.url}`,
     });

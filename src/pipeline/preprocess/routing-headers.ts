@@ -1,15 +1,18 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import { ValidationError } from '../../protocols/index.js';
 
-// Routing headers map onto `nvext` and win over the body (reference/http.md §1.1). Worker ids are
-// u64 lease ids, so they stay decimal strings: a JSON number would round them above 2^53.
+// Routing headers map onto `nvext` and win over the body (reference/http.md §1.1), whether they come
+// as HTTP headers or as gRPC call metadata. Worker ids are u64 lease ids, so they stay decimal
+// strings: a JSON number would round them above 2^53.
+
+/** A request's header (lower-case name): its value, or its values when repeated; undefined when absent. */
+export type HeaderLookup = (name: string) => string | readonly string[] | undefined;
 
 const U32_MAX = 4294967295;
 
-function header(headers: IncomingHttpHeaders, ...names: string[]): string | undefined {
+function header(headers: HeaderLookup, ...names: string[]): string | undefined {
   for (const name of names) {
-    const v = headers[name];
-    const value = Array.isArray(v) ? v[0] : v;
+    const v = headers(name);
+    const value = typeof v === 'string' ? v : v?.[0];
     if (value !== undefined && value.trim() !== '') return value.trim();
   }
   return undefined;
@@ -35,7 +38,7 @@ function signed32(name: string, value: string): number {
  * upstream's order: Claude Code (its agent id wins over its session id, which must be present),
  * Codex (`thread-id`), OpenCode (`x-session-id`).
  */
-function sessionHeader(headers: IncomingHttpHeaders): string | undefined {
+function sessionHeader(headers: HeaderLookup): string | undefined {
   const claude = header(headers, 'x-claude-code-session-id');
   return (
     header(headers, 'x-dynamo-session-id') ??
@@ -45,7 +48,7 @@ function sessionHeader(headers: IncomingHttpHeaders): string | undefined {
 }
 
 /** The `nvext` fields the request's routing headers set; empty when it sends none. */
-export function nvextFromHeaders(headers: IncomingHttpHeaders): Record<string, unknown> {
+export function nvextFromHeaders(headers: HeaderLookup): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const worker = header(headers, 'x-dynamo-worker-instance-id', 'x-worker-instance-id');
   if (worker !== undefined) {
@@ -79,7 +82,7 @@ export function nvextFromHeaders(headers: IncomingHttpHeaders): Record<string, u
 }
 
 /** Apply the routing headers to a parsed body, in place. */
-export function applyRoutingHeaders(body: unknown, headers: IncomingHttpHeaders): void {
+export function applyRoutingHeaders(body: unknown, headers: HeaderLookup): void {
   const fromHeaders = nvextFromHeaders(headers);
   if (Object.keys(fromHeaders).length === 0 || body === null || typeof body !== 'object' || Array.isArray(body)) return;
   const target = body as { nvext?: unknown };
@@ -88,20 +91,4 @@ export function applyRoutingHeaders(body: unknown, headers: IncomingHttpHeaders)
     fromHeaders.agent_hints = { ...(nvext.agent_hints as object), ...(fromHeaders.agent_hints as object) };
   }
   target.nvext = { ...nvext, ...fromHeaders };
-}
-
-const EXACT_ID = /"(backend_instance_id|prefill_worker_id|decode_worker_id)"\s*:\s*(\d{16,20})(?=\s*[,}])/g;
-
-/**
- * JSON.parse rounds integers above 2^53; worker ids in `nvext` are often that large. Re-read them
- * from the raw text as decimal strings. Cheap: only bodies that mention such a key with a long
- * number pay for the scan.
- */
-export function restoreExactIds(body: unknown, raw: string): void {
-  const nvext = (body as { nvext?: Record<string, unknown> } | null)?.nvext;
-  if (!nvext || typeof nvext !== 'object') return;
-  for (const m of raw.matchAll(EXACT_ID)) {
-    const [, key, digits] = m;
-    if (typeof nvext[key!] === 'number' && !Number.isSafeInteger(nvext[key!])) nvext[key!] = digits;
-  }
 }
