@@ -4,7 +4,8 @@
 //   nginx:   Debian nginx proxying the canned server (unary requests only: the pass-through bar)
 //   base:    with --baseline DIR, another checkout's `serve`, for before/after in the same run
 // Every server is a child process; so is the load generator (bench/support/load-generator.ts), one
-// per measurement. Rounds interleave the alternatives of each workload (A B C, A B C, ...):
+// per measurement. Rounds interleave the alternatives of each workload, each round starting one
+// further along (A B C, B C A, C A B, ...):
 //   stream: 256 concurrent SSE chat streams; streamed tokens/s, the server's CPU time per token
 //           (from /proc/<pid>/stat), SSE events per socket write (events received / the server's
 //           write system calls over the window, from /proc/<pid>/io; a Node server writes each
@@ -150,6 +151,9 @@ async function measureTtft(s: Server): Promise<{ p50: number; p99: number }> {
   return { p50: percentile(r.samplesMs, 50), p99: percentile(r.samplesMs, 99) };
 }
 
+/** Each round starts one further along the list: no alternative always runs in the same slot (the slot after the ceiling measured worse TTFT). */
+const rotated = <T>(xs: readonly T[], round: number): T[] => xs.map((_, i) => xs[(i + round - 1) % xs.length]!);
+
 const fmt = (x: number, digits = 2): string => (Number.isFinite(x) ? x.toFixed(digits) : 'NaN');
 
 async function main(): Promise<void> {
@@ -175,19 +179,19 @@ async function main(): Promise<void> {
   const add = <T>(m: Map<string, T[]>, k: string, v: T): void => void (m.get(k) ?? m.set(k, []).get(k)!).push(v);
   const streamers = [ceiling, ...gateways];
   for (let round = 1; round <= rounds; round++) {
-    for (const s of workloads.has('stream') ? streamers : []) {
+    for (const s of workloads.has('stream') ? rotated(streamers, round) : []) {
       const f = await measureStream(s);
       add(stream, s.name, f);
       console.log(
         `round ${round} stream ${s.name.padEnd(7)} tokens/s=${fmt(f.tokensPerSec, 0)} cpu_us_per_token=${fmt(f.cpuMicrosPerToken)} events_per_write=${fmt(f.eventsPerWrite)} events_per_read=${fmt(f.eventsPerRead)}`,
       );
     }
-    for (const s of workloads.has('unary') ? [ceiling, ...gateways, nginxServer] : []) {
+    for (const s of workloads.has('unary') ? rotated([ceiling, ...gateways, nginxServer], round) : []) {
       const u = await measureUnary(s);
       add(unary, s.name, u);
       console.log(`round ${round} unary  ${s.name.padEnd(7)} req/s=${fmt(u.reqPerSec, 0)} cpu_us_per_req=${fmt(u.cpuMicrosPerReq, 0)}`);
     }
-    for (const s of workloads.has('ttft') ? streamers : []) {
+    for (const s of workloads.has('ttft') ? rotated(streamers, round) : []) {
       const t = await measureTtft(s);
       add(ttft, s.name, t);
       console.log(`round ${round} ttft   ${s.name.padEnd(7)} p50_ms=${fmt(t.p50)} p99_ms=${fmt(t.p99)}`);
