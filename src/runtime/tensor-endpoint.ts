@@ -54,7 +54,7 @@ export class RemoteTensorClient implements TensorEngine {
     private readonly logger?: RemoteCallLogger,
   ) {}
 
-  generate(request: NvCreateTensorRequest, ctx: GenerateContext): AsyncGenerator<NvCreateTensorResponse> {
+  generate(request: NvCreateTensorRequest, ctx: GenerateContext): AsyncIterable<NvCreateTensorResponse> {
     const { requestId, signal, metadata } = ctx;
     return remoteCall(
       this.client,
