@@ -42,7 +42,8 @@ export function migration<Req, Out>(router: Pick<RouterView<Req, Out>, 'instance
 
 /**
  * One request's attempts, from the first dispatch to its last output or final error, as one
- * iterator over them: one promise per output, no generator (the token path is hot).
+ * iterator over them, no generator (the token path is hot): one promise per output when pulled,
+ * none of its own when pushed.
  */
 class Attempts<Req, Out> implements PushingIterator<Out> {
   private readonly settings: Migration<Req, Out>;
@@ -106,20 +107,20 @@ class Attempts<Req, Out> implements PushingIterator<Out> {
       },
       fail: (err) => {
         if (this.closed || this.outputs !== attempt) return;
-        this.settle();
-        if (err instanceof WorkerLostError && this.finished) {
-          this.closed = true;
-          sink.end();
-          return;
-        }
+        let moved: boolean;
         try {
-          this.outputs = this.resend(err)[Symbol.asyncIterator]();
+          moved = this.moveAfter(err);
         } catch (final) {
           this.closed = true;
           sink.fail(final);
           return;
         }
-        this.pushTo(sink);
+        if (moved) {
+          this.pushTo(sink);
+          return;
+        }
+        this.closed = true;
+        sink.end();
       },
     });
   }
@@ -138,17 +139,28 @@ class Attempts<Req, Out> implements PushingIterator<Out> {
 
   /** A failed attempt: the next one's first output, or the error when the request cannot go on. */
   private readonly onError = (err: unknown): Promise<IteratorResult<Out>> | IteratorResult<Out> => {
-    this.settle();
     this.closed = true;
-    if (err instanceof WorkerLostError && this.finished) return { done: true, value: undefined };
+    let moved: boolean;
     try {
-      this.outputs = this.resend(err)[Symbol.asyncIterator]();
+      moved = this.moveAfter(err);
     } catch (final) {
       return Promise.reject(final);
     }
+    if (!moved) return { done: true, value: undefined };
     this.closed = false;
     return this.next();
   };
+
+  /**
+   * After a failed attempt: true with the next attempt in flight, false when the stream ends quietly
+   * (lost after its finishing output); throws the error that ends the request.
+   */
+  private moveAfter(err: unknown): boolean {
+    this.settle();
+    if (err instanceof WorkerLostError && this.finished) return false;
+    this.outputs = this.resend(err)[Symbol.asyncIterator]();
+    return true;
+  }
 
   /** Records an output on its way to the caller, restated for the tokens a re-send replayed. */
   private accept(out: Out): Out {
