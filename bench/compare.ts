@@ -16,7 +16,9 @@
 // `serve` runs as one frontend process (--http-workers 1: the goals compare it with the single-process
 // ceiling) unless --http-workers says otherwise; CPU time and writes count the whole process tree.
 // Usage: node dist/bench/compare.js [--quick] [--rounds N] [--baseline DIR] [--cpu-prof DIR] [--only stream,unary,ttft]
-//        [--http-workers N]
+//        [--http-workers N] [--node-args="--flag ..."]
+// --node-args: flags for the node process of this build's `serve` (e.g. --max-inlined-bytecode-size=0
+// for a profile that names small functions, or --heap-prof).
 // --quick finishes within 2 minutes; the last line is always the summary of the figures.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -37,6 +39,7 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
     only: { type: 'string', default: 'stream,unary,ttft' },
     'http-workers': { type: 'string', default: '1' },
+    'node-args': { type: 'string', default: '' },
   },
 });
 const workloads = new Set(values.only.split(','));
@@ -90,9 +93,9 @@ async function startCanned(name: string): Promise<Server> {
   return { name, port, pid: c.proc.pid!, stop: () => stopChild(c) };
 }
 
-async function startServe(name: string, bin: string, profileDir?: string): Promise<Server> {
+async function startServe(name: string, bin: string, profileDir?: string, extraArgs: string[] = []): Promise<Server> {
   const port = await freePort();
-  const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profileDir)] : [];
+  const nodeArgs = [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profileDir)] : []), ...extraArgs];
   const c = child([...nodeArgs, bin, 'serve', '--http-host', '127.0.0.1', '--http-port', String(port), '--speedup-ratio', '1000000000', '--http-workers', values['http-workers']], {
     DYN_LOG: 'warn',
   });
@@ -163,7 +166,7 @@ async function main(): Promise<void> {
   const nginxPort = await freePort();
   const nginx = startNginx(nginxPort, upstream.port);
   await waitHttp(nginxPort, 'nginx');
-  const gateways = [await startServe('serve', BIN, values['cpu-prof'])];
+  const gateways = [await startServe('serve', BIN, values['cpu-prof'], values['node-args'].split(' ').filter(Boolean))];
   if (values.baseline) gateways.push(await startServe('base', path.resolve(values.baseline, 'bin/dynamo-ts.js')));
   const nginxServer: Server = { name: 'nginx', port: nginxPort, pid: nginx.pid, stop: () => nginx.stop() };
 

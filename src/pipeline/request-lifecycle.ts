@@ -2,6 +2,7 @@
 // are built only when a channel has subscribers; the per-token message is one reused object.
 
 import {
+  deliveryNow,
   isDynamoError,
   requestChannels as channels,
   type CompletionUsage,
@@ -70,10 +71,12 @@ export class RequestLifecycle {
     const first = !this.sawTokens;
     this.sawTokens = true;
     const firstWanted = first && channels.firstToken.hasSubscribers;
-    if (!firstWanted && !channels.token.hasSubscribers) return;
-    const now = performance.now();
+    const tokenWanted = channels.token.hasSubscribers;
+    if (!firstWanted && !tokenWanted) return;
+    // A pass's reading can predate a request started within that same pass.
+    const now = Math.max(deliveryNow(), this.lastTokensAt);
     if (firstWanted) channels.firstToken.publish({ request: this.info, ttft: (now - this.info.startedAt) / 1000 });
-    if (channels.token.hasSubscribers) {
+    if (tokenWanted) {
       this.tokenEvent.tokens = tokens;
       this.tokenEvent.interval = first ? null : (now - this.lastTokensAt) / 1000;
       channels.token.publish(this.tokenEvent);

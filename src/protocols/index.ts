@@ -15,3 +15,4 @@ export * from './api-keys.js';
 export * from './tally.js';
 export * from './hub-repo-ref.js';
 export * from './pushed-stream.js';
+export * from './delivery-clock.js';

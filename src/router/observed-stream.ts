@@ -2,12 +2,17 @@
 // and the end, and an optional watchdog fails the stream when the worker stays silent. However many
 // layers observe a stream, it is wrapped once (each wrapper is a promise hop per token): a layer
 // observing a stream another layer already wraps adds its observer to that wrapper.
-import { pushItems, type LLMEngineOutput, type PushingIterator, type StreamSink } from '../protocols/index.js';
+import { deliveryNow, pushItems, type LLMEngineOutput, type PushingIterator, type StreamSink } from '../protocols/index.js';
 
-/** Observers of one routed request's stream. */
+/**
+ * Observers of one routed request's stream. Most only need the first output and the end: the
+ * per-output hook is called only for observers that have one, so they cost nothing per token.
+ */
 export interface StreamObserver<Out = LLMEngineOutput> {
   /** Each output as it passes (the first one marks the end of prefill). */
-  onOutput(out: Out): void;
+  onOutput?(out: Out): void;
+  /** Once, with the first output (the end of prefill). */
+  onFirstOutput?(out: Out): void;
   /** Once: the stream finished, failed (with `error`), or its consumer stopped early. */
   onEnd(error?: unknown): void;
 }
@@ -80,6 +85,10 @@ function wrapperOf<Out>(stream: AsyncIterable<Out>): ObservedIterable<Out> {
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 class ObservedStream<Out> implements PushingIterator<Out> {
+  /** The observers with a per-output hook, and those told of the first output. */
+  private readonly every: readonly StreamObserver<Out>[];
+  private readonly first: readonly StreamObserver<Out>[];
+  private sawOutput = false;
   private done = false;
   private ended = false;
   private waiting = false;
@@ -97,6 +106,8 @@ class ObservedStream<Out> implements PushingIterator<Out> {
     private readonly observers: readonly StreamObserver<Out>[],
     private readonly watch: SilenceWatch | null,
   ) {
+    this.every = observers.filter((o) => o.onOutput);
+    this.first = observers.filter((o) => o.onFirstOutput);
     const f = inner as Partial<FailableIterator>;
     this.failable = typeof f.fail === 'function' && 'failable' in f ? (f as FailableIterator) : null;
     if (watch) this.arm(watch.ms);
@@ -141,8 +152,8 @@ class ObservedStream<Out> implements PushingIterator<Out> {
     pushItems(this.inner, {
       item: (out) => {
         if (this.sink !== sink) return;
-        if (this.watch) this.waitingSince = performance.now();
-        for (const o of this.observers) o.onOutput(out);
+        if (this.watch) this.waitingSince = deliveryNow();
+        this.observe(out);
         sink.item(out);
       },
       end: () => {
@@ -178,9 +189,17 @@ class ObservedStream<Out> implements PushingIterator<Out> {
     this.waiting = false;
     this.failPending = null;
     if (r.done) this.finish();
-    else for (const o of this.observers) o.onOutput(r.value);
+    else this.observe(r.value);
     return r;
   };
+
+  private observe(out: Out): void {
+    if (!this.sawOutput) {
+      this.sawOutput = true;
+      for (const o of this.first) o.onFirstOutput!(out);
+    }
+    for (const o of this.every) o.onOutput!(out);
+  }
 
   private readonly onError = (err: unknown): never => {
     this.waiting = false;

@@ -249,6 +249,8 @@ export class Scheduler {
       return true;
     }
 
+    // The commonest decode step: the token lands in the partial block, which still has room.
+    if (seq.hasPartial && m < seq.blocks.length * B) return true;
     const fullBlocks = Math.floor(m / B);
     const wantPartial = m % B !== 0;
     seq.ensureHashes(fullBlocks, B);

@@ -45,23 +45,23 @@ export class SplitMix32 {
   }
 }
 
-/** Two 32-bit lanes of a rolling hash over a token sequence. */
-interface ContextHash {
-  a: number;
-  b: number;
-}
-
-function fold(h: ContextHash, token: number): ContextHash {
-  let a = Math.imul(h.a ^ token, 0x9e3779b1);
+/** One step of the rolling hash's first lane: (a, token) → a. */
+function foldA(a: number, token: number): number {
+  a = Math.imul(a ^ token, 0x9e3779b1);
   a = Math.imul(a ^ (a >>> 15), 0x85ebca6b);
-  let b = Math.imul(h.b ^ token ^ (a >>> 7), 0xc2b2ae35);
-  b = Math.imul(b ^ (b >>> 13), 0x27d4eb2f);
-  return { a: (a ^ (a >>> 16)) >>> 0, b: (b ^ (b >>> 16)) >>> 0 };
+  return a;
 }
 
-/** A PRNG for decisions taken at this point of the sequence. */
-function rngAt(h: ContextHash): SplitMix32 {
-  return new SplitMix32((h.a ^ Math.imul(h.b, 0x165667b1)) >>> 0);
+/** The second lane's step; takes the first lane before its final mix. */
+function foldB(b: number, token: number, a: number): number {
+  b = Math.imul(b ^ token ^ (a >>> 7), 0xc2b2ae35);
+  b = Math.imul(b ^ (b >>> 13), 0x27d4eb2f);
+  return (b ^ (b >>> 16)) >>> 0;
+}
+
+/** The seed of the PRNG for decisions taken after a context with hash lanes (a, b). */
+function rngSeed(a: number, b: number): number {
+  return (a ^ Math.imul(b, 0x165667b1)) >>> 0;
 }
 
 /** Where a sequence's generated tokens come from. */
@@ -82,14 +82,25 @@ export interface OutputTokens {
  * unit tail can be, so the answer is the same for an unbroken run and for a re-sent one.
  */
 export class GreedyTokens implements OutputTokens {
-  /** Hash of the context before its last token, and of the whole context. */
-  private before: ContextHash;
-  private current: ContextHash;
+  /** Hash lanes of the whole context and of the context before its last token (numbers, not objects: one step per token). */
+  private a: number;
+  private b: number;
+  private beforeA: number;
+  private beforeB: number;
   private last = -1;
   /** The rolling hash just after the last special token seen, if any. */
-  private anchorHash: ContextHash | null = null;
+  private anchorSeed = -1;
   private anchorAt = -1;
   private length = 0;
+  /**
+   * The last unit drawn, with the context and budget it was drawn for: the unit chosen at one step is
+   * the one the next step's continuation check draws again (same context, same budget).
+   */
+  private drawnSeed = -1;
+  private drawnBudget = -1;
+  private drawnUnit = 0;
+  /** The state of the PRNG of the draw under way. */
+  private rng = 0;
 
   constructor(
     private readonly vocab: MockVocabulary,
@@ -97,8 +108,10 @@ export class GreedyTokens implements OutputTokens {
     context: readonly number[],
   ) {
     const bits = seedBits(seed);
-    this.current = { a: Number(bits & 0xffffffffn) ^ 0x5bd1e995, b: Number((bits >> 32n) & 0xffffffffn) ^ 0x1b873593 };
-    this.before = this.current;
+    this.a = (Number(bits & 0xffffffffn) ^ 0x5bd1e995) >>> 0;
+    this.b = (Number((bits >> 32n) & 0xffffffffn) ^ 0x1b873593) >>> 0;
+    this.beforeA = this.a;
+    this.beforeB = this.b;
     for (const token of context) this.push(token);
   }
 
@@ -109,20 +122,23 @@ export class GreedyTokens implements OutputTokens {
 
   /** A PRNG keyed by the context up to its last special token; null when the context has none. */
   anchorRng(): SplitMix32 | null {
-    return this.anchorHash ? rngAt(this.anchorHash) : null;
+    return this.anchorSeed < 0 ? null : new SplitMix32(this.anchorSeed);
   }
 
   get midUnit(): boolean {
-    return this.continuation() !== null;
+    return this.continuation(Infinity) !== null;
   }
 
   push(token: number): void {
-    this.before = this.current;
-    this.current = fold(this.current, token);
+    this.beforeA = this.a;
+    this.beforeB = this.b;
+    const a = foldA(this.a, token);
+    this.b = foldB(this.b, token, a);
+    this.a = (a ^ (a >>> 16)) >>> 0;
     this.last = token;
     this.length++;
     if (this.vocab.specialIds.has(token)) {
-      this.anchorHash = this.current;
+      this.anchorSeed = rngSeed(this.a, this.b);
       this.anchorAt = this.length;
     }
   }
@@ -130,25 +146,26 @@ export class GreedyTokens implements OutputTokens {
   nextToken(budget: number): number {
     const rest = this.continuation(budget + 1);
     if (rest !== null) return rest;
-    const unit = this.unitAt(this.current, budget);
+    const unit = this.unitAt(rngSeed(this.a, this.b), budget);
     return this.vocab.unitTokens[this.vocab.unitStart[unit]!]!;
   }
 
   /** The second token of the split unit the context's last token starts, or null at a boundary. */
-  private continuation(budgetThen = Infinity): number | null {
+  private continuation(budgetThen: number): number | null {
     if (this.length === 0) return null;
     const { unitStart, unitTokens } = this.vocab;
-    const unit = this.unitAt(this.before, budgetThen);
+    const unit = this.unitAt(rngSeed(this.beforeA, this.beforeB), budgetThen);
     const start = unitStart[unit]!;
     if (unitStart[unit + 1]! - start < 2 || unitTokens[start] !== this.last) return null;
     return unitTokens[start + 1]!;
   }
 
-  /** The unit drawn after context `h`; one longer than `budget` falls back to a single token. */
-  private unitAt(h: ContextHash, budget: number): number {
+  /** The unit drawn after the context whose PRNG seed is `seed`; one longer than `budget` falls back to a single token. */
+  private unitAt(seed: number, budget: number): number {
+    if (seed === this.drawnSeed && budget === this.drawnBudget) return this.drawnUnit;
     const { groups, unitStart, totalWeight } = this.vocab;
-    const rng = rngAt(h);
-    let pick = rng.nextU32() % totalWeight;
+    this.rng = seed;
+    let pick = this.nextU32() % totalWeight;
     let group = groups[0]!;
     for (const g of groups) {
       if (pick < g.weight) {
@@ -157,10 +174,24 @@ export class GreedyTokens implements OutputTokens {
       }
       pick -= g.weight;
     }
-    const unit = group.first + (rng.nextU32() % group.count);
-    if (unitStart[unit + 1]! - unitStart[unit]! <= budget) return unit;
-    // Too long for what is left: the first group's units are single tokens.
-    const single = groups[0]!;
-    return single.first + (rng.nextU32() % single.count);
+    let unit = group.first + (this.nextU32() % group.count);
+    if (unitStart[unit + 1]! - unitStart[unit]! > budget) {
+      // Too long for what is left: the first group's units are single tokens.
+      const single = groups[0]!;
+      unit = single.first + (this.nextU32() % single.count);
+    }
+    this.drawnSeed = seed;
+    this.drawnBudget = budget;
+    this.drawnUnit = unit;
+    return unit;
+  }
+
+  /** SplitMix32's step on the draw's state, without an object per draw. */
+  private nextU32(): number {
+    this.rng = (this.rng + 0x9e3779b9) >>> 0;
+    let z = this.rng;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+    return (z ^ (z >>> 16)) >>> 0;
   }
 }

@@ -45,7 +45,7 @@ export class ChunkSerializer {
 
   /** Queues the chunk of `d` on `sse`. */
   emit(d: ChoiceDelta, sse: Pick<SseWriter, 'data' | 'templated'>): void {
-    if (isTextOnly(d)) sse.templated(this.textTemplates[d.index] ?? this.textTemplate(d.index), JSON.stringify(d.text));
+    if (isTextOnly(d)) sse.templated(this.textTemplates[d.index] ?? this.textTemplate(d.index), d.text);
     else sse.data(this.choice(d));
   }
 

@@ -85,14 +85,15 @@ export class SseWriter implements CoalescedStream {
     this.push(`data: ${json}\n\n`);
   }
 
-  /** Queue `data: <before><middle><after>\n\n` from a template's bytes; `middle` is serialized JSON. */
-  templated(template: EventTemplate, middle: string): void {
+  /** Queue `data: <before><text as a JSON string><after>\n\n` from a template's bytes. */
+  templated(template: EventTemplate, text: string): void {
     if (this.isClosed) return;
     const queued = this.used > HEAD_ROOM;
     const { before, after } = template;
-    const buf = this.reserve(before.length + middle.length * 3 + after.length);
+    // A JSON string takes at most 6 bytes per UTF-16 unit (a \u escape) and its quotes.
+    const buf = this.reserve(before.length + text.length * 6 + 2 + after.length);
     buf.set(before, this.used);
-    const at = encodeText(buf, this.used + before.length, middle);
+    const at = encodeJsonString(buf, this.used + before.length, text);
     buf.set(after, at);
     this.used = at + after.length;
     if (!queued) sseCoalescer.add(this);
@@ -145,6 +146,9 @@ export class SseWriter implements CoalescedStream {
     const socket = this.res.socket;
     if (socket && this.res.chunkedEncoding && this.headersOut && size <= 0xffffff) {
       socket.write(frameChunk(buf, size));
+      // Nothing left queued: the kernel took the bytes during the call and the socket holds no
+      // reference to them, so the next chunk reuses the buffer instead of allocating one.
+      if (socket.writableLength === 0) this.buf = buf;
     } else {
       this.res.write(buf.subarray(HEAD_ROOM, HEAD_ROOM + size));
     }
@@ -190,6 +194,28 @@ function encodeText(buf: Buffer, at: number, text: string): number {
     buf[at + i] = c;
   }
   return at + n;
+}
+
+/**
+ * `text` as a JSON string (what JSON.stringify gives) into `buf` at `at`; the offset after it. Short
+ * printable ASCII, most tokens' text, is copied without building the string.
+ */
+function encodeJsonString(buf: Buffer, at: number, text: string): number {
+  const n = text.length;
+  if (n <= SHORT_TEXT) {
+    let i = 0;
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0x20 || c >= 0x7f || c === 0x22 || c === 0x5c) break;
+      buf[at + 1 + i] = c;
+    }
+    if (i === n) {
+      buf[at] = 0x22;
+      buf[at + 1 + n] = 0x22;
+      return at + n + 2;
+    }
+  }
+  return encodeText(buf, at, JSON.stringify(text));
 }
 
 /** `<hex size>\r\n<events>\r\n` around the `size` bytes of events after HEAD_ROOM in `buf`. */

@@ -190,21 +190,12 @@ class ChoiceDecoder {
       throw new InternalError(`engine error${typeof out.stop_reason === 'string' ? `: ${out.stop_reason}` : ''}`);
     }
 
-    const step: DecodedStep = {
-      index: opts.index,
-      text: '',
-      token_ids: ids,
-      tokens: [],
-      log_probs: out.log_probs ?? null,
-      finish_reason: null,
-      engine_finish_reason: null,
-      stop_reason: null,
-    };
-
+    let text: string;
+    let tokens: (string | null)[];
     let trigger: StopTrigger | null = null;
     if (out.text != null) {
-      step.text = out.text;
-      step.tokens = out.tokens ?? [];
+      text = out.text;
+      tokens = out.tokens ?? [];
     } else {
       let result;
       try {
@@ -213,10 +204,20 @@ class ChoiceDecoder {
         if (engineFinish === null) opts.onLocalStop();
         throw err;
       }
-      step.text = result.text;
-      step.tokens = result.tokens;
+      text = result.text;
+      tokens = result.tokens;
       trigger = result.trigger;
     }
+    const step: DecodedStep = {
+      index: opts.index,
+      text,
+      token_ids: ids,
+      tokens,
+      log_probs: out.log_probs ?? null,
+      finish_reason: null,
+      engine_finish_reason: null,
+      stop_reason: null,
+    };
     if (out.reasoning_content) step.reasoning = out.reasoning_content;
     if (out.tool_calls?.length) step.toolCalls = out.tool_calls;
     // Per token, whether its text is released now, held back or hidden (as upstream reports them);

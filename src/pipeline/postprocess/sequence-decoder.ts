@@ -63,6 +63,8 @@ export interface SequenceResult {
 export class SequenceDecoder {
   private readonly decoder: IncrementalDecoder;
   private readonly jail: StopJail;
+  /** Every stop id, visible or hidden: most tokens are none, and one lookup tells. */
+  private readonly stopIds: ReadonlySet<number>;
   private generated = 0;
 
   constructor(
@@ -71,6 +73,7 @@ export class SequenceDecoder {
   ) {
     this.decoder = new IncrementalDecoder(table, settings.skipSpecialTokens);
     this.jail = new StopJail(settings.stopStrings, settings.includeStopStrInOutput);
+    this.stopIds = new Set([...settings.visibleStopIds, ...settings.userStopIds, ...settings.eosIds]);
   }
 
   /**
@@ -84,7 +87,8 @@ export class SequenceDecoder {
     for (const id of ids) {
       this.generated++;
       const gated = this.generated < s.minTokens;
-      if (!gated && !s.visibleStopIds.has(id) && (s.userStopIds.has(id) || s.eosIds.has(id))) {
+      const stopping = !gated && this.stopIds.has(id);
+      if (stopping && !s.visibleStopIds.has(id)) {
         tokens.push(null);
         text += this.flush();
         const trigger: StopTrigger = s.userStopIds.has(id)
@@ -96,7 +100,8 @@ export class SequenceDecoder {
       tokens.push(piece);
       if (gated) {
         text += piece;
-      } else if (s.visibleStopIds.has(id)) {
+      } else if (stopping) {
+        // A stop id that is not hidden is a visible one.
         return { text: text + this.jail.flush() + piece, tokens, trigger: { kind: 'stop_token', tokenId: id, visible: true } };
       } else if (this.jail.active) {
         text += this.jail.push(piece);

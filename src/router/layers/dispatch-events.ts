@@ -33,6 +33,6 @@ export function dispatchEvents<Req, Out>(router: Pick<RouterView<Req, Out>, 'pol
       call.end(err);
       throw err;
     }
-    return observeStream(stream, { onOutput: () => undefined, onEnd: (error) => call.end(error) });
+    return observeStream(stream, { onEnd: (error) => call.end(error) });
   };
 }

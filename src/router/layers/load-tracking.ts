@@ -2,7 +2,7 @@
 // router's LoadTracker (in flight, and prefill until its first output), and the policy observes it
 // when it tracks load of its own (the kv policy's active sequences). Counting starts when the
 // request is dispatched, synchronously, so the next decision already sees it.
-import { observeStream } from '../observed-stream.js';
+import { observeStream, type StreamObserver } from '../observed-stream.js';
 import { targetOf, type RoutingLayer } from '../route.js';
 import type { RouterView } from '../router-view.js';
 
@@ -22,12 +22,10 @@ export function loadTracking<Req, Out>(router: Pick<RouterView<Req, Out>, 'load'
       end();
       throw err;
     }
-    return observeStream(stream, {
-      onOutput(out) {
-        phases.firstOutput();
-        observer?.onOutput(out);
-      },
-      onEnd: end,
-    });
+    // The load needs only the first output; the policy's observer, if it has one, hears each.
+    const tracked: StreamObserver<Out> = { onFirstOutput: () => phases.firstOutput(), onEnd: end };
+    const each = observer?.onOutput?.bind(observer);
+    if (each) tracked.onOutput = each;
+    return observeStream(stream, tracked);
   };
 }

@@ -25,7 +25,6 @@ export function lostWorker<Req, Out>(router: Pick<RouterView<Req, Out>, 'health'
       throw err;
     }
     const observed = observeStream(stream, {
-      onOutput: () => undefined,
       onEnd: (error) => {
         stall?.unlink();
         if (error !== undefined) reportLost(router.health, id, error);

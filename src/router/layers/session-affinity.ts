@@ -44,6 +44,6 @@ export function sessionBinding<Req, Out>(router: Pick<RouterView<Req, Out>, 'aff
     const worker = targetOf(route).id;
     const stream = next(route);
     const release = affinity.dispatched(session, worker);
-    return observeStream(stream, { onOutput: () => undefined, onEnd: release });
+    return observeStream(stream, { onEnd: release });
   };
 }

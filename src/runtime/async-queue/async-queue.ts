@@ -6,7 +6,7 @@
 // pushed (`pushTo`) gets them with no promise at all: whatever the producers pushed in one go is
 // handed over in one microtask for every such queue of the process, after the producer's own code
 // (so a consumer that stops the request never runs inside the producer's loop).
-import type { PushingIterator, StreamSink } from '../../protocols/index.js';
+import { beginDelivery, endDelivery, type PushingIterator, type StreamSink } from '../../protocols/index.js';
 
 /** Past this many taken slots the backing array is compacted (when they are most of it). */
 const COMPACT_AFTER = 1024;
@@ -22,8 +22,13 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
   private static readonly due: AsyncQueue<{} | null>[] = [];
   private static flushing = false;
 
+  /**
+   * Items from `head` to `tail`; the array keeps its length when emptied (changing an array's
+   * length is a runtime call, and the queue empties once per delivery).
+   */
   private readonly items: (T | undefined)[] = [];
   private head = 0;
+  private tail = 0;
   private ended = false;
   private failed = false;
   private failure: unknown = null;
@@ -42,7 +47,7 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
       waiter.resolve({ done: false, value: item });
       return;
     }
-    this.items.push(item);
+    this.items[this.tail++] = item;
     if (this.sink) this.markDue();
   }
 
@@ -69,7 +74,7 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
       return;
     }
     this.sink = sink;
-    if (this.head < this.items.length || this.ended) this.markDue();
+    if (this.head < this.tail || this.ended) this.markDue();
   }
 
   get isEnded(): boolean {
@@ -82,7 +87,7 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
   }
 
   next(): Promise<IteratorResult<T>> {
-    if (this.head < this.items.length) return Promise.resolve({ done: false, value: this.take() });
+    if (this.head < this.tail) return Promise.resolve({ done: false, value: this.take() });
     if (this.ended) {
       if (this.failed) {
         this.close('failed');
@@ -99,6 +104,7 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
     this.ended = true;
     this.items.length = 0;
     this.head = 0;
+    this.tail = 0;
     this.sink = null;
     this.close('returned');
     this.settleWaiter();
@@ -126,6 +132,7 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
   /** Every due queue's sink gets what came; a queue made due meanwhile is handed over in the same run. */
   private static flush(this: void): void {
     const due = AsyncQueue.due;
+    beginDelivery();
     for (let i = 0; i < due.length; i++) {
       const queue = due[i]!;
       try {
@@ -139,13 +146,14 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
     }
     due.length = 0;
     AsyncQueue.flushing = false;
+    endDelivery();
   }
 
   private deliver(): void {
     this.isDue = false;
     const sink = this.sink;
     if (!sink) return;
-    while (this.head < this.items.length) {
+    while (this.head < this.tail) {
       sink.item(this.take());
       // The sink stopped the stream (return()) while taking the item.
       if (this.sink !== sink) return;
@@ -184,17 +192,18 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
   }
 
   private take(): T {
-    const item = this.items[this.head] as T;
-    if (++this.head === this.items.length) {
-      this.items.length = 0;
+    const items = this.items;
+    const item = items[this.head] as T;
+    // Free the slot now: a slow consumer may leave a long backlog behind it.
+    items[this.head] = undefined;
+    if (++this.head === this.tail) {
       this.head = 0;
-    } else {
-      // Free the slot now: a slow consumer may leave a long backlog behind it.
-      this.items[this.head - 1] = undefined;
-      if (this.head > COMPACT_AFTER && this.head * 2 > this.items.length) {
-        this.items.splice(0, this.head);
-        this.head = 0;
-      }
+      this.tail = 0;
+    } else if (this.head > COMPACT_AFTER && this.head * 2 > this.tail) {
+      items.copyWithin(0, this.head, this.tail);
+      this.tail -= this.head;
+      this.head = 0;
+      items.length = this.tail;
     }
     return item;
   }

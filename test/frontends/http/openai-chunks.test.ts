@@ -61,7 +61,7 @@ test('emit queues exactly the bytes of the chunk `choice` makes, templated or no
       let got = '';
       chunks.emit(d, {
         data: (json) => (got += `data: ${json}\n\n`),
-        templated: (t, middle) => (got += `${t.before.toString('utf8')}${middle}${t.after.toString('utf8')}`),
+        templated: (t, text) => (got += `${t.before.toString('utf8')}${JSON.stringify(text)}${t.after.toString('utf8')}`),
       });
       assert.equal(got, `data: ${chunks.choice(d)}\n\n`, `${kind} ${JSON.stringify(over)}`);
     }

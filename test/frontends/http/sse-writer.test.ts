@@ -7,7 +7,9 @@ import { after, before, describe, test } from 'node:test';
 import { EventTemplate, SseWriter } from '../../../src/frontends/http/sse-writer.js';
 
 const LONG = 'ü'.repeat(3000);
-const EXPECTED = `data: {"a":1}\n\ndata: {"b":2}\n\n: keep-going\n\ndata: {"t":"x"}\n\ndata: {"t":"é ✓"}\n\ndata: {"t":"${LONG}"}\n\ndata: {"c":"é ✓"}\n\ndata: [DONE]\n\n`;
+/** Text that needs JSON escapes: quotes, a backslash, control characters, a lone surrogate. */
+const ESCAPED = 'say "hi"\\ \n\t\u0001 \ud800 end';
+const EXPECTED = `data: {"a":1}\n\ndata: {"b":2}\n\n: keep-going\n\ndata: {"t":"x"}\n\ndata: {"t":"é ✓"}\n\ndata: {"t":${JSON.stringify(ESCAPED)}}\n\ndata: {"t":"${LONG}"}\n\ndata: {"c":"é ✓"}\n\ndata: [DONE]\n\n`;
 const TEMPLATE = new EventTemplate('{"t":', '}');
 
 /** Events over several event-loop turns, so the coalescer writes more than once before the end. */
@@ -18,9 +20,10 @@ function stream(res: http.ServerResponse): void {
   setImmediate(() => {
     sse.comment('keep-going');
     // Templated events, one past the first buffer's size: the queued bytes move to a bigger one.
-    sse.templated(TEMPLATE, '"x"');
-    sse.templated(TEMPLATE, '"é ✓"');
-    sse.templated(TEMPLATE, JSON.stringify(LONG));
+    sse.templated(TEMPLATE, 'x');
+    sse.templated(TEMPLATE, 'é ✓');
+    sse.templated(TEMPLATE, ESCAPED);
+    sse.templated(TEMPLATE, LONG);
     setTimeout(() => {
       sse.data('{"c":"é ✓"}');
       setTimeout(() => sse.done(), 5);
@@ -108,5 +111,44 @@ describe('SseWriter', () => {
     const split = raw.indexOf('\r\n\r\n');
     assert.doesNotMatch(raw.slice(0, split), /transfer-encoding/i);
     assert.equal(raw.slice(split + 4), EXPECTED);
+  });
+
+  test('a client that stops reading for a while gets every event intact (a written chunk is reused only once the socket took it)', async () => {
+    const events = 8000;
+    const text = (i: number): string => `event ${i} ${'x'.repeat(500 + (i % 700))}`;
+    const paced = http.createServer((_req, res) => {
+      const sse = new SseWriter(res);
+      let i = 0;
+      // Ten events a turn: while the client reads, the socket takes each chunk at once; while it
+      // does not, the kernel's buffers fill and chunks wait in the socket.
+      const tick = (): void => {
+        for (let k = 0; k < 10 && i < events; k++, i++) sse.templated(TEMPLATE, text(i));
+        if (i < events) setImmediate(tick);
+        else sse.done();
+      };
+      tick();
+    });
+    await new Promise<void>((resolve) => paced.listen(0, '127.0.0.1', resolve));
+    const pacedPort = (paced.address() as net.AddressInfo).port;
+    const raw = await new Promise<Buffer>((resolve, reject) => {
+      const socket = net.connect(pacedPort, '127.0.0.1', () => socket.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+      const chunks: Buffer[] = [];
+      let paused = false;
+      socket.on('data', (d: Buffer) => {
+        chunks.push(d);
+        if (!paused) {
+          paused = true;
+          socket.pause();
+          setTimeout(() => socket.resume(), 500);
+        }
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks)));
+    });
+    await new Promise((resolve) => paced.close(resolve));
+    const split = raw.indexOf('\r\n\r\n');
+    let expected = '';
+    for (let i = 0; i < events; i++) expected += `data: {"t":${JSON.stringify(text(i))}}\n\n`;
+    assert.equal(dechunk(raw.subarray(split + 4)), `${expected}data: [DONE]\n\n`);
   });
 });
