@@ -13,8 +13,21 @@ export type KvEventSink = (data: KvCacheEventData) => void;
 
 export class KvBlockManager {
   private readonly active = new Map<BlockId, number>();
-  /** Insertion order is recency: the first key is the least recently released block. */
-  private readonly inactive = new Map<bigint, true>();
+  /**
+   * Cached blocks, each with the stamp of its release. Insertion order is recency: the first key is
+   * the least recently released block.
+   */
+  private readonly inactive = new Map<bigint, number>();
+  /**
+   * The releases in order, as (block, stamp) pairs; a pair whose block was revived (or released again
+   * since) is stale. Eviction takes the oldest live pair from here: asking the map for its first key
+   * scans every entry deleted from its front since the table was last rebuilt, which in a full cache
+   * (one eviction per new block) costs microseconds per eviction.
+   */
+  private readonly released: bigint[] = [];
+  private readonly releaseStamps: number[] = [];
+  private releasedHead = 0;
+  private stamp = 0;
 
   constructor(
     readonly capacity: number,
@@ -101,7 +114,7 @@ export class KvBlockManager {
         continue;
       }
       this.active.delete(b);
-      if (typeof b === 'bigint') this.inactive.set(b, true);
+      if (typeof b === 'bigint') this.release(b);
     }
   }
 
@@ -130,10 +143,47 @@ export class KvBlockManager {
     }
   }
 
+  private release(block: bigint): void {
+    const stamp = this.stamp++;
+    this.inactive.set(block, stamp);
+    this.released.push(block);
+    this.releaseStamps.push(stamp);
+    // Blocks revived and released again leave stale pairs behind; a cache that rarely evicts would
+    // otherwise keep them all.
+    if (this.released.length - this.releasedHead > 2 * this.inactive.size + 1024) this.rebuildReleased();
+  }
+
+  /** The queue anew from the cached blocks, in their release order. */
+  private rebuildReleased(): void {
+    this.released.length = 0;
+    this.releaseStamps.length = 0;
+    this.releasedHead = 0;
+    for (const [block, stamp] of this.inactive) {
+      this.released.push(block);
+      this.releaseStamps.push(stamp);
+    }
+  }
+
   private evictOne(): void {
-    const victim = this.inactive.keys().next();
-    if (victim.done) return;
-    this.inactive.delete(victim.value);
-    this.emit?.({ removed: { block_hashes: [victim.value] } });
+    const released = this.released;
+    const stamps = this.releaseStamps;
+    while (this.releasedHead < released.length) {
+      const at = this.releasedHead++;
+      const block = released[at]!;
+      if (this.inactive.get(block) !== stamps[at]) continue;
+      this.inactive.delete(block);
+      this.compactReleased();
+      this.emit?.({ removed: { block_hashes: [block] } });
+      return;
+    }
+  }
+
+  /** Drops the pairs already passed once they are most of the queue. */
+  private compactReleased(): void {
+    const head = this.releasedHead;
+    if (head < 1024 || head * 2 < this.released.length) return;
+    this.released.splice(0, head);
+    this.releaseStamps.splice(0, head);
+    this.releasedHead = 0;
   }
 }
