@@ -87,6 +87,9 @@ export class KvBlockManager {
     let stored: KvCacheStoredBlock[] | null = null;
     let storedParent = parent;
     let full = 0;
+    // The blocks evicted to make room go out as one event, before the blocks stored in their place
+    // (an engine announces a step's cache changes as one batch, not one message per block).
+    let evicted: bigint[] | null = null;
     for (const b of blocks) {
       const isFull = typeof b === 'bigint';
       const ref = this.active.get(b);
@@ -94,12 +97,16 @@ export class KvBlockManager {
         this.active.set(b, ref + 1);
         if (isFull && stored === null) storedParent = b;
       } else {
-        if (this.active.size + this.inactive.size >= this.capacity) this.evictOne();
+        if (this.active.size + this.inactive.size >= this.capacity) {
+          const victim = this.evictOne();
+          if (victim !== null) (evicted ??= []).push(victim);
+        }
         this.active.set(b, 1);
         if (isFull) (stored ??= []).push({ block_hash: b, tokens_hash: localHashes[full]!, mm_extra_info: null });
       }
       if (isFull) full++;
     }
+    if (evicted && this.emit) this.emit({ removed: { block_hashes: evicted } });
     if (stored && this.emit) this.emit({ stored: { parent_hash: storedParent, blocks: stored } });
     return true;
   }
@@ -164,7 +171,8 @@ export class KvBlockManager {
     }
   }
 
-  private evictOne(): void {
+  /** Drops the least recently released block; returns it (null when nothing is cached). */
+  private evictOne(): bigint | null {
     const released = this.released;
     const stamps = this.releaseStamps;
     while (this.releasedHead < released.length) {
@@ -173,9 +181,9 @@ export class KvBlockManager {
       if (this.inactive.get(block) !== stamps[at]) continue;
       this.inactive.delete(block);
       this.compactReleased();
-      this.emit?.({ removed: { block_hashes: [block] } });
-      return;
+      return block;
     }
+    return null;
   }
 
   /** Drops the pairs already passed once they are most of the queue. */
