@@ -56,13 +56,23 @@ function foldA(a: number, token: number): number {
 function foldB(b: number, token: number, a: number): number {
   b = Math.imul(b ^ token ^ (a >>> 7), 0xc2b2ae35);
   b = Math.imul(b ^ (b >>> 13), 0x27d4eb2f);
-  return (b ^ (b >>> 16)) >>> 0;
+  return b ^ (b >>> 16);
 }
 
-/** The seed of the PRNG for decisions taken after a context with hash lanes (a, b). */
+/** The seed of the PRNG for decisions taken after a context with hash lanes (a, b), as an int32. */
 function rngSeed(a: number, b: number): number {
-  return (a ^ Math.imul(b, 0x165667b1)) >>> 0;
+  return a ^ Math.imul(b, 0x165667b1);
 }
+
+/** SplitMix32's output for the state after a step. */
+function mix32(z: number): number {
+  z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+  z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+  return (z ^ (z >>> 16)) >>> 0;
+}
+
+/** SplitMix32's step. */
+const GOLDEN = 0x9e3779b9;
 
 /** Where a sequence's generated tokens come from. */
 export interface OutputTokens {
@@ -82,25 +92,27 @@ export interface OutputTokens {
  * unit tail can be, so the answer is the same for an unbroken run and for a re-sent one.
  */
 export class GreedyTokens implements OutputTokens {
-  /** Hash lanes of the whole context and of the context before its last token (numbers, not objects: one step per token). */
+  /**
+   * Hash lanes of the whole context and of the context before its last token: int32 numbers, not
+   * objects (one step per token) and not uint32 (which would not fit a small integer).
+   */
   private a: number;
   private b: number;
   private beforeA: number;
   private beforeB: number;
   private last = -1;
-  /** The rolling hash just after the last special token seen, if any. */
-  private anchorSeed = -1;
+  /** The PRNG seed just after the last special token seen, if any (anchorAt >= 0). */
+  private anchorSeed = 0;
   private anchorAt = -1;
   private length = 0;
   /**
    * The last unit drawn, with the context and budget it was drawn for: the unit chosen at one step is
    * the one the next step's continuation check draws again (same context, same budget).
    */
-  private drawnSeed = -1;
+  private drawnSeed = 0;
+  /** -1 until a unit is drawn (a budget is at least 1). */
   private drawnBudget = -1;
   private drawnUnit = 0;
-  /** The state of the PRNG of the draw under way. */
-  private rng = 0;
 
   constructor(
     private readonly vocab: MockVocabulary,
@@ -108,8 +120,8 @@ export class GreedyTokens implements OutputTokens {
     context: readonly number[],
   ) {
     const bits = seedBits(seed);
-    this.a = (Number(bits & 0xffffffffn) ^ 0x5bd1e995) >>> 0;
-    this.b = (Number((bits >> 32n) & 0xffffffffn) ^ 0x1b873593) >>> 0;
+    this.a = Number(bits & 0xffffffffn) ^ 0x5bd1e995;
+    this.b = Number((bits >> 32n) & 0xffffffffn) ^ 0x1b873593;
     this.beforeA = this.a;
     this.beforeB = this.b;
     for (const token of context) this.push(token);
@@ -122,7 +134,7 @@ export class GreedyTokens implements OutputTokens {
 
   /** A PRNG keyed by the context up to its last special token; null when the context has none. */
   anchorRng(): SplitMix32 | null {
-    return this.anchorSeed < 0 ? null : new SplitMix32(this.anchorSeed);
+    return this.anchorAt < 0 ? null : new SplitMix32(this.anchorSeed);
   }
 
   get midUnit(): boolean {
@@ -134,7 +146,7 @@ export class GreedyTokens implements OutputTokens {
     this.beforeB = this.b;
     const a = foldA(this.a, token);
     this.b = foldB(this.b, token, a);
-    this.a = (a ^ (a >>> 16)) >>> 0;
+    this.a = a ^ (a >>> 16);
     this.last = token;
     this.length++;
     if (this.vocab.specialIds.has(token)) {
@@ -164,8 +176,9 @@ export class GreedyTokens implements OutputTokens {
   private unitAt(seed: number, budget: number): number {
     if (seed === this.drawnSeed && budget === this.drawnBudget) return this.drawnUnit;
     const { groups, unitStart, totalWeight } = this.vocab;
-    this.rng = seed;
-    let pick = this.nextU32() % totalWeight;
+    // SplitMix32 from `seed`, its state in a local: no object and no boxed field per draw.
+    let state = (seed + GOLDEN) | 0;
+    let pick = mix32(state) % totalWeight;
     let group = groups[0]!;
     for (const g of groups) {
       if (pick < g.weight) {
@@ -174,24 +187,17 @@ export class GreedyTokens implements OutputTokens {
       }
       pick -= g.weight;
     }
-    let unit = group.first + (this.nextU32() % group.count);
+    state = (state + GOLDEN) | 0;
+    let unit = group.first + (mix32(state) % group.count);
     if (unitStart[unit + 1]! - unitStart[unit]! > budget) {
       // Too long for what is left: the first group's units are single tokens.
       const single = groups[0]!;
-      unit = single.first + (this.nextU32() % single.count);
+      state = (state + GOLDEN) | 0;
+      unit = single.first + (mix32(state) % single.count);
     }
     this.drawnSeed = seed;
     this.drawnBudget = budget;
     this.drawnUnit = unit;
     return unit;
-  }
-
-  /** SplitMix32's step on the draw's state, without an object per draw. */
-  private nextU32(): number {
-    this.rng = (this.rng + 0x9e3779b9) >>> 0;
-    let z = this.rng;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-    return (z ^ (z >>> 16)) >>> 0;
   }
 }

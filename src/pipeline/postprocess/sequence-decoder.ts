@@ -66,6 +66,8 @@ export class SequenceDecoder {
   /** Every stop id, visible or hidden: most tokens are none, and one lookup tells. */
   private readonly stopIds: ReadonlySet<number>;
   private generated = 0;
+  /** process()'s answer, one object per decoder: read it before the next call. */
+  private readonly result: SequenceResult = { text: '', tokens: [], trigger: null };
 
   constructor(
     table: TokenTable,
@@ -77,44 +79,63 @@ export class SequenceDecoder {
   }
 
   /**
-   * Processes one engine step's ids, stopping at the first stop condition.
+   * Processes one engine step's ids, stopping at the first stop condition. The result is reused
+   * by the next call.
    * @throws InternalError on a decode error (an id outside the vocabulary).
    */
   process(ids: readonly number[]): SequenceResult {
     const s = this.settings;
     let text = '';
-    const tokens: (string | null)[] = [];
-    for (const id of ids) {
+    // Sized up front: a step is usually one id, and an empty array grows to room for 17.
+    const tokens = new Array<string | null>(ids.length);
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[k]!;
       this.generated++;
       const gated = this.generated < s.minTokens;
       const stopping = !gated && this.stopIds.has(id);
       if (stopping && !s.visibleStopIds.has(id)) {
-        tokens.push(null);
+        tokens[k] = null;
+        tokens.length = k + 1;
         text += this.flush();
         const trigger: StopTrigger = s.userStopIds.has(id)
           ? { kind: 'stop_token', tokenId: id, visible: false }
           : { kind: 'eos', tokenId: id };
-        return { text, tokens, trigger };
+        return this.answer(text, tokens, trigger);
       }
       const piece = this.decoder.push(id);
-      tokens.push(piece);
+      tokens[k] = piece;
+      let trigger: StopTrigger | null = null;
       if (gated) {
         text += piece;
       } else if (stopping) {
         // A stop id that is not hidden is a visible one.
-        return { text: text + this.jail.flush() + piece, tokens, trigger: { kind: 'stop_token', tokenId: id, visible: true } };
+        text += this.jail.flush() + piece;
+        trigger = { kind: 'stop_token', tokenId: id, visible: true };
       } else if (this.jail.active) {
         text += this.jail.push(piece);
         const stop = this.jail.matched;
-        if (stop !== null) return { text, tokens, trigger: { kind: 'stop_string', stop, visible: s.includeStopStrInOutput } };
+        if (stop !== null) trigger = { kind: 'stop_string', stop, visible: s.includeStopStrInOutput };
       } else {
         text += piece;
       }
-      if (s.maxTokens !== null && this.generated >= s.maxTokens) {
-        return { text: text + this.flush(), tokens, trigger: { kind: 'max_tokens' } };
+      if (trigger === null && s.maxTokens !== null && this.generated >= s.maxTokens) {
+        text += this.flush();
+        trigger = { kind: 'max_tokens' };
+      }
+      if (trigger !== null) {
+        tokens.length = k + 1;
+        return this.answer(text, tokens, trigger);
       }
     }
-    return { text, tokens, trigger: null };
+    return this.answer(text, tokens, null);
+  }
+
+  private answer(text: string, tokens: (string | null)[], trigger: StopTrigger | null): SequenceResult {
+    const result = this.result;
+    result.text = text;
+    result.tokens = tokens;
+    result.trigger = trigger;
+    return result;
   }
 
   /** Ends the sequence: jailed text, then any unfinished character as U+FFFD. */
