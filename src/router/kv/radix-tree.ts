@@ -73,10 +73,10 @@ function recordStride(words: number): number {
 
 /**
  * find_matches reads every JUMP_LEVELS-th level of the query (and its last) first, then the levels
- * between two of those only where the set of matching workers shrank. Measured against 8 and 32
+ * between two of those only where the set of matching workers shrank. Measured against 2, 4, 16
  * in bench/RESULTS.md.
  */
-export const JUMP_LEVELS = 16;
+export const JUMP_LEVELS = 8;
 
 /** The salt that moves a stale node's subtree off its old path (see moveAside). */
 const STALE_SALT = 0x5bd1e995 | 0;
@@ -445,6 +445,8 @@ export class RadixTree {
     const stack = this.stack;
     const v = nodes[node * stride + vAt]!;
     this.setVisibleWord(node, word, show ? v | bit : v & ~bit);
+    // Most nodes have no child holding the worker (a block stored at the end of a chain, one evicted before its children).
+    if ((nodes[node * stride + coAt]! & bit) === 0) return;
     stack.push(node);
     while (stack.length > 0) {
       const n = stack.pop()!;
