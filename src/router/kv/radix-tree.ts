@@ -115,6 +115,12 @@ export class RadixTree {
 
   /** A key being computed: fingerprint (hi, lo). */
   private readonly key = new Int32Array(2);
+  /**
+   * What the last childOf learnt about the child's key, for the attach that follows it when it
+   * found no child: the depth (0 when it computed no key) and whether a stale node holds the key.
+   */
+  private keyDepth = 0;
+  private keyTaken = false;
   /** A visible bitset being inserted with a cell. */
   private visible = new Int32Array(1);
 
@@ -399,11 +405,14 @@ export class RadixTree {
 
   /** The child of `parent` with local hash (hi, lo), or NONE. A stale node on the same key is not a child. */
   private childOf(parent: number, hi: number, lo: number): number {
+    this.keyDepth = 0;
     // A detached node without a cell has no children.
     if (parent !== ROOT && this.nodes[parent * this.stride + CELL] === NONE) return NONE;
     const p = this.positions;
     const depth = this.childKey(parent, hi, lo);
     const c = p.find(depth, this.key[0]!, this.key[1]!);
+    this.keyDepth = depth;
+    this.keyTaken = c !== NONE;
     if (c === NONE) return NONE;
     const node = p.cells[c + CELL_NODE]!;
     return this.nodes[node * this.stride + PARENT] === parent ? node : NONE;
@@ -533,20 +542,30 @@ export class RadixTree {
     }
   }
 
-  /** Hangs a new or detached childless node under `parent`, at the key of its path. */
+  /**
+   * Hangs a new or detached childless node under `parent`, at the key of its path. Called right
+   * after childOf(parent, lHi, lLo) found no child: its key is in `this.key` unless it had none to
+   * compute.
+   */
   private attach(node: number, parent: number, lHi: number, lLo: number): void {
     const base = node * this.stride;
     const words = this.words;
-    if (parent !== ROOT && this.nodes[parent * this.stride + CELL] === NONE) this.placeDetached(parent);
-    const depth = this.childKey(parent, lHi, lLo);
+    let depth = this.keyDepth;
+    let taken = this.keyTaken;
+    if (depth === 0) {
+      // A placed key is a function of the node index: a stale child of an earlier node with this index may hold it.
+      this.placeDetached(parent);
+      depth = this.childKey(parent, lHi, lLo);
+      taken = true;
+    }
     const keyHi = this.key[0]!;
     const keyLo = this.key[1]!;
     this.nodes[base + PARENT] = parent;
     this.nodes[base + LOCAL_HI] = lHi;
     this.nodes[base + LOCAL_LO] = lLo;
     // The key may be held by a stale node on the same path: move it aside first.
-    const taken = this.positions.find(depth, keyHi, keyLo);
-    if (taken !== NONE && this.positions.cells[taken + CELL_NODE] !== node) this.moveAside(this.positions.cells[taken + CELL_NODE]!);
+    const held = taken ? this.positions.find(depth, keyHi, keyLo) : NONE;
+    if (held !== NONE && this.positions.cells[held + CELL_NODE] !== node) this.moveAside(this.positions.cells[held + CELL_NODE]!);
     if (this.nodes[base + CELL] !== NONE) this.removePosition(node);
     for (let w = 0; w < words; w++) {
       const held = this.nodes[base + BITS + w]!;

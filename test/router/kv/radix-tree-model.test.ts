@@ -240,7 +240,7 @@ function run(seed: number, workers: number, steps: number, storeBlocks = 4, seqs
 }
 
 test('random event sequences: statuses, scores and sizes match the model (one bitset word)', () => {
-  for (let seed = 1; seed <= 12; seed++) run(seed, 6, 1500);
+  for (let seed = 1; seed <= 40; seed++) run(seed, 6, 1500);
 });
 
 test('random event sequences: statuses, scores and sizes match the model (many workers, bitsets widening mid-run)', () => {
