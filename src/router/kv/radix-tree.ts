@@ -94,7 +94,7 @@ export interface MatchResult {
 export class RadixTree {
   private words = 1;
   /**
-   * One record per node (the fields above, then B and CO), so that an event touches one cache
+   * One record per node (the fields above, then B, CO and V), so that an event touches one cache
    * line per node.
    */
   private stride = recordStride(1);
@@ -121,6 +121,8 @@ export class RadixTree {
    */
   private keyDepth = 0;
   private keyTaken = false;
+  /** Salted keys made so far: each salt is used once, so no two salted keys meet (see moveAside). */
+  private salts = 0;
   /** A visible bitset being inserted with a cell. */
   private visible = new Int32Array(1);
 
@@ -553,10 +555,9 @@ export class RadixTree {
     let depth = this.keyDepth;
     let taken = this.keyTaken;
     if (depth === 0) {
-      // A placed key is a function of the node index: a stale child of an earlier node with this index may hold it.
       this.placeDetached(parent);
       depth = this.childKey(parent, lHi, lLo);
-      taken = true;
+      taken = false;
     }
     const keyHi = this.key[0]!;
     const keyLo = this.key[1]!;
@@ -585,13 +586,14 @@ export class RadixTree {
 
   /**
    * Moves a stale node (no query can reach it: its visible sets are empty) and its subtree off the
-   * key of its old path, which a reachable node needs: the node's fingerprint is salted with its
-   * index (distinct stale nodes get distinct keys), its descendants' follow from it.
+   * key of its old path, which a reachable node needs: the node's fingerprint is salted with a
+   * salt never used before (a later stale node of the same path gets another key), its
+   * descendants' follow from it.
    */
   private moveAside(stale: number): void {
     const cells = this.positions.cells;
     const cell = this.nodes[stale * this.stride + CELL]!;
-    childFingerprint(cells[cell + CELL_FP_HI]!, cells[cell + CELL_FP_LO]!, STALE_SALT, stale, this.key, 0);
+    childFingerprint(cells[cell + CELL_FP_HI]!, cells[cell + CELL_FP_LO]!, STALE_SALT, ++this.salts, this.key, 0);
     this.rekey(stale);
     const stack = this.stack;
     const base = stack.length;
@@ -608,7 +610,7 @@ export class RadixTree {
 
   /** Gives a detached node without a cell (it gets its first child) a key of its own: no query path leads there. */
   private placeDetached(node: number): void {
-    childFingerprint(STALE_SALT, STALE_SALT, STALE_SALT, node, this.key, 0);
+    childFingerprint(STALE_SALT, STALE_SALT, STALE_SALT, ++this.salts, this.key, 0);
     this.visible.fill(0);
     this.positions.insert(node, 0, this.key[0]!, this.key[1]!, this.visible, 0);
   }
