@@ -279,7 +279,7 @@ test('a query longer than the prefetch window matches at full depth, and a miss 
 
 /** The tree and the model side by side: every event's status and every score (with and without early exit) must agree. */
 class Pair {
-  readonly tree = new RadixTree(4096);
+  readonly tree = new RadixTree(1 << 15);
   readonly model = new ModelTree();
 
   /** Stores blocks given as [seq, local] pairs (locals are small numbers, see pairs()). */
