@@ -1,11 +1,10 @@
 // The radix tree's nodes indexed by (depth, path fingerprint), one cell per node holding its
-// visible worker bitset (the workers that hold every block from the root down to
-// it). find_matches computes the fingerprint of every query level from the query alone
+// visible worker bitset (the workers that hold every block from the root down to it).
+// find_matches computes the fingerprint of every query level from the query alone
 // (path-fingerprint.ts), so it can read any level without the levels above it: it issues all the
 // reads of a batch of levels before using any (their cache misses overlap) and finds in the cell
-// everything a level needs, one cache line per level.
-// Open addressing with linear probing; keys are unique (the tree moves a stale node out of the way
-// before another takes its key).
+// everything a level needs, one cache line per level. Open addressing with linear probing; keys
+// are unique (the tree moves a stale node out of the way before another takes its key).
 import { fillsHole, slotHash } from './triple-key-table.js';
 
 const EMPTY = -1;
