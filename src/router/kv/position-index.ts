@@ -1,20 +1,20 @@
-// The radix tree's attached nodes indexed by (depth, local hash), one cell per node holding its
-// parent and a copy of its worker bitset. find_matches can therefore compute every level's cell
-// from the query alone, issue all those reads before using any of them (their cache misses
-// overlap), and find in the cell everything a level needs: one cache line per level.
-// Open addressing with linear probing; nodes sharing a (depth, local hash) under different
-// parents occupy separate cells and are told apart by their parent.
+// The radix tree's nodes indexed by (depth, path fingerprint), one cell per node holding its
+// visible worker bitset (the workers that hold every block from the root down to it).
+// find_matches computes the fingerprint of every query level from the query alone
+// (path-fingerprint.ts), so it can read any level without the levels above it: it issues all the
+// reads of a batch of levels before using any (their cache misses overlap) and finds in the cell
+// everything a level needs, one cache line per level. Open addressing with linear probing; keys
+// are unique (the tree moves a stale node out of the way before another takes its key).
 import { fillsHole, slotHash } from './triple-key-table.js';
 
 const EMPTY = -1;
 const MIN_CAPACITY = 16;
 // Field offsets within a cell.
 export const CELL_NODE = 0;
-const CELL_PARENT = 1;
-const CELL_DEPTH = 2;
-const CELL_HI = 3;
-const CELL_LO = 4;
-export const CELL_BITS = 5;
+export const CELL_DEPTH = 1;
+export const CELL_FP_HI = 2;
+export const CELL_FP_LO = 3;
+export const CELL_BITS = 4;
 
 /** Cell width in words for `words` bitset words: a power of two, so that no cell straddles a cache line. */
 function strideFor(words: number): number {
@@ -35,7 +35,7 @@ export class PositionIndex {
    */
   private homeMask: number;
   private count = 0;
-  /** Sink for the reads `follow` issues ahead, so they cannot be optimized away. */
+  /** Sink for the reads `lookupLevels` issues ahead, so they cannot be optimized away. */
   private touched = 0;
 
   /** `moved(node, cell)` is told every time a node's cell changes (insert, deletion shifts, growth). */
@@ -52,71 +52,73 @@ export class PositionIndex {
     this.cells = emptyCells(capacity, this.stride);
   }
 
-  /** The slot where the probe for (depth, hi, lo) starts; `probe` takes it. */
-  home(depth: number, hi: number, lo: number): number {
-    return slotHash(depth, hi | 0, lo | 0) & this.homeMask;
+  /** The slot where the probe for (depth, fingerprint) starts. */
+  home(depth: number, fpHi: number, fpLo: number): number {
+    return slotHash(depth, fpHi | 0, fpLo | 0) & this.homeMask;
   }
 
   /**
-   * Follows a run of `count` query levels (hi, lo pairs at `query[offset..]`, level i at depth
-   * first + i, level 0 under `parent`), writing the cell of level i to `path[i]`; returns the
-   * number of levels found (the walk stops at the first absent one). Three passes: the home cell
-   * of every level (pure arithmetic), a loop of nothing but independent loads of those cells (so
-   * the CPU keeps many cache misses in flight; with hashing or probing interleaved it keeps few),
-   * then the probes, which find the cells cached. A node is told apart by its parent and local
-   * hash alone (its depth follows from its parent).
+   * Looks up `n` query levels: levels[i] is a 0-based level (depth levels[i] + 1) whose fingerprint
+   * is at fps[2 * level], fps[2 * level + 1]; writes its cell to out[i], or -1 when absent. Three
+   * passes: every home cell (pure arithmetic), a loop of nothing but independent loads of those
+   * cells (so the CPU keeps many cache misses in flight; with hashing or probing interleaved it
+   * keeps few), then the probes, which find the cells cached.
    */
-  follow(query: Uint32Array, offset: number, first: number, count: number, parent: number, path: Int32Array): number {
+  lookupLevels(fps: Int32Array, levels: Int32Array, n: number, out: Int32Array): void {
     const cells = this.cells;
     const stride = this.stride;
     const homeMask = this.homeMask;
     const last = this.mask * stride;
-    for (let i = 0, at = offset; i < count; i++, at += 2) path[i] = (slotHash(first + i, query[at]! | 0, query[at + 1]! | 0) & homeMask) * stride;
+    for (let i = 0; i < n; i++) {
+      const l = levels[i]!;
+      out[i] = (slotHash(l + 1, fps[l * 2]!, fps[l * 2 + 1]!) & homeMask) * stride;
+    }
     let touched = 0;
-    for (let i = 0; i < count; i++) touched ^= cells[path[i]!]!;
+    for (let i = 0; i < n; i++) touched ^= cells[out[i]!]!;
     this.touched = touched;
-    for (let i = 0, at = offset; i < count; i++, at += 2) {
-      const hi = query[at]! | 0;
-      const lo = query[at + 1]! | 0;
-      let c = path[i]!;
+    for (let i = 0; i < n; i++) {
+      const l = levels[i]!;
+      const hi = fps[l * 2]!;
+      const lo = fps[l * 2 + 1]!;
+      let c = out[i]!;
       for (;;) {
-        if (cells[c + CELL_NODE] === EMPTY) return i;
-        if (cells[c + CELL_LO] === lo && cells[c + CELL_PARENT] === parent && cells[c + CELL_HI] === hi) break;
+        if (cells[c + CELL_NODE] === EMPTY) {
+          c = EMPTY;
+          break;
+        }
+        if (cells[c + CELL_FP_LO] === lo && cells[c + CELL_FP_HI] === hi && cells[c + CELL_DEPTH] === l + 1) break;
         c = c === last ? 0 : c + stride;
       }
-      path[i] = c;
-      parent = cells[c + CELL_NODE]!;
+      out[i] = c;
     }
-    return count;
   }
 
-  /** The cell of the node at (depth, hi, lo) under `parent`, probing from `slot`; -1 if absent. */
-  probe(slot: number, parent: number, depth: number, hi: number, lo: number): number {
+  /** The cell of (depth, fingerprint), or -1 if absent. */
+  find(depth: number, fpHi: number, fpLo: number): number {
     const cells = this.cells;
     const stride = this.stride;
     const mask = this.mask;
-    hi |= 0;
-    lo |= 0;
-    for (let i = slot; ; i = (i + 1) & mask) {
+    fpHi |= 0;
+    fpLo |= 0;
+    for (let i = this.home(depth, fpHi, fpLo); ; i = (i + 1) & mask) {
       const c = i * stride;
       if (cells[c + CELL_NODE] === EMPTY) return EMPTY;
-      if (cells[c + CELL_LO] === lo && cells[c + CELL_HI] === hi && cells[c + CELL_DEPTH] === depth && cells[c + CELL_PARENT] === parent) return c;
+      if (cells[c + CELL_FP_LO] === fpLo && cells[c + CELL_FP_HI] === fpHi && cells[c + CELL_DEPTH] === depth) return c;
     }
   }
 
-  /** Adds a node (not yet present) with its current bitset, `words` words at `bits[bitsAt..]`. */
-  insert(node: number, parent: number, depth: number, hi: number, lo: number, bits: Int32Array, bitsAt: number): void {
+  /** Adds a node under a key not yet present, with its visible bitset (`words` words at `bits[bitsAt..]`). */
+  insert(node: number, depth: number, fpHi: number, fpLo: number, bits: Int32Array, bitsAt: number): void {
     if ((this.count + 1) * 2 > this.mask + 1) this.rebuild((this.mask + 1) * 2, this.words);
     const cells = this.cells;
     const stride = this.stride;
-    let i = this.home(depth, hi, lo);
+    let i = this.home(depth, fpHi, fpLo);
     while (cells[i * stride + CELL_NODE] !== EMPTY) i = (i + 1) & this.mask;
     const c = i * stride;
     cells[c + CELL_NODE] = node;
-    cells[c + CELL_PARENT] = parent;
     cells[c + CELL_DEPTH] = depth;
-    cells[c + CELL_HI] = hi | 0;
-    cells[c + CELL_LO] = lo | 0;
+    cells[c + CELL_FP_HI] = fpHi | 0;
+    cells[c + CELL_FP_LO] = fpLo | 0;
     for (let w = 0; w < this.words; w++) cells[c + CELL_BITS + w] = bits[bitsAt + w]!;
     this.count++;
     this.moved(node, c);
@@ -132,7 +134,7 @@ export class PositionIndex {
     let hole = cell / stride;
     for (let j = (hole + 1) & mask; cells[j * stride + CELL_NODE] !== EMPTY; j = (j + 1) & mask) {
       const c = j * stride;
-      if (fillsHole(hole, j, this.home(cells[c + CELL_DEPTH]!, cells[c + CELL_HI]!, cells[c + CELL_LO]!))) {
+      if (fillsHole(hole, j, this.home(cells[c + CELL_DEPTH]!, cells[c + CELL_FP_HI]!, cells[c + CELL_FP_LO]!))) {
         cells.copyWithin(hole * stride, c, c + stride);
         this.moved(cells[hole * stride + CELL_NODE]!, hole * stride);
         hole = j;
@@ -160,7 +162,7 @@ export class PositionIndex {
     for (let c = 0; c < old.length; c += oldStride) {
       if (old[c + CELL_NODE] === EMPTY) continue;
       bits.set(old.subarray(c + CELL_BITS, c + CELL_BITS + oldWords));
-      this.insert(old[c + CELL_NODE]!, old[c + CELL_PARENT]!, old[c + CELL_DEPTH]!, old[c + CELL_HI]!, old[c + CELL_LO]!, bits, 0);
+      this.insert(old[c + CELL_NODE]!, old[c + CELL_DEPTH]!, old[c + CELL_FP_HI]!, old[c + CELL_FP_LO]!, bits, 0);
     }
   }
 }

@@ -1,127 +1,113 @@
-// PositionIndex.follow against probe, level by level: a crowded small table (long probe runs that
-// wrap past its end), siblings and cousins sharing a (depth, local hash), and removals that shift
-// cells back.
+// PositionIndex: cells keyed by (depth, path fingerprint). lookupLevels (the batched read
+// find_matches uses) against find, level by level: a crowded small table (long probe runs that
+// wrap past its end), one fingerprint at several depths, removals that shift cells back.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CELL_NODE, PositionIndex } from '../../../src/router/kv/position-index.js';
+import { CELL_BITS, CELL_NODE, PositionIndex } from '../../../src/router/kv/position-index.js';
+import { childFingerprint, pathFingerprints, ROOT_FP_HI, ROOT_FP_LO } from '../../../src/router/kv/path-fingerprint.js';
 
-interface Node {
-  id: number;
-  parent: number;
-  depth: number;
-  hi: number;
-  lo: number;
-}
-
-/** Nodes as a random tree over a tiny local-hash alphabet, so that (depth, local) pairs repeat under different parents. */
-function build(seed: number, count: number): { index: PositionIndex; nodes: Node[]; cellOf: Map<number, number> } {
+function rng(seed: number): (n: number) => number {
   let s = seed;
-  const rand = (n: number) => {
+  return (n) => {
     s ^= s << 13;
     s ^= s >>> 17;
     s ^= s << 5;
     return (s >>> 0) % n;
   };
+}
+
+interface Entry {
+  node: number;
+  depth: number;
+  hi: number;
+  lo: number;
+}
+
+/** `count` random keys over few depths; some share a fingerprint at different depths. */
+function build(seed: number, count: number): { index: PositionIndex; entries: Entry[]; cellOf: Map<number, number> } {
+  const rand = rng(seed);
   const cellOf = new Map<number, number>();
   const index = new PositionIndex(4, 1, (node, cell) => cellOf.set(node, cell));
-  const nodes: Node[] = [{ id: 0, parent: -1, depth: 0, hi: 0, lo: 0 }];
-  const bits = new Int32Array(1);
-  const taken = new Set<string>();
-  while (nodes.length <= count) {
-    const parent = nodes[rand(nodes.length)]!;
-    const local = 1 + rand(3);
-    // Half the hashes use the high word (above 2^31 as u32), so both halves and their sign matter.
-    const hi = local % 2 === 0 ? 0x8000_0000 + local : 0;
-    const key = `${parent.id}:${local}`;
-    if (taken.has(key)) continue;
-    taken.add(key);
-    const node = { id: nodes.length, parent: parent.id, depth: parent.depth + 1, hi, lo: local };
-    index.insert(node.id, node.parent, node.depth, node.hi, node.lo, bits, 0);
-    nodes.push(node);
+  const entries: Entry[] = [];
+  for (let node = 0; node < count; node++) {
+    const twin = entries.length > 0 && rand(4) === 0 ? entries[rand(entries.length)]! : null;
+    const depth = 1 + rand(6);
+    const hi = twin && twin.depth !== depth ? twin.hi : rand(0x7fff_ffff) | (rand(2) << 31);
+    const lo = twin && twin.depth !== depth ? twin.lo : rand(0x7fff_ffff);
+    if (entries.some((e) => e.depth === depth && e.hi === hi && e.lo === lo)) continue;
+    const bits = Int32Array.of(node * 7);
+    index.insert(node, depth, hi, lo, bits, 0);
+    entries.push({ node, depth, hi, lo });
   }
-  return { index, nodes, cellOf };
+  return { index, entries, cellOf };
 }
 
-/** The hashes from the root down to the node, as the (hi, lo) pairs a query holds. */
-function pathTo(nodes: Node[], id: number): Node[] {
-  const path: Node[] = [];
-  for (let n = nodes[id]!; n.id !== 0; n = nodes[n.parent]!) path.unshift(n);
-  return path;
-}
-
-function queryOf(path: Node[], extra: number): Uint32Array {
-  const q = new Uint32Array((path.length + extra) * 2);
-  path.forEach((n, i) => {
-    q[i * 2] = n.hi;
-    q[i * 2 + 1] = n.lo;
-  });
-  // A level no node has: the walk must stop before it.
-  for (let i = path.length; i < path.length + extra; i++) q[i * 2 + 1] = 99;
-  return q;
-}
-
-/** Cells found before their home slot: probe runs that wrapped past the end of the table. */
-let wrapped = 0;
-
-function checkAll(index: PositionIndex, nodes: Node[], live: Set<number>, cellOf: Map<number, number>): void {
-  for (const id of live) {
-    const n = nodes[id]!;
-    if (cellOf.get(id)! < index.home(n.depth, n.hi, n.lo) * index.stride) wrapped++;
-    const path = pathTo(nodes, id);
-    if (!path.every((n) => live.has(n.id))) continue;
-    const query = queryOf(path, 2);
-    const out = new Int32Array(path.length + 2);
-    // Whole path from the root, and the tail from its midpoint under the node there.
-    const found = index.follow(query, 0, 1, path.length + 2, 0, out);
-    assert.equal(found, path.length, `node ${id}: levels found`);
-    path.forEach((n, i) => {
-      assert.equal(out[i], cellOf.get(n.id), `node ${id}: cell of level ${i + 1}`);
-      assert.equal(index.cells[out[i]! + CELL_NODE], n.id);
-      assert.equal(out[i], index.probe(index.home(n.depth, n.hi, n.lo), n.parent, n.depth, n.hi, n.lo));
-    });
-    const mid = path.length >> 1;
-    if (mid > 0) {
-      const tail = new Int32Array(path.length - mid);
-      const got = index.follow(query, mid * 2, mid + 1, path.length - mid, path[mid - 1]!.id, tail);
-      assert.equal(got, path.length - mid);
-      assert.deepEqual([...tail], path.slice(mid).map((n) => cellOf.get(n.id)));
-    }
-  }
-}
-
-test('follow finds every level that probe finds, and stops at the first absent level', () => {
-  for (let seed = 1; seed <= 20; seed++) {
-    const { index, nodes, cellOf } = build(seed, 60);
-    checkAll(index, nodes, new Set(nodes.slice(1).map((n) => n.id)), cellOf);
-  }
-  assert.ok(wrapped > 0, 'some probe run wraps past the end of the table');
-});
-
-test('follow stays right after removals shift cells back', () => {
-  for (let seed = 21; seed <= 30; seed++) {
-    const { index, nodes, cellOf } = build(seed, 60);
-    const live = new Set(nodes.slice(1).map((n) => n.id));
-    for (const n of nodes.slice(1)) {
-      if (n.id % 3 !== 0) continue;
-      index.remove(cellOf.get(n.id)!);
-      cellOf.delete(n.id);
-      live.delete(n.id);
-      checkAll(index, nodes, live, cellOf);
-    }
-  }
-});
-
-test('a wrong parent is a miss even when depth and local hash match', () => {
-  const { index, nodes } = build(7, 40);
-  const child = nodes.find((n) => n.depth === 2)!;
-  const query = queryOf([child], 0);
+/** Looks every live entry up as one batch of levels (entry i at level i of a synthetic query) and one by one. */
+function checkAll(index: PositionIndex, entries: Entry[], live: Set<number>, cellOf: Map<number, number>): void {
+  // Level l of the batch is looked up at depth l + 1, so each entry gets a level at its depth.
+  const byDepth = entries.filter((e) => live.has(e.node));
+  const fps = new Int32Array(16);
+  const levels = new Int32Array(1);
   const out = new Int32Array(1);
-  const stranger = nodes.find((n) => n.depth === 1 && n.id !== child.parent)!;
-  const sibling = nodes.find((n) => n.parent === stranger.id && n.hi === child.hi && n.lo === child.lo);
-  assert.equal(index.follow(query, 0, 2, 1, stranger.id, out), sibling ? 1 : 0);
-  if (sibling) assert.equal(index.cells[out[0]! + CELL_NODE], sibling.id);
-  assert.equal(index.follow(query, 0, 2, 1, child.parent, out), 1);
-  assert.equal(index.cells[out[0]! + CELL_NODE], child.id);
+  for (const e of byDepth) {
+    fps[(e.depth - 1) * 2] = e.hi;
+    fps[(e.depth - 1) * 2 + 1] = e.lo;
+    levels[0] = e.depth - 1;
+    index.lookupLevels(fps, levels, 1, out);
+    assert.equal(out[0], cellOf.get(e.node), `node ${e.node}: batched lookup`);
+    assert.equal(index.find(e.depth, e.hi, e.lo), cellOf.get(e.node), `node ${e.node}: find`);
+    assert.equal(index.cells[out[0]! + CELL_NODE], e.node);
+    assert.equal(index.cells[out[0]! + CELL_BITS], e.node * 7, `node ${e.node}: bits`);
+  }
+  // Absent keys: a live key at another depth, and a fingerprint nobody has.
+  for (const e of byDepth.slice(0, 10)) {
+    const other = e.depth === 7 ? 1 : e.depth + 1;
+    if (!byDepth.some((x) => x.depth === other && x.hi === e.hi && x.lo === e.lo)) assert.equal(index.find(other, e.hi, e.lo), -1);
+  }
+  assert.equal(index.find(1, 0x1234, 0x5678), -1);
+}
+
+test('lookupLevels and find agree for every key, through probe runs that wrap, with one fingerprint at several depths', () => {
+  for (let seed = 1; seed <= 20; seed++) {
+    const { index, entries, cellOf } = build(seed, 60);
+    checkAll(index, entries, new Set(entries.map((e) => e.node)), cellOf);
+  }
+});
+
+test('lookups stay right after removals shift cells back', () => {
+  for (let seed = 21; seed <= 30; seed++) {
+    const { index, entries, cellOf } = build(seed, 60);
+    const live = new Set(entries.map((e) => e.node));
+    for (const e of entries) {
+      if (e.node % 3 !== 0) continue;
+      index.remove(cellOf.get(e.node)!);
+      cellOf.delete(e.node);
+      live.delete(e.node);
+      checkAll(index, entries, live, cellOf);
+      assert.equal(index.find(e.depth, e.hi, e.lo), -1, 'a removed key is absent');
+    }
+  }
+});
+
+test('a batch looks up many levels of one query, present and absent', () => {
+  const index = new PositionIndex(4, 1, () => {});
+  const query = new Uint32Array(40 * 2);
+  for (let i = 0; i < 40; i++) {
+    query[i * 2] = i % 3 === 0 ? 0x8000_0000 + i : 0;
+    query[i * 2 + 1] = i + 1;
+  }
+  const fps = new Int32Array(80);
+  pathFingerprints(query, 0, 40, fps);
+  const bits = new Int32Array(1);
+  // Every other level present.
+  for (let l = 0; l < 40; l += 2) index.insert(100 + l, l + 1, fps[l * 2]!, fps[l * 2 + 1]!, bits, 0);
+  const levels = Int32Array.from({ length: 40 }, (_, i) => 39 - i);
+  const out = new Int32Array(40);
+  index.lookupLevels(fps, levels, 40, out);
+  levels.forEach((l, i) => {
+    if (l % 2 === 0) assert.equal(index.cells[out[i]! + CELL_NODE], 100 + l, `level ${l}`);
+    else assert.equal(out[i], -1, `level ${l} absent`);
+  });
 });
 
 test('a probe run that passes the last cell continues at the first', () => {
@@ -131,12 +117,34 @@ test('a probe run that passes the last cell continues at the first', () => {
   const los: number[] = [];
   for (let lo = 1; los.length < 3; lo++) if (index.home(1, 0, lo) === lastHome) los.push(lo);
   const bits = new Int32Array(1);
-  los.forEach((lo, i) => index.insert(10 + i, 0, 1, 0, lo, bits, 0));
+  los.forEach((lo, i) => index.insert(10 + i, 1, 0, lo, bits, 0));
+  const fps = new Int32Array(2);
+  const levels = new Int32Array(1);
   const out = new Int32Array(1);
   los.forEach((lo, i) => {
-    assert.equal(index.follow(new Uint32Array([0, lo]), 0, 1, 1, 0, out), 1, `lo ${lo}`);
-    assert.equal(index.cells[out[0]! + CELL_NODE], 10 + i);
+    fps[1] = lo;
+    index.lookupLevels(fps, levels, 1, out);
+    assert.equal(index.cells[out[0]! + CELL_NODE], 10 + i, `lo ${lo}`);
   });
   // The third went past the end: it sits in the first cell.
   assert.equal(out[0], 0);
+});
+
+test('path fingerprints: a level is its parent mixed with its local hash; siblings and equal locals under different parents differ', () => {
+  const query = Uint32Array.of(0, 1, 0x8000_0000, 2, 0, 3);
+  const fps = new Int32Array(6);
+  pathFingerprints(query, 0, 3, fps);
+  const step = new Int32Array(2);
+  childFingerprint(ROOT_FP_HI, ROOT_FP_LO, 0, 1, step, 0);
+  assert.deepEqual([...fps.subarray(0, 2)], [...step]);
+  childFingerprint(fps[0]!, fps[1]!, 0x8000_0000 | 0, 2, step, 0);
+  assert.deepEqual([...fps.subarray(2, 4)], [...step]);
+  const seen = new Set<string>();
+  for (let parent = 0; parent < 64; parent++) {
+    for (let local = 0; local < 64; local++) {
+      childFingerprint(parent, 0, 0, local, step, 0);
+      seen.add(`${step[0]}:${step[1]}`);
+    }
+  }
+  assert.equal(seen.size, 64 * 64, 'distinct (parent, local) pairs give distinct fingerprints');
 });

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RadixTree, TreeStatus } from '../../../src/router/kv/index.js';
+import { JUMP_LEVELS } from '../../../src/router/kv/radix-tree.js';
 
 interface ModelNode {
   local: number;
@@ -179,8 +180,12 @@ function modelScores(model: ModelTree, query: number[], earlyExit: boolean): str
     .join(' ');
 }
 
-/** `storeBlocks`: most blocks per stored event; long stores build paths deeper than find_matches' prefetch run. */
-function run(seed: number, workers: number, steps: number, storeBlocks = 4, seqs = 60): void {
+/**
+ * `storeBlocks`: most blocks per stored event; long stores build paths deeper than find_matches'
+ * jump. Returns the longest query asked.
+ */
+function run(seed: number, workers: number, steps: number, storeBlocks = 4, seqs = 60): number {
+  let longest = 0;
   const rand = rng(seed);
   const pick = (n: number) => Math.floor(rand() * n);
   // Large enough that the tree never reclaims empty leaves (which the model keeps).
@@ -225,23 +230,31 @@ function run(seed: number, workers: number, steps: number, storeBlocks = 4, seqs
       const nodes = [...(model.lookup.get(pick(workers))?.values() ?? [])];
       if (nodes.length > 0 && q < 3) query = model.pathTo(nodes[pick(nodes.length)]!) ?? [];
       while (query.length < 2 || rand() < 0.5) query.push(1 + pick(ALPHABET));
+      longest = Math.max(longest, query.length);
       for (const early of [false, true]) {
         assert.equal(treeScores(tree, query, early), modelScores(model, query, early), `${what}: find [${query}] early=${early}`);
       }
     }
   }
+  return longest;
 }
 
 test('random event sequences: statuses, scores and sizes match the model (one bitset word)', () => {
-  for (let seed = 1; seed <= 12; seed++) run(seed, 6, 1500);
+  for (let seed = 1; seed <= 40; seed++) run(seed, 6, 1500);
 });
 
 test('random event sequences: statuses, scores and sizes match the model (many workers, bitsets widening mid-run)', () => {
   for (let seed = 100; seed <= 103; seed++) run(seed, 100, 2500);
 });
 
-test('random event sequences: statuses, scores and sizes match the model (paths deeper than the prefetch run)', () => {
+test('random event sequences: statuses, scores and sizes match the model (paths deeper than the jump)', () => {
   for (let seed = 200; seed <= 203; seed++) run(seed, 8, 800, 48, 2000);
+});
+
+test('random event sequences: statuses, scores and sizes match the model (paths of 100 levels and more, many seeds)', () => {
+  let longest = 0;
+  for (let seed = 300; seed <= 339; seed++) longest = Math.max(longest, run(seed, 8, 400, 150, 4000));
+  assert.ok(longest >= 100, `queries reach ${longest} levels`);
 });
 
 test('a query longer than the prefetch window matches at full depth, and a miss past it stops there', () => {
@@ -262,4 +275,157 @@ test('a query longer than the prefetch window matches at full depth, and a miss 
     [3, depth],
     [4, 40],
   ]);
+});
+
+/** The tree and the model side by side: every event's status and every score (with and without early exit) must agree. */
+class Pair {
+  readonly tree = new RadixTree(1 << 15);
+  readonly model = new ModelTree();
+
+  /** Stores blocks given as [seq, local] pairs (locals are small numbers, see pairs()). */
+  store(slot: number, parent: number | null, blocks: Array<[number, number]>): void {
+    const buf = new Uint32Array(blocks.length * 4);
+    blocks.forEach(([seq, local], i) => {
+      buf[i * 4 + 1] = seq;
+      buf.set(pairs([local]), i * 4 + 2);
+    });
+    const expected = this.model.stored(slot, parent, blocks);
+    assert.equal(this.tree.applyStored(slot, parent !== null, 0, parent ?? 0, buf, 0, blocks.length), expected);
+  }
+
+  remove(slot: number, seqs: number[]): void {
+    const buf = new Uint32Array(seqs.length * 2);
+    seqs.forEach((s, i) => (buf[i * 2 + 1] = s));
+    const expected = this.model.removed(slot, seqs);
+    assert.equal(this.tree.applyRemoved(slot, buf, 0, seqs.length), expected);
+  }
+
+  clear(slot: number): void {
+    this.model.clear(slot);
+    this.tree.clearWorker(slot);
+  }
+
+  /** Scores of the query and of every prefix of it (queries ending at every level, mid-stretch included). */
+  check(query: number[], what: string): string {
+    for (let len = 1; len <= query.length; len++) {
+      const q = query.slice(0, len);
+      for (const early of [false, true]) assert.equal(treeScores(this.tree, q, early), modelScores(this.model, q, early), `${what}: ${len} levels early=${early}`);
+    }
+    return treeScores(this.tree, query, false);
+  }
+}
+
+/** A chain of `length` blocks: seq base + i, local hash 1 + (i % 4) (locals repeat down the path). */
+function chain(base: number, length: number, from = 0): Array<[number, number]> {
+  return Array.from({ length: length - from }, (_, k) => [base + from + k, 1 + ((from + k) % 4)]);
+}
+const localsOf = (blocks: Array<[number, number]>) => blocks.map(([, local]) => local);
+
+test('a hole in a worker\'s chain stops its overlap there, deeper than the jump; re-storing the block closes it', () => {
+  const depth = 3 * JUMP_LEVELS + 5;
+  const p = new Pair();
+  const path = chain(1000, depth);
+  p.store(0, null, path);
+  p.store(1, null, path);
+  const query = [...localsOf(path), 9];
+  assert.equal(p.check(query, 'both hold the chain'), `0:${depth} 1:${depth}`);
+  for (const hole of [1, JUMP_LEVELS - 1, JUMP_LEVELS, 2 * JUMP_LEVELS + 3, depth - 1]) {
+    p.remove(1, [1000 + hole]);
+    assert.equal(p.check(query, `hole at ${hole}`), `0:${depth} 1:${hole}`);
+    p.store(1, hole > 0 ? 1000 + hole - 1 : null, [path[hole]!]);
+    assert.equal(p.check(query, `hole at ${hole} closed`), `0:${depth} 1:${depth}`);
+  }
+  // Two holes, closed in the other order.
+  p.remove(1, [1000 + 7, 1000 + 2 * JUMP_LEVELS + 1]);
+  assert.equal(p.check(query, 'two holes'), `0:${depth} 1:7`);
+  p.store(1, 1000 + 2 * JUMP_LEVELS, [path[2 * JUMP_LEVELS + 1]!]);
+  assert.equal(p.check(query, 'deeper hole closed'), `0:${depth} 1:7`);
+  p.store(1, 1000 + 6, [path[7]!]);
+  assert.equal(p.check(query, 'both closed'), `0:${depth} 1:${depth}`);
+});
+
+test('a wide node (many children) stored by a new worker shows it under the children it holds', () => {
+  const p = new Pair();
+  const prefix = chain(1, 20);
+  p.store(0, null, prefix);
+  // 200 children under the prefix, each with a tail of 30 blocks, held by worker 0.
+  for (let c = 0; c < 200; c++) {
+    p.store(0, 20, [[10_000 + c * 100, 10 + c]]);
+    p.store(0, 10_000 + c * 100, chain(10_000 + c * 100 + 1, 30).map(([seq], k) => [seq, 1 + (k % 3)] as [number, number]));
+  }
+  // Worker 1 holds two of the tails but not the prefix: invisible under it.
+  p.store(1, null, [[50, 99]]);
+  for (const c of [17, 150]) {
+    p.remove(1, [50]);
+    p.store(1, null, [...prefix.map(([, local], k) => [500 + k, local] as [number, number])]);
+    p.store(1, 519, [[20_000 + c, 10 + c], ...chain(30_000 + c * 100, 30).map(([seq], k) => [seq, 1 + (k % 3)] as [number, number])]);
+    p.remove(1, [500]);
+  }
+  const tail = (c: number) => [...localsOf(prefix), 10 + c, ...Array.from({ length: 30 }, (_, k) => 1 + (k % 3))];
+  assert.equal(p.check(tail(17), 'worker 1 lost the first block'), '0:51');
+  // Re-storing the prefix's first block shows worker 1 down both tails it holds, and nowhere else.
+  p.store(1, null, [[500, prefix[0]![1]]]);
+  assert.equal(p.check(tail(17), 'tail 17'), '0:51 1:51');
+  assert.equal(p.check(tail(150), 'tail 150'), '0:51 1:51');
+  assert.equal(p.check(tail(3), 'tail 3'), '0:51 1:20');
+  // Removing a block in the middle of the prefix hides worker 1 below it everywhere.
+  p.remove(1, [510]);
+  assert.equal(p.check(tail(150), 'prefix hole'), '0:51 1:10');
+});
+
+test('removal cascades: an emptied node detaches its children, and queries through it see nobody', () => {
+  const depth = 2 * JUMP_LEVELS + 9;
+  const p = new Pair();
+  const path = chain(1, depth);
+  p.store(0, null, path);
+  // Worker 1 holds the lower part only (stored under worker 0's blocks, then worker 0 leaves them).
+  p.store(1, null, path.slice(0, 5));
+  p.store(1, 5, path.slice(5));
+  p.remove(1, [1, 2, 3, 4, 5]);
+  const query = localsOf(path);
+  assert.equal(p.check(query, 'worker 1 dangling'), `0:${depth}`);
+  // Worker 0 drops its top block: the node empties, the rest of the path detaches.
+  p.remove(0, [1]);
+  assert.equal(p.check(query, 'top emptied'), '');
+  // A new store of the same path (new nodes where stale ones hang) matches from the root again.
+  p.store(2, null, path.map(([seq, local]) => [seq + 5000, local] as [number, number]));
+  assert.equal(p.check(query, 'path rebuilt by worker 2'), `2:${depth}`);
+  // Worker 0 re-stores its top block: in the model it finds the new node; its detached blocks stay detached.
+  p.store(0, null, [path[0]!]);
+  assert.equal(p.check(query, 'worker 0 back at the top'), `0:1 2:${depth}`);
+  p.clear(2);
+  assert.equal(p.check(query, 'worker 2 cleared'), '0:1');
+});
+
+test('a detached chain re-attached elsewhere is found at its new path, and not at its old one', () => {
+  const p = new Pair();
+  const a = chain(1, 2 * JUMP_LEVELS);
+  p.store(0, null, a);
+  p.store(1, null, a);
+  // Worker 1 keeps only the last block; worker 0 drops the whole path, so it detaches.
+  p.remove(1, a.slice(0, -1).map(([seq]) => seq));
+  p.remove(0, a.map(([seq]) => seq));
+  const old = localsOf(a);
+  assert.equal(p.check(old, 'old path empty'), '');
+  // Worker 1 stores a different path ending in the same block: the detached leaf is re-attached there.
+  const b: Array<[number, number]> = [...chain(500, 3 * JUMP_LEVELS + 2).map(([seq, local]) => [seq, 1 + ((local + 1) % 4)] as [number, number]), a[a.length - 1]!];
+  p.store(1, null, b);
+  assert.equal(p.check(localsOf(b), 'new path'), `1:${b.length}`);
+  assert.equal(p.check(old, 'old path still empty'), '');
+  // And back under the old prefix, rebuilt by worker 0.
+  p.store(0, null, a.slice(0, -1));
+  p.store(1, a[a.length - 2]![0], [a[a.length - 1]!]);
+  assert.equal(p.check(old, 'old path rebuilt'), `0:${a.length - 1}`);
+});
+
+test('early exit stops where one worker is left, at every distance from the checkpoints', () => {
+  const depth = 3 * JUMP_LEVELS + 3;
+  const path = chain(1, depth);
+  for (let drop = 1; drop < depth; drop += 3) {
+    const p = new Pair();
+    p.store(0, null, path);
+    p.store(1, null, path.slice(0, drop));
+    p.store(2, null, path.slice(0, Math.min(depth, drop + 5)));
+    p.check([...localsOf(path), 7], `others drop at ${drop} and ${drop + 5}`);
+  }
 });
