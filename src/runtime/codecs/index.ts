@@ -14,6 +14,7 @@ export {
   buildRequestControl,
   parseRequestControl,
   parseStreamControl,
+  parseStreamItemBody,
   streamItemJson,
   STREAM_END_JSON,
   MSGPACK_OPTIONS,
@@ -22,5 +23,6 @@ export {
   type RequestControlMessage,
   type ParsedRequestControl,
   type StreamControl,
+  type StreamItemBody,
 } from './messages.js';
 export { encodeActiveLoad, decodeActiveLoad } from './active-load.js';

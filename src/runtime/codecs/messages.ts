@@ -89,5 +89,71 @@ export function streamItemJson(itemJson: string): string {
 
 export const STREAM_END_JSON = '{"complete_final":true}';
 
+/** A streamed body as received: the item (absent on the end frame) and whether the stream is complete. */
+export interface StreamItemBody {
+  data?: unknown;
+  complete_final?: boolean;
+}
+
+const TOKEN_FRAME_HEAD = Buffer.from('{"data":{"token_ids":[');
+const TOKEN_FRAME_INDEX = Buffer.from('],"index":');
+const TOKEN_FRAME_TAIL = Buffer.from('},"complete_final":false}');
+/** Digits of a number the fast path reads (below 2^53, so exact as a double). */
+const MAX_DIGITS = 15;
+
+/**
+ * Parses a streamed body as JSON.parse would. The commonest one, a decode step's token ids and
+ * choice index and nothing else (`{"data":{"token_ids":[..],"index":n},"complete_final":false}`),
+ * is read from the bytes directly: JSON.parse costs ~0.6 µs for it, a tenth of the frontend's work
+ * per token over TCP. Anything else, or anything unusual in that shape, goes to JSON.parse.
+ */
+export function parseStreamItemBody(body: Buffer): StreamItemBody {
+  return tokenFrame(body) ?? (JSON.parse(body.toString('utf8')) as StreamItemBody);
+}
+
+function tokenFrame(body: Buffer): StreamItemBody | null {
+  const end = body.length - TOKEN_FRAME_TAIL.length;
+  if (end <= TOKEN_FRAME_HEAD.length || !startsWith(body, TOKEN_FRAME_HEAD, 0) || !startsWith(body, TOKEN_FRAME_TAIL, end)) return null;
+  const ids: number[] = [];
+  let at = TOKEN_FRAME_HEAD.length;
+  for (;;) {
+    const next = readNumber(body, at, end);
+    if (next < 0) return null;
+    ids.push(numberValue);
+    at = next;
+    if (body[at] !== 0x2c) break;
+    at++;
+  }
+  if (!startsWith(body, TOKEN_FRAME_INDEX, at)) return null;
+  at = readNumber(body, at + TOKEN_FRAME_INDEX.length, end);
+  if (at !== end) return null;
+  return { data: { token_ids: ids, index: numberValue }, complete_final: false };
+}
+
+/** The value readNumber read last. */
+let numberValue = 0;
+
+/** Reads a non-negative JSON integer at `at` into numberValue; the offset after it, or -1. */
+function readNumber(body: Buffer, at: number, end: number): number {
+  let value = 0;
+  let i = at;
+  while (i < end && i - at < MAX_DIGITS) {
+    const c = body[i]!;
+    if (c < 0x30 || c > 0x39) break;
+    value = value * 10 + (c - 0x30);
+    i++;
+  }
+  // No digits, a leading zero (not JSON), or more digits than the fast path reads.
+  if (i === at || (body[at] === 0x30 && i - at > 1) || (i < end && body[i]! >= 0x30 && body[i]! <= 0x39)) return -1;
+  numberValue = value;
+  return i;
+}
+
+function startsWith(body: Buffer, bytes: Buffer, at: number): boolean {
+  if (at + bytes.length > body.length) return false;
+  for (let i = 0; i < bytes.length; i++) if (body[at + i] !== bytes[i]) return false;
+  return true;
+}
+
 /** msgpack bodies carry u64 ids: 64-bit integers go both ways as bigint, never rounded. */
 export const MSGPACK_OPTIONS = { useBigInt64: true } as const;

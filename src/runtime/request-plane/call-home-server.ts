@@ -4,7 +4,16 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { InternalError, WorkerLostError } from '../../protocols/index.js';
 import { AsyncQueue } from '../async-queue/index.js';
-import { encodeTwoPartHeader, parseJsonLossless, parseStreamControl, TwoPartDecoder, type CallHomeInfo, type TwoPartMessage } from '../codecs/index.js';
+import {
+  encodeTwoPartHeader,
+  parseJsonLossless,
+  parseStreamControl,
+  parseStreamItemBody,
+  TwoPartDecoder,
+  type CallHomeInfo,
+  type StreamItemBody,
+  type TwoPartMessage,
+} from '../codecs/index.js';
 import { advertiseHost, joinHostPort } from './advertise-host.js';
 import { errorFromDetail } from './error-detail.js';
 import { createSocketServer, type TcpTls } from './tcp-tls.js';
@@ -52,7 +61,7 @@ export class PendingStream {
       return;
     }
     if (msg.body.length === 0) return;
-    const wrapper = (this.exactIntegers ? parseJsonLossless : JSON.parse)(msg.body.toString('utf8')) as { data?: unknown; complete_final?: boolean };
+    const wrapper = this.exactIntegers ? (parseJsonLossless(msg.body.toString('utf8')) as StreamItemBody) : parseStreamItemBody(msg.body);
     if (wrapper.data !== undefined) this.queue.push(wrapper.data);
     if (wrapper.complete_final) {
       this.completed = true;

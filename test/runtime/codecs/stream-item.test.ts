@@ -1,0 +1,60 @@
+// parseStreamItemBody: the same value JSON.parse gives, for the token frames it reads itself and
+// for every body it hands on (near misses of that shape included), and the same errors.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseStreamItemBody, streamItemJson, STREAM_END_JSON } from '../../../src/runtime/codecs/index.js';
+
+function same(text: string): void {
+  const body = Buffer.from(text, 'utf8');
+  let expected: unknown;
+  try {
+    expected = JSON.parse(text);
+  } catch (err) {
+    assert.throws(() => parseStreamItemBody(body), (e: unknown) => e instanceof SyntaxError, `throws like JSON.parse: ${text}`);
+    return;
+  }
+  assert.deepEqual(parseStreamItemBody(body), expected, text);
+}
+
+test('token frames: the values JSON.parse gives, key order included', () => {
+  let seed = 7;
+  const rand = (n: number): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed % n;
+  };
+  for (let i = 0; i < 2000; i++) {
+    const ids = Array.from({ length: 1 + rand(4) }, () => rand(4) === 0 ? rand(10) : rand(300_000));
+    const text = streamItemJson(JSON.stringify({ token_ids: ids, index: rand(8) }));
+    same(text);
+    assert.deepEqual(Object.keys(parseStreamItemBody(Buffer.from(text))), ['data', 'complete_final']);
+  }
+  same(streamItemJson(JSON.stringify({ token_ids: [999_999_999_999_999], index: 0 })));
+});
+
+test('everything else goes to JSON.parse: other fields, other shapes, near misses, bad JSON', () => {
+  const bodies = [
+    STREAM_END_JSON,
+    streamItemJson(JSON.stringify({ token_ids: [1], index: 0, finish_reason: 'stop' })),
+    streamItemJson(JSON.stringify({ token_ids: [], index: 0 })),
+    streamItemJson(JSON.stringify({ index: 0, token_ids: [5] })),
+    streamItemJson(JSON.stringify({ token_ids: [5], index: 0, log_probs: [-0.5] })),
+    streamItemJson(JSON.stringify({ token_ids: [1_000_000_000_000_000], index: 0 })),
+    streamItemJson(JSON.stringify({ token_ids: [12345678901234567], index: 0 })),
+    '{"data":{"token_ids":[1.5],"index":0},"complete_final":false}',
+    '{"data":{"token_ids":[1e3],"index":0},"complete_final":false}',
+    '{"data":{"token_ids":[-1],"index":0},"complete_final":false}',
+    '{"data":{"token_ids":[01],"index":0},"complete_final":false}',
+    '{"data":{"token_ids":[1],"index":00},"complete_final":false}',
+    '{"data":{"token_ids":[1],"index":0.5},"complete_final":false}',
+    '{"data":{"token_ids":[1,],"index":0},"complete_final":false}',
+    '{"data":{"token_ids":[1 ,2],"index":0},"complete_final":false}',
+    '{"data":{"token_ids":[1],"index":0},"complete_final":true}',
+    '{"data":{"token_ids":[1],"index":},"complete_final":false}',
+    '{"data":{"token_ids":[],"index":0},"complete_final":false}',
+    '{"data":{"token_ids":[1],"index":0}, "complete_final":false}',
+    '{"data":{"token_ids":[',
+    '{"data":{"token_ids":[1],"index":0},"complete_final":false}x',
+    '{"data":"héllo ✓","complete_final":false}',
+  ];
+  for (const text of bodies) same(text);
+});
