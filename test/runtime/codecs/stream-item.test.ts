@@ -24,37 +24,64 @@ test('token frames: the values JSON.parse gives, key order included', () => {
   };
   for (let i = 0; i < 2000; i++) {
     const ids = Array.from({ length: 1 + rand(4) }, () => rand(4) === 0 ? rand(10) : rand(300_000));
-    const text = streamItemJson(JSON.stringify({ token_ids: ids, index: rand(8) }));
+    const text = streamItemJson(JSON.stringify({ data: { token_ids: ids, index: rand(8) } }));
     same(text);
     assert.deepEqual(Object.keys(parseStreamItemBody(Buffer.from(text))), ['data', 'complete_final']);
   }
-  same(streamItemJson(JSON.stringify({ token_ids: [999_999_999_999_999], index: 0 })));
+  same(streamItemJson(JSON.stringify({ data: { token_ids: [999_999_999_999_999], index: 0 } })));
 });
 
 test('everything else goes to JSON.parse: other fields, other shapes, near misses, bad JSON', () => {
   const bodies = [
     STREAM_END_JSON,
-    streamItemJson(JSON.stringify({ token_ids: [1], index: 0, finish_reason: 'stop' })),
-    streamItemJson(JSON.stringify({ token_ids: [], index: 0 })),
-    streamItemJson(JSON.stringify({ index: 0, token_ids: [5] })),
-    streamItemJson(JSON.stringify({ token_ids: [5], index: 0, log_probs: [-0.5] })),
-    streamItemJson(JSON.stringify({ token_ids: [1_000_000_000_000_000], index: 0 })),
-    streamItemJson(JSON.stringify({ token_ids: [12345678901234567], index: 0 })),
-    '{"data":{"token_ids":[1.5],"index":0},"complete_final":false}',
-    '{"data":{"token_ids":[1e3],"index":0},"complete_final":false}',
-    '{"data":{"token_ids":[-1],"index":0},"complete_final":false}',
-    '{"data":{"token_ids":[01],"index":0},"complete_final":false}',
-    '{"data":{"token_ids":[1],"index":00},"complete_final":false}',
-    '{"data":{"token_ids":[1],"index":0.5},"complete_final":false}',
-    '{"data":{"token_ids":[1,],"index":0},"complete_final":false}',
-    '{"data":{"token_ids":[1 ,2],"index":0},"complete_final":false}',
-    '{"data":{"token_ids":[1],"index":0},"complete_final":true}',
-    '{"data":{"token_ids":[1],"index":},"complete_final":false}',
-    '{"data":{"token_ids":[],"index":0},"complete_final":false}',
-    '{"data":{"token_ids":[1],"index":0}, "complete_final":false}',
-    '{"data":{"token_ids":[',
-    '{"data":{"token_ids":[1],"index":0},"complete_final":false}x',
+    streamItemJson(JSON.stringify({ data: { token_ids: [1], index: 0, finish_reason: 'stop' } })),
+    streamItemJson(JSON.stringify({ data: { token_ids: [], index: 0 } })),
+    streamItemJson(JSON.stringify({ data: { index: 0, token_ids: [5] } })),
+    streamItemJson(JSON.stringify({ data: { token_ids: [5], index: 0, log_probs: [-0.5] } })),
+    streamItemJson(JSON.stringify({ data: { token_ids: [1_000_000_000_000_000], index: 0 } })),
+    streamItemJson(JSON.stringify({ data: { token_ids: [12345678901234567], index: 0 } })),
+    '{"data":{"data":{"token_ids":[1.5],"index":0}},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[1e3],"index":0}},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[-1],"index":0}},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[01],"index":0}},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[1],"index":00}},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[1],"index":0.5}},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[1,],"index":0}},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[1 ,2],"index":0}},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[1],"index":0}},"complete_final":true}',
+    '{"data":{"data":{"token_ids":[1],"index":}},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[],"index":0}},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[1],"index":0}}, "complete_final":false}',
+    '{"data":{"data":{"token_ids":[',
+    '{"data":{"data":{"token_ids":[1],"index":0}},"complete_final":false}x',
     '{"data":"héllo ✓","complete_final":false}',
+    '{"data":{"token_ids":[1],"index":0},"complete_final":false}',
   ];
   for (const text of bodies) same(text);
+});
+
+test('a decode step as a worker sends it is read without JSON.parse', async () => {
+  const { engineHandler } = await import('../../../src/runtime/engine-endpoint.js');
+  const engine = {
+    async *generate() {
+      yield { token_ids: [151_643], index: 0 };
+    },
+  };
+  const handler = engineHandler(engine as never);
+  const items: unknown[] = [];
+  for await (const item of handler({}, { requestId: 'r', signal: new AbortController().signal, headers: {} } as never)) items.push(item);
+  // The worker's ingress writes each item as JSON inside the stream envelope.
+  const body = Buffer.from(streamItemJson(JSON.stringify(items[0])));
+  const parse = JSON.parse;
+  let calls = 0;
+  JSON.parse = ((text: string) => {
+    calls++;
+    return parse(text) as unknown;
+  }) as typeof JSON.parse;
+  try {
+    assert.deepEqual(parseStreamItemBody(body), { data: { data: { token_ids: [151_643], index: 0 } }, complete_final: false });
+  } finally {
+    JSON.parse = parse;
+  }
+  assert.equal(calls, 0);
 });
