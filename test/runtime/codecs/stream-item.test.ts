@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseStreamItemBody, streamItemJson, STREAM_END_JSON } from '../../../src/runtime/codecs/index.js';
+import { engineHandler } from '../../../src/runtime/index.js';
 
 function same(text: string): void {
   const body = Buffer.from(text, 'utf8');
@@ -61,7 +62,6 @@ test('everything else goes to JSON.parse: other fields, other shapes, near misse
 });
 
 test('a decode step as a worker sends it is read without JSON.parse', async () => {
-  const { engineHandler } = await import('../../../src/runtime/engine-endpoint.js');
   const engine = {
     async *generate() {
       yield { token_ids: [151_643], index: 0 };
