@@ -84,6 +84,32 @@ test('hard: the bound worker is used while it exists, and the session moves only
   assert.equal(router.pick(request('s')).id, moved, 'rebound to the worker it moved to');
 });
 
+test('concurrent first requests of a session end on one worker, though each was decided before the other bound it', async () => {
+  // A policy with an asynchronous prepare step (as with a remote indexer): both first requests
+  // pass the session step unbound, wait there, and round robin then picks two workers.
+  const gated = (): { router: PushRouter; release: () => void } => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const policy = Object.assign(Object.create(createRouterPolicy('round-robin')) as ReturnType<typeof createRouterPolicy>, { prepare: () => gate });
+    const router = new PushRouter('m', policy, {
+      affinity: new SessionAffinity({ ttlSecs: 60, mode: 'hard' }),
+      busyThresholds: { activeDecodeBlocksThreshold: null, activePrefillTokensThreshold: null, activePrefillTokensThresholdFrac: null },
+    });
+    router.setInstances(workers(1, 2, 3));
+    return { router, release };
+  };
+  const { router, release } = gated();
+  const first = [send(router, request('s'), 'a'), send(router, request('s'), 'b'), send(router, request('s'), 'c')];
+  release();
+  const answered = await Promise.all(first);
+  assert.deepEqual(new Set(answered).size, 1, `one worker for the session: ${answered.join(', ')}`);
+  // The same policy spreads requests without a session, so the single worker above is the binding's.
+  const plain = gated();
+  const spread = [send(plain.router, request(null), 'a'), send(plain.router, request(null), 'b'), send(plain.router, request(null), 'c')];
+  plain.release();
+  assert.equal(new Set(await Promise.all(spread)).size, 3);
+});
+
 test('soft: a bound worker over a busy threshold is passed over and the session moves', async () => {
   const router = roundRobinRouter(new SessionAffinity({ ttlSecs: 60, mode: 'soft' }), { activePrefillTokensThreshold: 0 });
   router.setInstances(workers(1, 2));

@@ -4,7 +4,7 @@
 import { ValidationError } from '../../protocols/index.js';
 import { observeStream } from '../observed-stream.js';
 import { SessionAffinity } from '../session-affinity.js';
-import { targetOf, type RouteStep, type RoutingLayer } from '../route.js';
+import { targetOf, type Route, type RouteStep, type RoutingLayer } from '../route.js';
 import type { RouterView } from '../router-view.js';
 import { instanceBusyReason } from './busy-gate.js';
 
@@ -36,14 +36,29 @@ export function sessionTarget<Req, Out>(router: AffinityView<Req, Out>): RouteSt
   };
 }
 
-export function sessionBinding<Req, Out>(router: Pick<RouterView<Req, Out>, 'affinity' | 'requests'>): RoutingLayer<Req, Out> {
+export function sessionBinding<Req, Out>(router: Pick<RouterView<Req, Out>, 'affinity' | 'requests' | 'instances'>): RoutingLayer<Req, Out> {
   return (next) => (route) => {
     const affinity = router.affinity;
     const session = affinity ? router.requests.sessionId(route.request) : null;
     if (!affinity || session === null) return next(route);
+    if (affinity.mode === 'hard') joinFirstBinding(router, session, route);
     const worker = targetOf(route).id;
     const stream = next(route);
     const release = affinity.dispatched(session, worker);
     return observeStream(stream, { onEnd: release });
   };
+}
+
+/**
+ * Concurrent first requests of a session end on one worker. A request decided while the session
+ * was unbound may find it bound once it reaches dispatch (another first request dispatched while
+ * this one waited in an asynchronous step, a remote indexer's prepare): the first binding wins, as
+ * if this request had waited for it, unless the client named a worker or the bound one cannot
+ * take the request.
+ */
+function joinFirstBinding<Req, Out>(router: Pick<RouterView<Req, Out>, 'affinity' | 'requests' | 'instances'>, session: string, route: Route<Req, Out>): void {
+  const bound = router.affinity!.boundWorker(session);
+  if (bound === null || bound === route.target?.id || router.requests.pinnedInstance(route.request) !== null || route.excluded?.has(bound)) return;
+  const worker = router.instances.find((i) => i.id === bound);
+  if (worker) route.target = worker;
 }
