@@ -4,7 +4,9 @@
 // router over the decode pool. The caller sees one ordinary stream: the decode worker's.
 import {
   InternalError,
+  isDynamoError,
   UnavailableError,
+  WorkerLostError,
   type DispatchInfo,
   type EngineClient,
   type GenerateContext,
@@ -155,8 +157,17 @@ class PrefillThenDecode implements AsyncIterator<LLMEngineOutput> {
     let first: LLMEngineOutput | null = null;
     let handover: LLMEngineOutput | null = null;
     for (;;) {
-      const r = await this.prefill.next();
+      let r: IteratorResult<LLMEngineOutput>;
+      try {
+        r = await this.prefill.next();
+      } catch (err) {
+        throw prefillFailure(err);
+      }
       if (r.done) break;
+      if (r.value.finish_reason === 'error') {
+        const reason = typeof r.value.stop_reason === 'string' ? r.value.stop_reason : 'the prefill worker reported an error';
+        throw new InternalError(`Prefill execution failed: ${reason}`);
+      }
       first ??= r.value;
       if (handover === null && r.value.disaggregated_params != null) handover = r.value;
     }
@@ -175,4 +186,18 @@ class PrefillThenDecode implements AsyncIterator<LLMEngineOutput> {
     this.decoding = stream[Symbol.asyncIterator]();
     return this.decoding.next();
   }
+}
+
+/**
+ * A failed prefill fails the request as `Prefill execution failed: …` (upstream's words), keeping
+ * the error's kind: a 400 from the prefill worker stays a 400. A lost prefill worker stays a lost
+ * worker, the signal the routing layers act on (the instance leaves routing, migration may re-send).
+ */
+function prefillFailure(err: unknown): unknown {
+  if (err instanceof WorkerLostError) return err;
+  if (isDynamoError(err)) {
+    err.message = `Prefill execution failed: ${err.message}`;
+    return err;
+  }
+  return new InternalError(`Prefill execution failed: ${err instanceof Error ? err.message : String(err)}`);
 }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decodeRequest, Disaggregation, LLM_RESUMABLE, LoadTracker, prefillRequest, type PrefillPool } from '../../src/router/index.js';
-import type { GenerateContext, LLMEngineOutput, PreprocessedRequest } from '../../src/protocols/index.js';
+import { InternalError, ValidationError, WorkerLostError, type GenerateContext, type LLMEngineOutput, type PreprocessedRequest } from '../../src/protocols/index.js';
 
 const REQUEST: PreprocessedRequest = {
   model: 'm',
@@ -85,7 +85,20 @@ test('a prefill answer without transfer parameters, an empty one, or a failed pr
   d.setPools(pool([]), true);
   await assert.rejects(drain(d.generate(REQUEST, ctx(), decode)), /Prefill execution failed/);
   d.setPools(pool(new Error('worker exploded')), true);
-  await assert.rejects(drain(d.generate(REQUEST, ctx(), decode)), /worker exploded/);
+  await assert.rejects(drain(d.generate(REQUEST, ctx(), decode)), (err: unknown) => {
+    assert.ok(err instanceof InternalError);
+    assert.equal(err.message, 'Prefill execution failed: worker exploded');
+    return true;
+  });
+  // An error item fails it too, with the worker's reason.
+  d.setPools(pool([{ token_ids: [], finish_reason: 'error', stop_reason: 'out of KV blocks' }]), true);
+  await assert.rejects(drain(d.generate(REQUEST, ctx(), decode)), /^InternalError: Prefill execution failed: out of KV blocks$/);
+  // A typed error keeps its kind; a lost prefill worker stays a lost worker for the routing layers.
+  d.setPools(pool(new ValidationError('prompt too long')), true);
+  await assert.rejects(drain(d.generate(REQUEST, ctx(), decode)), (err: unknown) => err instanceof ValidationError && err.message === 'Prefill execution failed: prompt too long');
+  const lost = new WorkerLostError('worker lost: connection reset', 9n);
+  d.setPools(pool(lost), true);
+  await assert.rejects(drain(d.generate(REQUEST, ctx(), decode)), (err: unknown) => err === lost && lost.message === 'worker lost: connection reset');
 });
 
 test('no prefill worker: decode workers answer 503, or serve aggregated with --decode-fallback; aggregated workers always serve', async () => {
