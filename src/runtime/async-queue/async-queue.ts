@@ -88,14 +88,7 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
 
   next(): Promise<IteratorResult<T>> {
     if (this.head < this.tail) return Promise.resolve({ done: false, value: this.take() });
-    if (this.ended) {
-      if (this.failed) {
-        this.close('failed');
-        return Promise.reject(this.failure);
-      }
-      this.close('ended');
-      return Promise.resolve(DONE);
-    }
+    if (this.ended) return this.closeEnded() ? Promise.reject(this.failure) : Promise.resolve(DONE);
     return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
   }
 
@@ -160,26 +153,22 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
     }
     if (!this.ended) return;
     this.sink = null;
-    if (this.failed) {
-      this.close('failed');
-      sink.fail(this.failure);
-    } else {
-      this.close('ended');
-      sink.end();
-    }
+    if (this.closeEnded()) sink.fail(this.failure);
+    else sink.end();
   }
 
   private settleWaiter(): void {
     const waiter = this.waiter;
     if (!waiter) return;
     this.waiter = null;
-    if (this.failed) {
-      this.close('failed');
-      waiter.reject(this.failure);
-    } else {
-      this.close('ended');
-      waiter.resolve(DONE);
-    }
+    if (this.closeEnded()) waiter.reject(this.failure);
+    else waiter.resolve(DONE);
+  }
+
+  /** The consumer takes the end of an ended queue: closes it as failed or ended; true when failed. */
+  private closeEnded(): boolean {
+    this.close(this.failed ? 'failed' : 'ended');
+    return this.failed;
   }
 
   private close(how: QueueClose): void {
