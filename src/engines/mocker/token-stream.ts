@@ -19,6 +19,16 @@ export function promptSeedHash(seed: number | null | undefined, prompt: readonly
   return computeLocalBlockHashes(prompt, prompt.length, seedBig)[0] ?? seedBig;
 }
 
+/** SplitMix32's output for the state after a step. */
+function mix32(z: number): number {
+  z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+  z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+  return (z ^ (z >>> 16)) >>> 0;
+}
+
+/** SplitMix32's step. */
+const GOLDEN = 0x9e3779b9;
+
 /** splitmix32: a small PRNG with 32 well-mixed bits per call. */
 export class SplitMix32 {
   private state: number;
@@ -32,11 +42,8 @@ export class SplitMix32 {
   }
 
   nextU32(): number {
-    this.state = (this.state + 0x9e3779b9) >>> 0;
-    let z = this.state;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-    return (z ^ (z >>> 16)) >>> 0;
+    this.state = (this.state + GOLDEN) >>> 0;
+    return mix32(this.state);
   }
 
   /** Uniform integer in [lo, hi]. */
@@ -64,15 +71,6 @@ function rngSeed(a: number, b: number): number {
   return a ^ Math.imul(b, 0x165667b1);
 }
 
-/** SplitMix32's output for the state after a step. */
-function mix32(z: number): number {
-  z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-  z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-  return (z ^ (z >>> 16)) >>> 0;
-}
-
-/** SplitMix32's step. */
-const GOLDEN = 0x9e3779b9;
 
 /** Where a sequence's generated tokens come from. */
 export interface OutputTokens {
