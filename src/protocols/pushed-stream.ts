@@ -25,21 +25,28 @@ export function pushItems<T>(iterator: AsyncIterator<T>, sink: StreamSink<T>): v
   else pullInto(iterator, sink);
 }
 
+/**
+ * Gives `value`, pulled from `iterator`, to `sink`; false when the sink threw. A sink that throws is
+ * done with the stream: the iterator is closed and the sink hears why.
+ */
+export function handOver<T>(iterator: AsyncIterator<T>, sink: StreamSink<T>, value: T): boolean {
+  try {
+    sink.item(value);
+    return true;
+  } catch (err) {
+    iterator.return?.()?.catch(() => undefined);
+    sink.fail(err);
+    return false;
+  }
+}
+
 function pullInto<T>(iterator: AsyncIterator<T>, sink: StreamSink<T>): void {
   const onResult = (r: IteratorResult<T>): void => {
     if (r.done) {
       sink.end();
       return;
     }
-    try {
-      sink.item(r.value);
-    } catch (err) {
-      // A sink that throws is done with the stream: it is closed and the sink hears why.
-      iterator.return?.()?.catch(() => undefined);
-      sink.fail(err);
-      return;
-    }
-    pull();
+    if (handOver(iterator, sink, r.value)) pull();
   };
   const onError = (err: unknown): void => sink.fail(err);
   const pull = (): void => {

@@ -1,4 +1,4 @@
-import { pushItems, type PushingIterator } from '../../protocols/index.js';
+import { handOver, pushItems, type PushingIterator } from '../../protocols/index.js';
 
 /**
  * DYN_HTTP_PRE_COMMIT_ERROR_PEEK_MS: wait up to `peekMs` for the first step before the response is
@@ -39,8 +39,7 @@ export async function peekFirst<T>(source: AsyncIterator<T>, peekMs: number | un
             sink.end();
             return;
           }
-          sink.item(r.value);
-          pushItems(source, sink);
+          if (handOver(source, sink, r.value)) pushItems(source, sink);
         },
         (err: unknown) => sink.fail(err),
       );
