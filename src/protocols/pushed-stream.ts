@@ -18,6 +18,11 @@ export interface PushingIterator<T> extends AsyncIterator<T> {
   pushTo(sink: StreamSink<T>): void;
 }
 
+/** A stream already over when asked to push: its sink hears the end a microtask later, as a pull would. */
+export function endLater(sink: StreamSink<unknown>): void {
+  queueMicrotask(() => sink.end());
+}
+
 /** Sends every item of `iterator` to `sink`: pushed when the iterator can push, else pulled for it. */
 export function pushItems<T>(iterator: AsyncIterator<T>, sink: StreamSink<T>): void {
   const pushing = iterator as Partial<PushingIterator<T>>;

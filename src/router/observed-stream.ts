@@ -2,7 +2,7 @@
 // and the end, and an optional watchdog fails the stream when the worker stays silent. However many
 // layers observe a stream, it is wrapped once (each wrapper is a promise hop per token): a layer
 // observing a stream another layer already wraps adds its observer to that wrapper.
-import { deliveryNow, pushItems, type LLMEngineOutput, type PushingIterator, type StreamSink } from '../protocols/index.js';
+import { deliveryNow, endLater, pushItems, type LLMEngineOutput, type PushingIterator, type StreamSink } from '../protocols/index.js';
 
 /**
  * Observers of one routed request's stream. Most only need the first output and the end: the
@@ -143,7 +143,7 @@ class ObservedStream<Out> implements PushingIterator<Out> {
   /** Outputs pushed: observers hear each as it passes; the watchdog counts the time since the last. */
   pushTo(sink: StreamSink<Out>): void {
     if (this.done) {
-      queueMicrotask(() => sink.end());
+      endLater(sink);
       return;
     }
     this.sink = sink;

@@ -2,6 +2,7 @@
 // finish reasons, applying local stop conditions and telling the engine to stop when one fires.
 
 import {
+  endLater,
   InternalError,
   pushItems,
   type PushingIterator,
@@ -85,7 +86,7 @@ class DecodedSteps implements PushingIterator<DecodedStep> {
 
   pushTo(sink: StreamSink<DecodedStep>): void {
     if (this.done) {
-      queueMicrotask(() => sink.end());
+      endLater(sink);
       return;
     }
     this.sink = sink;

@@ -5,7 +5,7 @@
 // budget reduced by as many, so the caller's stream continues with no gap and no repeat. The lost
 // instance is excluded for the rest of the request; a request pinned to an instance never moves.
 // When no attempt is left, the original error ends the stream once.
-import { pushItems, WorkerLostError, type MigrationType, type PushingIterator, type StreamSink } from '../../protocols/index.js';
+import { endLater, pushItems, WorkerLostError, type MigrationType, type PushingIterator, type StreamSink } from '../../protocols/index.js';
 import type { ResumableRequests } from '../resumable-requests.js';
 import type { Dispatch, Route, RoutingLayer } from '../route.js';
 import type { RouterView } from '../router-view.js';
@@ -91,7 +91,7 @@ class Attempts<Req, Out> implements PushingIterator<Out> {
   /** Outputs pushed, attempt after attempt: a re-send's outputs go on to the same sink. */
   pushTo(sink: StreamSink<Out>): void {
     if (this.closed) {
-      queueMicrotask(() => sink.end());
+      endLater(sink);
       return;
     }
     const attempt = this.outputs;

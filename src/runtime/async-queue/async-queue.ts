@@ -6,7 +6,7 @@
 // pushed (`pushTo`) gets them with no promise at all: whatever the producers pushed in one go is
 // handed over in one microtask for every such queue of the process, after the producer's own code
 // (so a consumer that stops the request never runs inside the producer's loop).
-import { beginDelivery, endDelivery, type PushingIterator, type StreamSink } from '../../protocols/index.js';
+import { beginDelivery, endDelivery, endLater, type PushingIterator, type StreamSink } from '../../protocols/index.js';
 
 /** Past this many taken slots the backing array is compacted (when they are most of it). */
 const COMPACT_AFTER = 1024;
@@ -70,7 +70,7 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
   /** From now on items, the end or the failure go to `sink`, a microtask after they come. */
   pushTo(sink: StreamSink<T>): void {
     if (this.closed) {
-      queueMicrotask(() => sink.end());
+      endLater(sink);
       return;
     }
     this.sink = sink;

@@ -1,7 +1,7 @@
 // A stream whose queue exists only once an async start is over (a request admitted, a call sent):
 // the first next() waits for the start, every later next() is the queue's own (no generator hop
 // per item). Leaving before the start is over closes the queue as soon as it is there.
-import type { PushingIterator, StreamSink } from '../../protocols/index.js';
+import { endLater, type PushingIterator, type StreamSink } from '../../protocols/index.js';
 import type { AsyncQueue } from './async-queue.js';
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
@@ -39,7 +39,7 @@ class QueueStream<T extends {} | null> implements PushingIterator<T> {
       return;
     }
     if (this.returned) {
-      queueMicrotask(() => sink.end());
+      endLater(sink);
       return;
     }
     this.opened().then(
