@@ -10,6 +10,7 @@ import { mockerEngineOptions } from './mocker-options.js';
 import { mockerOutputScript } from './mocker-output.js';
 import type { EndpointId } from './served-model.js';
 import { sharedTokenTable } from './token-tables.js';
+import { thinkingDefault } from './remote-card.js';
 
 export interface MockModelSetup {
   config: Config;
@@ -79,6 +80,7 @@ const llmMock: MockModelLoader = ({ config, card, blockSize, endpoint }) => {
         // The frontend applies these to the model's output (reference/http.md §8).
         tool_call_parser: config.dynToolCallParser ?? null,
         reasoning_parser: config.dynReasoningParser ?? null,
+        ...thinkingDefault(config),
       },
     };
   };

@@ -2,7 +2,8 @@
 // names its tokenizer files by absolute path (upstream CheckedFiles); on one host they are read in
 // place. BLAKE3 checksums are checked before this runs (ModelWatcher, runtime/card-checksums.ts).
 import { loadCardFromFiles, type ModelDeploymentCard, type ModelInput, type ModelParsers, type ModelTypeFlag } from '../models/index.js';
-import { REASONING_PARSER_NAMES, TOOL_CALL_PARSER_NAMES } from '../protocols/index.js';
+import { REASONING_PARSER_NAMES, THINKING_MODES, TOOL_CALL_PARSER_NAMES, type ThinkingMode } from '../protocols/index.js';
+import type { Config } from '../config/index.js';
 import type { DpRanks, WorkerTotals } from '../router/index.js';
 
 type Json = Record<string, unknown>;
@@ -69,9 +70,9 @@ export function cardDpRanks(card: Json): DpRanks | undefined {
   return { start: Number.isInteger(start) && (start as number) >= 0 ? (start as number) : 0, size };
 }
 
-/** A parser name in a card that this frontend has no parser for (another worker implementation's). */
+/** A parser name (or thinking mode) in a card that this frontend does not know (another worker implementation's). */
 export interface UnknownParser {
-  field: 'tool_call_parser' | 'reasoning_parser';
+  field: 'tool_call_parser' | 'reasoning_parser' | 'default_thinking_mode';
   name: string;
   known: readonly string[];
 }
@@ -82,17 +83,29 @@ export interface UnknownParser {
  */
 export function cardParsers(card: Json, onUnknown: (unknown: UnknownParser) => void): ModelParsers {
   const runtimeConfig = (card.runtime_config ?? {}) as Json;
-  const pick = <N extends string>(field: UnknownParser['field'], known: readonly N[]): N | null => {
-    const name = runtimeConfig[field];
+  const runtimeData = (runtimeConfig.runtime_data ?? {}) as Json;
+  const pick = <N extends string>(from: Json, field: UnknownParser['field'], known: readonly N[]): N | null => {
+    const name = from[field];
     if (name === undefined || name === null || name === '') return null;
     if (known.includes(name as N)) return name as N;
     onUnknown({ field, name: String(name), known });
     return null;
   };
-  return { toolCall: pick('tool_call_parser', TOOL_CALL_PARSER_NAMES), reasoning: pick('reasoning_parser', REASONING_PARSER_NAMES) };
+  return {
+    toolCall: pick(runtimeConfig, 'tool_call_parser', TOOL_CALL_PARSER_NAMES),
+    reasoning: pick(runtimeConfig, 'reasoning_parser', REASONING_PARSER_NAMES),
+    // Upstream's workers publish the deployment's thinking default in the runtime data map.
+    defaultThinking: pick(runtimeData, 'default_thinking_mode', THINKING_MODES),
+  };
 }
 
 /** False when the worker's card says it publishes no KV events (`runtime_config.kv_events: false`, written by bridges). */
 export function cardPublishesKvEvents(card: Json): boolean {
   return ((card.runtime_config ?? {}) as Json).kv_events !== false;
+}
+
+/** What a worker publishes of `--dyn-default-thinking-mode` in its card's runtime config (upstream's place). */
+export function thinkingDefault(config: Pick<Config, 'dynDefaultThinkingMode'>): { runtime_data?: { default_thinking_mode: ThinkingMode } } {
+  const mode = config.dynDefaultThinkingMode;
+  return mode ? { runtime_data: { default_thinking_mode: mode } } : {};
 }

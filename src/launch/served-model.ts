@@ -51,6 +51,7 @@ export function buildServedModel(
     forwardMessages: card.modelInput === 'Text' || config.dynChatProcessor !== 'dynamo',
     limits: requestLimits(config),
     pool,
+    defaultThinking: parsers.defaultThinking,
   });
   return {
     name: card.displayName,

@@ -7,6 +7,7 @@ import { bridgeTokenizer, startBridgedUpstream, type BridgedUpstream, type Bridg
 import { upstreamsFromFlags, type UpstreamSpec } from './bridge-upstreams.js';
 import { runtimeOptionsFromConfig } from './runtime-options.js';
 import { loadConfiguredCard, parseEndpoint } from './served-model.js';
+import { thinkingDefault } from './remote-card.js';
 
 /** vLLM's default KV block size: the router's blocks must match the engine's for KV events. */
 export const VLLM_BLOCK_SIZE = 16;
@@ -24,7 +25,7 @@ export function bridgeModelFromConfig(config: Config): BridgeModel {
     card,
     endpoint: parseEndpoint(config.endpoint ?? `dyn://${config.namespace || 'dynamo'}.backend.generate`),
     upstreamModel: config.upstreamModel ?? card.displayName,
-    runtimeConfig: { tool_call_parser: config.dynToolCallParser ?? null, reasoning_parser: config.dynReasoningParser ?? null },
+    runtimeConfig: { tool_call_parser: config.dynToolCallParser ?? null, reasoning_parser: config.dynReasoningParser ?? null, ...thinkingDefault(config) },
     responseTimeoutMs: config.upstreamTimeout * 1000,
     healthIntervalMs: config.upstreamHealthInterval * 1000,
   };

@@ -2,7 +2,7 @@ import { modelTypeMismatch, NotFoundError, ValidationError, type MediaKind, type
 import type { PushRouter, Router } from '../router/index.js';
 import type { TokenTable } from '../pipeline/postprocess/index.js';
 import type { Preprocessor } from '../pipeline/preprocess/index.js';
-import type { ModelDeploymentCard, ReasoningParserName, ToolCallParserName } from '../protocols/index.js';
+import type { ModelDeploymentCard, ReasoningParserName, ThinkingMode, ToolCallParserName } from '../protocols/index.js';
 import { StartupHold } from './startup-hold.js';
 
 /** One router per media kind, over the same worker instances as the model's LLM router. */
@@ -13,9 +13,11 @@ export type MediaRouters = { readonly [K in MediaKind]: MediaRouter<K> };
 export interface ModelParsers {
   readonly toolCall: ToolCallParserName | null;
   readonly reasoning: ReasoningParserName | null;
+  /** The deployment's thinking default (`runtime_config.runtime_data.default_thinking_mode`). */
+  readonly defaultThinking: ThinkingMode | null;
 }
 
-export const NO_PARSERS: ModelParsers = Object.freeze({ toolCall: null, reasoning: null });
+export const NO_PARSERS: ModelParsers = Object.freeze({ toolCall: null, reasoning: null, defaultThinking: null });
 
 /** Everything needed to serve one model name: its card, pre/post-processing and its router. */
 export interface ServedModel {

@@ -24,13 +24,32 @@ export type ToolCallParserName = (typeof TOOL_CALL_PARSER_NAMES)[number];
 export const REASONING_PARSER_NAMES = [
   'basic',
   'deepseek_r1',
+  'deepseek_v3',
+  'deepseek_v3_1',
+  'deepseek_v3_2',
+  'deepseek_v4',
+  'deepseek-v4',
+  'deepseekv4',
   'qwen3',
   'gpt_oss',
   'granite',
   'kimi',
+  'kimi_k25',
   'mistral',
   'nemotron_deci',
+  'nemotron_nano',
+  'nemotron3',
+  'nemotron_v3',
   'glm45',
   'minimax_append_think',
+  'minimax_m2',
+  'step3',
 ] as const;
 export type ReasoningParserName = (typeof REASONING_PARSER_NAMES)[number];
+
+/**
+ * A deployment's thinking default (`--dyn-default-thinking-mode`), published by workers in the card's
+ * `runtime_config.runtime_data.default_thinking_mode`; a request's own thinking control overrides it.
+ */
+export const THINKING_MODES = ['enabled', 'disabled'] as const;
+export type ThinkingMode = (typeof THINKING_MODES)[number];

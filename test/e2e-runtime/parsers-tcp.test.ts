@@ -28,7 +28,7 @@ before(async () => {
   const parsed = parseCommandLine(['frontend', '--http-host', '127.0.0.1', '--http-port', '0'], env);
   if (parsed.kind !== 'run') throw new Error('expected a run command');
   frontend = await startFrontend(parsed.config, createLogger('silent'));
-  worker = startMockerProcess(env, ['--dyn-tool-call-parser', 'hermes', '--dyn-reasoning-parser', 'qwen3', '--mocker-output-text', TEXT, '--speedup-ratio', '100']);
+  worker = startMockerProcess(env, ['--dyn-tool-call-parser', 'hermes', '--dyn-reasoning-parser', 'qwen3', '--dyn-default-thinking-mode', 'enabled', '--mocker-output-text', TEXT, '--speedup-ratio', '100']);
   await eventually(() => worker.proc.exitCode === null && frontend.models.has(MODEL) && frontend.models.get(MODEL).router.instanceIds.length === 1, 90_000, `the worker:\n${worker.output()}`);
   client = new OpenAI({ baseURL: `http://127.0.0.1:${frontend.port}/v1`, apiKey: 'unused', maxRetries: 0 });
 });
@@ -52,13 +52,16 @@ function storedValues(dir: string): unknown[] {
   });
 }
 
-test('the card the worker publishes names its parsers, and the frontend serves the model with them', () => {
+test('the card the worker publishes names its parsers and thinking default, and the frontend serves the model with them', () => {
   const configs = storedValues(kvRoot)
     .map((value) => JSON.stringify(value))
     .filter((json) => json.includes('"runtime_config"'));
   assert.ok(configs.length > 0, 'a model card is stored');
-  for (const json of configs) assert.match(json, /"tool_call_parser":"hermes".*"reasoning_parser":"qwen3"|"reasoning_parser":"qwen3".*"tool_call_parser":"hermes"/);
-  assert.deepEqual(frontend.models.get(MODEL).parsers, { toolCall: 'hermes', reasoning: 'qwen3' });
+  for (const json of configs) {
+    assert.match(json, /"tool_call_parser":"hermes".*"reasoning_parser":"qwen3"|"reasoning_parser":"qwen3".*"tool_call_parser":"hermes"/);
+    assert.match(json, /"runtime_data":\{"default_thinking_mode":"enabled"\}/);
+  }
+  assert.deepEqual(frontend.models.get(MODEL).parsers, { toolCall: 'hermes', reasoning: 'qwen3', defaultThinking: 'enabled' });
 });
 
 test('the chosen answer crosses the TCP request plane exactly, unary and streamed', async () => {

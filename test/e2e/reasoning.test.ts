@@ -1,7 +1,8 @@
 // The reasoning parser end to end: `serve --dyn-reasoning-parser qwen3 --mocker-output
 // echo-last-user`, so the engine answers with the user's text through the real runtime, and the
 // official clients see reasoning separated in chat, Responses and Messages, unary and streamed;
-// the per-request opt-out; `event: reasoning_dispatch`; and a model without a parser unchanged.
+// a reply without think tags staying answer text; `event: reasoning_dispatch`; and a model without
+// a parser unchanged.
 import Anthropic from '@anthropic-ai/sdk';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -9,11 +10,13 @@ import OpenAI from 'openai';
 import { postJson, serveInProcess } from '../support/in-process.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
-// Qwen3's template opens the span, so the answer starts inside it.
+// Qwen3's hybrid template leaves the span closed: the model writes `<think>` itself.
 const THOUGHT = 'Two and two, carried over: für sure 4.';
 const ANSWER = 'The answer is 4. ✓';
-const SAID = `${THOUGHT}</think>${ANSWER}`;
+const SAID = `<think>${THOUGHT}</think>${ANSWER}`;
 const messages = [{ role: 'user' as const, content: SAID }];
+/** A reply with no think tags at all (thinking off, or a model that answered straight away). */
+const PLAIN = 'Just the answer: 4.';
 
 /** The `event:` frames of an SSE body, by name, with their parsed data. */
 function namedEvents(body: string, name: string): unknown[] {
@@ -60,12 +63,13 @@ describe('serve --dyn-reasoning-parser qwen3', () => {
     assert.deepEqual({ reasoning, content, reasoningAfterContent }, { reasoning: THOUGHT, content: ANSWER, reasoningAfterContent: false });
   });
 
-  test('chat_template_args.enable_thinking: false leaves the whole text as content', async () => {
-    const body = { model: MODEL, messages, chat_template_args: { enable_thinking: false } };
-    const unary = await openai.chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming);
-    const message = unary.choices[0]!.message as OpenAI.ChatCompletionMessage & { reasoning_content?: string };
-    assert.equal(message.reasoning_content, undefined);
-    assert.equal(message.content, SAID);
+  test('a reply without think tags is all content, with thinking on or off', async () => {
+    for (const extra of [{}, { chat_template_args: { enable_thinking: false } }, { chat_template_kwargs: { enable_thinking: true } }]) {
+      const body = { model: MODEL, messages: [{ role: 'user', content: PLAIN }], ...extra };
+      const unary = await openai.chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming);
+      const message = unary.choices[0]!.message as OpenAI.ChatCompletionMessage & { reasoning_content?: string };
+      assert.deepEqual({ reasoning: message.reasoning_content, content: message.content }, { reasoning: undefined, content: PLAIN }, JSON.stringify(extra));
+    }
   });
 
   test('event: reasoning_dispatch carries the whole reasoning block once', async () => {
@@ -130,9 +134,10 @@ describe('serve --dyn-reasoning-parser qwen3', () => {
     ]);
   });
 
-  test('Messages with thinking disabled: all text, no thinking block', async () => {
-    const message = await anthropic.messages.create({ model: MODEL, max_tokens: 200, messages, thinking: { type: 'disabled' } });
-    assert.deepEqual(message.content, [{ type: 'text', text: SAID }]);
+  test('Messages with thinking disabled: a plain reply is one text block', async () => {
+    const plain = [{ role: 'user' as const, content: PLAIN }];
+    const message = await anthropic.messages.create({ model: MODEL, max_tokens: 200, messages: plain, thinking: { type: 'disabled' } });
+    assert.deepEqual(message.content, [{ type: 'text', text: PLAIN }]);
   });
 });
 

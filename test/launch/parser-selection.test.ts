@@ -16,13 +16,13 @@ const MODEL = 'Qwen/Qwen3-0.6B';
 test('serve: the workers\' parser flags reach the ServedModel through their card', async () => {
   const { service } = await serveInProcess(['--dyn-tool-call-parser', 'hermes', '--dyn-reasoning-parser', 'qwen3']);
   try {
-    assert.deepEqual(service.models.get(MODEL).parsers, { toolCall: 'hermes', reasoning: 'qwen3' });
+    assert.deepEqual(service.models.get(MODEL).parsers, { toolCall: 'hermes', reasoning: 'qwen3', defaultThinking: null });
   } finally {
     await service.stop();
   }
   const plain = await serveInProcess([], { DYN_TOOL_CALL_PARSER: 'mistral' });
   try {
-    assert.deepEqual(plain.service.models.get(MODEL).parsers, { toolCall: 'mistral', reasoning: null });
+    assert.deepEqual(plain.service.models.get(MODEL).parsers, { toolCall: 'mistral', reasoning: null, defaultThinking: null });
   } finally {
     await plain.service.stop();
   }
@@ -34,7 +34,7 @@ test('an unknown parser name is a startup error on the worker (exit 2, the flag 
   assert.match(tool.output, /--dyn-tool-call-parser must be one of hermes, llama3_json, .*default, got 'qwen25'/);
   const reasoning = await runCli(['serve', '--dyn-reasoning-parser', 'think']);
   assert.equal(reasoning.code, 2);
-  assert.match(reasoning.output, /--dyn-reasoning-parser must be one of basic, deepseek_r1, .*minimax_append_think, got 'think'/);
+  assert.match(reasoning.output, /--dyn-reasoning-parser must be one of basic, deepseek_r1, .*minimax_append_think, .*got 'think'/);
   const env = await runCli(['mocker'], { DYN_REASONING_PARSER: 'nope' });
   assert.equal(env.code, 2);
   assert.match(env.output, /DYN_REASONING_PARSER must be one of basic/);
@@ -58,7 +58,7 @@ test('a card naming a parser this frontend lacks: a warning naming the model and
     const runtimeConfig = { ...(card.runtime_config as object), tool_call_parser: 'qwen25', reasoning_parser: 'basic' };
     await ep.registerModel({ ...card, display_name: 'foreign', runtime_config: runtimeConfig }, { modelType: ['Chat', 'Completions'], modelInput: 'Tokens' });
     await eventually(() => models.has('foreign') && models.get('foreign').router.instanceIds.length === 1, 5000, 'the model');
-    assert.deepEqual(models.get('foreign').parsers, { toolCall: null, reasoning: 'basic' });
+    assert.deepEqual(models.get('foreign').parsers, { toolCall: null, reasoning: 'basic', defaultThinking: null });
     const warning = lines.find((l) => l.tool_call_parser === 'qwen25');
     assert.ok(warning, 'a warning names the unknown parser');
     assert.equal(warning.model, 'foreign');

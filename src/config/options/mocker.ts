@@ -1,4 +1,4 @@
-import { REASONING_PARSER_NAMES, TOOL_CALL_PARSER_NAMES } from '../../protocols/index.js';
+import { REASONING_PARSER_NAMES, THINKING_MODES, TOOL_CALL_PARSER_NAMES } from '../../protocols/index.js';
 import { allBuilt, type OptionSpec } from '../option-spec.js';
 
 /** Upstream's mocker has no env vars; every DYN_MOCKER_* variable is a dynamo-ts addition (envIsLocal). */
@@ -102,6 +102,11 @@ export const mockerOptions = [
     key: 'dynReasoningParser', flag: 'dyn-reasoning-parser', env: 'DYN_REASONING_PARSER', envIsLocal: true,
     type: 'enum', choices: allBuilt(REASONING_PARSER_NAMES), metavar: '<name>', group: 'Mocker Engine', scope: 'worker', built: true,
     help: `Reasoning parser the frontend applies to this model's output, published in the card's runtime_config.reasoning_parser (${REASONING_PARSER_NAMES.join(', ')}; none when unset)`,
+  },
+  {
+    key: 'dynDefaultThinkingMode', flag: 'dyn-default-thinking-mode', env: 'DYN_DEFAULT_THINKING_MODE', envIsLocal: true,
+    type: 'enum', choices: allBuilt(THINKING_MODES), metavar: '<mode>', group: 'Mocker Engine', scope: 'worker', built: true,
+    help: `The deployment's thinking default (${THINKING_MODES.join(' or ')}), published in the card's runtime_config.runtime_data.default_thinking_mode: the frontend states it to the chat template (thinking, enable_thinking, thinking_mode) and starts the reasoning parser accordingly, unless a request sets its own thinking control; the template's own default when unset`,
   },
   {
     key: 'mockerOutput', flag: 'mocker-output', env: 'DYN_MOCKER_OUTPUT', envIsLocal: true, type: 'enum',

@@ -56,10 +56,14 @@ export interface PreparedGeneration {
  * A text-in model's engine gets the tool choice itself and parses its own output (what it parsed
  * passes through the fold unparsed): here only the parsers its card names run, on its text.
  */
-export function outputParsers(served: ServedModel, chat: ChatCompletionRequest): Pick<PreparedGeneration, 'reasoning' | 'toolCalls'> {
+export function outputParsers(served: ServedModel, chat: ChatCompletionRequest, run: PreparedRequest | undefined): Pick<PreparedGeneration, 'reasoning' | 'toolCalls'> {
   const engineChooses = served.card.modelInput === 'Text' && chat.tool_choice != null && chat.tool_choice !== 'none';
   const toolRequest = engineChooses ? { ...chat, tool_choice: 'auto' as const } : chat;
-  return { reasoning: reasoningFor(served.parsers.reasoning, chat), toolCalls: toolCallsFor(served.parsers.toolCall, toolRequest) };
+  return {
+    // The rendered prompt says whether the reply starts inside an open reasoning span.
+    reasoning: reasoningFor(served.parsers.reasoning, chat, run?.formattedPrompt),
+    toolCalls: toolCallsFor(served.parsers.toolCall, toolRequest),
+  };
 }
 
 /** One started generation, handed to the route to answer. */
@@ -235,7 +239,7 @@ export interface TranslatedChat extends PreparedGeneration {
 export async function prepareTranslatedChat(served: ServedModel, chatBody: unknown, stream: boolean): Promise<TranslatedChat> {
   const chat = served.preprocessor.validateChat(chatBody);
   const run = await served.preprocessor.preprocessChat(chat);
-  return { runs: [run], n: 1, model: chat.model, stream, ...outputParsers(served, chat) };
+  return { runs: [run], n: 1, model: chat.model, stream, ...outputParsers(served, chat, run) };
 }
 
 /** Where a translated route's events go: the SSE stream, or nowhere for a unary answer. */

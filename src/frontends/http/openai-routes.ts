@@ -91,7 +91,7 @@ class OpenAiRoute implements GenerationRoute<Prepared> {
     if (this.kind === 'chat') {
       const request = served.preprocessor.validateChat(body);
       const runs = [await served.preprocessor.preprocessChat(request)];
-      return { flags: request, n: request.n ?? 1, runs, ...outputParsers(served, request) };
+      return { flags: request, n: request.n ?? 1, runs, ...outputParsers(served, request, runs[0]) };
     }
     const request = served.preprocessor.validateCompletion(body);
     const n = request.n ?? 1;

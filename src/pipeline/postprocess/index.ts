@@ -30,6 +30,7 @@ export {
 } from './response-fold.js';
 export { tokenLogprobs, type LogprobAlternative, type TokenLogprob } from './token-logprobs.js';
 export { REASONING_PARSERS } from './parsers/reasoning-registry.js';
+export type { ReasoningRule, ReplyStart, TemplateArgs } from './parsers/reasoning-rules.js';
 export { reasoningFor, type ChoiceReasoning } from './parsers/reasoning-selection.js';
 export type {
   ReasoningParser,

@@ -3,7 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { ModelDeploymentCard } from '../../protocols/index.js';
+import type { ModelDeploymentCard, ThinkingMode } from '../../protocols/index.js';
 import {
   NotImplementedError,
   ValidationError,
@@ -26,6 +26,7 @@ import type { EmbeddingRequest } from './media-requests.js';
 import type { ModelSetup } from './preprocess-worker.js';
 import type { PooledPrompt, PreprocessPool } from './preprocess-pool.js';
 import { chatPromptChars } from './request-limits.js';
+import { withDefaultThinking } from './reasoning-args.js';
 import type { HfTokenizer } from './tokenizer.js';
 import { validateChatRequest, validateCompletionRequest, type ValidationOptions } from './validate.js';
 
@@ -40,6 +41,8 @@ export interface PreprocessorOptions extends ValidationOptions {
   forwardMessages?: boolean;
   /** `--dyn-preprocess-workers`: big prompts are rendered and tokenized on these threads. */
   pool?: PreprocessPool;
+  /** The deployment's thinking default from the model's card; a request's own control wins. */
+  defaultThinking?: ThinkingMode | null;
 }
 
 export interface PreparedRequest {
@@ -93,7 +96,10 @@ export class Preprocessor {
   }
 
   validateChat(body: unknown): ChatCompletionRequest {
-    return validateChatRequest(body, this.opts);
+    const request = validateChatRequest(body, this.opts);
+    const args = withDefaultThinking(request.chat_template_args, this.opts.defaultThinking ?? null);
+    if (args !== request.chat_template_args) request.chat_template_args = args;
+    return request;
   }
 
   validateCompletion(body: unknown): CompletionRequest {

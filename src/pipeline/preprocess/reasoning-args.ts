@@ -2,12 +2,14 @@
 // `thinking` / `enable_thinking` / `thinking_mode` keys) into one decision, stated in every
 // dialect in `chat_template_args`, so whichever key a model's template reads gets the same answer.
 
-import { ValidationError } from '../../protocols/index.js';
+import { ValidationError, type ThinkingMode as DeploymentThinking } from '../../protocols/index.js';
 import { isObject } from './json-types.js';
 
 type ThinkingMode = 'enabled' | 'disabled' | 'adaptive';
 
 const TEMPLATE_KEYS = ['thinking', 'enable_thinking', 'thinking_mode'];
+/** Any of these in the folded template arguments is the client's own thinking control. */
+const CLIENT_CONTROLS = [...TEMPLATE_KEYS, 'reasoning_effort'];
 const THINKING_TYPE_MESSAGE = 'Validation: `thinking.type` must be `enabled`, `disabled`, or `adaptive`';
 
 function thinkingMode(value: unknown): ThinkingMode | null {
@@ -63,4 +65,18 @@ function decide(args: Record<string, unknown>, effort: unknown): boolean | null 
   if (mode === 'enabled') return true;
   if (mode === 'disabled') return false;
   return typeof effort === 'string' ? effort !== 'none' : null;
+}
+
+/**
+ * The deployment's thinking default (`--dyn-default-thinking-mode`, from the model's card), stated
+ * in every dialect where the request set no thinking control of its own; a request's control wins.
+ */
+export function withDefaultThinking(
+  templateArgs: Record<string, unknown> | null | undefined,
+  mode: DeploymentThinking | null,
+): Record<string, unknown> | null | undefined {
+  if (mode === null || (templateArgs && CLIENT_CONTROLS.some((key) => key in templateArgs))) return templateArgs;
+  const args: Record<string, unknown> = { ...templateArgs };
+  setThinking(args, mode === 'enabled');
+  return args;
 }

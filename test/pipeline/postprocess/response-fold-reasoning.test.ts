@@ -9,7 +9,8 @@ import { textStep } from './support.js';
 
 const step = (index: number, text: string, finish = false): DecodedStep => textStep(index, text, finish ? 'stop' : null);
 
-const QWEN3_ON = reasoningFor('qwen3', { chat_template_args: null });
+// The rendered prompt left <think> open (thinking on), so each reply starts inside the span.
+const QWEN3_ON = reasoningFor('qwen3', { chat_template_args: null }, '<|im_start|>assistant\n<think>\n');
 
 test('streamed: reasoning and answer split per step; a marker split across steps is held, not shown', () => {
   const fold = new ResponseFold({ promptTokens: 1, collectText: false, reasoning: QWEN3_ON });

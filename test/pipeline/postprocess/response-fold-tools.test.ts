@@ -19,7 +19,8 @@ const step = textStep;
 const WEATHER: ToolRequest = {
   tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
 };
-const QWEN3 = reasoningFor('qwen3', { chat_template_args: null });
+// The rendered prompt left <think> open (thinking on), so each reply starts inside the span.
+const QWEN3 = reasoningFor('qwen3', { chat_template_args: null }, '<|im_start|>assistant\n<think>\n');
 const HERMES = toolCallsFor('hermes', WEATHER);
 
 const OUTPUT = [

@@ -39,3 +39,13 @@ function endsWithStartOf(text: string, marker: string, k: number): boolean {
   for (let i = 0; i < k; i++) if (text.charCodeAt(offset + i) !== marker.charCodeAt(i)) return false;
   return true;
 }
+
+/**
+ * `text` without a leading marker (unchanged when it starts with none), or null while `text` is
+ * still a proper prefix of one and the next text decides.
+ */
+export function withoutLeadingMarker(text: string, markers: readonly string[]): string | null {
+  const marker = markers.find((m) => text.startsWith(m));
+  if (marker !== undefined) return text.slice(marker.length);
+  return markers.some((m) => m.startsWith(text)) ? null : text;
+}

@@ -4,23 +4,23 @@
 // marker is held, so a marker split across pushes is found and everything else streams at once.
 
 import { HeldTextParser } from './held-text-parser.js';
-import { firstMarker, partialMarkerLength } from './marker-scan.js';
-import type { ReasoningSplit } from './reasoning-parser.js';
+import { firstMarker, partialMarkerLength, withoutLeadingMarker } from './marker-scan.js';
+import type { ReasoningParserFactory, ReasoningSplit } from './reasoning-parser.js';
 
 export interface MarkerSpanFormat {
   /** Markers that open a span (alternatives). */
   starts: readonly string[];
   /** Markers that close it (alternatives). */
   ends: readonly string[];
-  /**
-   * The output begins inside the span: the chat template wrote the start marker into the prompt
-   * (deepseek_r1) or the model omits it. A start marker the model writes anyway is dropped.
-   */
-  startsOpen: boolean;
   /** Spans may follow one another (interleaved thinking); otherwise only the first counts. */
   reopens: boolean;
   /** An end marker outside any span is markup and dropped, never shown as content. */
   dropsStrayEnd: boolean;
+  /**
+   * Markers that begin a tool call, which some models write straight from their reasoning without
+   * closing it: such a marker ends the span and stays in the content, for the tool-call parser.
+   */
+  toolStarts?: readonly string[];
 }
 
 export class MarkerSpanParser extends HeldTextParser {
@@ -30,11 +30,21 @@ export class MarkerSpanParser extends HeldTextParser {
   private spansClosed = 0;
   /** The markers content text is scanned for, before and after the first span closed (built once). */
   private readonly contentMarkers: { first: readonly string[]; later: readonly string[] };
+  /** What ends a span: its end markers and any tool-call start. */
+  private readonly spanEnds: readonly string[];
 
-  constructor(private readonly format: MarkerSpanFormat) {
+  /**
+   * `startsInside`: the output begins inside the span (the format forces it or the prompt opened
+   * it); a start marker the model writes anyway at the very beginning is dropped.
+   */
+  constructor(
+    private readonly format: MarkerSpanFormat,
+    startsInside: boolean,
+  ) {
     super();
-    this.inSpan = format.startsOpen;
-    this.atOpenStart = format.startsOpen;
+    this.inSpan = startsInside;
+    this.atOpenStart = startsInside;
+    this.spanEnds = [...format.ends, ...(format.toolStarts ?? [])];
     const stray = format.dropsStrayEnd ? format.ends : [];
     const later = format.reopens ? format.starts : [];
     this.contentMarkers = { first: [...format.starts, ...stray], later: [...later, ...stray] };
@@ -53,26 +63,25 @@ export class MarkerSpanParser extends HeldTextParser {
 
   /** Drops a leading start marker of an open output; false while the text is still a prefix of one. */
   private settleOpenStart(): boolean {
-    const start = this.format.starts.find((marker) => this.held.startsWith(marker));
-    if (start !== undefined) {
-      this.held = this.held.slice(start.length);
-    } else if (this.format.starts.some((marker) => marker.startsWith(this.held))) {
-      return false;
-    }
+    const rest = withoutLeadingMarker(this.held, this.format.starts);
+    if (rest === null) return false;
+    this.held = rest;
     this.atOpenStart = false;
     return true;
   }
 
   private stepInSpan(out: ReasoningSplit): boolean {
-    const hit = firstMarker(this.held, this.format.ends);
+    const hit = firstMarker(this.held, this.spanEnds);
     if (hit !== null) {
       out.reasoning += this.held.slice(0, hit.index);
-      this.held = this.held.slice(hit.index + hit.marker.length);
+      // A tool-call start is the call's own markup: it stays for the content side.
+      const toolStart = !this.format.ends.includes(hit.marker);
+      this.held = this.held.slice(hit.index + (toolStart ? 0 : hit.marker.length));
       this.inSpan = false;
       this.spansClosed += 1;
       return true;
     }
-    out.reasoning += this.release(this.format.ends);
+    out.reasoning += this.release(this.spanEnds);
     return false;
   }
 
@@ -96,4 +105,9 @@ export class MarkerSpanParser extends HeldTextParser {
     this.held = this.held.slice(this.held.length - keep);
     return released;
   }
+}
+
+/** The factory of a span format's parsers, started inside or outside as each request decides. */
+export function spanParsers(format: MarkerSpanFormat): ReasoningParserFactory {
+  return ({ startsInside }) => new MarkerSpanParser(format, startsInside);
 }

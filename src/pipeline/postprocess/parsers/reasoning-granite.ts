@@ -3,15 +3,14 @@
 // Only the first span counts: afterwards these sentences are ordinary answer text.
 
 import { MarkerSpanParser } from './marker-span-parser.js';
-import { honoringThinkingOptOut } from './thinking-opt-out.js';
+import type { ReasoningParserFactory } from './reasoning-parser.js';
 
-export const graniteReasoning = honoringThinkingOptOut(
-  () =>
-    new MarkerSpanParser({
-      starts: ["Here's my thought process:", 'Here is my thought process:'],
-      ends: ["Here's my response:", 'Here is my response:'],
-      startsOpen: false,
-      reopens: false,
-      dropsStrayEnd: false,
-    }),
-);
+const GRANITE = {
+  starts: ["Here's my thought process:", 'Here is my thought process:'],
+  ends: ["Here's my response:", 'Here is my response:'],
+  reopens: false,
+  dropsStrayEnd: false,
+};
+
+/** Only the sentences open the span, whatever the prompt ended with. */
+export const graniteReasoning: ReasoningParserFactory = () => new MarkerSpanParser(GRANITE, false);

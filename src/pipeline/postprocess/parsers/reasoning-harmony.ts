@@ -8,8 +8,7 @@
 
 import { HeldTextParser } from './held-text-parser.js';
 import { firstMarker, partialMarkerLength } from './marker-scan.js';
-import type { ReasoningSplit } from './reasoning-parser.js';
-import { honoringThinkingOptOut } from './thinking-opt-out.js';
+import type { ReasoningParserFactory, ReasoningSplit } from './reasoning-parser.js';
 
 const OPENERS = ['<|start|>', '<|channel|>'];
 const MESSAGE = '<|message|>';
@@ -103,4 +102,5 @@ class HarmonyReasoningParser extends HeldTextParser {
   }
 }
 
-export const harmonyReasoning = honoringThinkingOptOut(() => new HarmonyReasoningParser());
+/** The channels decide what is reasoning, whatever the prompt ended with. */
+export const harmonyReasoning: ReasoningParserFactory = () => new HarmonyReasoningParser();

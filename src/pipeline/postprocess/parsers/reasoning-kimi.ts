@@ -1,15 +1,12 @@
 // Kimi (K1.5 / K2 thinking) writes its reasoning between `◁think▷` and `◁/think▷`.
 
-import { MarkerSpanParser } from './marker-span-parser.js';
-import { honoringThinkingOptOut } from './thinking-opt-out.js';
+import { spanParsers } from './marker-span-parser.js';
 
-export const kimiReasoning = honoringThinkingOptOut(
-  () =>
-    new MarkerSpanParser({
-      starts: ['◁think▷'],
-      ends: ['◁/think▷'],
-      startsOpen: false,
-      reopens: true,
-      dropsStrayEnd: true,
-    }),
-);
+export const KIMI_THINK_OPEN = '◁think▷';
+
+export const kimiReasoning = spanParsers({
+  starts: [KIMI_THINK_OPEN],
+  ends: ['◁/think▷'],
+  reopens: true,
+  dropsStrayEnd: true,
+});

@@ -1,16 +1,11 @@
 // Mistral (Magistral) reasons inside `[THINK]…[/THINK]`; its template opens the span, so output
 // counts as reasoning from the start until `[/THINK]` (a `[THINK]` written anyway is dropped).
 
-import { MarkerSpanParser } from './marker-span-parser.js';
-import { honoringThinkingOptOut } from './thinking-opt-out.js';
+import { spanParsers } from './marker-span-parser.js';
 
-export const mistralReasoning = honoringThinkingOptOut(
-  () =>
-    new MarkerSpanParser({
-      starts: ['[THINK]'],
-      ends: ['[/THINK]'],
-      startsOpen: true,
-      reopens: true,
-      dropsStrayEnd: true,
-    }),
-);
+export const mistralReasoning = spanParsers({
+  starts: ['[THINK]'],
+  ends: ['[/THINK]'],
+  reopens: true,
+  dropsStrayEnd: true,
+});

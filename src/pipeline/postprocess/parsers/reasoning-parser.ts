@@ -17,10 +17,10 @@ export interface ReasoningParser {
 
 export interface ReasoningParserOptions {
   /**
-   * False when the request turned thinking off (`chat_template_args.enable_thinking: false`): a
-   * parser whose format starts inside the reasoning span must then treat all text as content.
+   * The reply begins inside the reasoning span: the format always does (deepseek_r1), or this
+   * request's rendered prompt ended inside an open span (reasoning-selection.ts decides which).
    */
-  thinkingEnabled: boolean;
+  startsInside: boolean;
 }
 
 export type ReasoningParserFactory = (options: ReasoningParserOptions) => ReasoningParser;

@@ -1,26 +1,20 @@
-// `<think>…</think>`, the format of DeepSeek-R1, Qwen3, GLM-4.5, Nemotron and MiniMax. Spans may
-// repeat (interleaved thinking between tool calls) and a stray `</think>` is dropped. Whether the
-// output starts inside the span depends on the model's template, hence two parsers.
+// `<think>…</think>`, the format of DeepSeek, Qwen3, GLM-4.5, Nemotron, Kimi K2.5, MiniMax and Step3.
+// Spans may repeat (interleaved thinking between tool calls) and a stray `</think>` is dropped.
+// Whether a reply starts inside the span is decided per request (reasoning-selection.ts).
 
-import { MarkerSpanParser, type MarkerSpanFormat } from './marker-span-parser.js';
-import { honoringThinkingOptOut } from './thinking-opt-out.js';
+import { spanParsers, type MarkerSpanFormat } from './marker-span-parser.js';
+import type { ReasoningParserFactory } from './reasoning-parser.js';
 
-const THINK_TAGS: Omit<MarkerSpanFormat, 'startsOpen'> = {
-  starts: ['<think>'],
+export const THINK_OPEN = '<think>';
+
+const THINK_TAGS: MarkerSpanFormat = {
+  starts: [THINK_OPEN],
   ends: ['</think>'],
   reopens: true,
   dropsStrayEnd: true,
 };
 
-/** The model writes `<think>` itself (basic, nemotron_deci, glm45). */
-export const thinkTagsReasoning = honoringThinkingOptOut(
-  () => new MarkerSpanParser({ ...THINK_TAGS, startsOpen: false }),
-);
-
-/**
- * The template already opened the span, so output starts as reasoning until `</think>`
- * (deepseek_r1; qwen3 with thinking on; minimax_append_think, whose model never writes `<think>`).
- */
-export const openThinkTagsReasoning = honoringThinkingOptOut(
-  () => new MarkerSpanParser({ ...THINK_TAGS, startsOpen: true }),
-);
+/** Think tags; `toolStarts` are tool-call markers the family may write straight from its reasoning. */
+export function thinkTags(toolStarts?: readonly string[]): ReasoningParserFactory {
+  return spanParsers(toolStarts ? { ...THINK_TAGS, toolStarts } : THINK_TAGS);
+}

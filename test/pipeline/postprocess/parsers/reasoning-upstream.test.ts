@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { REASONING_PARSERS } from '../../../../src/pipeline/postprocess/index.js';
+import { reasoningFor } from '../../../../src/pipeline/postprocess/index.js';
 import type { ReasoningParserName } from '../../../../src/protocols/index.js';
 import { pushAll } from './support.js';
 
@@ -297,7 +297,7 @@ const CASES: Case[] = [
 
 for (const c of CASES) {
   test(`${c.parser}: ${c.what}`, () => {
-    const parser = REASONING_PARSERS[c.parser]({ thinkingEnabled: true });
+    const parser = reasoningFor(c.parser, { chat_template_args: null })!();
     const steps = pushAll(parser, c.pieces).map((s): Step => [s.reasoning, s.content]);
     assert.deepEqual(steps, c.steps);
     assert.deepEqual(parser.finish(), { reasoning: '', content: '' }, 'a second finish releases nothing');

@@ -117,7 +117,7 @@ test('harmony: a name that never ends is content', () => {
 /** gpt-oss output through the gpt_oss reasoning stage and then the harmony tool parser, cut every way. */
 function assertHarmonyChain(text: string, reasoning: string, expected: Seen): void {
   for (const { name, pieces } of cuttings(text)) {
-    const splits = pushAll(REASONING_PARSERS.gpt_oss({ thinkingEnabled: true }), pieces);
+    const splits = pushAll(REASONING_PARSERS.gpt_oss.parser({ startsInside: false }), pieces);
     const label = `${name}: ${JSON.stringify(pieces)}`;
     assert.equal(splits.map((split) => split.reasoning).join(''), reasoning, label);
     assert.deepEqual(run(harmonyToolCallParser, splits.map((split) => split.content)), expected, label);
