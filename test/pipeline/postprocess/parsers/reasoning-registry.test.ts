@@ -195,12 +195,18 @@ for (const name of REASONING_PARSER_NAMES) {
   }
 }
 
-/** The split of `text` for `name` under the request's arguments and rendered prompt, pushed whole. */
+/**
+ * The split of `text` for `name` under the request's arguments and rendered prompt, asserted to be
+ * the same whether the text comes whole, one character per push or cut anywhere in two.
+ */
 function split(name: ReasoningParserName, text: string, prompt: string | undefined, args: Record<string, unknown> | null = null) {
-  const parser = reasoningFor(name, { chat_template_args: args }, prompt)!();
+  const make = reasoningFor(name, { chat_template_args: args }, prompt)!;
+  const parser = make();
   const first = parser.push(text);
   const last = parser.finish();
-  return { reasoning: first.reasoning + last.reasoning, content: first.content + last.content };
+  const whole = { reasoning: first.reasoning + last.reasoning, content: first.content + last.content };
+  assertEveryCutting(make, text, whole);
+  return whole;
 }
 
 const CLOSED_PROMPT = '<|im_start|>assistant\n';
@@ -232,6 +238,18 @@ for (const name of FROM_PROMPT) {
     assert.deepEqual(split(name, 'Thought.</think>Answer.', undefined), outside, 'no rendered prompt (token ids in)');
     assert.deepEqual(split(name, 'Plain answer.', CLOSED_PROMPT), { reasoning: '', content: 'Plain answer.' });
     assert.deepEqual(split(name, '<think>Thought.</think>Answer.', CLOSED_PROMPT), inside);
+  });
+}
+
+const THINK_FAMILIES = [...ALWAYS_INSIDE, ...FROM_PROMPT];
+
+for (const name of THINK_FAMILIES) {
+  test(`${name}: a tool call after the reasoning is answer text for the tool parser; one inside stays reasoning`, () => {
+    const call = '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>';
+    assert.deepEqual(split(name, `<think>Plan: ${call}</think>\n${call}`, `${CLOSED_PROMPT}<think>`), {
+      reasoning: `Plan: ${call}`,
+      content: `\n${call}`,
+    });
   });
 }
 
