@@ -8,7 +8,8 @@ import { NotImplementedError, ValidationError, type ChatMessage, type ContentPar
 
 type Block = Record<string, unknown>;
 
-const ROLES = ['user', 'assistant'];
+/** A `system` message mid-conversation is an instruction at that point (the current API accepts it). */
+const ROLES = ['user', 'assistant', 'system'];
 
 export function isObject(value: unknown): value is Block {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -43,6 +44,7 @@ function turnMessages(message: unknown, path: string): ChatMessage[] {
   const content = message.content;
   // A string is the message's text as chat would send it.
   if (typeof content === 'string') return [{ role: role as ChatMessage['role'], content }];
+  if (role === 'system') return [{ role: 'system', content: systemText(content, `${path}.content`) }];
   const turn: Turn = { parts: [], reasoning: [], toolCalls: [], toolResults: [] };
   contentBlocks(content, `${path}.content`).forEach((block, j) => convertBlock(block, `${path}.content[${j}]`, turn));
   const out: ChatMessage[] = [...turn.toolResults];
@@ -71,6 +73,16 @@ function convertBlock(block: Block, path: string, turn: Turn): void {
   const convert = typeof block.type === 'string' ? BLOCK_CONVERTERS[block.type] : undefined;
   if (!convert) throw new NotImplementedError(`${path}: content block type ${JSON.stringify(block.type)} is not supported`);
   convert(block, path, turn);
+}
+
+/** A system message's text blocks as one string: templates render a system message as text. */
+function systemText(content: unknown, path: string): string {
+  return contentBlocks(content, path)
+    .map((block, j) => {
+      if (block.type !== 'text') throw new ValidationError(`${path}[${j}].type: a system message holds text blocks only`);
+      return requireString(block, 'text', `${path}[${j}]`);
+    })
+    .join('\n\n');
 }
 
 /** Assistant text as one string: chat templates render an assistant's content as text. */

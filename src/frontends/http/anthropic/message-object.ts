@@ -67,7 +67,15 @@ export function thinkingBlock(thinking: string): Json {
  * none has come, or when they are not a JSON object: Anthropic's input is always one).
  */
 export function toolUseBlock(id: string, name: string, argumentsJson: string): Json {
-  return { type: 'tool_use', id, name, input: jsonObject(argumentsJson) };
+  return { type: 'tool_use', id: toolUseId(id), name, input: jsonObject(argumentsJson) };
+}
+
+/**
+ * Anthropic's tool ids read `toolu_…`: the call's own id (`call-<uuid>`) in that spelling, so a
+ * streamed block and the unary one agree; an id already so spelled is kept.
+ */
+export function toolUseId(callId: string): string {
+  return callId.startsWith('toolu_') ? callId : `toolu_${callId.replace(/^call-/, '').replaceAll('-', '')}`;
 }
 
 function jsonObject(text: string): Json {

@@ -22,15 +22,31 @@ export interface TranslatedMessages {
   stopSequences: readonly string[];
 }
 
-/** Fields of Anthropic's Messages API that map onto chat, or are accepted with nothing to do. */
-const ANTHROPIC_FIELDS = ['model', 'messages', 'max_tokens', 'system', 'stop_sequences', 'stream', 'temperature', 'top_p', 'top_k', 'tools', 'tool_choice', 'thinking', 'metadata', 'service_tier'];
+/** Fields of Anthropic's Messages API that map onto chat. */
+const MAPPED_FIELDS = [
+  'model', 'messages', 'max_tokens', 'system', 'stop_sequences', 'stream', 'temperature', 'top_p', 'top_k', 'tools', 'tool_choice', 'thinking',
+  'metadata', 'output_config', 'output_format', 'mcp_servers',
+];
+/**
+ * Fields accepted with nothing to do here (docs/api-fields.md): prompt caching is automatic
+ * (`cache_control`), `context_management` and `compaction` edit a context that would overflow (here
+ * such a prompt is a 400 instead), `container` serves server tools (refused anyway), and the rest
+ * are account, region, billing and beta bookkeeping of Anthropic's service.
+ */
+export const IGNORED_FIELDS: readonly string[] = [
+  'cache_control', 'context_management', 'compaction', 'container', 'service_tier', 'inference_geo', 'speed', 'diagnostics', 'betas',
+  'user_profile_id', 'workspace_id', 'billing_policy', 'fallbacks', 'fallback_credit_token', 'thread',
+];
+const ANTHROPIC_FIELDS = [...MAPPED_FIELDS, ...IGNORED_FIELDS];
 /** dynamo-ts extensions: `seed` (deterministic sampling) and `nvext` (Dynamo's routing and engine extensions), as in chat. */
 const EXTENSION_FIELDS = ['seed', 'nvext'];
 /** Every top-level field a Messages body may carry; the others are refused. */
 export const MESSAGES_FIELDS: readonly string[] = [...ANTHROPIC_FIELDS, ...EXTENSION_FIELDS];
 const KNOWN = new Set(MESSAGES_FIELDS);
-/** count_tokens takes the prompt's fields only. */
-export const COUNT_TOKENS_FIELDS: readonly string[] = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'nvext'];
+/** count_tokens takes the prompt's fields (and the bookkeeping a client sends along). */
+export const COUNT_TOKENS_FIELDS: readonly string[] = [
+  'model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'output_config', 'output_format', 'mcp_servers', 'nvext', ...IGNORED_FIELDS,
+];
 const COUNT_FIELDS = new Set(COUNT_TOKENS_FIELDS);
 
 /** What Claude Code puts first in its system prompt; it changes per request, so it defeats prefix caching. */
@@ -80,8 +96,39 @@ function promptChat(body: Body, opts: MessagesTranslation): Body {
   if (tools) chat.tools = tools;
   if (present(body.tool_choice)) Object.assign(chat, chatToolChoice(body.tool_choice));
   if (present(body.thinking)) thinking(body.thinking, chat);
+  if (present(body.output_config)) outputConfig(body.output_config, chat);
+  if (present(body.output_format)) chat.response_format = jsonSchemaFormat(body.output_format, 'output_format');
+  mcpServers(body.mcp_servers);
   if (present(body.nvext)) chat.nvext = body.nvext;
   return chat;
+}
+
+const EFFORTS = ['low', 'medium', 'high', 'max'];
+
+/** `output_config`: its effort is the reasoning effort the template hears; its format guides the output. */
+function outputConfig(value: unknown, chat: Body): void {
+  if (!isObject(value)) throw new ValidationError('output_config: must be an object');
+  if (present(value.effort)) {
+    if (typeof value.effort !== 'string' || !EFFORTS.includes(value.effort)) throw new ValidationError(`output_config.effort: must be one of ${EFFORTS.join(', ')}`);
+    chat.reasoning_effort = value.effort;
+  }
+  if (present(value.format)) chat.response_format = jsonSchemaFormat(value.format, 'output_config.format');
+}
+
+/** A structured-output format (`{type: "json_schema", schema}`) as chat's `response_format`. */
+function jsonSchemaFormat(format: unknown, path: string): Body {
+  if (!isObject(format) || format.type !== 'json_schema') throw new ValidationError(`${path}.type: must be "json_schema"`);
+  if (!isObject(format.schema)) throw new ValidationError(`${path}.schema: must be a JSON schema object`);
+  return { type: 'json_schema', json_schema: { name: 'output', schema: format.schema } };
+}
+
+/** Remote MCP servers are connected by Anthropic's service; offering none is fine, any is refused. */
+function mcpServers(value: unknown): void {
+  if (!present(value)) return;
+  if (!Array.isArray(value)) throw new ValidationError('mcp_servers: must be an array');
+  if (value.length > 0) {
+    throw new ValidationError('mcp_servers: remote MCP servers are not connected by this gateway; offer their tools as client tools instead');
+  }
 }
 
 function checkFields(body: Body, known: ReadonlySet<string>): void {

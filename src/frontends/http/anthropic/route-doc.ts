@@ -2,7 +2,7 @@
 // field request.ts accepts, errors in Anthropic's envelope.
 import type { JsonSchema } from '../../../pipeline/index.js';
 import { json, jsonOrStream, type ResponseDoc, type RouteDoc } from '../route-docs.js';
-import { COUNT_TOKENS_FIELDS, MESSAGES_FIELDS } from './request.js';
+import { COUNT_TOKENS_FIELDS, IGNORED_FIELDS, MESSAGES_FIELDS } from './request.js';
 
 const BLOCKS: JsonSchema = { type: 'array', items: { type: 'object', additionalProperties: true }, description: 'thinking, text and tool_use blocks, in the order generated' };
 
@@ -20,7 +20,10 @@ const SHAPES: Record<string, JsonSchema> = {
   tool_choice: { type: 'object', additionalProperties: true, description: 'auto, any, tool (with name) or none' },
   thinking: { type: 'object', additionalProperties: true, description: 'enabled / disabled: the chat template\'s enable_thinking; budget_tokens caps reasoning tokens' },
   metadata: { type: 'object', properties: { user_id: { type: 'string' } } },
-  service_tier: { type: 'string', description: 'accepted and ignored' },
+  output_config: { type: 'object', additionalProperties: true, description: 'effort (low, medium, high, max) is the template\'s reasoning_effort; format (json_schema) guides the output' },
+  output_format: { type: 'object', additionalProperties: true, description: 'a json_schema format that guides the output (the older spelling of output_config.format)' },
+  mcp_servers: { type: 'array', items: { type: 'object', additionalProperties: true }, description: 'remote MCP servers: only an empty list is accepted (offer their tools as client tools)' },
+  ...Object.fromEntries(IGNORED_FIELDS.map((field) => [field, { description: 'accepted and ignored: nothing for this gateway to do (docs/api-fields.md)' }])),
   seed: { type: 'integer', description: 'dynamo-ts extension: the sampling seed' },
   nvext: { type: 'object', additionalProperties: true, description: 'dynamo-ts extension: Dynamo request extensions, as in chat' },
 };

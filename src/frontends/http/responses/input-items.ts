@@ -1,12 +1,21 @@
 // Responses `input` items → chat messages (reference/http.md §9.1): message items keep their role
-// with their text parts as chat text parts; consecutive function_call items become one assistant
-// message's tool_calls; function_call_output becomes a tool message.
+// with their text parts as chat text parts; consecutive function_call and custom_tool_call items
+// become one assistant message's tool_calls (a custom tool's input as the one `input` argument it
+// was offered with: offered-tools.ts); their outputs become tool messages. Items of hosted tools
+// (web search, file search, shells, ...) are the record of tools this gateway never offers: dropped.
 
 import { NotImplementedError, ValidationError, type ChatMessage, type ContentPart } from '../../../protocols/index.js';
 
 type Item = Record<string, unknown>;
 
 const MESSAGE_ROLES = ['user', 'assistant', 'system', 'developer'];
+
+/** The items of hosted tools' calls and results (OpenAI's Responses reference). */
+const HOSTED_TOOL_ITEMS = [
+  'web_search_call', 'file_search_call', 'computer_call', 'computer_call_output', 'image_generation_call', 'code_interpreter_call',
+  'local_shell_call', 'local_shell_call_output', 'shell_call', 'shell_call_output', 'apply_patch_call', 'apply_patch_call_output',
+  'mcp_list_tools', 'mcp_approval_request', 'mcp_approval_response', 'mcp_call', 'tool_search_call', 'tool_search_output',
+];
 
 function isObject(value: unknown): value is Item {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -46,30 +55,40 @@ const ITEM_CONVERTERS: Record<string, ItemConverter> = {
     if (typeof role !== 'string' || !MESSAGE_ROLES.includes(role)) {
       throw new ValidationError(`\`${path}.role\` must be one of ${MESSAGE_ROLES.join(', ')}`);
     }
-    messages.push({ role: role as ChatMessage['role'], content: messageContent(item.content, `${path}.content`) });
+    // Chat templates know `system`, not OpenAI's newer `developer`, which they would drop unrendered.
+    const chatRole = role === 'developer' ? 'system' : (role as ChatMessage['role']);
+    messages.push({ role: chatRole, content: messageContent(item.content, `${path}.content`) });
   },
   function_call: (item, path, messages) => {
-    const call = {
-      id: requireString(item, 'call_id', path),
-      type: 'function' as const,
-      function: { name: requireString(item, 'name', path), arguments: requireString(item, 'arguments', path) },
-    };
-    // Parallel calls (and the text the model said before them) are one assistant turn.
-    const last = messages[messages.length - 1];
-    if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
-    else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+    addCall(messages, requireString(item, 'call_id', path), requireString(item, 'name', path), requireString(item, 'arguments', path));
   },
-  function_call_output: (item, path, messages) => {
-    const output = item.output;
-    const content = typeof output === 'string' ? output : messageContent(output, `${path}.output`);
-    messages.push({ role: 'tool', tool_call_id: requireString(item, 'call_id', path), content });
+  custom_tool_call: (item, path, messages) => {
+    const input = requireString(item, 'input', path);
+    addCall(messages, requireString(item, 'call_id', path), requireString(item, 'name', path), JSON.stringify({ input }));
   },
+  function_call_output: toolOutput,
+  custom_tool_call_output: toolOutput,
   // Earlier reasoning is not rendered back: templates drop it from past turns anyway.
   reasoning: () => undefined,
   item_reference: (_item, path) => {
     throw new NotImplementedError(`\`${path}\`: item_reference is not supported: this gateway does not store responses`);
   },
+  ...Object.fromEntries(HOSTED_TOOL_ITEMS.map((type) => [type, () => undefined])),
 };
+
+/** A call joins the assistant turn before it: parallel calls and the text said before them are one turn. */
+function addCall(messages: ChatMessage[], id: string, name: string, args: string): void {
+  const call = { id, type: 'function' as const, function: { name, arguments: args } };
+  const last = messages[messages.length - 1];
+  if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
+  else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+}
+
+function toolOutput(item: Item, path: string, messages: ChatMessage[]): void {
+  const output = item.output;
+  const content = typeof output === 'string' ? output : messageContent(output, `${path}.output`);
+  messages.push({ role: 'tool', tool_call_id: requireString(item, 'call_id', path), content });
+}
 
 function messageContent(content: unknown, path: string): string | ContentPart[] {
   if (typeof content === 'string') return content;

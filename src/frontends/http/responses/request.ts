@@ -5,6 +5,7 @@
 
 import { NotImplementedError, ValidationError, type ChatMessage } from '../../../protocols/index.js';
 import { inputMessages } from './input-items.js';
+import { chatToolChoice, chatTools, type OfferedTools } from './offered-tools.js';
 
 type Body = Record<string, unknown>;
 
@@ -15,18 +16,26 @@ export interface TranslatedRequest {
   stream: boolean;
   /** The request settings the Response object repeats. */
   echo: Body;
+  /** How a call to each offered tool is reported (function or custom tool call, namespace). */
+  tools: OfferedTools;
 }
 
 /** Fields that map onto the chat request. */
 const MAPPED = ['model', 'input', 'instructions', 'tools', 'tool_choice', 'max_output_tokens', 'temperature', 'top_p', 'text', 'reasoning', 'parallel_tool_calls', 'user', 'stream', 'nvext'];
-/** Fields accepted and only echoed (or with nothing to do in a stateless gateway). */
-const ECHOED = ['metadata', 'store', 'truncation', 'include', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'stream_options'];
+/**
+ * Fields accepted and echoed, or with nothing to do here (docs/api-fields.md): account and caching
+ * hints, `max_tool_calls` (it caps hosted tool calls, and none run here), `context_management`
+ * (server-side compaction thresholds), and Codex's `client_metadata`.
+ */
+const ECHOED = [
+  'metadata', 'store', 'truncation', 'include', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention',
+  'prompt_cache_options', 'stream_options', 'max_tool_calls', 'moderation', 'context_management', 'client_metadata', 'top_logprobs',
+];
 /** Fields whose feature needs state or tooling this gateway does not have: 501 when set. */
 const NOT_IMPLEMENTED: Record<string, string> = {
   previous_response_id: '`previous_response_id` is not supported: this gateway does not store responses',
   conversation: '`conversation` is not supported: this gateway does not store conversations',
   prompt: '`prompt` (stored prompt templates) is not supported',
-  max_tool_calls: '`max_tool_calls` is not supported',
 };
 /** Every top-level field a Responses body may carry; the others are refused. */
 export const RESPONSES_FIELDS: readonly string[] = [...MAPPED, ...ECHOED, 'background', ...Object.keys(NOT_IMPLEMENTED)];
@@ -66,8 +75,10 @@ export function translateResponsesRequest(raw: unknown): TranslatedRequest {
     if (present(body[field])) chat[field] = body[field];
   }
   const tools = chatTools(body.tools);
-  if (tools) chat.tools = tools;
-  if (present(body.tool_choice)) chat.tool_choice = chatToolChoice(body.tool_choice);
+  const choice = present(body.tool_choice) ? chatToolChoice(body.tool_choice, tools.chat) : { choice: undefined, tools: tools.chat };
+  if (choice.tools) chat.tools = choice.tools;
+  if (choice.choice !== undefined) chat.tool_choice = choice.choice;
+  const topLogprobs = logprobsWanted(body.top_logprobs);
   const format = responseFormat(body.text);
   if (format) chat.response_format = format;
   const reasoning = reasoningSettings(body.reasoning);
@@ -76,9 +87,11 @@ export function translateResponsesRequest(raw: unknown): TranslatedRequest {
   return {
     chat,
     stream: body.stream === true,
+    tools: tools.offered,
     echo: {
       instructions: body.instructions ?? null,
       max_output_tokens: maxOutput,
+      max_tool_calls: body.max_tool_calls ?? null,
       metadata: body.metadata ?? {},
       parallel_tool_calls: body.parallel_tool_calls ?? true,
       previous_response_id: null,
@@ -88,6 +101,7 @@ export function translateResponsesRequest(raw: unknown): TranslatedRequest {
       text: isObject(body.text) ? body.text : { format: { type: 'text' } },
       tool_choice: body.tool_choice ?? 'auto',
       tools: body.tools ?? [],
+      top_logprobs: topLogprobs ?? 0,
       top_p: body.top_p ?? 1,
       truncation: body.truncation ?? 'disabled',
       user: body.user ?? null,
@@ -115,29 +129,16 @@ function maxOutputTokens(value: unknown): number | null {
   return value;
 }
 
-/** Function tools, flat in Responses (`{type, name, parameters}`), nested in chat. */
-function chatTools(tools: unknown): Body[] | null {
-  if (!present(tools)) return null;
-  if (!Array.isArray(tools)) throw new ValidationError('`tools` must be an array');
-  return tools.map((tool, i) => {
-    if (!isObject(tool)) throw new ValidationError(`\`tools[${i}]\` must be an object`);
-    if (tool.type !== 'function') {
-      throw new ValidationError(`\`tools[${i}].type\`: tool type ${JSON.stringify(tool.type)} is not supported; only \`function\` tools are`);
-    }
-    if (typeof tool.name !== 'string') throw new ValidationError(`\`tools[${i}].name\` is required and must be a string`);
-    if (present(tool.parameters) && !isObject(tool.parameters)) throw new ValidationError(`\`tools[${i}].parameters\` must be a JSON schema object`);
-    const fn: Body = { name: tool.name };
-    for (const field of ['description', 'parameters', 'strict']) if (present(tool[field])) fn[field] = tool[field];
-    return { type: 'function', function: fn };
-  });
-}
-
-function chatToolChoice(choice: unknown): unknown {
-  if (typeof choice === 'string') return choice;
-  if (isObject(choice) && choice.type === 'function' && typeof choice.name === 'string') {
-    return { type: 'function', function: { name: choice.name } };
+/** `top_logprobs`: 0 (none) is echoed; token logprobs on Responses are not built yet, so more is refused. */
+function logprobsWanted(value: unknown): number | null {
+  if (!present(value)) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 20) {
+    throw new ValidationError(`\`top_logprobs\` must be an integer between 0 and 20, got ${JSON.stringify(value)}`);
   }
-  throw new ValidationError('`tool_choice` must be "none", "auto", "required" or {"type": "function", "name": ...}');
+  if (value > 0) {
+    throw new ValidationError('`top_logprobs` above 0 is not supported on /v1/responses yet: ask /v1/chat/completions with `logprobs` and `top_logprobs`');
+  }
+  return value;
 }
 
 /** `text.format` → chat's `response_format`, which the preprocessor turns into guided decoding. */

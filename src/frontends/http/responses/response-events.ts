@@ -6,7 +6,9 @@
 import type { ChoiceDelta, ResponseFold, ToolCallDelta } from '../../../pipeline/index.js';
 import { visitInWrittenOrder } from '../delta-order.js';
 import type { AnswerEvents, EventOut } from '../generation-route.js';
+import type { OfferedTool, OfferedTools } from './offered-tools.js';
 import {
+  customToolCallItem,
   finishedStatus,
   functionCallItem,
   messageItem,
@@ -120,6 +122,7 @@ class FunctionCallOutput implements StreamedOutput {
   constructor(
     private readonly callId: string,
     private readonly name: string,
+    private readonly namespace: string | undefined,
   ) {}
 
   open(emit: Emit, outputIndex: number): void {
@@ -140,7 +143,57 @@ class FunctionCallOutput implements StreamedOutput {
   }
 
   private item(status: ResponseStatus): Json {
-    return functionCallItem(this.id, { callId: this.callId, name: this.name, arguments: this.arguments }, status);
+    return functionCallItem(this.id, { callId: this.callId, name: this.name, arguments: this.arguments, namespace: this.namespace }, status);
+  }
+}
+
+/**
+ * A call of a custom tool, offered as a function of one string `input`: its arguments arrive as
+ * that JSON object, so the free-form input is known, and streamed, once the call is whole.
+ */
+class CustomToolCallOutput implements StreamedOutput {
+  private readonly id = newItemId('ctc');
+  private arguments = '';
+  private outputIndex = 0;
+
+  constructor(
+    private readonly callId: string,
+    private readonly name: string,
+    private readonly namespace: string | undefined,
+  ) {}
+
+  open(emit: Emit, outputIndex: number): void {
+    this.outputIndex = outputIndex;
+    emit('response.output_item.added', { output_index: outputIndex, item: this.item('in_progress', '') });
+  }
+
+  append(_emit: Emit, fragment: string): void {
+    this.arguments += fragment;
+  }
+
+  close(emit: Emit, status: ResponseStatus): Json {
+    const input = customInput(this.arguments);
+    const at = { item_id: this.id, output_index: this.outputIndex };
+    if (input.length > 0) emit('response.custom_tool_call_input.delta', { ...at, delta: input });
+    emit('response.custom_tool_call_input.done', { ...at, input });
+    const item = this.item(status, input);
+    emit('response.output_item.done', { output_index: this.outputIndex, item });
+    return item;
+  }
+
+  private item(status: ResponseStatus, input: string): Json {
+    return customToolCallItem(this.id, { callId: this.callId, name: this.name, input, namespace: this.namespace }, status);
+  }
+}
+
+/** The `input` string of a custom tool's call arguments; arguments that are not that object are the input as written. */
+function customInput(args: string): string {
+  try {
+    const parsed = JSON.parse(args) as unknown;
+    const input = typeof parsed === 'object' && parsed !== null ? (parsed as Json).input : undefined;
+    return typeof input === 'string' ? input : args;
+  } catch {
+    return args;
   }
 }
 
@@ -149,11 +202,20 @@ type OutputKind = 'message' | 'reasoning' | 'function_call';
 /** What opens an item: a tool call's id and name (the first piece of the call). */
 type Opening = Pick<ToolCallDelta, 'id' | 'name'>;
 
-/** The item of each kind, by name. */
-const OUTPUTS: Readonly<Record<OutputKind, (opening: Opening) => StreamedOutput>> = {
+/** A call's item by how its tool was offered: a function call, or a custom tool call. */
+const CALL_OUTPUTS: Readonly<Record<OfferedTool['kind'], new (callId: string, name: string, namespace: string | undefined) => StreamedOutput>> = {
+  function: FunctionCallOutput,
+  custom: CustomToolCallOutput,
+};
+
+/** The item of each kind, by name; a call's from the tool it calls (a function when not offered). */
+const OUTPUTS: Readonly<Record<OutputKind, (opening: Opening, tools: OfferedTools) => StreamedOutput>> = {
   message: () => new MessageOutput(),
   reasoning: () => new ReasoningOutput(),
-  function_call: (call) => new FunctionCallOutput(call.id ?? '', call.name ?? ''),
+  function_call: (call, tools) => {
+    const tool = tools.get(call.name ?? '');
+    return new CALL_OUTPUTS[tool?.kind ?? 'function'](call.id ?? '', call.name ?? '', tool?.namespace);
+  },
 };
 
 interface OpenOutput {
@@ -177,6 +239,7 @@ export class ResponseEvents implements AnswerEvents {
     private readonly out: EventOut,
     private readonly head: ResponseHead,
     private readonly fold: ResponseFold,
+    private readonly tools: OfferedTools = new Map(),
   ) {}
 
   /** response.created, then response.in_progress. */
@@ -233,7 +296,7 @@ export class ResponseEvents implements AnswerEvents {
   private outputOf(kind: OutputKind, key?: number, opening: Opening = {}): StreamedOutput {
     if (this.open?.kind === kind && this.open.key === key) return this.open.item;
     this.closeOpen('completed');
-    const item = OUTPUTS[kind](opening);
+    const item = OUTPUTS[kind](opening, this.tools);
     this.open = { kind, key, item };
     if (kind === 'message') this.messageSeen = true;
     item.open(this.emit, this.output.length);

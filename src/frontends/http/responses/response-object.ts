@@ -63,8 +63,17 @@ export function messageItem(id: string, text: string, status: ResponseStatus): J
 }
 
 /** A tool call the model made: `call_id` is the id a later function_call_output answers. */
-export function functionCallItem(id: string, call: { callId: string; name: string; arguments: string }, status: ResponseStatus): Json {
-  return { id, type: 'function_call', status, call_id: call.callId, name: call.name, arguments: call.arguments };
+export function functionCallItem(id: string, call: { callId: string; name: string; arguments: string; namespace?: string }, status: ResponseStatus): Json {
+  const item: Json = { id, type: 'function_call', status, call_id: call.callId, name: call.name, arguments: call.arguments };
+  if (call.namespace !== undefined) item.namespace = call.namespace;
+  return item;
+}
+
+/** A call of a custom (free-form input) tool: `input` is the text the model wrote for it. */
+export function customToolCallItem(id: string, call: { callId: string; name: string; input: string; namespace?: string }, status: ResponseStatus): Json {
+  const item: Json = { id, type: 'custom_tool_call', status, call_id: call.callId, name: call.name, input: call.input };
+  if (call.namespace !== undefined) item.namespace = call.namespace;
+  return item;
 }
 
 /** A reasoning item as OpenAI's spec has it: the raw reasoning as one `reasoning_text` part, no summary. */

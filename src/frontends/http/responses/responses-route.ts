@@ -16,6 +16,7 @@ import {
 import { modelRouteHandler } from '../model-route.js';
 import { postRoute } from '../server.js';
 import type { HttpServiceState } from '../service-state.js';
+import type { OfferedTools } from './offered-tools.js';
 import { translateResponsesRequest, responsesModelName } from './request.js';
 import { ResponseEvents } from './response-events.js';
 import { RESPONSES_DOC } from './route-doc.js';
@@ -27,6 +28,7 @@ export interface ResponsesRouteOptions extends GenerationRouteOptions {
 
 interface Prepared extends TranslatedChat {
   echo: Record<string, unknown>;
+  tools: OfferedTools;
 }
 
 export function registerResponsesRoute(app: FastifyInstance, state: HttpServiceState, models: ModelManager, opts: ResponsesRouteOptions): void {
@@ -46,7 +48,7 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
 
   async prepare(body: unknown, served: ServedModel): Promise<Prepared> {
     const translated = translateResponsesRequest(body);
-    return { ...(await prepareTranslatedChat(served, translated.chat, translated.stream)), echo: translated.echo };
+    return { ...(await prepareTranslatedChat(served, translated.chat, translated.stream)), echo: translated.echo, tools: translated.tools };
   }
 
   async respond(generation: Generation<Prepared>, reply: FastifyReply): Promise<unknown> {
@@ -57,6 +59,6 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
       model: prepared.model,
       echo: prepared.echo,
     };
-    return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, (out, fold) => new ResponseEvents(out, head, fold));
+    return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, (out, fold) => new ResponseEvents(out, head, fold, prepared.tools));
   }
 }
