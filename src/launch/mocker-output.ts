@@ -5,6 +5,7 @@ import { ConfigError, type Config } from '../config/index.js';
 import type { OutputScript } from '../engines/mocker/index.js';
 import type { ModelDeploymentCard } from '../models/index.js';
 import { HfTokenizer, Preprocessor, validateChatRequest } from '../pipeline/index.js';
+import { assistantTurns, chooseReply, loadMockerScript } from './mocker-script.js';
 
 type OutputMode = Config['mockerOutput'];
 
@@ -20,17 +21,26 @@ export function mockerOutputScript(config: Config, card: ModelDeploymentCard): O
   return mode === 'random' ? undefined : OUTPUTS[mode]({ config, card, tokenizer: new HfTokenizer(card.tokenizerJsonPath) });
 }
 
-/** `--mocker-output-text` alone means `text`; with another mode it is a mistake worth saying. */
+/** What a mode needs beside it: `text` its text, `script` its file; each alone implies its mode. */
+const MODE_INPUTS: Readonly<Record<'text' | 'script', { flag: string; given: (config: Config) => boolean }>> = {
+  text: { flag: '--mocker-output-text <text>', given: (config) => config.mockerOutputText !== undefined },
+  script: { flag: '--mocker-script <file>', given: (config) => config.mockerScript !== undefined },
+};
+
+/** `--mocker-output-text` or `--mocker-script` alone means its mode; with another mode it is a mistake worth saying. */
 function outputMode(config: Config): OutputMode {
-  const text = config.mockerOutputText;
-  if (text === undefined) {
-    if (config.mockerOutput === 'text') throw new ConfigError('--mocker-output text needs --mocker-output-text <text>');
+  const given = (Object.keys(MODE_INPUTS) as ('text' | 'script')[]).filter((mode) => MODE_INPUTS[mode].given(config));
+  if (given.length > 1) throw new ConfigError('--mocker-output-text and --mocker-script cannot be combined');
+  const implied = given[0];
+  if (implied === undefined) {
+    const needs = config.mockerOutput === 'text' || config.mockerOutput === 'script' ? MODE_INPUTS[config.mockerOutput] : undefined;
+    if (needs) throw new ConfigError(`--mocker-output ${config.mockerOutput} needs ${needs.flag}`);
     return config.mockerOutput;
   }
-  if (config.mockerOutput === 'echo-last-user') {
-    throw new ConfigError('--mocker-output-text cannot be combined with --mocker-output echo-last-user');
+  if (config.mockerOutput !== 'random' && config.mockerOutput !== implied) {
+    throw new ConfigError(`${MODE_INPUTS[implied].flag.split(' ')[0]} cannot be combined with --mocker-output ${config.mockerOutput}`);
   }
-  return 'text';
+  return implied;
 }
 
 const OUTPUTS: Readonly<Record<Exclude<OutputMode, 'random'>, (setup: OutputSetup) => OutputScript>> = {
@@ -47,6 +57,17 @@ const OUTPUTS: Readonly<Record<Exclude<OutputMode, 'random'>, (setup: OutputSetu
       return text === null ? null : tokenizer.encode(text, false);
     };
   },
+  script: ({ config, card, tokenizer }) => {
+    const replies = loadMockerScript(config.mockerScript!);
+    const turns = userTurnMarkers(card, tokenizer);
+    turns.catch(() => undefined);
+    return async (prompt) => {
+      const markers = await turns;
+      const text = await tokenizer.decode([...prompt], false);
+      const reply = chooseReply(replies, { turn: assistantTurns(text, markers.assistantOpen), lastUser: lastUserText(text, markers) });
+      return tokenizer.encode(reply, false);
+    };
+  },
 };
 
 /** Where a user turn's text starts and ends in a rendered prompt. */
@@ -55,6 +76,8 @@ export interface UserTurnMarkers {
   open: string;
   /** What it writes right after it, when the assistant answers next. */
   close: string;
+  /** What it writes between a message and the assistant's text after it (the generation prompt ends so too). */
+  assistantOpen: string;
 }
 
 const PROBE = ['\u2063A\u2063', '\u2063B\u2063', '\u2063C\u2063'] as const;
@@ -77,12 +100,14 @@ export async function userTurnMarkers(card: ModelDeploymentCard, tokenizer: HfTo
     { role: 'user', content: c },
   ]);
   const open = commonSuffix(single.slice(0, single.indexOf(a)), turns.slice(turns.indexOf(b) + b.length, turns.indexOf(c)));
-  const close = commonPrefix(single.slice(single.indexOf(a) + a.length), turns.slice(turns.indexOf(a) + a.length, turns.indexOf(b)));
-  return { open, close };
+  // What stands between a user message and the assistant's answer (the turn's close and the assistant's opener).
+  const assistantOpen = turns.slice(turns.indexOf(a) + a.length, turns.indexOf(b));
+  const close = commonPrefix(single.slice(single.indexOf(a) + a.length), assistantOpen);
+  return { open, close, assistantOpen };
 }
 
 /** The text of the prompt's last user turn; null when the prompt has none (a completions prompt). */
-export function lastUserText(prompt: string, { open, close }: UserTurnMarkers): string | null {
+export function lastUserText(prompt: string, { open, close }: Pick<UserTurnMarkers, 'open' | 'close'>): string | null {
   if (!open) return null;
   const start = prompt.lastIndexOf(open);
   if (start < 0) return null;

@@ -110,9 +110,14 @@ export const mockerOptions = [
   },
   {
     key: 'mockerOutput', flag: 'mocker-output', env: 'DYN_MOCKER_OUTPUT', envIsLocal: true, type: 'enum',
-    choices: { random: true, text: true, 'echo-last-user': true },
+    choices: { random: true, text: true, 'echo-last-user': true, script: true },
     group: 'Mocker Engine', scope: 'mocker', built: true, default: 'random',
-    help: 'What the engine answers, for end-to-end tests: random (seeded text of random length), text (--mocker-output-text, then EOS) or echo-last-user (the text of the prompt\'s last user turn, then EOS); max_tokens and stop conditions still apply',
+    help: 'What the engine answers, for end-to-end tests: random (seeded text of random length), text (--mocker-output-text, then EOS), echo-last-user (the text of the prompt\'s last user turn, then EOS) or script (--mocker-script: replies chosen by the conversation\'s turn, e.g. a tool call in the model\'s own format and then a final answer, to drive agent tool loops); max_tokens and stop conditions still apply',
+  },
+  {
+    key: 'mockerScript', flag: 'mocker-script', env: 'DYN_MOCKER_SCRIPT', envIsLocal: true, type: 'path', mustExist: true,
+    metavar: '<file>', group: 'Mocker Engine', scope: 'mocker', built: true,
+    help: 'A YAML or JSON file of scripted replies (implies --mocker-output script): `replies:` a list of {text, turn?, contains?}; a request gets the first reply whose `turn` equals the number of assistant turns already in its prompt and whose `contains` is in its last user turn (docs/mocker-script.md)',
   },
   {
     key: 'mockerOutputText', flag: 'mocker-output-text', env: 'DYN_MOCKER_OUTPUT_TEXT', envIsLocal: true, type: 'string',
