@@ -28,7 +28,7 @@ test('the output flags: random by default, text implied by --mocker-output-text,
 
 test('the Qwen3 template\'s user turns are found, and the last one is recovered from a prompt', async () => {
   const markers = await userTurnMarkers(card, new HfTokenizer(card.tokenizerJsonPath));
-  assert.deepEqual(markers, { open: '<|im_start|>user\n', close: '<|im_end|>\n<|im_start|>assistant\n' });
+  assert.deepEqual(markers, { open: '<|im_start|>user\n', close: '<|im_end|>\n<|im_start|>assistant\n', assistantOpen: '<|im_end|>\n<|im_start|>assistant\n' });
   const prompt = '<|im_start|>system\ns<|im_end|>\n<|im_start|>user\nfirst<|im_end|>\n<|im_start|>assistant\nok<|im_end|>\n<|im_start|>user\nsecond\nline<|im_end|>\n<|im_start|>assistant\n';
   assert.equal(lastUserText(prompt, markers), 'second\nline');
   assert.equal(lastUserText('a bare completions prompt', markers), null);
