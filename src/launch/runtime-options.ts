@@ -1,6 +1,6 @@
 import { parseCommandLine, type Config } from '../config/index.js';
 import { moduleLogger, type Logger } from '../observability/index.js';
-import type { DiscoveryBackendName, EventPlaneName, RequestPlaneName, RuntimeOptions } from '../runtime/index.js';
+import type { RuntimeOptions } from '../runtime/index.js';
 import { natsTlsOptions, tcpTlsFiles } from './tls.js';
 
 /**
@@ -10,9 +10,9 @@ import { natsTlsOptions, tcpTlsFiles } from './tls.js';
  */
 export function runtimeOptionsFromConfig(config: Config, logger: Logger, onLeaseLost?: (err: Error) => void): RuntimeOptions {
   return {
-    discovery: config.discoveryBackend as DiscoveryBackendName,
-    requestPlane: config.requestPlane as RequestPlaneName,
-    eventPlane: config.eventPlane as EventPlaneName | undefined,
+    discovery: config.discoveryBackend,
+    requestPlane: config.requestPlane,
+    eventPlane: config.eventPlane,
     etcdEndpoints: config.etcdEndpoints.split(',').map((e) => e.trim()).filter(Boolean),
     natsServer: config.natsServer,
     fileKvRoot: config.fileKv,

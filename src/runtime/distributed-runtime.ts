@@ -3,7 +3,7 @@
 // hold leases of their own, so one process can host several instances.
 import { UnavailableError } from '../protocols/index.js';
 import {
-  createDiscoveryBackend,
+  DISCOVERY_BACKENDS,
   encodeEndpointInstance,
   encodeModelRecord,
   instanceKey,
@@ -13,22 +13,21 @@ import {
   type EndpointId,
   type Lease,
 } from './discovery/index.js';
-import { createEventPlane, defaultEventPlane, type EventPlane, type EventPlaneName } from './event-plane/index.js';
+import { EVENT_PLANES, defaultEventPlane, type EventPlane, type EventPlaneDeps, type EventPlaneName } from './event-plane/index.js';
 import { withFileChecksums } from './card-checksums.js';
 import { closeNatsConnections, natsConnection, type NatsTls } from './nats-connection.js';
+import type { PartMaker } from './part-table.js';
 import {
   advertiseHost,
-  LocalRequestPlaneServer,
   MultiTransportClient,
-  NatsRequestPlaneServer,
-  TcpRequestPlaneServer,
+  REQUEST_PLANE_SERVERS,
   type EndpointHandler,
   type RequestPlaneClient,
+  type RequestPlaneDeps,
+  type RequestPlaneName,
   type RequestPlaneServer,
   type TcpTls,
 } from './request-plane/index.js';
-
-export type RequestPlaneName = 'tcp' | 'nats' | 'inproc';
 
 export interface RuntimeLogger {
   info(obj: object, msg: string): void;
@@ -76,8 +75,12 @@ export interface RuntimeOptions {
   onLeaseLost?: (err: Error) => void;
 }
 
+function eventPlaneOf(opts: RuntimeOptions): EventPlaneName {
+  return opts.eventPlane ?? defaultEventPlane(opts.discovery);
+}
+
 function usesNats(opts: RuntimeOptions): boolean {
-  return opts.requestPlane === 'nats' || (opts.eventPlane ?? defaultEventPlane(opts.discovery)) === 'nats';
+  return opts.requestPlane === 'nats' || eventPlaneOf(opts) === 'nats';
 }
 
 /** Model card options, as upstream register_model() takes them. */
@@ -87,6 +90,12 @@ export interface RegisterModelOptions {
   modelInput: 'Tokens' | 'Text' | 'Tensor';
   /** LoRA adapters: appended to the key. */
   modelSuffix?: string;
+}
+
+/** The makers of the planes a runtime's options chose; each plane is made on first use. */
+interface PlaneMakers {
+  requestServer: PartMaker<RequestPlaneDeps, RequestPlaneServer>;
+  events: PartMaker<EventPlaneDeps, EventPlane>;
 }
 
 /** Connections shared by a runtime and its siblings. */
@@ -100,6 +109,7 @@ class Shared {
     readonly opts: RuntimeOptions,
     readonly backend: DiscoveryBackend,
     readonly firstLease: () => Promise<Lease>,
+    private readonly makers: PlaneMakers,
   ) {}
 
   get host(): string {
@@ -108,13 +118,8 @@ class Shared {
 
   server(): RequestPlaneServer {
     if (!this.requestServer) {
-      const { requestPlane, tcpMaxMessageSize, natsServer, logger, bindHost, tcpTls, natsTls } = this.opts;
-      this.requestServer =
-        requestPlane === 'tcp'
-          ? new TcpRequestPlaneServer({ maxMessageSize: tcpMaxMessageSize, advertiseHost: this.host, bindHost, logger, tls: tcpTls })
-          : requestPlane === 'nats'
-            ? new NatsRequestPlaneServer(natsServer, logger, natsTls, tcpTls)
-            : new LocalRequestPlaneServer();
+      const { tcpMaxMessageSize, natsServer, logger, bindHost, tcpTls, natsTls } = this.opts;
+      this.requestServer = this.makers.requestServer({ maxMessageSize: tcpMaxMessageSize, advertiseHost: this.host, bindHost, natsServer, tcpTls, natsTls, logger });
     }
     return this.requestServer;
   }
@@ -132,7 +137,7 @@ class Shared {
   }
 
   events(): EventPlane {
-    this.eventPlane ??= createEventPlane(this.opts.eventPlane ?? defaultEventPlane(this.opts.discovery), {
+    this.eventPlane ??= this.makers.events({
       natsServer: this.opts.natsServer,
       natsTls: this.opts.natsTls,
       backend: this.backend,
@@ -170,7 +175,12 @@ export class DistributedRuntime {
 
   /** Connects to discovery and takes a lease: the runtime's instance id. */
   static async create(opts: RuntimeOptions): Promise<DistributedRuntime> {
-    const backend = await createDiscoveryBackend(opts.discovery, {
+    const [makeBackend, requestServer, events] = await Promise.all([
+      DISCOVERY_BACKENDS[opts.discovery](),
+      REQUEST_PLANE_SERVERS[opts.requestPlane](),
+      EVENT_PLANES[eventPlaneOf(opts)](),
+    ]);
+    const backend = makeBackend({
       etcdEndpoints: opts.etcdEndpoints,
       fileKvRoot: opts.fileKvRoot,
       leaseTtlSecs: opts.leaseTtlSecs,
@@ -180,7 +190,7 @@ export class DistributedRuntime {
       logger: opts.logger,
     });
     let first: DistributedRuntime | null = null;
-    const shared = new Shared(opts, backend, async () => first!.lease);
+    const shared = new Shared(opts, backend, async () => first!.lease, { requestServer, events });
     let lease: Lease | undefined;
     try {
       lease = await backend.grantLease();

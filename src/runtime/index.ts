@@ -7,7 +7,6 @@ export {
   type RuntimeOptions,
   type RuntimeLogger,
   type RegisterModelOptions,
-  type RequestPlaneName,
 } from './distributed-runtime.js';
 export { engineHandler, RemoteEngineClient, engineOutputOf } from './engine-endpoint.js';
 export { fileChecksum, withFileChecksums, verifyFileChecksums } from './card-checksums.js';

@@ -1,5 +1,5 @@
-import { HUB_REPO_REF } from '../../protocols/index.js';
-import type { OptionSpec } from '../option-spec.js';
+import { DISCOVERY_BACKEND_NAMES, EVENT_PLANE_NAMES, HUB_REPO_REF, REQUEST_PLANE_NAMES } from '../../protocols/index.js';
+import { allBuilt, type OptionSpec } from '../option-spec.js';
 
 const U32_MAX = 4294967295;
 const TRY_SERVE = "run 'dynamo-ts serve' for the frontend and the mocker in one process (in-memory discovery, in-process planes)";
@@ -98,7 +98,7 @@ export const runtimeOptions = [
   },
   {
     key: 'discoveryBackend', flag: 'discovery-backend', env: 'DYN_DISCOVERY_BACKEND', type: 'enum',
-    choices: { etcd: true, kubernetes: true, file: true, mem: true },
+    choices: allBuilt(DISCOVERY_BACKEND_NAMES),
     group: 'Infrastructure', scope: 'both', built: true, default: 'etcd', commandDefaults: { serve: 'mem' },
     help: 'Service discovery backend; mem is in-process only, file needs every process on one host (DYN_FILE_KV), kubernetes watches DynamoWorkerMetadata CRs and EndpointSlices in the pod namespace',
   },
@@ -129,7 +129,7 @@ export const runtimeOptions = [
   },
   {
     key: 'requestPlane', flag: 'request-plane', env: 'DYN_REQUEST_PLANE', type: 'enum',
-    choices: { tcp: true, nats: true, inproc: true },
+    choices: allBuilt(REQUEST_PLANE_NAMES),
     removed: { http: "upstream removed the HTTP request plane (May 2026); use 'tcp' or 'nats'" },
     group: 'Infrastructure', scope: 'both', built: true, default: 'tcp', commandDefaults: { serve: 'inproc' },
     help: 'How requests reach workers; inproc (dynamo-ts only) calls engines in the same process. http, which upstream removed, is refused with that reason',
@@ -143,7 +143,7 @@ export const runtimeOptions = [
   },
   {
     key: 'eventPlane', flag: 'event-plane', env: 'DYN_EVENT_PLANE', type: 'enum',
-    choices: { nats: true, zmq: true, inproc: true },
+    choices: allBuilt(EVENT_PLANE_NAMES),
     group: 'Infrastructure', scope: 'both', built: true, commandDefaults: { serve: 'inproc' },
     notBuiltHint: TRY_SERVE,
     help: 'How KV events and load metrics are published; unset means nats with etcd/kubernetes discovery, zmq otherwise (as upstream); inproc is dynamo-ts only',

@@ -17,12 +17,11 @@ export {
   parseStreamItemBody,
   streamItemJson,
   STREAM_END_JSON,
-  MSGPACK_OPTIONS,
   type CallHomeInfo,
-  type PayloadCodec,
   type RequestControlMessage,
   type ParsedRequestControl,
   type StreamControl,
   type StreamItemBody,
 } from './messages.js';
 export { encodeActiveLoad, decodeActiveLoad } from './active-load.js';
+export { PAYLOAD_CODECS, PAYLOAD_CODEC_NAMES, MSGPACK_OPTIONS, isPayloadCodec, type BodyCodec, type PayloadCodec } from './payload-codecs.js';

@@ -1,6 +1,5 @@
 // The JSON control messages of the request plane (reference/upstream-wire.md §3-§4).
-
-export type PayloadCodec = 'json' | 'msgpack';
+import { isPayloadCodec, type PayloadCodec } from './payload-codecs.js';
 
 /** Where the worker dials back to stream the response. */
 export interface CallHomeInfo {
@@ -59,7 +58,7 @@ export function parseRequestControl(header: Buffer): ParsedRequestControl {
     throw new Error('connection_info.info lacks address or subject');
   }
   const codec = msg.payload_codec ?? 'json';
-  if (codec !== 'json' && codec !== 'msgpack') throw new Error(`unknown payload_codec ${JSON.stringify(codec)}`);
+  if (!isPayloadCodec(codec)) throw new Error(`unknown payload_codec ${JSON.stringify(codec)}`);
   return { id: String(msg.id ?? ''), codec, callHome, metadata: stringEntries(msg.metadata) };
 }
 
@@ -155,6 +154,3 @@ function startsWith(body: Buffer, bytes: Buffer, at: number): boolean {
   for (let i = 0; i < bytes.length; i++) if (body[at + i] !== bytes[i]) return false;
   return true;
 }
-
-/** msgpack bodies carry u64 ids: 64-bit integers go both ways as bigint, never rounded. */
-export const MSGPACK_OPTIONS = { useBigInt64: true } as const;

@@ -1,8 +1,8 @@
+import type { DiscoveryBackendName } from '../../protocols/index.js';
+import type { PartTable } from '../part-table.js';
 import type { DiscoveryBackend, DiscoveryLogger } from './backend.js';
-import { FileDiscoveryBackend } from './file-backend.js';
-import { MemDiscoveryBackend } from './mem-backend.js';
 
-export type DiscoveryBackendName = 'mem' | 'file' | 'etcd' | 'kubernetes';
+export type { DiscoveryBackendName };
 
 export interface DiscoveryBackendOptions {
   etcdEndpoints: string[];
@@ -18,22 +18,23 @@ export interface DiscoveryBackendOptions {
   logger?: DiscoveryLogger;
 }
 
-// etcd3 and @kubernetes/client-node cost ~0.3 s and ~0.7 s of CPU to load: their backends are
-// imported only when chosen. The import runs at startup (runtime creation), so a missing package
-// still fails the start, never a later request.
-const BACKENDS: Record<DiscoveryBackendName, (opts: DiscoveryBackendOptions) => Promise<DiscoveryBackend>> = {
-  mem: async (opts) => new MemDiscoveryBackend(opts.memScope),
-  file: async (opts) => new FileDiscoveryBackend({ root: opts.fileKvRoot, leaseTtlSecs: opts.leaseTtlSecs }),
-  etcd: async (opts) => {
-    const { EtcdDiscoveryBackend } = await import('./etcd-backend.js');
-    return new EtcdDiscoveryBackend({ endpoints: opts.etcdEndpoints, leaseTtlSecs: opts.leaseTtlSecs });
+// The index does not re-export the etcd and Kubernetes backends, so etcd3 and @kubernetes/client-node
+// (~0.3 s and ~0.7 s of CPU to load) load only through their rows here, when chosen.
+export const DISCOVERY_BACKENDS: PartTable<DiscoveryBackendName, DiscoveryBackendOptions, DiscoveryBackend> = {
+  mem: async () => {
+    const { MemDiscoveryBackend } = await import('./mem-backend.js');
+    return (opts) => new MemDiscoveryBackend(opts.memScope);
   },
-  kubernetes: async (opts) => {
+  file: async () => {
+    const { FileDiscoveryBackend } = await import('./file-backend.js');
+    return (opts) => new FileDiscoveryBackend({ root: opts.fileKvRoot, leaseTtlSecs: opts.leaseTtlSecs });
+  },
+  etcd: async () => {
+    const { EtcdDiscoveryBackend } = await import('./etcd-backend.js');
+    return (opts) => new EtcdDiscoveryBackend({ endpoints: opts.etcdEndpoints, leaseTtlSecs: opts.leaseTtlSecs });
+  },
+  kubernetes: async () => {
     const { KubeDiscoveryBackend } = await import('./kube-backend.js');
-    return new KubeDiscoveryBackend({ env: opts.env ?? {}, kubeconfig: opts.kubeconfig, logger: opts.logger });
+    return (opts) => new KubeDiscoveryBackend({ env: opts.env ?? {}, kubeconfig: opts.kubeconfig, logger: opts.logger });
   },
 };
-
-export function createDiscoveryBackend(name: DiscoveryBackendName, opts: DiscoveryBackendOptions): Promise<DiscoveryBackend> {
-  return BACKENDS[name](opts);
-}

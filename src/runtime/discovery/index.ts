@@ -1,8 +1,8 @@
 export { KeyExistsError, type DiscoveryBackend, type DiscoveryLogger, type Lease, type StoreEvent, type StoreEventHandler } from './backend.js';
-export { createDiscoveryBackend, type DiscoveryBackendName, type DiscoveryBackendOptions } from './create-backend.js';
+export { DISCOVERY_BACKENDS, type DiscoveryBackendName, type DiscoveryBackendOptions } from './create-backend.js';
 export { MemDiscoveryBackend } from './mem-backend.js';
 export { FileDiscoveryBackend, encodeFileKey, decodeFileKey } from './file-backend.js';
-// The etcd and Kubernetes backends are not re-exported: createDiscoveryBackend imports them (and
+// The etcd and Kubernetes backends are not re-exported: DISCOVERY_BACKENDS imports them (and
 // their heavy client packages) only when chosen; import './etcd-backend.js' or './kube-backend.js' directly.
 export { kubeInstanceId, podIdentity, type PodIdentity } from './kube-identity.js';
 export { DWM, DWM_API_VERSION, FIELD_MANAGER } from './kube-metadata.js';

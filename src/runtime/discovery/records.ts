@@ -1,7 +1,7 @@
 // What discovery stores (reference/upstream-wire.md §1): endpoint instances under `v1/instances/`,
 // model cards under `v1/mdc/`, ZMQ event channels under `v1/event_channels/`. Values are compact
 // JSON with fields in upstream's order; instance ids are u64 and written as bare numbers.
-import { asU64, parseJsonLossless, stringifyJsonWithU64, type PayloadCodec } from '../codecs/index.js';
+import { asU64, isPayloadCodec, parseJsonLossless, stringifyJsonWithU64, type PayloadCodec } from '../codecs/index.js';
 import { instanceIdHex, parseInstanceIdHex } from '../ids.js';
 
 export interface EndpointId {
@@ -119,7 +119,7 @@ export function decodeEndpointInstance(key: string, text: string): EndpointInsta
   const id = recordInstanceId(v, key, 5);
   const transport = v.transport as Transport | undefined;
   if (id === null || !transport || typeof transport !== 'object') return null;
-  const codec = v.request_plane_codec === 'msgpack' ? 'msgpack' : 'json';
+  const codec = isPayloadCodec(v.request_plane_codec) ? v.request_plane_codec : 'json';
   return {
     namespace: String(v.namespace),
     component: String(v.component),

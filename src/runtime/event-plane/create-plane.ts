@@ -1,11 +1,10 @@
+import type { DiscoveryBackendName, EventPlaneName } from '../../protocols/index.js';
 import type { DiscoveryBackend, Lease } from '../discovery/index.js';
 import type { NatsTls } from '../nats-connection.js';
-import { LocalEventPlane } from './local-plane.js';
-import { NatsEventPlane } from './nats-plane.js';
+import type { PartTable } from '../part-table.js';
 import type { EventPlane } from './types.js';
-import { ZmqEventPlane } from './zmq-plane.js';
 
-export type EventPlaneName = 'nats' | 'zmq' | 'inproc';
+export type { EventPlaneName };
 
 export interface EventPlaneDeps {
   natsServer: string;
@@ -20,17 +19,28 @@ export interface EventPlaneDeps {
 }
 
 /** Upstream's default when unset: nats with etcd or kubernetes discovery, zmq otherwise. */
-export function defaultEventPlane(discovery: string): EventPlaneName {
-  return discovery === 'etcd' || discovery === 'kubernetes' ? 'nats' : 'zmq';
+const DEFAULT_EVENT_PLANES: { readonly [D in DiscoveryBackendName]: EventPlaneName } = {
+  etcd: 'nats',
+  kubernetes: 'nats',
+  file: 'zmq',
+  mem: 'zmq',
+};
+
+export function defaultEventPlane(discovery: DiscoveryBackendName): EventPlaneName {
+  return DEFAULT_EVENT_PLANES[discovery];
 }
 
-export function createEventPlane(name: EventPlaneName, deps: EventPlaneDeps): EventPlane {
-  switch (name) {
-    case 'nats':
-      return new NatsEventPlane(deps.natsServer, deps.natsTls);
-    case 'zmq':
-      return new ZmqEventPlane({ backend: deps.backend, lease: deps.lease, advertiseHost: deps.advertiseHost, bindHost: deps.bindHost });
-    case 'inproc':
-      return new LocalEventPlane(deps.memScope);
-  }
-}
+export const EVENT_PLANES: PartTable<EventPlaneName, EventPlaneDeps, EventPlane> = {
+  nats: async () => {
+    const { NatsEventPlane } = await import('./nats-plane.js');
+    return (deps) => new NatsEventPlane(deps.natsServer, deps.natsTls);
+  },
+  zmq: async () => {
+    const { ZmqEventPlane } = await import('./zmq-plane.js');
+    return (deps) => new ZmqEventPlane({ backend: deps.backend, lease: deps.lease, advertiseHost: deps.advertiseHost, bindHost: deps.bindHost });
+  },
+  inproc: async () => {
+    const { LocalEventPlane } = await import('./local-plane.js');
+    return (deps) => new LocalEventPlane(deps.memScope);
+  },
+};

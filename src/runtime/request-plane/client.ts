@@ -1,11 +1,11 @@
 // Frontend side: one client for every transport a worker may publish (tcp, nats_tcp, inproc), so
 // a frontend can route to upstream and dynamo-ts workers of any request plane at once.
-import { encode as encodeMsgpack } from '@msgpack/msgpack';
 import { UnavailableError } from '../../protocols/index.js';
 import { queueStream } from '../async-queue/index.js';
-import { MSGPACK_OPTIONS, buildRequestControl, encodeTwoPart, stringifyJsonWithU64 } from '../codecs/index.js';
+import { PAYLOAD_CODECS, buildRequestControl, encodeTwoPart } from '../codecs/index.js';
 import type { EndpointInstance } from '../discovery/index.js';
 import { CallHomeServer } from './call-home-server.js';
+import { dialable, type DialableTransport } from './dialable.js';
 import { streamLocal } from './local-plane.js';
 import { NatsRequestSender } from './nats-plane.js';
 import { probeInstance } from './probe.js';
@@ -30,10 +30,21 @@ export interface RequestClientOptions {
   callHomeTimeoutMs?: number;
 }
 
+/** Streams one call over a transport kind, to the address the worker published for it. */
+type Dial = (address: string, target: EndpointInstance, request: unknown, ctx: CallContext) => AsyncIterable<unknown>;
+
 export class MultiTransportClient implements RequestPlaneClient {
   private readonly callHome: CallHomeServer;
   private readonly tcp: TcpRequestSender;
   private nats: NatsRequestSender | null = null;
+  private readonly dials: { readonly [K in DialableTransport]: Dial } = {
+    inproc: (name, _target, request, ctx) => streamLocal(name, request, ctx),
+    tcp: (address, target, request, ctx) => this.remote(target, request, ctx, (h, p) => this.tcp.send(address, h, p)),
+    nats_tcp: (subject, target, request, ctx) => {
+      const nats = (this.nats ??= new NatsRequestSender(this.opts.natsServer, this.opts.natsTls));
+      return this.remote(target, request, ctx, (h, p) => nats.send(subject, h, p));
+    },
+  };
 
   constructor(private readonly opts: RequestClientOptions) {
     const { advertiseHost, bindHost, maxMessageSize, tcpTls } = opts;
@@ -42,14 +53,11 @@ export class MultiTransportClient implements RequestPlaneClient {
   }
 
   stream(target: EndpointInstance, request: unknown, ctx: CallContext): AsyncIterable<unknown> {
-    const t = target.transport;
-    if ('inproc' in t) return streamLocal(t.inproc, request, ctx);
-    if ('tcp' in t) return this.remote(target, request, ctx, (h, p) => this.tcp.send(t.tcp, h, p));
-    if ('nats_tcp' in t) {
-      const nats = (this.nats ??= new NatsRequestSender(this.opts.natsServer, this.opts.natsTls));
-      return this.remote(target, request, ctx, (h, p) => nats.send(t.nats_tcp, h, p));
+    const route = dialable(target.transport);
+    if (!route) {
+      throw new UnavailableError(`worker ${target.instanceId.toString(16)} publishes a transport this frontend cannot use: ${JSON.stringify(target.transport)}`);
     }
-    throw new UnavailableError(`worker ${target.instanceId.toString(16)} publishes a transport this frontend cannot use: ${JSON.stringify(t)}`);
+    return this.dials[route.kind](route.address, target, request, ctx);
   }
 
   probe(target: EndpointInstance): Promise<boolean> {
@@ -78,12 +86,7 @@ export class MultiTransportClient implements RequestPlaneClient {
         if (how === 'returned') stream.stop();
       });
       const codec = target.requestPlaneCodec;
-      const body =
-        codec === 'msgpack'
-          ? encodeMsgpack(request, MSGPACK_OPTIONS)
-          : ctx.exactIntegers
-            ? stringifyJsonWithU64(request)
-            : JSON.stringify(request);
+      const body = PAYLOAD_CODECS[codec].encode(request, ctx.exactIntegers === true);
       const header = JSON.stringify(buildRequestControl(ctx.requestId, codec, info, ctx.metadata));
       try {
         await send({ ...ctx.headers, 'request-id': ctx.requestId }, encodeTwoPart(header, body));

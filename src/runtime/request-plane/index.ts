@@ -3,6 +3,7 @@ export { TcpRequestPlaneServer, type TcpServerOptions } from './tcp-server.js';
 export { NatsRequestPlaneServer, natsInstanceSubject } from './nats-plane.js';
 export { LocalRequestPlaneServer, localHandler } from './local-plane.js';
 export { MultiTransportClient, type RequestClientOptions } from './client.js';
+export { REQUEST_PLANE_SERVERS, type RequestPlaneDeps, type RequestPlaneName } from './create-server.js';
 export { advertiseHost, joinHostPort } from './advertise-host.js';
 export type { TcpTls } from './tcp-tls.js';
 export { CallHomeServer } from './call-home-server.js';

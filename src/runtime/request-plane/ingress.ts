@@ -1,7 +1,6 @@
 // The worker half shared by the TCP and NATS request planes: look up the handler a request names,
 // ack at once, then decode the two-part payload, dial the caller back and stream the response.
-import { decode as decodeMsgpack } from '@msgpack/msgpack';
-import { MSGPACK_OPTIONS, decodeTwoPart, parseJsonLossless, parseRequestControl, stringifyJsonWithU64 } from '../codecs/index.js';
+import { PAYLOAD_CODECS, decodeTwoPart, parseRequestControl, stringifyJsonWithU64 } from '../codecs/index.js';
 import { dialCallHome, sendResponseStream } from './call-home-sender.js';
 import { ENGINE_SHUTDOWN } from './engine-shutdown.js';
 import type { TcpTls } from './tcp-tls.js';
@@ -66,10 +65,7 @@ export class Ingress {
     const msg = decodeTwoPart(payload);
     const control = parseRequestControl(msg.header);
     const exact = handler.exactIntegers === true;
-    const request =
-      control.codec === 'msgpack'
-        ? decodeMsgpack(msg.body, MSGPACK_OPTIONS)
-        : (exact ? parseJsonLossless : JSON.parse)(msg.body.toString('utf8'));
+    const request = PAYLOAD_CODECS[control.codec].decode(msg.body, exact);
     const abort = new AbortController();
     this.inFlight.add(abort);
     try {

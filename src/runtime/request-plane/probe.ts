@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import type { EndpointInstance } from '../discovery/index.js';
 import { natsConnection } from '../nats-connection.js';
 import { splitAddress } from './call-home-sender.js';
+import { dialable, type DialableTransport } from './dialable.js';
 import { localHandler } from './local-plane.js';
 import { splitTcpTransport } from './tcp-sender.js';
 
@@ -14,12 +15,15 @@ const CONNECT_TIMEOUT_MS = 2_000;
  * the connection to the server is up (a dead worker's subject then has no responders, which its
  * next request learns at once, so the down time is a quarantine as upstream's).
  */
+const PROBES: { readonly [K in DialableTransport]: (address: string, natsServer: string) => Promise<boolean> } = {
+  inproc: async (name) => localHandler(name) !== undefined,
+  tcp: (address) => connects(splitTcpTransport(address).address),
+  nats_tcp: async (_subject, natsServer) => !(await natsConnection(natsServer)).isClosed(),
+};
+
 export async function probeInstance(target: EndpointInstance, natsServer: string): Promise<boolean> {
-  const t = target.transport;
-  if ('inproc' in t) return localHandler(t.inproc) !== undefined;
-  if ('tcp' in t) return connects(splitTcpTransport(t.tcp).address);
-  if ('nats_tcp' in t) return !(await natsConnection(natsServer)).isClosed();
-  return false;
+  const route = dialable(target.transport);
+  return route ? PROBES[route.kind](route.address, natsServer) : false;
 }
 
 function connects(address: string): Promise<boolean> {
