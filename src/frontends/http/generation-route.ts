@@ -103,15 +103,14 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
     async run(call, prepared, reply) {
       call.request.tokenized(prepared.runs);
       const routeStarted = performance.now();
-      const steps = generateChoices(
-        { engine: call.served.router, tokenTable: call.served.tokenTable },
-        prepared.runs.map((r) => ({ request: r.request, promptTokens: r.promptTokens })),
-        prepared.n,
-        call.requestId,
-        call.signal,
-        undefined,
-        call.request.contextHooks(),
-      );
+      const steps = generateChoices({
+        target: { engine: call.served.router, tokenTable: call.served.tokenTable },
+        prompts: prepared.runs,
+        n: prepared.n,
+        requestId: call.requestId,
+        signal: call.signal,
+        hooks: call.request.contextHooks(),
+      });
       const routeMs = performance.now() - routeStarted;
       const peeked = await peekFirst(steps[Symbol.asyncIterator](), opts.preCommitErrorPeekMs);
       if (opts.perfLog) logTimings(opts.perfLog, call.requestId, call.request.info.startedAt, prepared.runs, routeMs);

@@ -40,15 +40,15 @@ export async function* runCompletion(
   };
   let steps: AsyncIterable<DecodedStep>;
   try {
-    steps = generateChoices(
-      { engine: served.router, tokenTable: served.tokenTable },
-      runs,
+    steps = generateChoices({
+      target: { engine: served.router, tokenTable: served.tokenTable },
+      prompts: runs,
       n,
-      ctx.requestId,
-      ctx.signal,
-      ctx.metadata,
-      ctx.request.contextHooks(),
-    );
+      requestId: ctx.requestId,
+      signal: ctx.signal,
+      metadata: ctx.metadata,
+      hooks: ctx.request.contextHooks(),
+    });
   } catch (err) {
     throw generateFailure(GENERATE_FAILED, err);
   }
