@@ -43,7 +43,7 @@ export {
   type JsonSchema,
   type PreparedRequest,
   type PreprocessorOptions,
-  applyRoutingHeaders,
-  nvextFromHeaders,
+  routingFromHeaders,
   type HeaderLookup,
+  type HeaderRouting,
 } from './preprocess/index.js';

@@ -2,7 +2,7 @@
 // generateChoices) and yields KServe responses: one folded response, or one per streamed step.
 
 import type { ServedModel } from '../../models/index.js';
-import { applyRoutingHeaders, generateChoices, ResponseFold, type DecodedStep } from '../../pipeline/index.js';
+import { generateChoices, ResponseFold, routingFromHeaders, type DecodedStep } from '../../pipeline/index.js';
 import type { InferEvent, RunContext } from '../infer-event.js';
 import { errorText, generateFailure, parseFailure } from '../run-errors.js';
 import type { ModelInferRequest } from '../wire-types.js';
@@ -24,9 +24,9 @@ export async function* runCompletion(
   let request;
   let runs;
   try {
-    if (ctx.headers) applyRoutingHeaders(inputs.body, ctx.headers);
+    const routing = ctx.headers ? routingFromHeaders(ctx.headers) : undefined;
     request = served.preprocessor.validateCompletion(inputs.body);
-    runs = await served.preprocessor.preprocessCompletion(request);
+    runs = await served.preprocessor.preprocessCompletion(request, routing);
   } catch (err) {
     throw parseFailure(err);
   }

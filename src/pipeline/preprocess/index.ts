@@ -12,4 +12,4 @@ export { checkJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 export { checkBodyLimits, DEFAULT_REQUEST_LIMITS, type RequestLimits } from './request-limits.js';
 export { MEDIA_KIND_OF_PART, templateMediaKinds, type MediaKind } from './media-parts.js';
 export { validateEmbeddingRequest, validateImageRequest, validateVideoRequest, type EmbeddingRequest } from './media-requests.js';
-export { applyRoutingHeaders, nvextFromHeaders, type HeaderLookup } from './routing-headers.js';
+export { routingFromHeaders, type HeaderLookup, type HeaderRouting } from './routing-headers.js';

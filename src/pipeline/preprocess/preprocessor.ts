@@ -26,8 +26,9 @@ import type { EmbeddingRequest } from './media-requests.js';
 import type { ModelSetup } from './preprocess-worker.js';
 import type { PooledPrompt, PreprocessPool } from './preprocess-pool.js';
 import { chatPromptChars } from './request-limits.js';
+import { NO_HEADER_ROUTING, withHeaderRouting, type HeaderRouting } from './routing-headers.js';
 import type { HfTokenizer } from './tokenizer.js';
-import { validateChatRequest, validateCompletionRequest, type ValidationOptions } from './validate.js';
+import { honouredNvext, validateChatRequest, validateCompletionRequest, type ValidationOptions } from './validate.js';
 
 export interface PreprocessorOptions extends ValidationOptions {
   /** `--exclude-tools-when-tool-choice-none` (default true). */
@@ -100,11 +101,14 @@ export class Preprocessor {
     return validateCompletionRequest(body, this.opts);
   }
 
-  /** Every API's chat path: media parts are checked against the template before it renders. */
-  async preprocessChat(req: ChatCompletionRequest): Promise<PreparedRequest> {
+  /**
+   * Every API's chat path: media parts are checked against the template before it renders.
+   * `routing` is what the request's routing headers set; it wins over the body's nvext.
+   */
+  async preprocessChat(req: ChatCompletionRequest, routing: HeaderRouting = NO_HEADER_ROUTING): Promise<PreparedRequest> {
     checkMediaAccepted(req.messages, this.mediaKinds);
     const media = multiModalData(req.messages);
-    const prepared = this.prepare(req, await this.chatPrompt(req));
+    const prepared = this.prepare(req, await this.chatPrompt(req), routing);
     if (media) {
       // As upstream: the media beside the tokens, and the original messages for workers whose
       // multimodal processor tokenizes them itself (TRT-LLM).
@@ -115,10 +119,10 @@ export class Preprocessor {
     return prepared;
   }
 
-  /** One prepared request per prompt of a batch (`string[]` or `number[][]`). */
-  async preprocessCompletion(req: CompletionRequest): Promise<PreparedRequest[]> {
+  /** One prepared request per prompt of a batch (`string[]` or `number[][]`); `routing` as for chat. */
+  async preprocessCompletion(req: CompletionRequest, routing: HeaderRouting = NO_HEADER_ROUTING): Promise<PreparedRequest[]> {
     const prompts = await Promise.all(this.completionPrompts(req));
-    return prompts.map((prompt) => this.prepare(req, prompt));
+    return prompts.map((prompt) => this.prepare(req, prompt, routing));
   }
 
   /**
@@ -193,7 +197,7 @@ export class Preprocessor {
     return { tokens, text, tokenizeMs: performance.now() - started, templateMs, tokenizeStartedAt: started };
   }
 
-  private prepare(req: ChatCompletionRequest | CompletionRequest, prompt: Prompt): PreparedRequest {
+  private prepare(req: ChatCompletionRequest | CompletionRequest, prompt: Prompt, headerRouting: HeaderRouting): PreparedRequest {
     const contextLength = this.card.contextLength;
     const promptTokens = prompt.tokens.length;
     if (promptTokens >= contextLength) {
@@ -210,7 +214,8 @@ export class Preprocessor {
         `This model's maximum context length is ${contextLength} tokens. However, you requested ${promptTokens + stop.max_tokens} tokens (${promptTokens} in the messages, ${stop.max_tokens} in the completion). Please reduce the length of the messages or completion.`,
       );
     }
-    const salt = cacheSalt(req);
+    const routing = honouredNvext(withHeaderRouting(req.nvext, headerRouting), this.opts.nvextEnabled !== false);
+    const salt = cacheSalt(routing, req.cache_salt);
     const request: PreprocessedRequest = {
       model: req.model,
       token_ids: prompt.tokens,
@@ -220,7 +225,7 @@ export class Preprocessor {
       eos_token_ids: ignoreEos ? [] : [...this.card.eosTokenIds],
       mdc_sum: null,
       annotations: req.nvext?.annotations ?? [],
-      routing: routingHints(req.nvext, salt),
+      routing: routingHints(routing, salt),
       extra_args: extraArgs(req, salt),
     };
     return {

@@ -84,7 +84,8 @@ function requireField(body: Body, field: string): void {
   if (body[field] === undefined) throw deserializeError('', `missing field \`${field}\``);
 }
 
-function applyNvextPolicy(nvext: NvExt | null, enabled: boolean): NvExt | null {
+/** The nvext a deployment honours: all of it, or with nvext disabled only its cache_salt. */
+export function honouredNvext(nvext: NvExt | null, enabled: boolean): NvExt | null {
   if (enabled || nvext === null) return nvext;
   return nvext.cache_salt ? { cache_salt: nvext.cache_salt } : null;
 }
@@ -148,7 +149,7 @@ export function validateChatRequest(raw: unknown, opts: ValidationOptions = {}):
   delete request.chat_template_kwargs;
   request.chat_template_args = normalizeReasoningArgs(body.thinking, body.reasoning_effort, templateArgs);
   delete request.thinking;
-  request.nvext = applyNvextPolicy(nvext, opts.nvextEnabled !== false);
+  request.nvext = honouredNvext(nvext, opts.nvextEnabled !== false);
   return request;
 }
 
@@ -187,7 +188,7 @@ export function validateCompletionRequest(raw: unknown, opts: ValidationOptions 
   checkCompletionTokenIdsChoice(promptBatchSize(body.prompt) * n, nvext);
 
   const request = knownFieldsOnly(body, COMPLETION_FIELDS) as unknown as CompletionRequest;
-  request.nvext = applyNvextPolicy(nvext, opts.nvextEnabled !== false);
+  request.nvext = honouredNvext(nvext, opts.nvextEnabled !== false);
   return request;
 }
 
