@@ -4,8 +4,14 @@ export { DEFAULT_FAST_BPE_MAX_CHARS, HfTokenizer, type TokenizerOptions } from '
 export { loadFastBpe, MAX_PIECE_CHARS, type FastBpeEncoder, type FastBpeLoad } from './fast-bpe/index.js';
 export { boundaryTokensOf, PrefixTokenCache, type AddedTokenJson, type BoundaryToken, type PromptCuts } from './prefix-cache.js';
 export { DEFAULT_OFFLOAD_MIN_CHARS, PreprocessPool } from './preprocess-pool.js';
-export { validateChatRequest, validateCompletionRequest, promptBatchSize, type ValidationOptions } from './validate.js';
-export { DEFAULT_MAX_OUTPUT_TOKENS } from './validate-rules.js';
+export {
+  checkCompletionRequest,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  promptBatchSize,
+  validateChatRequest,
+  validateCompletionRequest,
+  type ValidationOptions,
+} from './validate/index.js';
 export { bodySchemaOf, CHAT_REQUEST_SCHEMA, COMPLETION_REQUEST_SCHEMA, type JsonSchema } from './request-schemas.js';
 export type { FieldKind } from './json-types.js';
 export { checkJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';

@@ -6,14 +6,14 @@ import { performance } from 'node:perf_hooks';
 import type { ModelDeploymentCard } from '../../protocols/index.js';
 import {
   NotImplementedError,
-  ValidationError,
   type ChatCompletionRequest,
   type CompletionRequest,
   type PreprocessedEmbeddingRequest,
   type PreprocessedRequest,
 } from '../../protocols/index.js';
 import { ChatTemplate } from './chat-template.js';
-import { checkMediaAccepted, multiModalData, templateMediaKinds, type MediaKind } from './media-parts.js';
+import { multiModalData, templateMediaKinds, type MediaKind } from './media-parts.js';
+import { checkEmbeddingInputsFit, checkMediaAccepted, fittedMaxTokens } from './model-checks.js';
 import {
   cacheSalt,
   extraArgs,
@@ -28,7 +28,7 @@ import type { PooledPrompt, PreprocessPool } from './preprocess-pool.js';
 import { chatPromptChars } from './request-limits.js';
 import { NO_HEADER_ROUTING, withHeaderRouting, type HeaderRouting } from './routing-headers.js';
 import type { HfTokenizer } from './tokenizer.js';
-import { honouredNvext, validateChatRequest, validateCompletionRequest, type ValidationOptions } from './validate.js';
+import { honouredNvext, validateChatRequest, validateCompletionRequest, type ValidationOptions } from './validate/index.js';
 
 export interface PreprocessorOptions extends ValidationOptions {
   /** `--exclude-tools-when-tool-choice-none` (default true). */
@@ -133,14 +133,7 @@ export class Preprocessor {
     const token_ids = await Promise.all(
       req.inputs.map((input) => (typeof input === 'string' ? this.tokenizer.encode(input, true) : Promise.resolve(input))),
     );
-    const contextLength = this.card.contextLength;
-    const over = token_ids.findIndex((ids) => ids.length > contextLength);
-    if (over >= 0) {
-      throw new ValidationError(
-        `input[${over}] has ${token_ids[over]!.length} tokens, more than this model's maximum context length of ${contextLength} tokens`,
-        { index: over, tokens: token_ids[over]!.length, context_length: contextLength },
-      );
-    }
+    checkEmbeddingInputsFit(this.card.contextLength, token_ids);
     const request: PreprocessedEmbeddingRequest = {
       token_ids,
       model: req.model,
@@ -198,22 +191,10 @@ export class Preprocessor {
   }
 
   private prepare(req: ChatCompletionRequest | CompletionRequest, prompt: Prompt, headerRouting: HeaderRouting): PreparedRequest {
-    const contextLength = this.card.contextLength;
     const promptTokens = prompt.tokens.length;
-    if (promptTokens >= contextLength) {
-      throw new ValidationError(
-        `This model's maximum context length is ${contextLength} tokens. However, your messages resulted in ${promptTokens} tokens. Please reduce the length of the messages.`,
-      );
-    }
     const ignoreEos = req.ignore_eos === true;
     const stop = stopConditions(req, this.card.eosTokenIds);
-    if (stop.max_tokens === null || stop.max_tokens === undefined) {
-      stop.max_tokens = contextLength - promptTokens;
-    } else if (promptTokens + stop.max_tokens > contextLength) {
-      throw new ValidationError(
-        `This model's maximum context length is ${contextLength} tokens. However, you requested ${promptTokens + stop.max_tokens} tokens (${promptTokens} in the messages, ${stop.max_tokens} in the completion). Please reduce the length of the messages or completion.`,
-      );
-    }
+    stop.max_tokens = fittedMaxTokens(this.card.contextLength, promptTokens, stop.max_tokens);
     const routing = honouredNvext(withHeaderRouting(req.nvext, headerRouting), this.opts.nvextEnabled !== false);
     const salt = cacheSalt(routing, req.cache_salt);
     const request: PreprocessedRequest = {
