@@ -1,20 +1,20 @@
-// KServe ModelInferRequest → OpenAI completion request body (reference/kserve.md §5.1), plus the
-// Triton vLLM-backend inputs and sampling parameters (reference/triton-vllm-backend.md).
+// KServe ModelInferRequest → a typed completion request (reference/kserve.md §5.1), from the
+// Triton vLLM-backend inputs and sampling parameters (reference/triton-vllm-backend.md). The
+// request is checked once, by the model's preprocessor, as an HTTP body would be.
 
-import { ValidationError } from '../../protocols/index.js';
+import { ValidationError, type CompletionRequest } from '../../protocols/index.js';
 import { checkRawInputs } from '../tensor/convert.js';
 import { dataTypeByKserve } from '../tensor/data-types.js';
 import { decodeRaw } from '../tensor/raw-codec.js';
 import { parameterScalar } from '../tensor/parameters.js';
 import { shapeOf, type InferInputTensor, type ModelInferRequest } from '../wire-types.js';
 
-/** What the KServe layer itself acts on, beyond the OpenAI body. */
+/** The completion request the tensors make, and what the KServe layer itself acts on. */
 export interface CompletionInputs {
-  body: Record<string, unknown>;
-  prompt: string;
+  request: CompletionRequest;
   stream: boolean;
-  /** True when `exclude_input_in_output` was sent as false: prepend the prompt (non-streaming). */
-  echoPrompt: boolean;
+  /** `exclude_input_in_output` sent as false: each choice's text starts with this prompt (non-streaming); else empty. */
+  echo: string;
   returnInputTokens: boolean;
   returnOutputTokens: boolean;
 }
@@ -38,54 +38,50 @@ export const COMPLETION_INPUTS: readonly { name: string; datatype: string; dims:
 const SUPPORTED =
   "'text_input', 'stream', 'sampling_parameters', 'exclude_input_in_output', 'return_finish_reason', 'return_num_input_tokens', 'return_num_output_tokens'";
 
-/** Sampling keys accepted from `parameters` and `sampling_parameters`, with the JS type they coerce to. */
-const SAMPLING_KEYS: Record<string, 'int' | 'float' | 'bool' | 'stop'> = {
-  max_tokens: 'int',
-  min_tokens: 'int',
-  n: 'int',
-  best_of: 'int',
-  top_k: 'int',
-  seed: 'int',
-  temperature: 'float',
-  top_p: 'float',
-  min_p: 'float',
-  frequency_penalty: 'float',
-  presence_penalty: 'float',
-  repetition_penalty: 'float',
-  ignore_eos: 'bool',
-  skip_special_tokens: 'bool',
-  stop: 'stop',
-};
+/** Sampling keys accepted from `parameters` and `sampling_parameters`, by the type they coerce to. */
+const INT_KEYS = ['max_tokens', 'min_tokens', 'n', 'best_of', 'top_k', 'seed'] as const;
+const FLOAT_KEYS = ['temperature', 'top_p', 'min_p', 'frequency_penalty', 'presence_penalty', 'repetition_penalty'] as const;
+const BOOL_KEYS = ['ignore_eos', 'skip_special_tokens'] as const;
 
-/** Fields the OpenAI completions schema has at top level; the rest travel in the same body as vLLM-style extensions. */
-function coerce(key: string, kind: (typeof SAMPLING_KEYS)[string], value: unknown): unknown {
-  switch (kind) {
-    case 'int':
-    case 'float': {
-      const n = typeof value === 'string' ? Number(value) : value;
-      if (typeof n !== 'number' || Number.isNaN(n)) throw new ValidationError(`Sampling parameter '${key}' must be a number`);
-      return kind === 'int' ? Math.trunc(n) : n;
-    }
-    case 'bool':
-      if (typeof value === 'boolean') return value;
-      if (value === 'true' || value === 'false') return value === 'true';
-      throw new ValidationError(`Sampling parameter '${key}' must be a boolean`);
-    default:
-      if (typeof value === 'string' && value.startsWith('[')) {
-        try {
-          return JSON.parse(value) as unknown;
-        } catch {
-          return value;
-        }
-      }
-      return value;
-  }
+type Sampling = Pick<CompletionRequest, (typeof INT_KEYS)[number] | (typeof FLOAT_KEYS)[number] | (typeof BOOL_KEYS)[number] | 'stop'>;
+
+function isOneOf<K extends string>(keys: readonly K[], key: string): key is K {
+  return (keys as readonly string[]).includes(key);
 }
 
-function applySampling(body: Record<string, unknown>, source: Record<string, unknown>): void {
+/** A number, or a string that reads as one (parameters travel as strings too). */
+function numberOf(key: string, value: unknown): number {
+  const n = typeof value === 'string' ? Number(value) : value;
+  if (typeof n !== 'number' || Number.isNaN(n)) throw new ValidationError(`Sampling parameter '${key}' must be a number`);
+  return n;
+}
+
+function boolOf(key: string, value: unknown): boolean {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new ValidationError(`Sampling parameter '${key}' must be a boolean`);
+}
+
+/** `stop` as given, or the JSON list a string parameter spells; its shape is the validator's to judge. */
+function stopOf(value: unknown): CompletionRequest['stop'] {
+  if (typeof value === 'string' && value.startsWith('[')) {
+    try {
+      return JSON.parse(value) as CompletionRequest['stop'];
+    } catch {
+      return value;
+    }
+  }
+  return value as CompletionRequest['stop'];
+}
+
+/** Each sampling key of `source` into `into`; a key already there keeps its place and takes the new value. */
+function applySampling(into: Sampling, source: Record<string, unknown>): void {
   for (const key in source) {
-    const kind = SAMPLING_KEYS[key];
-    if (kind) body[key] = coerce(key, kind, source[key]);
+    const value = source[key];
+    if (isOneOf(INT_KEYS, key)) into[key] = Math.trunc(numberOf(key, value));
+    else if (isOneOf(FLOAT_KEYS, key)) into[key] = numberOf(key, value);
+    else if (isOneOf(BOOL_KEYS, key)) into[key] = boolOf(key, value);
+    else if (key === 'stop') into.stop = stopOf(value);
   }
 }
 
@@ -140,14 +136,14 @@ const utf8 = new TextDecoder('utf-8', { fatal: false });
 export function toCompletionInputs(req: ModelInferRequest): CompletionInputs {
   checkRawInputs(req);
   let prompt: string | undefined;
-  let sampling: Record<string, unknown> | undefined;
+  let samplingJson: Record<string, unknown> | undefined;
   const flags: Partial<Record<(typeof BOOL_FLAGS)[number], boolean>> = {};
   req.inputs.forEach((input, i) => {
     const name = input.name;
     if (name === 'text_input') {
       prompt = utf8.decode(bytesInput(req, input, i));
     } else if (name === 'sampling_parameters') {
-      sampling = parseSamplingJson(utf8.decode(bytesInput(req, input, i)));
+      samplingJson = parseSamplingJson(utf8.decode(bytesInput(req, input, i)));
     } else if ((BOOL_FLAGS as readonly string[]).includes(name)) {
       flags[name as (typeof BOOL_FLAGS)[number]] = boolInput(req, input, i);
     } else {
@@ -160,20 +156,19 @@ export function toCompletionInputs(req: ModelInferRequest): CompletionInputs {
   if (stream && echoPrompt) {
     throw new ValidationError('When streaming, `exclude_input_in_output` = False is not allowed.');
   }
-  const body: Record<string, unknown> = { model: req.model_name, prompt, stream };
-  if (req.id) body.user = req.id;
   // Request-level parameters first; a sampling_parameters tensor (vLLM backend) overrides them.
+  const sampling: Sampling = {};
   if (req.parameters) {
     const params: Record<string, unknown> = {};
     for (const key in req.parameters) params[key] = parameterScalar(req.parameters[key]!);
-    applySampling(body, params);
+    applySampling(sampling, params);
   }
-  if (sampling) applySampling(body, sampling);
+  if (samplingJson) applySampling(sampling, samplingJson);
+  const request: CompletionRequest = { model: req.model_name, prompt, stream, ...(req.id ? { user: req.id } : {}), ...sampling };
   return {
-    body,
-    prompt,
+    request,
     stream,
-    echoPrompt,
+    echo: echoPrompt ? prompt : '',
     returnInputTokens: flags.return_num_input_tokens === true,
     returnOutputTokens: flags.return_num_output_tokens === true,
   };

@@ -28,7 +28,7 @@ import type { PooledPrompt, PreprocessPool } from './preprocess-pool.js';
 import { chatPromptChars } from './request-limits.js';
 import { NO_HEADER_ROUTING, withHeaderRouting, type HeaderRouting } from './routing-headers.js';
 import type { HfTokenizer } from './tokenizer.js';
-import { honouredNvext, validateChatRequest, validateCompletionRequest, type ValidationOptions } from './validate/index.js';
+import { checkCompletionRequest, honouredNvext, validateChatRequest, validateCompletionRequest, type ValidationOptions } from './validate/index.js';
 
 export interface PreprocessorOptions extends ValidationOptions {
   /** `--exclude-tools-when-tool-choice-none` (default true). */
@@ -99,6 +99,11 @@ export class Preprocessor {
 
   validateCompletion(body: unknown): CompletionRequest {
     return validateCompletionRequest(body, this.opts);
+  }
+
+  /** A completion request built from another wire shape (KServe's tensors), checked as a body would be. */
+  checkCompletion(request: CompletionRequest): CompletionRequest {
+    return checkCompletionRequest(request, this.opts);
   }
 
   /**
