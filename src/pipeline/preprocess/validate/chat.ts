@@ -9,7 +9,7 @@ import { CHAT_FIELDS } from './fields.js';
 import { checkMessageRules, checkMessageShapes, checkMessagesNotEmpty, checkRejectedMedia } from './messages.js';
 import { checkCompletionTokenIdsChoice, honouredNvext, parseNvext } from './nvext.js';
 import { limitsOf, outputTokenLimit, type ValidationOptions } from './options.js';
-import { normalizeReasoningArgs } from './reasoning-args.js';
+import { normalizeReasoningArgs } from '../reasoning-args.js';
 import { checkResponseFormatRules, checkResponseFormatShape } from './response-format.js';
 import * as root from './root.js';
 import * as sampling from './sampling.js';

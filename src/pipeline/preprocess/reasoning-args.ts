@@ -2,8 +2,8 @@
 // `thinking` / `enable_thinking` / `thinking_mode` keys) into one decision, stated in every
 // dialect in `chat_template_args`, so whichever key a model's template reads gets the same answer.
 
-import { ValidationError } from '../../../protocols/index.js';
-import { isObject } from '../json-types.js';
+import { ValidationError } from '../../protocols/index.js';
+import { isObject } from './json-types.js';
 
 type ThinkingMode = 'enabled' | 'disabled' | 'adaptive';
 
