@@ -38,32 +38,42 @@ export const COMPLETION_INPUTS: readonly { name: string; datatype: string; dims:
 const SUPPORTED =
   "'text_input', 'stream', 'sampling_parameters', 'exclude_input_in_output', 'return_finish_reason', 'return_num_input_tokens', 'return_num_output_tokens'";
 
-/** Sampling keys accepted from `parameters` and `sampling_parameters`, by the type they coerce to. */
-const INT_KEYS = ['max_tokens', 'min_tokens', 'n', 'best_of', 'top_k', 'seed'] as const;
-const FLOAT_KEYS = ['temperature', 'top_p', 'min_p', 'frequency_penalty', 'presence_penalty', 'repetition_penalty'] as const;
-const BOOL_KEYS = ['ignore_eos', 'skip_special_tokens'] as const;
-
-type Sampling = Pick<CompletionRequest, (typeof INT_KEYS)[number] | (typeof FLOAT_KEYS)[number] | (typeof BOOL_KEYS)[number] | 'stop'>;
-
-function isOneOf<K extends string>(keys: readonly K[], key: string): key is K {
-  return (keys as readonly string[]).includes(key);
+/** The completion fields the sampling parameters set, as their values are read. */
+interface Sampling {
+  max_tokens: number;
+  min_tokens: number;
+  n: number;
+  best_of: number;
+  top_k: number;
+  seed: number;
+  temperature: number;
+  top_p: number;
+  min_p: number;
+  frequency_penalty: number;
+  presence_penalty: number;
+  repetition_penalty: number;
+  ignore_eos: boolean;
+  skip_special_tokens: boolean;
+  stop: CompletionRequest['stop'];
 }
 
 /** A number, or a string that reads as one (parameters travel as strings too). */
-function numberOf(key: string, value: unknown): number {
+function float(value: unknown, key: string): number {
   const n = typeof value === 'string' ? Number(value) : value;
   if (typeof n !== 'number' || Number.isNaN(n)) throw new ValidationError(`Sampling parameter '${key}' must be a number`);
   return n;
 }
 
-function boolOf(key: string, value: unknown): boolean {
+const int = (value: unknown, key: string): number => Math.trunc(float(value, key));
+
+function bool(value: unknown, key: string): boolean {
   if (typeof value === 'boolean') return value;
   if (value === 'true' || value === 'false') return value === 'true';
   throw new ValidationError(`Sampling parameter '${key}' must be a boolean`);
 }
 
 /** `stop` as given, or the JSON list a string parameter spells; its shape is the validator's to judge. */
-function stopOf(value: unknown): CompletionRequest['stop'] {
+function stop(value: unknown): CompletionRequest['stop'] {
   if (typeof value === 'string' && value.startsWith('[')) {
     try {
       return JSON.parse(value) as CompletionRequest['stop'];
@@ -74,14 +84,36 @@ function stopOf(value: unknown): CompletionRequest['stop'] {
   return value as CompletionRequest['stop'];
 }
 
+type SamplingReaders = { [K in keyof Sampling]: (value: unknown, key: string) => Sampling[K] };
+
+/** Each sampling key accepted from `parameters` and `sampling_parameters`, and how its value is read. */
+const SAMPLING: SamplingReaders = {
+  max_tokens: int,
+  min_tokens: int,
+  n: int,
+  best_of: int,
+  top_k: int,
+  seed: int,
+  temperature: float,
+  top_p: float,
+  min_p: float,
+  frequency_penalty: float,
+  presence_penalty: float,
+  repetition_penalty: float,
+  ignore_eos: bool,
+  skip_special_tokens: bool,
+  stop,
+};
+
+function setSampling<K extends keyof Sampling>(into: Partial<Sampling>, key: K, value: unknown): void {
+  const read: SamplingReaders[K] = SAMPLING[key];
+  into[key] = read(value, key);
+}
+
 /** Each sampling key of `source` into `into`; a key already there keeps its place and takes the new value. */
-function applySampling(into: Sampling, source: Record<string, unknown>): void {
+function applySampling(into: Partial<Sampling>, source: Record<string, unknown>): void {
   for (const key in source) {
-    const value = source[key];
-    if (isOneOf(INT_KEYS, key)) into[key] = Math.trunc(numberOf(key, value));
-    else if (isOneOf(FLOAT_KEYS, key)) into[key] = numberOf(key, value);
-    else if (isOneOf(BOOL_KEYS, key)) into[key] = boolOf(key, value);
-    else if (key === 'stop') into.stop = stopOf(value);
+    if (Object.hasOwn(SAMPLING, key)) setSampling(into, key as keyof Sampling, source[key]);
   }
 }
 
@@ -157,7 +189,7 @@ export function toCompletionInputs(req: ModelInferRequest): CompletionInputs {
     throw new ValidationError('When streaming, `exclude_input_in_output` = False is not allowed.');
   }
   // Request-level parameters first; a sampling_parameters tensor (vLLM backend) overrides them.
-  const sampling: Sampling = {};
+  const sampling: Partial<Sampling> = {};
   if (req.parameters) {
     const params: Record<string, unknown> = {};
     for (const key in req.parameters) params[key] = parameterScalar(req.parameters[key]!);
