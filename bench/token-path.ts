@@ -54,7 +54,13 @@ async function measure(root: string): Promise<Sample> {
         eos_token_ids: [],
         routing: null,
       };
-      const steps = generateChoices(target, [{ request, promptTokens: request.token_ids.length }], 1, `r${n}`, new AbortController().signal);
+      const steps = generateChoices({
+        target,
+        prompts: [{ request, promptTokens: request.token_ids.length }],
+        n: 1,
+        requestId: `r${n}`,
+        signal: new AbortController().signal,
+      });
       const onStep = (step: { token_ids: number[] }): void => {
         if (counting) tokens += step.token_ids.length;
       };

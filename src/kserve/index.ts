@@ -10,8 +10,8 @@ export {
   type DeclaredInputs,
 } from './kserve-core.js';
 export { KserveModels, type ResolvedModel, type ModelIndexEntry } from './model-registry.js';
-export { foldUnary, type InferRun } from './infer.js';
-export type { InferEvent } from './infer-event.js';
+export type { InferRun } from './infer.js';
+export type { InferEvent, RunAnswers } from './infer-event.js';
 export { ModelRepository, type RepositoryEntry } from './model-config/repository.js';
 export { parseTextFormat } from './model-config/pbtxt.js';
 export { encodeModelConfig } from './model-config/model-info.js';

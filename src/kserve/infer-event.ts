@@ -10,6 +10,13 @@ export type InferEvent =
   | { response: ModelInferResponse; error?: undefined }
   | { error: string; conversion?: boolean; response?: undefined };
 
+/** How a run answers: as events (ModelStreamInfer), or as its one response (ModelInfer). Only one of them is used. */
+export interface RunAnswers {
+  events: AsyncGenerator<InferEvent>;
+  /** The one response a unary ModelInfer returns, or the error upstream reports for the run. */
+  unary(): Promise<ModelInferResponse>;
+}
+
 /** What one inference run is given besides its request. */
 export interface RunContext {
   signal: AbortSignal;

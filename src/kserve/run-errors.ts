@@ -21,3 +21,8 @@ export function generateFailure(context: string, err: unknown): DynamoError {
   if (isDynamoError(err) && err.kind !== 'internal') return err;
   return new InternalError(`${context}: ${errorText(err)}`);
 }
+
+/** A unary answer that could not be folded out of the run's output. */
+export function foldFailure(text: string): InternalError {
+  return new InternalError(`Failed to fold completions stream: ${text}`);
+}

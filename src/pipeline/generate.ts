@@ -13,22 +13,27 @@ export interface PromptRun {
   promptTokens: number;
 }
 
+/** The choices of one request: where they run, their prompts, and what every engine call carries. */
+export interface ChoicesRequest {
+  target: GenerationTarget;
+  prompts: readonly PromptRun[];
+  /** Choices per prompt. */
+  n: number;
+  requestId: string;
+  /** Aborting it stops every engine request. */
+  signal: AbortSignal;
+  /** Travels to every engine request in its context. */
+  metadata?: Readonly<Record<string, string>>;
+  /** The request's lifecycle hears of re-sends to another worker and, when observed, of each dispatch. */
+  hooks?: EngineCallHooks;
+}
+
 /**
  * Start every choice of every prompt and merge their detokenized steps. Choice `i` of prompt `p`
  * has index `p * n + i`. Routing happens here, synchronously, so "no workers" or "unknown instance"
- * errors surface before a response is committed. Aborting `signal` stops every engine request.
- * `metadata` travels to every engine request in its context, and so do `hooks` (the request's
- * lifecycle hears of re-sends to another worker and, when observed, of each dispatch).
+ * errors surface before a response is committed.
  */
-export function generateChoices(
-  target: GenerationTarget,
-  prompts: PromptRun[],
-  n: number,
-  requestId: string,
-  signal: AbortSignal,
-  metadata?: Readonly<Record<string, string>>,
-  hooks?: EngineCallHooks,
-): AsyncIterable<DecodedStep> {
+export function generateChoices({ target, prompts, n, requestId, signal, metadata, hooks }: ChoicesRequest): AsyncIterable<DecodedStep> {
   const streams: AsyncIterable<DecodedStep>[] = [];
   const fanOut = prompts.length * n > 1;
   prompts.forEach((prompt, p) => {

@@ -1,4 +1,4 @@
-export { generateChoices, type GenerationTarget, type PromptRun } from './generate.js';
+export { generateChoices, type ChoicesRequest, type GenerationTarget, type PromptRun } from './generate.js';
 export { mergeAsync } from './merge-async.js';
 export { JobThread, serveJobs, type StreamedJob } from './job-thread.js';
 export {
@@ -43,7 +43,7 @@ export {
   type JsonSchema,
   type PreparedRequest,
   type PreprocessorOptions,
-  applyRoutingHeaders,
-  nvextFromHeaders,
+  routingFromHeaders,
   type HeaderLookup,
+  type HeaderRouting,
 } from './preprocess/index.js';

@@ -7,7 +7,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import assert from 'node:assert/strict';
 import { after, before, test, type TestContext } from 'node:test';
 import OpenAI from 'openai';
-import { CHAT_FIELDS, COMPLETION_FIELDS } from '../../src/pipeline/preprocess/request-fields.js';
+import { CHAT_FIELDS, COMPLETION_FIELDS } from '../../src/pipeline/preprocess/validate/index.js';
 import { serveInProcess } from '../support/in-process.js';
 import { FuzzTally, hostileBody, Rng, type HostileBody } from './hostile.js';
 

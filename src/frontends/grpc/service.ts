@@ -3,7 +3,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { CancelledError } from '../../protocols/index.js';
 import {
-  foldUnary,
   type KserveCore,
   type ModelInferRequest,
   type ModelInferResponse,
@@ -88,7 +87,7 @@ export class InferenceService {
     let started: StartedRun | undefined;
     try {
       started = this.start(req, abort.signal, 'unary', call.metadata);
-      const response = await foldUnary(started.run);
+      const response = await started.run.unary();
       started.succeed();
       return response;
     } catch (err) {

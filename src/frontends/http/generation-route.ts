@@ -6,7 +6,6 @@
 import type { FastifyReply } from 'fastify';
 import type { ServedModel } from '../../models/index.js';
 import {
-  applyRoutingHeaders,
   errorKindOf,
   generateChoices,
   ResponseFold,
@@ -14,7 +13,9 @@ import {
   type ChoiceDelta,
   type DecodedStep,
   type FoldedChoice,
+  type HeaderRouting,
   type PreparedRequest,
+  routingFromHeaders,
   reasoningFor,
   toolCallsFor,
   type ChoiceReasoning,
@@ -85,14 +86,16 @@ export interface GenerationRoute<P extends PreparedGeneration> {
   readonly api: ModelApi;
   /** The requested model; a body without a usable one fails validation here, before a 404 could answer it. */
   modelName(body: unknown): string;
-  prepare(body: unknown, served: ServedModel): Promise<P>;
+  /** `routing` is what the request's routing headers set, for the preprocessor. */
+  prepare(body: unknown, served: ServedModel, routing: HeaderRouting): Promise<P>;
   /** Answers, unary or streamed; the handler maps what it throws before a stream is committed. */
   respond(generation: Generation<P>, reply: FastifyReply): Promise<unknown>;
 }
 
 /**
- * A generating route as a model route: routing headers applied before the body is prepared, then
- * the engine fan-out behind the pre-commit peek, answered by the route.
+ * A generating route as a model route: routing headers read (a malformed one is refused first) and
+ * handed to the route beside its body, then the engine fan-out behind the pre-commit peek, answered
+ * by the route.
  */
 export function generationSpec<P extends PreparedGeneration>(route: GenerationRoute<P>, opts: GenerationRouteOptions): ModelRouteSpec<P> {
   return {
@@ -101,21 +104,20 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
     modelName: (body) => route.modelName(body),
     streaming: (body) => (body as { stream?: unknown } | null)?.stream === true,
     prepare(req, served) {
-      applyRoutingHeaders(req.body, (name) => req.headers[name]);
-      return route.prepare(req.body, served);
+      const routing = routingFromHeaders((name) => req.headers[name]);
+      return route.prepare(req.body, served, routing);
     },
     async run(call, prepared, reply) {
       call.request.tokenized(prepared.runs);
       const routeStarted = performance.now();
-      const steps = generateChoices(
-        { engine: call.served.router, tokenTable: call.served.tokenTable },
-        prepared.runs.map((r) => ({ request: r.request, promptTokens: r.promptTokens })),
-        prepared.n,
-        call.requestId,
-        call.signal,
-        undefined,
-        call.request.contextHooks(),
-      );
+      const steps = generateChoices({
+        target: { engine: call.served.router, tokenTable: call.served.tokenTable },
+        prompts: prepared.runs,
+        n: prepared.n,
+        requestId: call.requestId,
+        signal: call.signal,
+        hooks: call.request.contextHooks(),
+      });
       const routeMs = performance.now() - routeStarted;
       const peeked = await peekFirst(steps[Symbol.asyncIterator](), opts.preCommitErrorPeekMs);
       if (opts.perfLog) logTimings(opts.perfLog, call.requestId, call.request.info.startedAt, prepared.runs, routeMs);
@@ -236,9 +238,9 @@ export interface TranslatedChat extends PreparedGeneration {
 }
 
 /** Validates and preprocesses the chat body a route's request was translated to, as chat would. */
-export async function prepareTranslatedChat(served: ServedModel, chatBody: unknown, stream: boolean): Promise<TranslatedChat> {
+export async function prepareTranslatedChat(served: ServedModel, chatBody: unknown, stream: boolean, routing: HeaderRouting): Promise<TranslatedChat> {
   const chat = served.preprocessor.validateChat(chatBody);
-  const run = await served.preprocessor.preprocessChat(chat);
+  const run = await served.preprocessor.preprocessChat(chat, routing);
   return { runs: [run], n: 1, model: chat.model, stream, ...outputParsers(served, chat, run) };
 }
 

@@ -37,7 +37,7 @@ export function parseJsonBody(body: Buffer): unknown {
   const text = body.toString('utf8');
   const parsed = parseTolerant(text);
   checkJsonDepth(parsed);
-  if (text.includes('_id"')) restoreExactIds(parsed, text);
+  restoreExactIds(parsed, text);
   return parsed;
 }
 

@@ -4,6 +4,7 @@ import {
   ResponseFold,
   validateChatRequest,
   validateCompletionRequest,
+  type HeaderRouting,
   type PreparedRequest,
 } from '../../pipeline/index.js';
 import { streamErrorJson } from './error-envelope.js';
@@ -87,15 +88,15 @@ class OpenAiRoute implements GenerationRoute<Prepared> {
     return namedModel(body, this.kind === 'chat' ? validateChatRequest : validateCompletionRequest);
   }
 
-  async prepare(body: unknown, served: ServedModel): Promise<Prepared> {
+  async prepare(body: unknown, served: ServedModel, routing: HeaderRouting): Promise<Prepared> {
     if (this.kind === 'chat') {
       const request = served.preprocessor.validateChat(body);
-      const runs = [await served.preprocessor.preprocessChat(request)];
+      const runs = [await served.preprocessor.preprocessChat(request, routing)];
       return { flags: request, n: request.n ?? 1, runs, ...outputParsers(served, request, runs[0]) };
     }
     const request = served.preprocessor.validateCompletion(body);
     const n = request.n ?? 1;
-    const runs = await served.preprocessor.preprocessCompletion(request);
+    const runs = await served.preprocessor.preprocessCompletion(request, routing);
     return { flags: request, n, runs, prefix: request.echo === true ? echoPrefix(runs, n, served) : undefined };
   }
 

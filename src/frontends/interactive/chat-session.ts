@@ -52,15 +52,14 @@ export class ChatSession {
       const prepared = await model.preprocessor.preprocessChat(chat);
       request.tokenized([prepared]);
       const fold = new ResponseFold({ promptTokens: prepared.promptTokens, collectText: false, request });
-      const steps = generateChoices(
-        { engine: model.router, tokenTable: model.tokenTable },
-        [{ request: prepared.request, promptTokens: prepared.promptTokens }],
-        1,
+      const steps = generateChoices({
+        target: { engine: model.router, tokenTable: model.tokenTable },
+        prompts: [prepared],
+        n: 1,
         requestId,
         signal,
-        undefined,
-        request.contextHooks(),
-      );
+        hooks: request.contextHooks(),
+      });
       for await (const step of steps) {
         const delta = fold.step(step);
         if (!delta?.text) continue;

@@ -1,20 +1,20 @@
-// KServe ModelInferRequest → OpenAI completion request body (reference/kserve.md §5.1), plus the
-// Triton vLLM-backend inputs and sampling parameters (reference/triton-vllm-backend.md).
+// KServe ModelInferRequest → a typed completion request (reference/kserve.md §5.1), from the
+// Triton vLLM-backend inputs and sampling parameters (reference/triton-vllm-backend.md). The
+// request is checked once, by the model's preprocessor, as an HTTP body would be.
 
-import { ValidationError } from '../../protocols/index.js';
+import { ValidationError, type CompletionRequest } from '../../protocols/index.js';
 import { checkRawInputs } from '../tensor/convert.js';
 import { dataTypeByKserve } from '../tensor/data-types.js';
 import { decodeRaw } from '../tensor/raw-codec.js';
 import { parameterScalar } from '../tensor/parameters.js';
 import { shapeOf, type InferInputTensor, type ModelInferRequest } from '../wire-types.js';
 
-/** What the KServe layer itself acts on, beyond the OpenAI body. */
+/** The completion request the tensors make, and what the KServe layer itself acts on. */
 export interface CompletionInputs {
-  body: Record<string, unknown>;
-  prompt: string;
+  request: CompletionRequest;
   stream: boolean;
-  /** True when `exclude_input_in_output` was sent as false: prepend the prompt (non-streaming). */
-  echoPrompt: boolean;
+  /** `exclude_input_in_output` sent as false: each choice's text starts with this prompt (non-streaming); else empty. */
+  echo: string;
   returnInputTokens: boolean;
   returnOutputTokens: boolean;
 }
@@ -38,54 +38,82 @@ export const COMPLETION_INPUTS: readonly { name: string; datatype: string; dims:
 const SUPPORTED =
   "'text_input', 'stream', 'sampling_parameters', 'exclude_input_in_output', 'return_finish_reason', 'return_num_input_tokens', 'return_num_output_tokens'";
 
-/** Sampling keys accepted from `parameters` and `sampling_parameters`, with the JS type they coerce to. */
-const SAMPLING_KEYS: Record<string, 'int' | 'float' | 'bool' | 'stop'> = {
-  max_tokens: 'int',
-  min_tokens: 'int',
-  n: 'int',
-  best_of: 'int',
-  top_k: 'int',
-  seed: 'int',
-  temperature: 'float',
-  top_p: 'float',
-  min_p: 'float',
-  frequency_penalty: 'float',
-  presence_penalty: 'float',
-  repetition_penalty: 'float',
-  ignore_eos: 'bool',
-  skip_special_tokens: 'bool',
-  stop: 'stop',
-};
-
-/** Fields the OpenAI completions schema has at top level; the rest travel in the same body as vLLM-style extensions. */
-function coerce(key: string, kind: (typeof SAMPLING_KEYS)[string], value: unknown): unknown {
-  switch (kind) {
-    case 'int':
-    case 'float': {
-      const n = typeof value === 'string' ? Number(value) : value;
-      if (typeof n !== 'number' || Number.isNaN(n)) throw new ValidationError(`Sampling parameter '${key}' must be a number`);
-      return kind === 'int' ? Math.trunc(n) : n;
-    }
-    case 'bool':
-      if (typeof value === 'boolean') return value;
-      if (value === 'true' || value === 'false') return value === 'true';
-      throw new ValidationError(`Sampling parameter '${key}' must be a boolean`);
-    default:
-      if (typeof value === 'string' && value.startsWith('[')) {
-        try {
-          return JSON.parse(value) as unknown;
-        } catch {
-          return value;
-        }
-      }
-      return value;
-  }
+/** The completion fields the sampling parameters set, as their values are read. */
+interface Sampling {
+  max_tokens: number;
+  min_tokens: number;
+  n: number;
+  best_of: number;
+  top_k: number;
+  seed: number;
+  temperature: number;
+  top_p: number;
+  min_p: number;
+  frequency_penalty: number;
+  presence_penalty: number;
+  repetition_penalty: number;
+  ignore_eos: boolean;
+  skip_special_tokens: boolean;
+  stop: CompletionRequest['stop'];
 }
 
-function applySampling(body: Record<string, unknown>, source: Record<string, unknown>): void {
+/** A number, or a string that reads as one (parameters travel as strings too). */
+function float(value: unknown, key: string): number {
+  const n = typeof value === 'string' ? Number(value) : value;
+  if (typeof n !== 'number' || Number.isNaN(n)) throw new ValidationError(`Sampling parameter '${key}' must be a number`);
+  return n;
+}
+
+const int = (value: unknown, key: string): number => Math.trunc(float(value, key));
+
+function bool(value: unknown, key: string): boolean {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new ValidationError(`Sampling parameter '${key}' must be a boolean`);
+}
+
+/** `stop` as given, or the JSON list a string parameter spells; its shape is the validator's to judge. */
+function stop(value: unknown): CompletionRequest['stop'] {
+  if (typeof value === 'string' && value.startsWith('[')) {
+    try {
+      return JSON.parse(value) as CompletionRequest['stop'];
+    } catch {
+      return value;
+    }
+  }
+  return value as CompletionRequest['stop'];
+}
+
+type SamplingReaders = { [K in keyof Sampling]: (value: unknown, key: string) => Sampling[K] };
+
+/** Each sampling key accepted from `parameters` and `sampling_parameters`, and how its value is read. */
+const SAMPLING: SamplingReaders = {
+  max_tokens: int,
+  min_tokens: int,
+  n: int,
+  best_of: int,
+  top_k: int,
+  seed: int,
+  temperature: float,
+  top_p: float,
+  min_p: float,
+  frequency_penalty: float,
+  presence_penalty: float,
+  repetition_penalty: float,
+  ignore_eos: bool,
+  skip_special_tokens: bool,
+  stop,
+};
+
+function setSampling<K extends keyof Sampling>(into: Partial<Sampling>, key: K, value: unknown): void {
+  const read: SamplingReaders[K] = SAMPLING[key];
+  into[key] = read(value, key);
+}
+
+/** Each sampling key of `source` into `into`; a key already there keeps its place and takes the new value. */
+function applySampling(into: Partial<Sampling>, source: Record<string, unknown>): void {
   for (const key in source) {
-    const kind = SAMPLING_KEYS[key];
-    if (kind) body[key] = coerce(key, kind, source[key]);
+    if (Object.hasOwn(SAMPLING, key)) setSampling(into, key as keyof Sampling, source[key]);
   }
 }
 
@@ -140,14 +168,14 @@ const utf8 = new TextDecoder('utf-8', { fatal: false });
 export function toCompletionInputs(req: ModelInferRequest): CompletionInputs {
   checkRawInputs(req);
   let prompt: string | undefined;
-  let sampling: Record<string, unknown> | undefined;
+  let samplingJson: Record<string, unknown> | undefined;
   const flags: Partial<Record<(typeof BOOL_FLAGS)[number], boolean>> = {};
   req.inputs.forEach((input, i) => {
     const name = input.name;
     if (name === 'text_input') {
       prompt = utf8.decode(bytesInput(req, input, i));
     } else if (name === 'sampling_parameters') {
-      sampling = parseSamplingJson(utf8.decode(bytesInput(req, input, i)));
+      samplingJson = parseSamplingJson(utf8.decode(bytesInput(req, input, i)));
     } else if ((BOOL_FLAGS as readonly string[]).includes(name)) {
       flags[name as (typeof BOOL_FLAGS)[number]] = boolInput(req, input, i);
     } else {
@@ -160,20 +188,19 @@ export function toCompletionInputs(req: ModelInferRequest): CompletionInputs {
   if (stream && echoPrompt) {
     throw new ValidationError('When streaming, `exclude_input_in_output` = False is not allowed.');
   }
-  const body: Record<string, unknown> = { model: req.model_name, prompt, stream };
-  if (req.id) body.user = req.id;
   // Request-level parameters first; a sampling_parameters tensor (vLLM backend) overrides them.
+  const sampling: Partial<Sampling> = {};
   if (req.parameters) {
     const params: Record<string, unknown> = {};
     for (const key in req.parameters) params[key] = parameterScalar(req.parameters[key]!);
-    applySampling(body, params);
+    applySampling(sampling, params);
   }
-  if (sampling) applySampling(body, sampling);
+  if (samplingJson) applySampling(sampling, samplingJson);
+  const request: CompletionRequest = { model: req.model_name, prompt, stream, ...(req.id ? { user: req.id } : {}), ...sampling };
   return {
-    body,
-    prompt,
+    request,
     stream,
-    echoPrompt,
+    echo: echoPrompt ? prompt : '',
     returnInputTokens: flags.return_num_input_tokens === true,
     returnOutputTokens: flags.return_num_output_tokens === true,
   };

@@ -1,97 +1,128 @@
-// Runs one KServe completions request through the shared OpenAI pipeline (validate → preprocess →
-// generateChoices) and yields KServe responses: one folded response, or one per streamed step.
+// Runs one KServe completions request through the shared OpenAI pipeline (check → preprocess →
+// generateChoices) and answers with KServe responses: one per streamed step, or the steps folded
+// once into one response (a unary ModelInfer, or a non-streaming request on ModelStreamInfer).
 
 import type { ServedModel } from '../../models/index.js';
-import { applyRoutingHeaders, generateChoices, ResponseFold, type DecodedStep } from '../../pipeline/index.js';
-import type { InferEvent, RunContext } from '../infer-event.js';
-import { errorText, generateFailure, parseFailure } from '../run-errors.js';
-import type { ModelInferRequest } from '../wire-types.js';
+import { generateChoices, ResponseFold, routingFromHeaders, type DecodedStep, type FoldedChoice } from '../../pipeline/index.js';
+import type { InferEvent, RunAnswers, RunContext } from '../infer-event.js';
+import { errorText, foldFailure, generateFailure, parseFailure } from '../run-errors.js';
+import type { ModelInferResponse } from '../wire-types.js';
 import type { CompletionInputs } from './request.js';
 import { completionResponse, type ExtraOutputs } from './response.js';
 
 const GENERATE_FAILED = 'Failed to generate completions';
 
-/**
- * Errors before the first step end the RPC (`Failed to generate completions`); later ones are
- * in-stream error events. With `stream` false the steps are folded into one response.
- */
-export async function* runCompletion(
-  served: ServedModel,
-  req: ModelInferRequest,
-  inputs: CompletionInputs,
-  ctx: RunContext,
-): AsyncGenerator<InferEvent> {
-  let request;
-  let runs;
-  try {
-    if (ctx.headers) applyRoutingHeaders(inputs.body, ctx.headers);
-    request = served.preprocessor.validateCompletion(inputs.body);
-    runs = await served.preprocessor.preprocessCompletion(request);
-  } catch (err) {
-    throw parseFailure(err);
-  }
-  ctx.request.tokenized(runs);
-  const n = request.n ?? 1;
-  const id = req.id ?? '';
-  const inputTokens = runs.reduce((sum, r) => sum + r.promptTokens, 0);
-  const extras: ExtraOutputs = {
-    inputTokens: inputs.returnInputTokens ? inputTokens : undefined,
-    outputTokens: inputs.returnOutputTokens,
-  };
-  let steps: AsyncIterable<DecodedStep>;
-  try {
-    steps = generateChoices(
-      { engine: served.router, tokenTable: served.tokenTable },
-      runs,
-      n,
-      ctx.requestId,
-      ctx.signal,
-      ctx.metadata,
-      ctx.request.contextHooks(),
-    );
-  } catch (err) {
-    throw generateFailure(GENERATE_FAILED, err);
-  }
-  const iterator = steps[Symbol.asyncIterator]();
-  let first: IteratorResult<DecodedStep>;
-  try {
-    first = await iterator.next();
-  } catch (err) {
-    throw generateFailure(GENERATE_FAILED, err);
-  }
-  const model = served.name;
-  const fold = new ResponseFold({ promptTokens: inputTokens, collectText: !inputs.stream, request: ctx.request });
-  if (inputs.stream) {
-    yield* streamSteps(first, iterator, fold, model, id, extras);
-    return;
-  }
-  try {
-    for (let r = first; !r.done; r = await iterator.next()) fold.step(r.value);
-  } catch (err) {
-    yield { error: errorText(err) };
-    return;
-  }
-  const echo = inputs.echoPrompt ? inputs.prompt : '';
-  const choices = fold.choices().map((c) => ({ text: echo + c.text, finishReason: c.finishReason, outputTokens: c.outputTokens }));
-  yield { response: completionResponse(model, id, choices, extras) };
+/** A started run: its first step is in, so nothing that fails later ends the RPC. */
+interface Started {
+  first: IteratorResult<DecodedStep>;
+  steps: AsyncIterator<DecodedStep>;
+  fold: ResponseFold;
+  extras: ExtraOutputs;
 }
 
-async function* streamSteps(
-  first: IteratorResult<DecodedStep>,
-  iterator: AsyncIterator<DecodedStep>,
-  fold: ResponseFold,
-  model: string,
-  id: string,
-  extras: ExtraOutputs,
-): AsyncGenerator<InferEvent> {
-  try {
-    for (let r = first; !r.done; r = await iterator.next()) {
-      const delta = fold.step(r.value);
-      if (!delta) continue;
-      const choice = { text: delta.text, finishReason: delta.finishReason, outputTokens: delta.tokens };
-      yield { response: completionResponse(model, id, [choice], extras) };
+/**
+ * Errors before the first step end the RPC (`Failed to parse request: ...`, `Failed to generate
+ * completions: ...`); later ones are in-stream error events, or the unary answer's fold failure.
+ */
+export function runCompletion(served: ServedModel, id: string, inputs: CompletionInputs, ctx: RunContext): RunAnswers {
+  const run = new CompletionRun(served, id, inputs, ctx);
+  return { events: run.events(), unary: () => run.unary() };
+}
+
+class CompletionRun {
+  constructor(
+    private readonly served: ServedModel,
+    private readonly id: string,
+    private readonly inputs: CompletionInputs,
+    private readonly ctx: RunContext,
+  ) {}
+
+  async *events(): AsyncGenerator<InferEvent> {
+    const started = await this.start();
+    if (this.inputs.stream) {
+      yield* this.streamSteps(started);
+      return;
     }
-  } catch (err) {
-    yield { error: errorText(err) };
+    let choices: FoldedChoice[];
+    try {
+      choices = await foldSteps(started);
+    } catch (err) {
+      yield { error: errorText(err) };
+      return;
+    }
+    yield { response: this.folded(choices, started.extras) };
   }
+
+  async unary(): Promise<ModelInferResponse> {
+    const started = await this.start();
+    let choices: FoldedChoice[];
+    try {
+      choices = await foldSteps(started);
+    } catch (err) {
+      throw foldFailure(errorText(err));
+    }
+    return this.folded(choices, started.extras);
+  }
+
+  private async start(): Promise<Started> {
+    const { served, inputs, ctx } = this;
+    let request;
+    let runs;
+    try {
+      const routing = ctx.headers ? routingFromHeaders(ctx.headers) : undefined;
+      request = served.preprocessor.checkCompletion(inputs.request);
+      runs = await served.preprocessor.preprocessCompletion(request, routing);
+    } catch (err) {
+      throw parseFailure(err);
+    }
+    ctx.request.tokenized(runs);
+    const inputTokens = runs.reduce((sum, r) => sum + r.promptTokens, 0);
+    const extras: ExtraOutputs = {
+      inputTokens: inputs.returnInputTokens ? inputTokens : undefined,
+      outputTokens: inputs.returnOutputTokens,
+    };
+    let steps: AsyncIterator<DecodedStep>;
+    let first: IteratorResult<DecodedStep>;
+    try {
+      steps = generateChoices({
+        target: { engine: served.router, tokenTable: served.tokenTable },
+        prompts: runs,
+        n: request.n ?? 1,
+        requestId: ctx.requestId,
+        signal: ctx.signal,
+        metadata: ctx.metadata,
+        hooks: ctx.request.contextHooks(),
+      })[Symbol.asyncIterator]();
+      first = await steps.next();
+    } catch (err) {
+      throw generateFailure(GENERATE_FAILED, err);
+    }
+    const fold = new ResponseFold({ promptTokens: inputTokens, collectText: !inputs.stream, request: ctx.request });
+    return { first, steps, fold, extras };
+  }
+
+  private folded(choices: readonly FoldedChoice[], extras: ExtraOutputs): ModelInferResponse {
+    const { echo } = this.inputs;
+    const outputs = choices.map((c) => ({ text: echo + c.text, finishReason: c.finishReason, outputTokens: c.outputTokens }));
+    return completionResponse(this.served.name, this.id, outputs, extras);
+  }
+
+  private async *streamSteps({ first, steps, fold, extras }: Started): AsyncGenerator<InferEvent> {
+    try {
+      for (let r = first; !r.done; r = await steps.next()) {
+        const delta = fold.step(r.value);
+        if (!delta) continue;
+        const choice = { text: delta.text, finishReason: delta.finishReason, outputTokens: delta.tokens };
+        yield { response: completionResponse(this.served.name, this.id, [choice], extras) };
+      }
+    } catch (err) {
+      yield { error: errorText(err) };
+    }
+  }
+}
+
+/** Every step into the run's fold: its choices, whole. */
+async function foldSteps({ first, steps, fold }: Started): Promise<FoldedChoice[]> {
+  for (let r = first; !r.done; r = await steps.next()) fold.step(r.value);
+  return fold.choices();
 }

@@ -4,12 +4,18 @@ export { DEFAULT_FAST_BPE_MAX_CHARS, HfTokenizer, type TokenizerOptions } from '
 export { loadFastBpe, MAX_PIECE_CHARS, type FastBpeEncoder, type FastBpeLoad } from './fast-bpe/index.js';
 export { boundaryTokensOf, PrefixTokenCache, type AddedTokenJson, type BoundaryToken, type PromptCuts } from './prefix-cache.js';
 export { DEFAULT_OFFLOAD_MIN_CHARS, PreprocessPool } from './preprocess-pool.js';
-export { validateChatRequest, validateCompletionRequest, promptBatchSize, type ValidationOptions } from './validate.js';
-export { DEFAULT_MAX_OUTPUT_TOKENS } from './validate-rules.js';
+export {
+  checkCompletionRequest,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  promptBatchSize,
+  validateChatRequest,
+  validateCompletionRequest,
+  type ValidationOptions,
+} from './validate/index.js';
 export { bodySchemaOf, CHAT_REQUEST_SCHEMA, COMPLETION_REQUEST_SCHEMA, type JsonSchema } from './request-schemas.js';
 export type { FieldKind } from './json-types.js';
 export { checkJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 export { checkBodyLimits, DEFAULT_REQUEST_LIMITS, type RequestLimits } from './request-limits.js';
 export { MEDIA_KIND_OF_PART, templateMediaKinds, type MediaKind } from './media-parts.js';
 export { validateEmbeddingRequest, validateImageRequest, validateVideoRequest, type EmbeddingRequest } from './media-requests.js';
-export { applyRoutingHeaders, nvextFromHeaders, type HeaderLookup } from './routing-headers.js';
+export { routingFromHeaders, type HeaderLookup, type HeaderRouting } from './routing-headers.js';

@@ -39,6 +39,11 @@ export function invalidType(path: string, value: unknown, expected: string): Val
   return deserializeError(path, `invalid type: ${describeValue(value)}, expected ${expected}`);
 }
 
+/** serde's Option: null and absent are the same. */
+export function present(value: unknown): boolean {
+  return value !== null && value !== undefined;
+}
+
 export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

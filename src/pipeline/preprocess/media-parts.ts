@@ -6,7 +6,7 @@
 
 import type { ChatMessage, MultimodalDataMap } from '../../protocols/index.js';
 import { isObject } from './json-types.js';
-import { fail } from './validate-rules.js';
+import { fail } from './validation-failure.js';
 
 export type MediaKind = 'image' | 'video' | 'audio';
 
@@ -45,25 +45,13 @@ interface MediaPart {
   part: Record<string, unknown>;
 }
 
-function* mediaParts(messages: readonly ChatMessage[]): Generator<MediaPart> {
+export function* mediaParts(messages: readonly ChatMessage[]): Generator<MediaPart> {
   for (const [i, message] of messages.entries()) {
     if (!Array.isArray(message.content)) continue;
     for (const [k, part] of message.content.entries()) {
       const kind = MEDIA_KIND_OF_PART[part.type];
       if (kind) yield { path: `messages[${i}].content[${k}]`, type: part.type, kind, part: part as Record<string, unknown> };
     }
-  }
-}
-
-/**
- * Every media part must be of a kind the model's template renders; the 400 names the part, before
- * the template could fail on a part it does not know.
- */
-export function checkMediaAccepted(messages: readonly ChatMessage[], accepted: ReadonlySet<MediaKind>): void {
-  for (const { path, kind } of mediaParts(messages)) {
-    if (accepted.has(kind)) continue;
-    if (accepted.size === 0) fail(`${path}: this model accepts text only`);
-    fail(`${path}: this model does not accept ${kind} input (it accepts text and ${[...accepted].join(', ')})`);
   }
 }
 

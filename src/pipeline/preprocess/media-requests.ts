@@ -4,7 +4,8 @@
 
 import type { MediaResponseFormat, NvCreateImageRequest, NvCreateVideoRequest } from '../../protocols/index.js';
 import { checkKind, deserializeError, isObject, isUint } from './json-types.js';
-import { checkModel, checkUser, fail } from './validate-rules.js';
+import { checkModel, checkUser } from './validate/index.js';
+import { fail } from './validation-failure.js';
 
 /** A checked embeddings request: each input is a text or a list of token ids. */
 export interface EmbeddingRequest {

@@ -6,14 +6,14 @@ import { performance } from 'node:perf_hooks';
 import type { ModelDeploymentCard, ThinkingMode } from '../../protocols/index.js';
 import {
   NotImplementedError,
-  ValidationError,
   type ChatCompletionRequest,
   type CompletionRequest,
   type PreprocessedEmbeddingRequest,
   type PreprocessedRequest,
 } from '../../protocols/index.js';
 import { ChatTemplate } from './chat-template.js';
-import { checkMediaAccepted, multiModalData, templateMediaKinds, type MediaKind } from './media-parts.js';
+import { multiModalData, templateMediaKinds, type MediaKind } from './media-parts.js';
+import { checkEmbeddingInputsFit, checkMediaAccepted, fittedMaxTokens } from './model-checks.js';
 import {
   cacheSalt,
   extraArgs,
@@ -27,8 +27,9 @@ import type { ModelSetup } from './preprocess-worker.js';
 import type { PooledPrompt, PreprocessPool } from './preprocess-pool.js';
 import { chatPromptChars } from './request-limits.js';
 import { withDefaultThinking } from './reasoning-args.js';
+import { NO_HEADER_ROUTING, withHeaderRouting, type HeaderRouting } from './routing-headers.js';
 import type { HfTokenizer } from './tokenizer.js';
-import { validateChatRequest, validateCompletionRequest, type ValidationOptions } from './validate.js';
+import { checkCompletionRequest, honouredNvext, validateChatRequest, validateCompletionRequest, type ValidationOptions } from './validate/index.js';
 
 export interface PreprocessorOptions extends ValidationOptions {
   /** `--exclude-tools-when-tool-choice-none` (default true). */
@@ -106,11 +107,19 @@ export class Preprocessor {
     return validateCompletionRequest(body, this.opts);
   }
 
-  /** Every API's chat path: media parts are checked against the template before it renders. */
-  async preprocessChat(req: ChatCompletionRequest): Promise<PreparedRequest> {
+  /** A completion request built from another wire shape (KServe's tensors), checked as a body would be. */
+  checkCompletion(request: CompletionRequest): CompletionRequest {
+    return checkCompletionRequest(request, this.opts);
+  }
+
+  /**
+   * Every API's chat path: media parts are checked against the template before it renders.
+   * `routing` is what the request's routing headers set; it wins over the body's nvext.
+   */
+  async preprocessChat(req: ChatCompletionRequest, routing: HeaderRouting = NO_HEADER_ROUTING): Promise<PreparedRequest> {
     checkMediaAccepted(req.messages, this.mediaKinds);
     const media = multiModalData(req.messages);
-    const prepared = this.prepare(req, await this.chatPrompt(req));
+    const prepared = this.prepare(req, await this.chatPrompt(req), routing);
     if (media) {
       // As upstream: the media beside the tokens, and the original messages for workers whose
       // multimodal processor tokenizes them itself (TRT-LLM).
@@ -121,10 +130,10 @@ export class Preprocessor {
     return prepared;
   }
 
-  /** One prepared request per prompt of a batch (`string[]` or `number[][]`). */
-  async preprocessCompletion(req: CompletionRequest): Promise<PreparedRequest[]> {
+  /** One prepared request per prompt of a batch (`string[]` or `number[][]`); `routing` as for chat. */
+  async preprocessCompletion(req: CompletionRequest, routing: HeaderRouting = NO_HEADER_ROUTING): Promise<PreparedRequest[]> {
     const prompts = await Promise.all(this.completionPrompts(req));
-    return prompts.map((prompt) => this.prepare(req, prompt));
+    return prompts.map((prompt) => this.prepare(req, prompt, routing));
   }
 
   /**
@@ -135,14 +144,7 @@ export class Preprocessor {
     const token_ids = await Promise.all(
       req.inputs.map((input) => (typeof input === 'string' ? this.tokenizer.encode(input, true) : Promise.resolve(input))),
     );
-    const contextLength = this.card.contextLength;
-    const over = token_ids.findIndex((ids) => ids.length > contextLength);
-    if (over >= 0) {
-      throw new ValidationError(
-        `input[${over}] has ${token_ids[over]!.length} tokens, more than this model's maximum context length of ${contextLength} tokens`,
-        { index: over, tokens: token_ids[over]!.length, context_length: contextLength },
-      );
-    }
+    checkEmbeddingInputsFit(this.card.contextLength, token_ids);
     const request: PreprocessedEmbeddingRequest = {
       token_ids,
       model: req.model,
@@ -199,24 +201,13 @@ export class Preprocessor {
     return { tokens, text, tokenizeMs: performance.now() - started, templateMs, tokenizeStartedAt: started };
   }
 
-  private prepare(req: ChatCompletionRequest | CompletionRequest, prompt: Prompt): PreparedRequest {
-    const contextLength = this.card.contextLength;
+  private prepare(req: ChatCompletionRequest | CompletionRequest, prompt: Prompt, headerRouting: HeaderRouting): PreparedRequest {
     const promptTokens = prompt.tokens.length;
-    if (promptTokens >= contextLength) {
-      throw new ValidationError(
-        `This model's maximum context length is ${contextLength} tokens. However, your messages resulted in ${promptTokens} tokens. Please reduce the length of the messages.`,
-      );
-    }
     const ignoreEos = req.ignore_eos === true;
     const stop = stopConditions(req, this.card.eosTokenIds);
-    if (stop.max_tokens === null || stop.max_tokens === undefined) {
-      stop.max_tokens = contextLength - promptTokens;
-    } else if (promptTokens + stop.max_tokens > contextLength) {
-      throw new ValidationError(
-        `This model's maximum context length is ${contextLength} tokens. However, you requested ${promptTokens + stop.max_tokens} tokens (${promptTokens} in the messages, ${stop.max_tokens} in the completion). Please reduce the length of the messages or completion.`,
-      );
-    }
-    const salt = cacheSalt(req);
+    stop.max_tokens = fittedMaxTokens(this.card.contextLength, promptTokens, stop.max_tokens);
+    const routing = honouredNvext(withHeaderRouting(req.nvext, headerRouting), this.opts.nvextEnabled !== false);
+    const salt = cacheSalt(routing, req.cache_salt);
     const request: PreprocessedRequest = {
       model: req.model,
       token_ids: prompt.tokens,
@@ -226,7 +217,7 @@ export class Preprocessor {
       eos_token_ids: ignoreEos ? [] : [...this.card.eosTokenIds],
       mdc_sum: null,
       annotations: req.nvext?.annotations ?? [],
-      routing: routingHints(req.nvext, salt),
+      routing: routingHints(routing, salt),
       extra_args: extraArgs(req, salt),
     };
     return {

@@ -3,7 +3,7 @@
 // loop (the template) or hold memory (the tokenizer) for every other client too. Each 400 names the
 // limit, the value and the option that sets it.
 
-import { fail } from './validate-rules.js';
+import { fail } from './validation-failure.js';
 
 export interface RequestLimits {
   /** `--max-request-messages`: messages in one chat request. */

@@ -102,8 +102,8 @@ export function outputOptions(req: AnyRequest): OutputOptions {
 }
 
 /** nvext.cache_salt wins; the root `cache_salt` is a legacy fallback. Empty strings count as absent. */
-export function cacheSalt(req: AnyRequest): string | null {
-  return req.nvext?.cache_salt || req.cache_salt || null;
+export function cacheSalt(nvext: NvExt | null, rootSalt: string | null | undefined): string | null {
+  return nvext?.cache_salt || rootSalt || null;
 }
 
 export function routingHints(nvext: NvExt | null | undefined, salt: string | null): RoutingHints | null {

@@ -1,10 +1,9 @@
 // JSON Schemas of the request bodies, built from the same field tables the validators check, so
 // the published API description (OpenAPI) cannot drift from what is accepted. They describe; the
-// validators in validate.ts stay the judges, with upstream's exact messages.
+// validators in validate/ stay the judges, with upstream's exact messages.
 
 import type { FieldKind } from './json-types.js';
-import { CHAT_FIELDS, COMPLETION_FIELDS, NVEXT_FIELDS } from './request-fields.js';
-import { MAX_STOP_SEQUENCES } from './validate-rules.js';
+import { CHAT_FIELDS, COMPLETION_FIELDS, MAX_STOP_SEQUENCES, NVEXT_FIELDS } from './validate/index.js';
 
 export type JsonSchema = Record<string, unknown>;
 

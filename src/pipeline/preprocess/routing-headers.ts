@@ -1,8 +1,9 @@
-import { ValidationError } from '../../protocols/index.js';
+import { ValidationError, type AgentHints, type NvExt } from '../../protocols/index.js';
 
-// Routing headers map onto `nvext` and win over the body (reference/http.md §1.1), whether they come
-// as HTTP headers or as gRPC call metadata. Worker ids are u64 lease ids, so they stay decimal
-// strings: a JSON number would round them above 2^53.
+// Routing headers set `nvext`'s routing fields and win over the body's (reference/http.md §1.1),
+// whether they come as HTTP headers or as gRPC call metadata. They are read into their own typed
+// value, beside the request body, and meet the body's nvext only when the engine request is built.
+// Worker ids are u64 lease ids, so they stay decimal strings: a JSON number would round them above 2^53.
 
 /** A request's header (lower-case name): its value, or its values when repeated; undefined when absent. */
 export type HeaderLookup = (name: string) => string | readonly string[] | undefined;
@@ -47,9 +48,18 @@ function sessionHeader(headers: HeaderLookup): string | undefined {
   );
 }
 
-/** The `nvext` fields the request's routing headers set; empty when it sends none. */
-export function nvextFromHeaders(headers: HeaderLookup): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+/** The `nvext` fields routing headers can set. */
+export type HeaderRouting = Pick<
+  NvExt,
+  'backend_instance_id' | 'decode_worker_id' | 'prefill_worker_id' | 'dp_rank' | 'prefill_dp_rank' | 'agent_hints' | 'session_id' | 'cache_salt'
+>;
+
+/** A request without routing headers. */
+export const NO_HEADER_ROUTING: Readonly<HeaderRouting> = Object.freeze({});
+
+/** The `nvext` fields the request's routing headers set (only those it sends); throws on a malformed value. */
+export function routingFromHeaders(headers: HeaderLookup): HeaderRouting {
+  const out: HeaderRouting = {};
   const worker = header(headers, 'x-dynamo-worker-instance-id', 'x-worker-instance-id');
   if (worker !== undefined) {
     const id = unsigned('x-dynamo-worker-instance-id', worker, 2n ** 64n - 1n);
@@ -69,7 +79,7 @@ export function nvextFromHeaders(headers: HeaderLookup): Record<string, unknown>
   const priority = header(headers, 'x-dynamo-request-priority');
   const strict = header(headers, 'x-dynamo-request-strict-priority');
   if (priority !== undefined || strict !== undefined) {
-    const hints: Record<string, number> = {};
+    const hints: AgentHints = {};
     if (priority !== undefined) hints.priority = signed32('x-dynamo-request-priority', priority);
     if (strict !== undefined) hints.strict_priority = Number(unsigned('x-dynamo-request-strict-priority', strict, BigInt(U32_MAX)));
     out.agent_hints = hints;
@@ -81,14 +91,10 @@ export function nvextFromHeaders(headers: HeaderLookup): Record<string, unknown>
   return out;
 }
 
-/** Apply the routing headers to a parsed body, in place. */
-export function applyRoutingHeaders(body: unknown, headers: HeaderLookup): void {
-  const fromHeaders = nvextFromHeaders(headers);
-  if (Object.keys(fromHeaders).length === 0 || body === null || typeof body !== 'object' || Array.isArray(body)) return;
-  const target = body as { nvext?: unknown };
-  const nvext = target.nvext !== null && typeof target.nvext === 'object' && !Array.isArray(target.nvext) ? (target.nvext as Record<string, unknown>) : {};
-  if (fromHeaders.agent_hints && nvext.agent_hints && typeof nvext.agent_hints === 'object') {
-    fromHeaders.agent_hints = { ...(nvext.agent_hints as object), ...(fromHeaders.agent_hints as object) };
-  }
-  target.nvext = { ...nvext, ...fromHeaders };
+/** The body's nvext with the routing headers' fields over it (agent hints merged key by key); null when neither sets anything. */
+export function withHeaderRouting(nvext: NvExt | null | undefined, routing: HeaderRouting): NvExt | null {
+  if (Object.keys(routing).length === 0) return nvext ?? null;
+  const merged: NvExt = { ...nvext, ...routing };
+  if (routing.agent_hints && nvext?.agent_hints) merged.agent_hints = { ...nvext.agent_hints, ...routing.agent_hints };
+  return merged;
 }

@@ -5,7 +5,7 @@
 // looks them up). The postprocessor parses that output (postprocess/parsers/tool-guided-calls.ts).
 
 import type { ChatCompletionRequest, ChatTool } from '../../protocols/index.js';
-import { fail } from './validate-rules.js';
+import { fail } from './validation-failure.js';
 
 type Schema = Record<string, unknown>;
 

@@ -123,6 +123,22 @@ test('sampling parameters and vLLM-backend inputs', async () => {
   );
 });
 
+test('the request the tensors make is checked as an HTTP body is, in the same words', async () => {
+  const bad = (extra: Record<string, unknown>, details: string) =>
+    assert.rejects(h.call('ModelInfer', { model_name: 'split', inputs: [textInput('x')], ...extra }), (err: grpc.ServiceError) => {
+      assert.equal(err.code, grpc.status.INVALID_ARGUMENT);
+      assert.equal(err.details, details);
+      return true;
+    });
+  await bad({ parameters: { temperature: { double_param: 5 } } }, 'Failed to parse request: Validation: Temperature must be between 0 and 2, got 5');
+  await bad(
+    { inputs: [textInput('x'), { name: 'sampling_parameters', datatype: 'BYTES', shape: [1], contents: { bytes_contents: [Buffer.from('{"max_tokens": -1}')] } }] },
+    'Failed to parse request: Failed to deserialize the JSON body into the target type: max_tokens: invalid type: integer `-1`, expected a non-negative integer',
+  );
+  await bad({ parameters: { stop: { string_param: '["a", ""]' } } }, 'Failed to parse request: Validation: Stop sequence at index 1 cannot be empty');
+  await bad({ inputs: [textInput('')] }, 'Failed to parse request: Validation: Prompt string cannot be empty');
+});
+
 const stream = (requests: unknown[]) => streamInfer(h.client, requests);
 
 test('stream infer: streaming request yields one message per step, non-streaming ones fold, in order', async () => {

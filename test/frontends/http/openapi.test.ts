@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import { MESSAGES_FIELDS } from '../../../src/frontends/http/anthropic/request.js';
 import { RESPONSES_FIELDS } from '../../../src/frontends/http/responses/request.js';
-import { CHAT_FIELDS, COMPLETION_FIELDS } from '../../../src/pipeline/preprocess/request-fields.js';
+import { CHAT_FIELDS, COMPLETION_FIELDS } from '../../../src/pipeline/preprocess/validate/index.js';
 import { postJson, serveInProcess } from '../../support/in-process.js';
 
 type Doc = {

@@ -113,7 +113,7 @@ function prompt(tokens: number): { request: PreprocessedRequest; promptTokens: n
 
 test('behind generateChoices: n choices of two prompts fold into one usage and ordered choices', async () => {
   const prompts = [prompt(2), prompt(3)];
-  const steps = generateChoices({ engine: scripted, tokenTable: fakeTable }, prompts, 2, 'req', new AbortController().signal);
+  const steps = generateChoices({ target: { engine: scripted, tokenTable: fakeTable }, prompts, n: 2, requestId: 'req', signal: new AbortController().signal });
   const fold = new ResponseFold({ promptTokens: 5, collectText: true });
   const sent: number[] = [];
   for await (const s of steps) {

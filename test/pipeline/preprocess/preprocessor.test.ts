@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Tokenizer } from 'tokenizers';
 import { loadDefaultModelCard } from '../../../src/models/index.js';
-import { HfTokenizer, Preprocessor } from '../../../src/pipeline/preprocess/index.js';
+import { HfTokenizer, Preprocessor, routingFromHeaders } from '../../../src/pipeline/preprocess/index.js';
 import { ValidationError } from '../../../src/protocols/index.js';
 
 const card = loadDefaultModelCard();
@@ -85,6 +85,43 @@ describe('preprocessChat', () => {
     assert.equal(request.routing?.priority, 2);
     assert.equal(request.routing?.cache_salt, 'salt');
     assert.deepEqual(request.extra_args, { cache_salt: 'salt' });
+  });
+
+  it('routing headers win over the body nvext, agent hints key by key; without nvext only the tenant salt is honoured', async () => {
+    const body = {
+      model: 'Qwen/Qwen3-0.6B',
+      messages: [{ role: 'user', content: 'Hello there' }],
+      nvext: { backend_instance_id: 12, session_id: 'body', agent_hints: { osl: 30, priority: 2 } },
+    };
+    const routing = routingFromHeaders((name) => ({ 'x-dynamo-worker-instance-id': '99', 'x-dynamo-request-priority': '-1', 'x-tenant-id': 'acme' })[name]);
+    const { request } = await pre.preprocessChat(pre.validateChat(body), routing);
+    assert.equal(request.routing?.backend_instance_id, '99');
+    assert.equal(request.routing?.decode_worker_id, '99');
+    assert.equal(request.routing?.session_id, 'body');
+    assert.equal(request.routing?.expected_output_tokens, 30);
+    assert.equal(request.routing?.priority, -1);
+    assert.equal(request.routing?.cache_salt, 'acme');
+    assert.deepEqual(request.extra_args, { cache_salt: 'acme' });
+
+    const headersOnly = await pre.preprocessChat(pre.validateChat({ ...body, nvext: undefined }), routingFromHeaders((name) => (name === 'thread-id' ? 't1' : undefined)));
+    assert.equal(headersOnly.request.routing?.session_id, 't1');
+    const none = await pre.preprocessChat(pre.validateChat({ ...body, nvext: undefined }));
+    assert.equal(none.request.routing, null);
+
+    const off = new Preprocessor(card, tokenizer, { nvextEnabled: false });
+    const ignored = await off.preprocessChat(off.validateChat(body), routing);
+    assert.deepEqual(ignored.request.routing, {
+      backend_instance_id: null,
+      prefill_worker_id: null,
+      decode_worker_id: null,
+      dp_rank: null,
+      prefill_dp_rank: null,
+      expected_output_tokens: null,
+      lora_name: null,
+      cache_salt: 'acme',
+      priority: null,
+      session_id: null,
+    });
   });
 
   it('stop token ids given in `stop` become stop_token_ids', async () => {

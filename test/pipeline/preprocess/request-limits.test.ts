@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../../../src/pipeline/preprocess/request-limits.js';
-import { validateChatRequest, validateCompletionRequest } from '../../../src/pipeline/preprocess/validate.js';
+import { validateChatRequest, validateCompletionRequest } from '../../../src/pipeline/preprocess/validate/index.js';
 
 const limits: RequestLimits = { maxMessages: 3, maxTools: 2, maxPromptChars: 100 };
 const user = (content: unknown) => ({ role: 'user', content });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { nvextFromHeaders as fromLookup } from '../../../src/pipeline/index.js';
+import { routingFromHeaders as fromLookup } from '../../../src/pipeline/index.js';
 
 const nvextFromHeaders = (headers: Record<string, string | string[] | undefined>) => fromLookup((name) => headers[name]);
 import { eventually, postJson, serveInProcess } from '../../support/in-process.js';

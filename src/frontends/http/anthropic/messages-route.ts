@@ -5,6 +5,7 @@
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ModelManager, ServedModel } from '../../../models/index.js';
+import type { HeaderRouting } from '../../../pipeline/index.js';
 import { NotFoundError, type ChatCompletionRequest } from '../../../protocols/index.js';
 import { anthropicErrorReply } from '../error-envelope.js';
 import {
@@ -65,9 +66,9 @@ class MessagesRoute implements GenerationRoute<Prepared> {
     return messagesModelName(body);
   }
 
-  async prepare(body: unknown, served: ServedModel): Promise<Prepared> {
+  async prepare(body: unknown, served: ServedModel, routing: HeaderRouting): Promise<Prepared> {
     const translated = translateMessagesRequest(body, this.opts);
-    return { ...(await prepareTranslatedChat(served, translated.chat, translated.stream)), stopSequences: translated.stopSequences };
+    return { ...(await prepareTranslatedChat(served, translated.chat, translated.stream, routing)), stopSequences: translated.stopSequences };
   }
 
   async respond(generation: Generation<Prepared>, reply: FastifyReply): Promise<unknown> {

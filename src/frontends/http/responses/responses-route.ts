@@ -4,6 +4,7 @@
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ModelManager, ServedModel } from '../../../models/index.js';
+import type { HeaderRouting } from '../../../pipeline/index.js';
 import {
   answerSingleChoice,
   generationSpec,
@@ -46,9 +47,9 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
     return responsesModelName(body);
   }
 
-  async prepare(body: unknown, served: ServedModel): Promise<Prepared> {
+  async prepare(body: unknown, served: ServedModel, routing: HeaderRouting): Promise<Prepared> {
     const translated = translateResponsesRequest(body);
-    return { ...(await prepareTranslatedChat(served, translated.chat, translated.stream)), echo: translated.echo, tools: translated.tools };
+    return { ...(await prepareTranslatedChat(served, translated.chat, translated.stream, routing)), echo: translated.echo, tools: translated.tools };
   }
 
   async respond(generation: Generation<Prepared>, reply: FastifyReply): Promise<unknown> {

@@ -3,7 +3,7 @@
 // may carry binary tensor data after its JSON part); errors read `{"error": "..."}` as Triton's do.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { foldUnary, protoRoot, shapeOf, type KserveCore, type ModelConfigMessage, type ModelInferRequest, type ModelInferResponse, type StartedRun } from '../../../kserve/index.js';
+import { protoRoot, shapeOf, type KserveCore, type ModelConfigMessage, type ModelInferRequest, type ModelInferResponse, type StartedRun } from '../../../kserve/index.js';
 import { traceContextOf } from '../../../observability/index.js';
 import { CancelledError, isDynamoError, NotFoundError, UnsupportedMediaTypeError, ValidationError } from '../../../protocols/index.js';
 import { adminErrorReply, type ErrorEnvelope } from '../error-envelope.js';
@@ -218,7 +218,7 @@ class InferRoutes {
   private async unary(req: FastifyRequest, reply: FastifyReply, request: ModelInferRequest): Promise<ModelInferResponse> {
     const { started, abort, done } = this.start(req, reply, request, 'unary');
     try {
-      const response = await foldUnary(started.run);
+      const response = await started.run.unary();
       if (abort.signal.aborted) throw new CancelledError();
       started.succeed();
       return response;

@@ -2,7 +2,7 @@
 // `properties`, `required`, `items` and `enum`. Enough to catch the mistakes clients make
 // (a number where the tool takes a string), without pulling in a full validator per request.
 
-import { isObject } from './json-types.js';
+import { isObject } from '../json-types.js';
 
 type Schema = Record<string, unknown>;
 

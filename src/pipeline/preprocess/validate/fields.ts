@@ -2,7 +2,7 @@
 // "unsupported" (400 unless ignored). Fields with structured shapes (messages, tools, stop,
 // prompt, ...) are `any` here and checked by their own validators.
 
-import type { FieldKind } from './json-types.js';
+import type { FieldKind } from '../json-types.js';
 
 /** Non-OpenAI fields tolerated for backend-specific handling; type-checked with their own messages. */
 export const PASSTHROUGH_FIELDS = [

@@ -1,108 +1,13 @@
-// The generic request rules shared by chat and completions (reference/http.md §5.1, §5.4). Each
-// throws a ValidationError whose text is what the client sees, `Validation: ` included.
+// The numeric and stop fields of chat and completions: sampling, lengths, choices, logprobs, logit
+// bias, stop (reference/http.md §5.1, §5.4). Each field's range rules live here, in upstream's words.
 
-import { ValidationError, type NvExt } from '../../protocols/index.js';
-import { backtickList, deserializeError, describeValue, isObject, isUint, kindMismatch } from './json-types.js';
-import { NVEXT_FIELDS } from './request-fields.js';
+import { deserializeError, describeValue, isObject, isUint, present } from '../json-types.js';
+import { fail } from '../validation-failure.js';
+import type { Body } from './root.js';
 
-export const VALIDATION_PREFIX = 'Validation: ';
-export const DEFAULT_MAX_OUTPUT_TOKENS = 1_048_576;
 const MAX_N = 128;
 const MAX_TOTAL_CHOICES = 128;
 export const MAX_STOP_SEQUENCES = 32;
-
-export function fail(message: string): never {
-  throw new ValidationError(VALIDATION_PREFIX + message);
-}
-
-type Body = Record<string, unknown>;
-
-function present(value: unknown): boolean {
-  return value !== null && value !== undefined;
-}
-
-/** Unknown root fields, then the passthrough fields' types (upstream checks them together). */
-export function checkUnsupportedFields(body: Body, known: Record<string, unknown>, ignore: boolean): void {
-  if (!ignore) {
-    const unknown = Object.keys(body).filter((k) => !(k in known));
-    if (unknown.length > 0) fail(`Unsupported parameter(s): ${backtickList(unknown)}`);
-  }
-  if (present(body.cache_salt) && typeof body.cache_salt !== 'string') fail('`cache_salt` must be a string');
-  for (const field of ['stop_token_ids', 'allowed_token_ids', 'logprob_token_ids'] as const) {
-    const v = body[field];
-    if (present(v) && !(Array.isArray(v) && v.every(isUint))) fail(`\`${field}\` must be an array of token IDs`);
-  }
-  if (present(body.detokenize) && typeof body.detokenize !== 'boolean') fail('`detokenize` must be a boolean');
-  const bad = body.bad_words_token_ids;
-  if (present(bad) && !(Array.isArray(bad) && bad.every((ids) => Array.isArray(ids) && ids.every(isUint)))) {
-    fail('`bad_words_token_ids` must be an array of token ID arrays');
-  }
-}
-
-/** Drops unknown root fields (when they are ignored rather than rejected). */
-export function knownFieldsOnly(body: Body, known: Record<string, unknown>): Body {
-  const out: Body = {};
-  for (const [k, v] of Object.entries(body)) if (k in known) out[k] = v;
-  return out;
-}
-
-/** `nvext` as serde parses it: unknown keys rejected, listing the accepted ones. */
-export function parseNvext(value: unknown): NvExt | null {
-  if (!present(value)) return null;
-  if (!isObject(value)) fail(`invalid nvext: invalid type: ${describeValue(value)}, expected struct NvExt`);
-  const names = Object.keys(NVEXT_FIELDS);
-  for (const [key, v] of Object.entries(value)) {
-    const kind = NVEXT_FIELDS[key];
-    if (kind === undefined) fail(`invalid nvext: unknown field \`${key}\`, expected one of ${backtickList(names)}`);
-    const mismatch = kindMismatch(v, kind);
-    if (mismatch !== null) fail(`invalid nvext: \`${key}\`: ${mismatch}`);
-  }
-  const upload = value.metadata_upload;
-  if (isObject(upload)) {
-    for (const key of Object.keys(upload)) {
-      if (key !== 'url') fail(`invalid nvext: unknown field \`${key}\`, expected \`url\``);
-    }
-    if (typeof upload.url !== 'string' || upload.url.trim() === '') fail('invalid nvext: `metadata_upload.url` cannot be empty');
-  }
-  return value as NvExt;
-}
-
-/** `nvext.extra_fields=["completion_token_ids"]` only makes sense with one choice. */
-export function checkCompletionTokenIdsChoice(choices: number, nvext: NvExt | null): void {
-  if (choices !== 1 && nvext?.extra_fields?.includes('completion_token_ids')) {
-    fail('`nvext.extra_fields=["completion_token_ids"]` requires exactly one generated choice');
-  }
-}
-
-export function checkStreamOptions(body: Body): void {
-  if (present(body.stream_options) && body.stream !== true) {
-    fail("The 'stream_options' field is only allowed when 'stream' is set to true.");
-  }
-}
-
-/** At most one guided-decoding constraint; `guided_whitespace_pattern` only modifies one. */
-export function checkGuidedDecoding(body: Body): void {
-  const set = (
-    [
-      ['json', body.guided_json],
-      ['regex', body.guided_regex],
-      ['choice', body.guided_choice],
-      ['grammar', body.guided_grammar],
-      ['structural_tag', body.structural_tag],
-    ] as const
-  )
-    .filter(([, v]) => present(v))
-    .map(([name]) => name);
-  if (set.length > 1) fail(`Only one guided-decoding constraint can be set; received: ${set.join(', ')}`);
-}
-
-export function checkModel(model: unknown): void {
-  if (typeof model !== 'string' || model.trim() === '') fail('Model cannot be empty');
-}
-
-export function checkUser(user: unknown): void {
-  if (typeof user === 'string' && user.trim() === '') fail('User ID cannot be empty');
-}
 
 function checkRange(value: unknown, ok: (v: number) => boolean, message: (v: number) => string): void {
   if (typeof value === 'number' && !ok(value)) fail(message(value));
@@ -213,4 +118,18 @@ export function checkCommonExtRanges(body: Body): void {
   checkRepetitionPenalty(body.repetition_penalty);
   checkMinP(body.min_p);
   checkTopK(body.top_k);
+}
+
+export function checkTopLogprobs(value: unknown): void {
+  checkRange(value, (v) => v >= 0 && v <= 20, (v) => `Top_logprobs must be between 0 and 20, got ${v}`);
+}
+
+export function checkLogprobs(value: unknown): void {
+  checkRange(value, (v) => v >= 0 && v <= 5, (v) => `Logprobs must be between 0 and 5, got ${v}`);
+}
+
+export function checkBestOf(bestOf: unknown, n: unknown): void {
+  if (typeof bestOf !== 'number') return;
+  if (bestOf > 20) fail(`Best_of must be between 0 and 20, got ${bestOf}`);
+  if (typeof n === 'number' && bestOf < n) fail(`Best_of must be greater than or equal to n, got best_of=${bestOf} and n=${n}`);
 }

@@ -1,0 +1,80 @@
+// The body as a whole and its plain root fields: a JSON object, its required fields, each root
+// field's JSON type (fields.ts), unknown fields and the passthroughs' types, and the rules of the
+// fields that stand alone (stream_options, the guided-decoding constraints, model, user).
+
+import { backtickList, checkKind, deserializeError, invalidType, isObject, isUint, present, type FieldKind } from '../json-types.js';
+import { fail } from '../validation-failure.js';
+
+export type Body = Record<string, unknown>;
+
+export function asBody(body: unknown): Body {
+  if (!isObject(body)) throw invalidType('', body, 'a JSON object');
+  return body;
+}
+
+export function requireField(body: Body, field: string): void {
+  if (body[field] === undefined) throw deserializeError('', `missing field \`${field}\``);
+}
+
+/** Each known root field's JSON type, in the body's order. */
+export function checkTypes(body: Body, fields: Record<string, FieldKind>): void {
+  for (const [key, value] of Object.entries(body)) {
+    const kind = fields[key];
+    if (kind !== undefined) checkKind(value, kind, key);
+  }
+}
+
+/** Unknown root fields, then the passthrough fields' types (upstream checks them together). */
+export function checkUnsupportedFields(body: Body, known: Record<string, unknown>, ignore: boolean): void {
+  if (!ignore) {
+    const unknown = Object.keys(body).filter((k) => !(k in known));
+    if (unknown.length > 0) fail(`Unsupported parameter(s): ${backtickList(unknown)}`);
+  }
+  if (present(body.cache_salt) && typeof body.cache_salt !== 'string') fail('`cache_salt` must be a string');
+  for (const field of ['stop_token_ids', 'allowed_token_ids', 'logprob_token_ids'] as const) {
+    const v = body[field];
+    if (present(v) && !(Array.isArray(v) && v.every(isUint))) fail(`\`${field}\` must be an array of token IDs`);
+  }
+  if (present(body.detokenize) && typeof body.detokenize !== 'boolean') fail('`detokenize` must be a boolean');
+  const bad = body.bad_words_token_ids;
+  if (present(bad) && !(Array.isArray(bad) && bad.every((ids) => Array.isArray(ids) && ids.every(isUint)))) {
+    fail('`bad_words_token_ids` must be an array of token ID arrays');
+  }
+}
+
+/** Drops unknown root fields (when they are ignored rather than rejected). */
+export function knownFieldsOnly(body: Body, known: Record<string, unknown>): Body {
+  const out: Body = {};
+  for (const [k, v] of Object.entries(body)) if (k in known) out[k] = v;
+  return out;
+}
+
+export function checkStreamOptions(body: Body): void {
+  if (present(body.stream_options) && body.stream !== true) {
+    fail("The 'stream_options' field is only allowed when 'stream' is set to true.");
+  }
+}
+
+/** At most one guided-decoding constraint; `guided_whitespace_pattern` only modifies one. */
+export function checkGuidedDecoding(body: Body): void {
+  const set = (
+    [
+      ['json', body.guided_json],
+      ['regex', body.guided_regex],
+      ['choice', body.guided_choice],
+      ['grammar', body.guided_grammar],
+      ['structural_tag', body.structural_tag],
+    ] as const
+  )
+    .filter(([, v]) => present(v))
+    .map(([name]) => name);
+  if (set.length > 1) fail(`Only one guided-decoding constraint can be set; received: ${set.join(', ')}`);
+}
+
+export function checkModel(model: unknown): void {
+  if (typeof model !== 'string' || model.trim() === '') fail('Model cannot be empty');
+}
+
+export function checkUser(user: unknown): void {
+  if (typeof user === 'string' && user.trim() === '') fail('User ID cannot be empty');
+}
