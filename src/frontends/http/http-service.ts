@@ -4,7 +4,7 @@ import type { DashboardFeed, MetricsRegistry } from '../../observability/index.j
 import type { RequestLimits } from '../../pipeline/index.js';
 import type { ModelManager } from '../../models/index.js';
 import type { KserveCore } from '../../kserve/index.js';
-import type { RequestScope } from '../../protocols/index.js';
+import type { HttpPaths, RequestScope } from '../../protocols/index.js';
 import { registerAccessHook, type AccessOptions } from './access-hook.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { registerMessagesRoutes } from './anthropic/index.js';
@@ -24,46 +24,6 @@ import { createHttpServer, postRoute } from './server.js';
 import { DEFAULT_UPLOAD_TIMEOUTS, type UploadTimeouts } from './upload-timeouts.js';
 import { HttpServiceState } from './service-state.js';
 import { registerTritonRoutes } from './triton/index.js';
-
-export interface HttpPaths {
-  chat: string;
-  completions: string;
-  responses: string;
-  /** Anthropic Messages; count_tokens is below it. */
-  anthropic: string;
-  embeddings: string;
-  images: string;
-  videos: string;
-  videosStream: string;
-  models: string;
-  health: string;
-  live: string;
-  metrics: string;
-  busyThreshold: string;
-  openapi: string;
-  docs: string;
-  /** The live dashboard; its assets and events are below it. */
-  dashboard: string;
-}
-
-export const DEFAULT_HTTP_PATHS: HttpPaths = {
-  chat: '/v1/chat/completions',
-  completions: '/v1/completions',
-  responses: '/v1/responses',
-  anthropic: '/v1/messages',
-  embeddings: '/v1/embeddings',
-  images: '/v1/images/generations',
-  videos: '/v1/videos/generations',
-  videosStream: '/v1/videos/generations/stream',
-  models: '/v1/models',
-  health: '/health',
-  live: '/live',
-  metrics: '/metrics',
-  busyThreshold: '/busy_threshold',
-  openapi: '/openapi.json',
-  docs: '/docs',
-  dashboard: '/dashboard',
-};
 
 export interface HttpServiceOptions {
   host: string;
