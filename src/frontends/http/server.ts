@@ -13,12 +13,12 @@ import {
 } from '../../protocols/index.js';
 import { httpErrorReply, type ErrorEnvelope } from './error-envelope.js';
 import { traceIdOf } from '../../observability/index.js';
-import { DEFAULT_PARSE_THREAD_KB } from './json-body-thread.js';
-import { readJsonBody } from './json-body-reader.js';
+import { DEFAULT_PARSE_THREAD_KB } from './body/index.js';
+import { readJsonBody } from './body/index.js';
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../../pipeline/index.js';
-import { documented, HIDDEN, type RouteDoc } from './route-docs.js';
+import { documented, HIDDEN, type RouteDoc } from './openapi/index.js';
 import type { HttpServiceState } from './service-state.js';
-import { boundUploads, serverUploadTimeouts, type UploadTimeouts } from './upload-timeouts.js';
+import { boundUploads, serverUploadTimeouts, type UploadTimeouts } from './body/index.js';
 
 export interface HttpServerOptions {
   bodyLimitMb: number;

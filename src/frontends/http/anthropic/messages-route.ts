@@ -15,9 +15,9 @@ import {
   type GenerationRoute,
   type GenerationRouteOptions,
   type TranslatedChat,
-} from '../generation-route.js';
-import { modelRouteHandler, type ModelRouteContext, type ModelRouteSpec } from '../model-route.js';
-import { newItemId } from '../responses/response-object.js';
+} from '../model-route/index.js';
+import { modelRouteHandler, type ModelRouteContext, type ModelRouteSpec } from '../model-route/index.js';
+import { newItemId } from '../responses/index.js';
 import { frameworkErrorHandler, postRoute, sendError } from '../server.js';
 import type { HttpServiceState } from '../service-state.js';
 import { MessageEvents } from './message-events.js';

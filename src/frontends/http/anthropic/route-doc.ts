@@ -1,7 +1,7 @@
 // What /openapi.json says about POST /v1/messages and /v1/messages/count_tokens: one property per
 // field request.ts accepts, errors in Anthropic's envelope.
 import type { JsonSchema } from '../../../pipeline/index.js';
-import { json, jsonOrStream, type ResponseDoc, type RouteDoc } from '../route-docs.js';
+import { json, jsonOrStream, type ResponseDoc, type RouteDoc } from '../openapi/index.js';
 import { COUNT_TOKENS_FIELDS, MESSAGES_FIELDS } from './request.js';
 
 const BLOCKS: JsonSchema = { type: 'array', items: { type: 'object', additionalProperties: true }, description: 'thinking, text and tool_use blocks, in the order generated' };

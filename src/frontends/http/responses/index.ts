@@ -1,1 +1,2 @@
 export { registerResponsesRoute, type ResponsesRouteOptions } from './responses-route.js';
+export { newItemId } from './response-object.js';

@@ -12,8 +12,8 @@ import {
   type GenerationRoute,
   type GenerationRouteOptions,
   type TranslatedChat,
-} from '../generation-route.js';
-import { modelRouteHandler } from '../model-route.js';
+} from '../model-route/index.js';
+import { modelRouteHandler } from '../model-route/index.js';
 import { postRoute } from '../server.js';
 import type { HttpServiceState } from '../service-state.js';
 import { translateResponsesRequest, responsesModelName } from './request.js';

@@ -1,6 +1,6 @@
 // What /openapi.json says about POST /v1/responses: one property per field request.ts accepts.
 import type { JsonSchema } from '../../../pipeline/index.js';
-import { INFERENCE_ERRORS, jsonOrStream, type RouteDoc } from '../route-docs.js';
+import { INFERENCE_ERRORS, jsonOrStream, type RouteDoc } from '../openapi/index.js';
 import { RESPONSES_FIELDS, UNSUPPORTED_RESPONSES_FIELDS } from './request.js';
 
 const SHAPES: Record<string, JsonSchema> = {

@@ -7,11 +7,11 @@ import { foldUnary, protoRoot, shapeOf, type KserveCore, type ModelConfigMessage
 import { traceContextOf } from '../../../observability/index.js';
 import { CancelledError, isDynamoError, NotFoundError, UnsupportedMediaTypeError, ValidationError } from '../../../protocols/index.js';
 import { adminErrorReply, type ErrorEnvelope } from '../error-envelope.js';
-import { parseJsonBody } from '../json-body.js';
-import { documented } from '../route-docs.js';
+import { parseJsonBody } from '../body/index.js';
+import { documented } from '../openapi/index.js';
 import { frameworkErrorHandler, postRoute, sendError } from '../server.js';
 import type { HttpServiceState } from '../service-state.js';
-import { SseWriter } from '../sse-writer.js';
+import { SseWriter } from '../sse/index.js';
 import { generateResponse, toGenerateRequest } from './generate-request.js';
 import { HEADER_LENGTH, splitBody, toInferRequest } from './infer-request.js';
 import { inferResponse, isObject, stringifyExact } from './json-tensors.js';

@@ -1,0 +1,1 @@
+export { EventTemplate, SseWriter } from './sse-writer.js';
