@@ -22,8 +22,11 @@ import {
 } from '../../../pipeline/index.js';
 import type { ChatCompletionRequest } from '../../../protocols/index.js';
 import { drainStream, isDynamoError, type ModelApi, type RequestScope } from '../../../protocols/index.js';
-import type { ModelRouteSpec } from './model-route.js';
+import type { HttpRoute, RouteContext } from '../http-route.js';
+import type { RouteDoc } from '../openapi/index.js';
+import { postRoute } from '../server.js';
 import { SseWriter } from '../sse/index.js';
+import { modelRouteHandler, type ModelRouteSpec } from './model-route.js';
 import { peekFirst } from './stream-guard.js';
 
 export interface GenerationRouteOptions {
@@ -122,6 +125,11 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
       return undefined;
     },
   };
+}
+
+/** A generating route at its path: POST, described by `doc`; `make` builds it from the service's settings. */
+export function generatingRoute<P extends PreparedGeneration>(doc: RouteDoc, make: (ctx: RouteContext) => GenerationRoute<P>): HttpRoute {
+  return { register: (app, path, ctx) => postRoute(app, path, modelRouteHandler(ctx, generationSpec(make(ctx), ctx.generation)), doc) };
 }
 
 /**

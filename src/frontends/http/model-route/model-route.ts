@@ -7,8 +7,10 @@ import type { ModelManager, ServedModel } from '../../../models/index.js';
 import { traceContextOf } from '../../../observability/index.js';
 import { RequestLifecycle } from '../../../pipeline/index.js';
 import { CancelledError, InternalError, isDynamoError, type ModelApi, type RequestScope } from '../../../protocols/index.js';
-import { requestIdOf, sendError } from '../server.js';
 import type { ErrorEnvelope } from '../error-envelope.js';
+import type { HttpRoute } from '../http-route.js';
+import type { RouteDoc } from '../openapi/index.js';
+import { postRoute, requestIdOf, sendError } from '../server.js';
 import type { HttpServiceState } from '../service-state.js';
 
 /** One request of a model route, as its handler sees it. */
@@ -99,6 +101,11 @@ export function modelRouteHandler<T>(ctx: ModelRouteContext, spec: ModelRouteSpe
       if (counted) ctx.state.inflight--;
     }
   };
+}
+
+/** A model route at its path: POST, described by `doc`. */
+export function modelRoute<T>(spec: ModelRouteSpec<T>, doc: RouteDoc): HttpRoute {
+  return { register: (app, path, ctx) => postRoute(app, path, modelRouteHandler(ctx, spec), doc) };
 }
 
 /** The one output a unary worker call answers with. */

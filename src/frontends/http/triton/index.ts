@@ -1,1 +1,1 @@
-export { registerTritonRoutes, TRITON_ADMIN_ROUTES, TRITON_OPEN_ROUTES, TRITON_PREFIX, tritonErrorReply, type TritonRouteOptions } from './triton-routes.js';
+export { TRITON_ADMIN_ROUTES, TRITON_OPEN_ROUTES, TRITON_PREFIX, TRITON_ROUTE, tritonErrorReply } from './triton-routes.js';

@@ -8,6 +8,7 @@ import { traceContextOf } from '../../../observability/index.js';
 import { CancelledError, isDynamoError, NotFoundError, UnsupportedMediaTypeError, ValidationError } from '../../../protocols/index.js';
 import { adminErrorReply, type ErrorEnvelope } from '../error-envelope.js';
 import { parseJsonBody } from '../body/index.js';
+import type { HttpRoute } from '../http-route.js';
 import { documented } from '../openapi/index.js';
 import { frameworkErrorHandler, postRoute, sendError } from '../server.js';
 import type { HttpServiceState } from '../service-state.js';
@@ -27,7 +28,7 @@ const EXTENSIONS = ['model_configuration', 'model_repository', 'statistics', 'bi
 
 export const tritonErrorReply: ErrorEnvelope = (err) => adminErrorReply(err);
 
-export interface TritonRouteOptions {
+interface TritonRouteOptions {
   core: KserveCore;
   state: HttpServiceState;
   bodyLimitMb: number;
@@ -58,9 +59,15 @@ function configJson(config: ModelConfigMessage): unknown {
   return type.toObject(type.fromObject(config), { longs: Number, enums: String, bytes: String, defaults: true });
 }
 
-export function registerTritonRoutes(app: FastifyInstance, opts: TritonRouteOptions): void {
-  void app.register(async (scope) => tritonScope(scope, opts), { prefix: TRITON_PREFIX });
-}
+/** Served over the KServe core the service is given (absent: /v2 answers 404), at TRITON_PREFIX. */
+export const TRITON_ROUTE: HttpRoute = {
+  register(app, prefix, { state, options }) {
+    const core = options.kserve;
+    if (!core) return;
+    const opts = { core, state, bodyLimitMb: options.bodyLimitMb, sseKeepAliveMs: options.sseKeepAliveMs };
+    void app.register(async (scope) => tritonScope(scope, opts), { prefix });
+  },
+};
 
 function tritonScope(app: FastifyInstance, opts: TritonRouteOptions): void {
   const { core, state } = opts;

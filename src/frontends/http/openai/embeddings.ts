@@ -1,8 +1,11 @@
 // POST /v1/embeddings (reference/http.md §1.5): inputs tokenized here, one PreprocessedEmbeddingRequest
 // to a worker, its vectors answered as floats or as base64 of little-endian float32 (OpenAI's shape).
-import { validateEmbeddingRequest, type EmbeddingRequest } from '../../../pipeline/index.js';
+import { validateEmbeddingRequest, type EmbeddingRequest, type JsonSchema } from '../../../pipeline/index.js';
 import { InternalError, type EmbeddingsEngineOutput } from '../../../protocols/index.js';
-import { namedModel, onlyOutput, type ModelCall, type ModelRouteSpec } from '../model-route/index.js';
+import type { HttpRoute } from '../http-route.js';
+import { modelRoute, namedModel, onlyOutput, type ModelCall, type ModelRouteSpec } from '../model-route/index.js';
+import { INFERENCE_ERRORS, json, type RouteDoc } from '../openapi/index.js';
+import { MODEL } from './media-schemas.js';
 
 function toBase64(vector: number[]): string {
   const bytes = Buffer.alloc(vector.length * 4);
@@ -43,10 +46,61 @@ async function embed({ served, requestId, request, signal }: ModelCall, checked:
   };
 }
 
-export const EMBEDDINGS_ROUTE: ModelRouteSpec<EmbeddingRequest> = {
+const EMBEDDINGS: ModelRouteSpec<EmbeddingRequest> = {
   api: 'embeddings',
   endpoint: 'embeddings',
   modelName: (body) => namedModel(body, validateEmbeddingRequest),
   prepare: (req) => validateEmbeddingRequest(req.body),
   run: embed,
 };
+
+const EMBEDDINGS_BODY: JsonSchema = {
+  type: 'object',
+  required: ['model', 'input'],
+  properties: {
+    model: MODEL,
+    input: {
+      description: 'A string, strings, token ids, or lists of token ids',
+      oneOf: [
+        { type: 'string' },
+        { type: 'array', items: { type: 'string' } },
+        { type: 'array', items: { type: 'integer' } },
+        { type: 'array', items: { type: 'array', items: { type: 'integer' } } },
+      ],
+    },
+    encoding_format: { type: 'string', enum: ['float', 'base64'], default: 'float' },
+    dimensions: { type: 'integer', minimum: 1 },
+    user: { type: 'string' },
+  },
+  example: { model: 'my-embedding-model', input: ['first text', 'second text'] },
+};
+
+const EMBEDDINGS_ANSWER: JsonSchema = {
+  type: 'object',
+  properties: {
+    object: { type: 'string', enum: ['list'] },
+    data: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          object: { type: 'string', enum: ['embedding'] },
+          index: { type: 'integer' },
+          embedding: { description: 'floats, or base64 of little-endian float32', oneOf: [{ type: 'array', items: { type: 'number' } }, { type: 'string' }] },
+        },
+      },
+    },
+    model: { type: 'string' },
+    usage: { type: 'object', properties: { prompt_tokens: { type: 'integer' }, total_tokens: { type: 'integer' } } },
+  },
+};
+
+const EMBEDDINGS_DOC: RouteDoc = {
+  summary: 'Create embeddings',
+  tag: 'OpenAI',
+  description: 'Vectors for each input, from a model of type Embedding.',
+  body: EMBEDDINGS_BODY,
+  responses: { 200: json('The embeddings, in input order', EMBEDDINGS_ANSWER), ...INFERENCE_ERRORS },
+};
+
+export const EMBEDDINGS_ROUTE: HttpRoute = modelRoute(EMBEDDINGS, EMBEDDINGS_DOC);

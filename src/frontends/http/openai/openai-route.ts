@@ -1,5 +1,7 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { ModelManager, ServedModel } from '../../../models/index.js';
+// Chat completions and legacy completions share one generating route: the body is validated and
+// preprocessed by kind, the answer folded into OpenAI's objects or streamed as its chunks.
+import type { FastifyReply } from 'fastify';
+import type { ServedModel } from '../../../models/index.js';
 import {
   ResponseFold,
   validateChatRequest,
@@ -7,9 +9,11 @@ import {
   type PreparedRequest,
 } from '../../../pipeline/index.js';
 import { streamErrorJson } from '../error-envelope.js';
+import type { HttpRoute } from '../http-route.js';
 import {
   foldAll,
-  generationSpec,
+  generatingRoute,
+  namedModel,
   openEventStream,
   outputParsers,
   sendJson,
@@ -19,17 +23,12 @@ import {
   type GenerationRouteOptions,
   type PreparedGeneration,
 } from '../model-route/index.js';
-import { modelRouteHandler, namedModel } from '../model-route/index.js';
+import type { RouteDoc } from '../openapi/index.js';
 import { ChunkSerializer, foldedResponse, type ApiKind, type ReasoningField } from './openai-chunks.js';
-import { CHAT_DOC, COMPLETIONS_DOC } from './openai-route-docs.js';
 import { ReasoningDispatch } from './reasoning-dispatch.js';
-import { postRoute } from '../server.js';
 import { ToolCallDispatch } from './tool-call-dispatch.js';
-import type { HttpServiceState } from '../service-state.js';
 
-export interface OpenAiRouteOptions extends GenerationRouteOptions {
-  chatPath: string;
-  completionsPath: string;
+interface OpenAiRouteOptions extends GenerationRouteOptions {
   /** DYN_ENABLE_FORCE_INCLUDE_USAGE: every stream ends with a usage chunk. */
   forceIncludeUsage: boolean;
   /** DYN_REASONING_FIELD_NAME: what chat calls the reasoning text. */
@@ -56,15 +55,15 @@ interface Prepared extends PreparedGeneration {
   prefix?: (index: number) => string;
 }
 
-export function registerOpenAiRoutes(
-  app: FastifyInstance,
-  state: HttpServiceState,
-  models: ModelManager,
-  opts: OpenAiRouteOptions,
-): void {
-  const ctx = { state, models, requestScope: opts.requestScope };
-  postRoute(app, opts.chatPath, modelRouteHandler(ctx, generationSpec(new OpenAiRoute('chat', opts), opts)), CHAT_DOC);
-  postRoute(app, opts.completionsPath, modelRouteHandler(ctx, generationSpec(new OpenAiRoute('completions', opts), opts)), COMPLETIONS_DOC);
+/** Chat completions or legacy completions at its path, described by `doc`. */
+export function openAiRoute(kind: ApiKind, doc: RouteDoc): HttpRoute {
+  return generatingRoute(doc, ({ options, generation }) => new OpenAiRoute(kind, {
+    ...generation,
+    forceIncludeUsage: options.forceIncludeUsage,
+    reasoningField: options.reasoningField ?? 'reasoning_content',
+    reasoningDispatch: options.reasoningDispatch ?? false,
+    toolCallDispatch: options.toolCallDispatch ?? false,
+  }));
 }
 
 /** The `endpoint` label of request metrics. */

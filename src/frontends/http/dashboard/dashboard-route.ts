@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DashboardFeed, DashboardWatcher } from '../../../observability/index.js';
 import { dashboardScript } from './dashboard-client.js';
 import { DASHBOARD_CSS, dashboardHtml } from './dashboard-page.js';
+import type { HttpRoute } from '../http-route.js';
 import { HIDDEN } from '../openapi/index.js';
 import { SseWriter } from '../sse/index.js';
 
@@ -53,7 +54,14 @@ function dashboardAssets(base: string): ReadonlyMap<string, Asset> {
   ]);
 }
 
-export function registerDashboardRoutes(app: FastifyInstance, base: string, feed: DashboardFeed): void {
+/** Served only with a feed (absent: its paths answer 404). */
+export const DASHBOARD_ROUTE: HttpRoute = {
+  register(app, base, { options }) {
+    if (options.dashboard) registerDashboard(app, base, options.dashboard);
+  },
+};
+
+function registerDashboard(app: FastifyInstance, base: string, feed: DashboardFeed): void {
   for (const [path, file] of dashboardAssets(base)) {
     app.get(path, HIDDEN, async (req, reply) => {
       reply.header('etag', file.etag).header('cache-control', 'no-cache').header('content-security-policy', CSP).header('x-content-type-options', 'nosniff');

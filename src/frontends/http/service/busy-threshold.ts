@@ -12,6 +12,7 @@ import {
 } from '../../../protocols/index.js';
 import type { BusyThresholds } from '../../../router/index.js';
 import { adminErrorReply } from '../error-envelope.js';
+import type { HttpRoute } from '../http-route.js';
 import { adminError, documented, json, type RouteDoc } from '../openapi/index.js';
 
 const FIELDS = {
@@ -98,23 +99,29 @@ const POST_DOC: RouteDoc = {
   responses: { 200: json("The model's thresholds after the change", THRESHOLDS_SCHEMA), ...ERRORS },
 };
 
-export function registerBusyThresholdRoute(app: FastifyInstance, models: ModelManager, path: string): void {
-  void app.register(async (scope) => {
-    scope.setErrorHandler((err: unknown, req, reply) => {
-      const mapped = asAdminError(err);
-      const { status, body } = adminErrorReply(mapped);
-      if (!isDynamoError(mapped) && status >= 500) req.log.error({ err }, 'unhandled error in %s %s', req.method, req.url);
-      return reply.code(status).header('content-type', 'application/json').send(JSON.stringify(body));
-    });
+/** In a scope of its own, for its error shape; left out with DYN_DISABLE_FRONTEND_ADMIN_API (it answers 404). */
+export const BUSY_THRESHOLD_ROUTE: HttpRoute = {
+  register(app, path, { models, options }) {
+    if (options.disableAdminApi) return;
+    void app.register(async (scope) => busyThresholdScope(scope, models, path));
+  },
+};
 
-    scope.get(path, documented(GET_DOC), async () => ({ thresholds: models.list().map(thresholdsOf) }));
+function busyThresholdScope(scope: FastifyInstance, models: ModelManager, path: string): void {
+  scope.setErrorHandler((err: unknown, req, reply) => {
+    const mapped = asAdminError(err);
+    const { status, body } = adminErrorReply(mapped);
+    if (!isDynamoError(mapped) && status >= 500) req.log.error({ err }, 'unhandled error in %s %s', req.method, req.url);
+    return reply.code(status).header('content-type', 'application/json').send(JSON.stringify(body));
+  });
 
-    scope.post(path, documented(POST_DOC), async (req) => {
-      const { model, changes } = parseUpdate(req.body);
-      const m = models.list().find((candidate) => candidate.name === model);
-      if (!m) throw new NotFoundError(`Model '${model}' not found. Thresholds can only be set for discovered models.`);
-      m.router.busyThresholds = { ...m.router.busyThresholds, ...changes };
-      return thresholdsOf(m);
-    });
+  scope.get(path, documented(GET_DOC), async () => ({ thresholds: models.list().map(thresholdsOf) }));
+
+  scope.post(path, documented(POST_DOC), async (req) => {
+    const { model, changes } = parseUpdate(req.body);
+    const m = models.list().find((candidate) => candidate.name === model);
+    if (!m) throw new NotFoundError(`Model '${model}' not found. Thresholds can only be set for discovered models.`);
+    m.router.busyThresholds = { ...m.router.busyThresholds, ...changes };
+    return thresholdsOf(m);
   });
 }
