@@ -6,7 +6,7 @@
 import type { FastifyReply } from 'fastify';
 import type { ServedModel } from '../../../models/index.js';
 import type { JsonSchema } from '../../../pipeline/index.js';
-import { NotFoundError, type ChatCompletionRequest } from '../../../protocols/index.js';
+import { NotFoundError, type ChatCompletionRequest, type ModelApi } from '../../../protocols/index.js';
 import { anthropicErrorReply } from '../error-envelope.js';
 import type { HttpRoute } from '../http-route.js';
 import {
@@ -29,6 +29,8 @@ import type { MessageHead } from './message-object.js';
 import { COUNT_TOKENS_FIELDS, MESSAGES_FIELDS, messagesModelName, translateCountTokensRequest, translateMessagesRequest, type MessagesTranslation } from './request.js';
 
 type MessagesRouteOptions = GenerationRouteOptions & MessagesTranslation;
+
+const MESSAGES_API: ModelApi = { type: 'Chat', describe: 'the Anthropic Messages API' };
 
 interface Prepared extends TranslatedChat {
   stopSequences: readonly string[];
@@ -62,7 +64,7 @@ export const MESSAGES_ROUTE: HttpRoute = {
 
 class MessagesRoute implements GenerationRoute<Prepared> {
   readonly endpoint = 'messages';
-  readonly api = 'messages' as const;
+  readonly api = MESSAGES_API;
 
   constructor(private readonly opts: MessagesRouteOptions) {}
 
@@ -85,7 +87,7 @@ class MessagesRoute implements GenerationRoute<Prepared> {
 /** count_tokens: the prompt's token count after the chat template, as the generation would see it. */
 function countTokensSpec(opts: MessagesTranslation): ModelRouteSpec<ChatCompletionRequest> {
   return {
-    api: 'messages',
+    api: MESSAGES_API,
     endpoint: 'messages_count_tokens',
     modelName: messagesModelName,
     prepare: (req, served) => served.preprocessor.validateChat(translateCountTokensRequest(req.body, opts)),

@@ -47,7 +47,7 @@ async function embed({ served, requestId, request, signal }: ModelCall, checked:
 }
 
 const EMBEDDINGS: ModelRouteSpec<EmbeddingRequest> = {
-  api: 'embeddings',
+  api: { type: 'Embedding', describe: 'embeddings' },
   endpoint: 'embeddings',
   modelName: (body) => namedModel(body, validateEmbeddingRequest),
   prepare: (req) => validateEmbeddingRequest(req.body),

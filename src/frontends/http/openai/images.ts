@@ -14,7 +14,7 @@ async function generateImages({ served, requestId, signal }: ModelCall, checked:
 }
 
 const IMAGES: ModelRouteSpec<NvCreateImageRequest> = {
-  api: 'images',
+  api: { type: 'Images', describe: 'image generation' },
   endpoint: 'images',
   modelName: (body) => namedModel(body, validateImageRequest),
   prepare: (req) => validateImageRequest(req.body),

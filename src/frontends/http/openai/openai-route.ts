@@ -8,6 +8,7 @@ import {
   validateCompletionRequest,
   type PreparedRequest,
 } from '../../../pipeline/index.js';
+import type { ModelApi } from '../../../protocols/index.js';
 import { streamErrorJson } from '../error-envelope.js';
 import type { HttpRoute } from '../http-route.js';
 import {
@@ -69,17 +70,23 @@ export function openAiRoute(kind: ApiKind, doc: RouteDoc): HttpRoute {
 /** The `endpoint` label of request metrics. */
 const ENDPOINT_LABEL: Record<ApiKind, string> = { chat: 'chat_completions', completions: 'completions' };
 
+/** The model type each kind needs. */
+const MODEL_API: Record<ApiKind, ModelApi> = {
+  chat: { type: 'Chat', describe: 'chat completions' },
+  completions: { type: 'Completions', describe: 'completions' },
+};
+
 /** Chat completions or legacy completions. */
 class OpenAiRoute implements GenerationRoute<Prepared> {
   readonly endpoint: string;
-  readonly api: ApiKind;
+  readonly api: ModelApi;
 
   constructor(
     private readonly kind: ApiKind,
     private readonly opts: OpenAiRouteOptions,
   ) {
     this.endpoint = ENDPOINT_LABEL[kind];
-    this.api = kind;
+    this.api = MODEL_API[kind];
   }
 
   modelName(body: unknown): string {

@@ -16,7 +16,7 @@ async function generateVideo({ served, requestId, signal }: ModelCall, checked: 
 }
 
 export const VIDEOS: ModelRouteSpec<NvCreateVideoRequest> = {
-  api: 'videos',
+  api: { type: 'Videos', describe: 'video generation' },
   endpoint: 'videos',
   modelName: (body) => namedModel(body, validateVideoRequest),
   prepare: (req) => validateVideoRequest(req.body),

@@ -5,6 +5,7 @@
 import type { FastifyReply } from 'fastify';
 import type { ServedModel } from '../../../models/index.js';
 import type { JsonSchema } from '../../../pipeline/index.js';
+import type { ModelApi } from '../../../protocols/index.js';
 import type { HttpRoute } from '../http-route.js';
 import {
   answerSingleChoice,
@@ -26,7 +27,7 @@ interface Prepared extends TranslatedChat {
 
 class ResponsesRoute implements GenerationRoute<Prepared> {
   readonly endpoint = 'responses';
-  readonly api = 'responses' as const;
+  readonly api: ModelApi = { type: 'Chat', describe: 'the Responses API' };
 
   constructor(private readonly opts: GenerationRouteOptions) {}
 
