@@ -37,7 +37,7 @@ async function measure(root: string): Promise<Sample> {
   // A build whose streams push is consumed pushed, as its frontends do; an older one is pulled.
   const { drainStream } = (await import(path.join(root, 'dist/src/protocols/index.js'))) as Partial<typeof import('../src/protocols/index.js')>;
   const { service } = await serveInProcess(['--speedup-ratio', '1000000000']);
-  const served = service.models.getFor('Qwen/Qwen3-0.6B', 'chat');
+  const served = service.models.get('Qwen/Qwen3-0.6B');
   const target = { engine: served.router, tokenTable: served.tokenTable };
   let tokens = 0;
   let counting = false;

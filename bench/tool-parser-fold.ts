@@ -6,7 +6,7 @@
 // Usage: node dist/bench/tool-parser-fold.js [--rounds N] [--tokens N]
 import { parseArgs } from 'node:util';
 import { Tokenizer } from 'tokenizers';
-import { ChunkSerializer } from '../src/frontends/http/openai-chunks.js';
+import { ChunkSerializer } from '../src/frontends/http/openai/openai-chunks.js';
 import { loadDefaultModelCard } from '../src/models/index.js';
 import { ResponseFold, reasoningFor, toolCallsFor, type DecodedStep } from '../src/pipeline/index.js';
 

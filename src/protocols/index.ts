@@ -17,3 +17,4 @@ export * from './tally.js';
 export * from './hub-repo-ref.js';
 export * from './pushed-stream.js';
 export * from './delivery-clock.js';
+export * from './http-routes.js';

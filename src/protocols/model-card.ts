@@ -112,24 +112,18 @@ function checkedFile(file: CardFile): Record<string, unknown> {
     : { path: file.path, checksum: file.checksum, size: file.size };
 }
 
-/** The API families of the frontends, each served by models of one type. */
-export type ModelApi = 'chat' | 'completions' | 'responses' | 'messages' | 'embeddings' | 'images' | 'videos';
-
-/** The model type each API needs, and how a "wrong type" error names the API. */
-export const API_MODEL_TYPES: Readonly<Record<ModelApi, { type: ModelTypeFlag; describe: string }>> = {
-  chat: { type: 'Chat', describe: 'chat completions' },
-  completions: { type: 'Completions', describe: 'completions' },
-  responses: { type: 'Chat', describe: 'the Responses API' },
-  messages: { type: 'Chat', describe: 'the Anthropic Messages API' },
-  embeddings: { type: 'Embedding', describe: 'embeddings' },
-  images: { type: 'Images', describe: 'image generation' },
-  videos: { type: 'Videos', describe: 'video generation' },
-};
+/**
+ * What a frontend API needs of a model: the model type its card must list, and how a "wrong type"
+ * error names the API. Each route says its own (e.g. chat: `{ type: 'Chat', describe: 'chat completions' }`).
+ */
+export interface ModelApi {
+  readonly type: ModelTypeFlag;
+  readonly describe: string;
+}
 
 /** Null when a card of `types` serves `api`, else the 400 message that says which type the model is. */
 export function modelTypeMismatch(name: string, types: readonly ModelTypeFlag[], api: ModelApi): string | null {
-  const need = API_MODEL_TYPES[api];
-  if (types.includes(need.type)) return null;
+  if (types.includes(api.type)) return null;
   const is = types.length > 0 ? types.join(' | ') : 'none';
-  return `Model '${name}' is of type ${is} and cannot serve ${need.describe} (model type ${need.type} required)`;
+  return `Model '${name}' is of type ${is} and cannot serve ${api.describe} (model type ${api.type} required)`;
 }

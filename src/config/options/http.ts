@@ -1,6 +1,22 @@
+import { HTTP_ROUTE_NAMES, HTTP_ROUTES, type HttpRouteName } from '../../protocols/index.js';
 import type { OptionSpec } from '../option-spec.js';
 
 const URL_PATH = { regex: /^\/\S*$/, describe: "a URL path starting with '/'" } as const;
+
+/**
+ * The option that moves route `name`: `httpSvc<Setting>Path`, read from DYN_HTTP_SVC_<SETTING>_PATH
+ * (and, for a variable upstream has, also from upstream's `_ENV` spelling of it).
+ */
+export function httpPathOption<N extends HttpRouteName>(name: N) {
+  const { path, setting, what, upstream } = HTTP_ROUTES[name];
+  const env = `DYN_HTTP_SVC_${setting.replace(/(?<=.)(?=[A-Z])/g, '_').toUpperCase()}_PATH`;
+  return {
+    key: `httpSvc${setting}Path`, env, type: 'string', pattern: URL_PATH, metavar: '<path>',
+    ...(upstream ? { envAliases: [`${env}_ENV`] } : { envIsLocal: true }),
+    group: 'HTTP Endpoint Paths', scope: 'frontend', built: true, default: path,
+    help: `Path of the ${what} endpoint`,
+  } as const;
+}
 
 export const httpOptions = [
   {
@@ -143,29 +159,6 @@ export const httpOptions = [
     group: 'HTTP & Networking', scope: 'frontend', built: false, default: 8001,
     help: 'Port of the reinforcement-learning side server',
   },
-  // Upstream's path variables, also under the `_ENV` spellings its docs table shows; the
-  // dynamo-ts-only ones cover the routes upstream gives no variable.
-  ...([
-    ['httpSvcChatPath', 'DYN_HTTP_SVC_CHAT_PATH', '/v1/chat/completions', 'chat completions', 'upstream'],
-    ['httpSvcCmpPath', 'DYN_HTTP_SVC_CMP_PATH', '/v1/completions', 'completions', 'upstream'],
-    ['httpSvcEmbPath', 'DYN_HTTP_SVC_EMB_PATH', '/v1/embeddings', 'embeddings', 'upstream'],
-    ['httpSvcImagesPath', 'DYN_HTTP_SVC_IMAGES_PATH', '/v1/images/generations', 'image generation', 'local'],
-    ['httpSvcVideosPath', 'DYN_HTTP_SVC_VIDEOS_PATH', '/v1/videos/generations', 'video generation', 'local'],
-    ['httpSvcVideosStreamPath', 'DYN_HTTP_SVC_VIDEOS_STREAM_PATH', '/v1/videos/generations/stream', 'streamed video generation', 'local'],
-    ['httpSvcResponsesPath', 'DYN_HTTP_SVC_RESPONSES_PATH', '/v1/responses', 'Responses API', 'upstream'],
-    ['httpSvcModelsPath', 'DYN_HTTP_SVC_MODELS_PATH', '/v1/models', 'model list', 'upstream'],
-    ['httpSvcAnthropicPath', 'DYN_HTTP_SVC_ANTHROPIC_PATH', '/v1/messages', 'Anthropic Messages API', 'upstream'],
-    ['httpSvcHealthPath', 'DYN_HTTP_SVC_HEALTH_PATH', '/health', 'health check', 'upstream'],
-    ['httpSvcLivePath', 'DYN_HTTP_SVC_LIVE_PATH', '/live', 'liveness check', 'upstream'],
-    ['httpSvcMetricsPath', 'DYN_HTTP_SVC_METRICS_PATH', '/metrics', 'Prometheus metrics', 'upstream'],
-    ['httpSvcBusyThresholdPath', 'DYN_HTTP_SVC_BUSY_THRESHOLD_PATH', '/busy_threshold', 'busy-threshold admin', 'local'],
-    ['httpSvcOpenapiPath', 'DYN_HTTP_SVC_OPENAPI_PATH', '/openapi.json', 'OpenAPI document', 'local'],
-    ['httpSvcDocsPath', 'DYN_HTTP_SVC_DOCS_PATH', '/docs', 'Swagger UI', 'local'],
-    ['httpSvcDashboardPath', 'DYN_HTTP_SVC_DASHBOARD_PATH', '/dashboard', 'live dashboard (its assets and events below it)', 'local'],
-  ] as const).map(([key, env, path, what, origin]) => ({
-    key, env, type: 'string', pattern: URL_PATH, metavar: '<path>',
-    ...(origin === 'upstream' ? { envAliases: [`${env}_ENV`] } : { envIsLocal: true }),
-    group: 'HTTP Endpoint Paths', scope: 'frontend', built: true, default: path,
-    help: `Path of the ${what} endpoint`,
-  }) as const),
+  // One path option per route of protocols/http-routes.ts.
+  ...HTTP_ROUTE_NAMES.map(httpPathOption),
 ] as const satisfies readonly OptionSpec[];

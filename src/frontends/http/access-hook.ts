@@ -7,9 +7,8 @@
 // the password of HTTP Basic authentication, and its refusal makes the browser prompt for one.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { adminAllowed, basicPassword, bearerToken, ForbiddenError, UnauthenticatedError, type DynamoError, type KeyCheck } from '../../protocols/index.js';
+import { adminAllowed, basicPassword, bearerToken, ForbiddenError, UnauthenticatedError, type DynamoError, type HttpPaths, type KeyCheck } from '../../protocols/index.js';
 import { adminErrorReply, anthropicErrorReply, httpErrorReply, type ErrorEnvelope } from './error-envelope.js';
-import type { HttpPaths } from './http-service.js';
 import { sendError } from './server.js';
 import { TRITON_ADMIN_ROUTES, TRITON_OPEN_ROUTES, TRITON_PREFIX, tritonErrorReply } from './triton/index.js';
 

@@ -1,4 +1,6 @@
-export { HttpService, DEFAULT_HTTP_PATHS, type HttpServiceOptions, type HttpPaths, type HttpTls } from './http-service.js';
-export { SseWriter } from './sse-writer.js';
+export { HttpService } from './http-service.js';
+export type { HttpServiceOptions, HttpTls } from './service-options.js';
+export { DEFAULT_HTTP_PATHS, type HttpPaths } from '../../protocols/index.js';
+export { SseWriter } from './sse/index.js';
 export { httpErrorReply, streamErrorJson, reasonPhrase } from './error-envelope.js';
 export type { NamedRouteExtension, RouteExtension, RouteExtensionContext } from './route-extension.js';

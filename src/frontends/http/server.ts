@@ -13,12 +13,12 @@ import {
 } from '../../protocols/index.js';
 import { httpErrorReply, type ErrorEnvelope } from './error-envelope.js';
 import { traceIdOf } from '../../observability/index.js';
-import { DEFAULT_PARSE_THREAD_KB } from './json-body-thread.js';
-import { readJsonBody } from './json-body-reader.js';
+import { DEFAULT_PARSE_THREAD_KB } from './body/index.js';
+import { readJsonBody, type BodyReadOptions } from './body/index.js';
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../../pipeline/index.js';
-import { documented, HIDDEN, type RouteDoc } from './route-docs.js';
+import { documented, HIDDEN, type RouteDoc } from './openapi/index.js';
 import type { HttpServiceState } from './service-state.js';
-import { boundUploads, serverUploadTimeouts, type UploadTimeouts } from './upload-timeouts.js';
+import { boundUploads, serverUploadTimeouts, type UploadTimeouts } from './body/index.js';
 
 export interface HttpServerOptions {
   bodyLimitMb: number;
@@ -32,9 +32,20 @@ export interface HttpServerOptions {
   tls?: { cert: Buffer; key: Buffer; ca?: Buffer };
 }
 
+const MIB = 1024 * 1024;
+
+/** The body limit in bytes of a limit in MB. */
+const limitBytes = (limitMb: number): number => Math.max(1, Math.floor(limitMb * MIB));
+
+/** 413 for a body over `limit` bytes: the service's limit (`bodyLimitMb`) names its variable; a route's own says so. */
+function bodyTooLarge(limit: number, bodyLimitMb: number): DynamoError {
+  const over = limit === limitBytes(bodyLimitMb) ? `${bodyLimitMb} MB set by DYN_HTTP_BODY_LIMIT_MB` : `${limit / MIB} MB of this route`;
+  return new PayloadTooLargeError(`Request body exceeds the limit of ${over}`);
+}
+
 /** Fastify's own errors, by code, as the typed errors they stand for; others stay unknown (500). */
-const FRAMEWORK_ERRORS = new Map<string, (bodyLimitMb: number) => DynamoError>([
-  ['FST_ERR_CTP_BODY_TOO_LARGE', (limitMb) => new PayloadTooLargeError(`Request body exceeds the limit of ${limitMb} MB set by DYN_HTTP_BODY_LIMIT_MB`)],
+const FRAMEWORK_ERRORS = new Map<string, (req: FastifyRequest, bodyLimitMb: number) => DynamoError>([
+  ['FST_ERR_CTP_BODY_TOO_LARGE', (req, limitMb) => bodyTooLarge(req.routeOptions.bodyLimit, limitMb)],
   ['FST_ERR_CTP_INVALID_MEDIA_TYPE', () => new UnsupportedMediaTypeError()],
   ['FST_ERR_CTP_EMPTY_JSON_BODY', () => new ValidationError('Failed to read request body')],
   ['FST_ERR_CTP_INVALID_CONTENT_LENGTH', () => new ValidationError('Failed to read request body')],
@@ -73,7 +84,7 @@ export function sendError(reply: FastifyReply, err: unknown, overloadStatus: num
  * error bodies, the `Route not found` 404, and `x-request-id` echo.
  */
 export function createHttpServer(opts: HttpServerOptions, state: HttpServiceState): FastifyInstance {
-  const bodyLimit = Math.max(1, Math.floor(opts.bodyLimitMb * 1024 * 1024));
+  const bodyLimit = limitBytes(opts.bodyLimitMb);
   const parseThreadBytes = (opts.parseThreadKb ?? DEFAULT_PARSE_THREAD_KB) * 1024;
   const app = Fastify({
     bodyLimit,
@@ -90,12 +101,14 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
     }),
   }) as unknown as FastifyInstance;
 
-  const bodyRead = {
+  const bodyRead: BodyReadOptions = {
     bodyLimit,
-    tooLarge: () => FRAMEWORK_ERRORS.get('FST_ERR_CTP_BODY_TOO_LARGE')!(opts.bodyLimitMb),
+    tooLarge: () => bodyTooLarge(bodyLimit, opts.bodyLimitMb),
     parseThreadBytes,
     limits: opts.requestLimits ?? DEFAULT_REQUEST_LIMITS,
   };
+  /** The read options of a route with a body limit of its own (http-route.ts). */
+  const ownLimit = (limit: number): BodyReadOptions => ({ ...bodyRead, bodyLimit: limit, tooLarge: () => bodyTooLarge(limit, opts.bodyLimitMb) });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (req, payload, done) => {
     const ct = req.headers['content-type'] ?? '';
@@ -103,7 +116,8 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
       done(new UnsupportedMediaTypeError(), undefined);
       return;
     }
-    readJsonBody(payload, req.headers['content-length'], bodyRead, (err, body) => done(err, body));
+    const limit = req.routeOptions.bodyLimit;
+    readJsonBody(payload, req.headers['content-length'], limit === bodyLimit ? bodyRead : ownLimit(limit), (err, body) => done(err, body));
   });
 
   boundUploads(app, opts.uploadTimeouts);
@@ -135,7 +149,7 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
 export function frameworkErrorHandler(bodyLimitMb: number, state: HttpServiceState, envelope: ErrorEnvelope = httpErrorReply) {
   return (err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const fromFramework = FRAMEWORK_ERRORS.get((err as { code?: string }).code ?? '');
-    const mapped = fromFramework ? fromFramework(bodyLimitMb) : err;
+    const mapped = fromFramework ? fromFramework(req, bodyLimitMb) : err;
     if (!isDynamoError(mapped)) req.log.error({ err }, 'unhandled error in %s %s', req.method, req.url);
     return sendError(reply, mapped, state.overloadStatus, envelope);
   };

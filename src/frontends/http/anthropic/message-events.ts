@@ -5,9 +5,9 @@
 // A unary message runs the same events unwritten and answers the Message its blocks make.
 
 import type { ChoiceDelta, ResponseFold, ToolCallDelta } from '../../../pipeline/index.js';
-import { visitInWrittenOrder } from '../delta-order.js';
+import { visitInWrittenOrder } from '../model-route/index.js';
 import { anthropicStreamErrorJson } from '../error-envelope.js';
-import type { AnswerEvents, EventOut } from '../generation-route.js';
+import type { AnswerEvents, EventOut } from '../model-route/index.js';
 import { messageObject, messageStop, messageUsage, textBlock, thinkingBlock, toolUseBlock, type MessageHead } from './message-object.js';
 
 type Json = Record<string, unknown>;

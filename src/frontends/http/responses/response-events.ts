@@ -4,8 +4,8 @@
 // response runs the same events unwritten and answers the final Response object.
 
 import type { ChoiceDelta, ResponseFold, ToolCallDelta } from '../../../pipeline/index.js';
-import { visitInWrittenOrder } from '../delta-order.js';
-import type { AnswerEvents, EventOut } from '../generation-route.js';
+import { visitInWrittenOrder } from '../model-route/index.js';
+import type { AnswerEvents, EventOut } from '../model-route/index.js';
 import type { OfferedTool, OfferedTools } from './offered-tools.js';
 import {
   customToolCallItem,

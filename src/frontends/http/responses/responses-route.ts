@@ -2,46 +2,36 @@
 // translated to a chat request, preprocessed, generated and folded like chat; only the wire
 // shapes differ (response-object.ts, response-events.ts).
 
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { ModelManager, ServedModel } from '../../../models/index.js';
-import type { HeaderRouting } from '../../../pipeline/index.js';
+import type { FastifyReply } from 'fastify';
+import type { ServedModel } from '../../../models/index.js';
+import type { HeaderRouting, JsonSchema } from '../../../pipeline/index.js';
+import type { ModelApi } from '../../../protocols/index.js';
+import type { HttpRoute } from '../http-route.js';
 import {
   answerSingleChoice,
-  generationSpec,
+  generatingRoute,
   prepareTranslatedChat,
   type Generation,
   type GenerationRoute,
   type GenerationRouteOptions,
   type TranslatedChat,
-} from '../generation-route.js';
-import { modelRouteHandler } from '../model-route.js';
-import { postRoute } from '../server.js';
-import type { HttpServiceState } from '../service-state.js';
+} from '../model-route/index.js';
+import { INFERENCE_ERRORS, jsonOrStream, type RouteDoc } from '../openapi/index.js';
 import type { OfferedTools } from './offered-tools.js';
-import { translateResponsesRequest, responsesModelName } from './request.js';
+import { RESPONSES_FIELDS, responsesModelName, translateResponsesRequest, UNSUPPORTED_RESPONSES_FIELDS } from './request.js';
 import { ResponseEvents } from './response-events.js';
-import { RESPONSES_DOC } from './route-doc.js';
 import type { ResponseHead } from './response-object.js';
-
-export interface ResponsesRouteOptions extends GenerationRouteOptions {
-  responsesPath: string;
-}
 
 interface Prepared extends TranslatedChat {
   echo: Record<string, unknown>;
   tools: OfferedTools;
 }
 
-export function registerResponsesRoute(app: FastifyInstance, state: HttpServiceState, models: ModelManager, opts: ResponsesRouteOptions): void {
-  const ctx = { state, models, requestScope: opts.requestScope };
-  postRoute(app, opts.responsesPath, modelRouteHandler(ctx, generationSpec(new ResponsesRoute(opts), opts)), RESPONSES_DOC);
-}
-
 class ResponsesRoute implements GenerationRoute<Prepared> {
   readonly endpoint = 'responses';
-  readonly api = 'responses' as const;
+  readonly api: ModelApi = { type: 'Chat', describe: 'the Responses API' };
 
-  constructor(private readonly opts: ResponsesRouteOptions) {}
+  constructor(private readonly opts: GenerationRouteOptions) {}
 
   modelName(body: unknown): string {
     return responsesModelName(body);
@@ -63,3 +53,50 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
     return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, (out, fold) => new ResponseEvents(out, head, fold, prepared.tools));
   }
 }
+
+/** What /openapi.json says about it: one property per field request.ts accepts. */
+const SHAPES: Record<string, JsonSchema> = {
+  model: { type: 'string', description: 'a model listed by /v1/models' },
+  input: {
+    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', additionalProperties: true } }],
+    description: 'text, or message / function_call / function_call_output items',
+  },
+  instructions: { type: 'string', nullable: true, description: 'sent as the system message' },
+  tools: { type: 'array', items: { type: 'object', additionalProperties: true }, nullable: true, description: 'function tools' },
+  max_output_tokens: { type: 'integer', minimum: 1, nullable: true },
+  temperature: { type: 'number', nullable: true },
+  top_p: { type: 'number', nullable: true },
+  text: { type: 'object', nullable: true, description: '`format` (json_schema) becomes guided decoding' },
+  reasoning: { type: 'object', nullable: true, properties: { effort: { type: 'string' } } },
+  stream: { type: 'boolean', nullable: true, description: 'answer as typed server-sent events' },
+  store: { type: 'boolean', nullable: true, description: '`true` is refused: this gateway is stateless' },
+};
+
+const BODY: JsonSchema = {
+  type: 'object',
+  required: ['model', 'input'],
+  properties: Object.fromEntries(
+    RESPONSES_FIELDS.map((name) => {
+      const unsupported = UNSUPPORTED_RESPONSES_FIELDS[name];
+      return [name, unsupported ? { description: `answered with 501: ${unsupported}` } : (SHAPES[name] ?? {})];
+    }),
+  ),
+  example: { model: 'Qwen/Qwen3-0.6B', input: 'Hello!', max_output_tokens: 32 },
+};
+
+const RESPONSES_DOC: RouteDoc = {
+  summary: 'Create a model response',
+  tag: 'OpenAI',
+  description: 'OpenAI Responses API, stateless; streams `response.*` events when `stream: true`.',
+  body: BODY,
+  responses: {
+    200: jsonOrStream(
+      'The Response object, or its typed events when streaming',
+      { type: 'object', properties: { id: { type: 'string' }, object: { type: 'string', enum: ['response'] }, status: { type: 'string' }, output: { type: 'array', items: { type: 'object', additionalProperties: true }, description: 'reasoning, message and function_call items, in the order generated' } } },
+      '`event: response.<type>` / `data: <event JSON>` pairs, ending with response.completed (no [DONE])',
+    ),
+    ...INFERENCE_ERRORS,
+  },
+};
+
+export const RESPONSES_ROUTE: HttpRoute = generatingRoute(RESPONSES_DOC, ({ generation }) => new ResponsesRoute(generation));

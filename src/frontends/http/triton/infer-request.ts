@@ -6,7 +6,7 @@
 
 import type { InferInputTensor, InferRequestedOutputTensor, ModelInferRequest, ModelInferResponse } from '../../../kserve/index.js';
 import { ValidationError } from '../../../protocols/index.js';
-import { parseJsonBody } from '../json-body.js';
+import { parseJsonBody } from '../body/index.js';
 import { datatypeOf, encodeJsonData, inferParameters, isObject, rawInferRequest, shapeField, type JsonObject, type RawInput } from './json-tensors.js';
 
 export const HEADER_LENGTH = 'inference-header-content-length';

@@ -1,7 +1,7 @@
 // How Triton's HTTP/REST routes appear in /openapi.json (KServe v2 REST, Triton's extensions).
 
 import type { JsonSchema } from '../../../pipeline/index.js';
-import { adminError, json, type ResponseDoc, type RouteDoc } from '../route-docs.js';
+import { adminError, json, type ResponseDoc, type RouteDoc } from '../openapi/index.js';
 
 const TAG = 'Triton (KServe v2)';
 

@@ -7,11 +7,12 @@ import { protoRoot, shapeOf, type KserveCore, type ModelConfigMessage, type Mode
 import { traceContextOf } from '../../../observability/index.js';
 import { CancelledError, isDynamoError, NotFoundError, UnsupportedMediaTypeError, ValidationError } from '../../../protocols/index.js';
 import { adminErrorReply, type ErrorEnvelope } from '../error-envelope.js';
-import { parseJsonBody } from '../json-body.js';
-import { documented } from '../route-docs.js';
+import { parseJsonBody } from '../body/index.js';
+import type { HttpRoute } from '../http-route.js';
+import { documented } from '../openapi/index.js';
 import { frameworkErrorHandler, postRoute, sendError } from '../server.js';
 import type { HttpServiceState } from '../service-state.js';
-import { SseWriter } from '../sse-writer.js';
+import { SseWriter } from '../sse/index.js';
 import { generateResponse, toGenerateRequest } from './generate-request.js';
 import { HEADER_LENGTH, splitBody, toInferRequest } from './infer-request.js';
 import { inferResponse, isObject, stringifyExact } from './json-tensors.js';
@@ -27,7 +28,7 @@ const EXTENSIONS = ['model_configuration', 'model_repository', 'statistics', 'bi
 
 export const tritonErrorReply: ErrorEnvelope = (err) => adminErrorReply(err);
 
-export interface TritonRouteOptions {
+interface TritonRouteOptions {
   core: KserveCore;
   state: HttpServiceState;
   bodyLimitMb: number;
@@ -58,9 +59,15 @@ function configJson(config: ModelConfigMessage): unknown {
   return type.toObject(type.fromObject(config), { longs: Number, enums: String, bytes: String, defaults: true });
 }
 
-export function registerTritonRoutes(app: FastifyInstance, opts: TritonRouteOptions): void {
-  void app.register(async (scope) => tritonScope(scope, opts), { prefix: TRITON_PREFIX });
-}
+/** Served over the KServe core the service is given (absent: /v2 answers 404), at TRITON_PREFIX. */
+export const TRITON_ROUTE: HttpRoute = {
+  register(app, prefix, { state, options }) {
+    const core = options.kserve;
+    if (!core) return;
+    const opts = { core, state, bodyLimitMb: options.bodyLimitMb, sseKeepAliveMs: options.sseKeepAliveMs };
+    void app.register(async (scope) => tritonScope(scope, opts), { prefix });
+  },
+};
 
 function tritonScope(app: FastifyInstance, opts: TritonRouteOptions): void {
   const { core, state } = opts;

@@ -1,0 +1,24 @@
+// The skeleton every model route runs on (model-route.ts), what generating routes share around the
+// pipeline (generation-route.ts: fan-out behind the pre-commit peek, folding, streaming) and the
+// order a delta's pieces were written in.
+export { visitInWrittenOrder } from './delta-order.js';
+export {
+  answerSingleChoice,
+  foldAll,
+  generatingRoute,
+  generationSpec,
+  openEventStream,
+  outputParsers,
+  prepareTranslatedChat,
+  sendJson,
+  streamGeneration,
+  type AnswerEvents,
+  type EventOut,
+  type Generation,
+  type GenerationRoute,
+  type GenerationRouteOptions,
+  type PerfLog,
+  type PreparedGeneration,
+  type TranslatedChat,
+} from './generation-route.js';
+export { modelRoute, modelRouteHandler, namedModel, onlyOutput, type ModelCall, type ModelRouteContext, type ModelRouteSpec } from './model-route.js';

@@ -1,0 +1,117 @@
+// The skeleton every model route shares (chat, completions, Responses, embeddings, images, videos):
+// readiness, the model lookup for its API (404 unknown, 400 wrong type), request events with the
+// route's endpoint label, cancellation when the client goes away, the in-flight count, and typed
+// error replies. A route says how it checks its body and how it answers.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ModelManager, ServedModel } from '../../../models/index.js';
+import { traceContextOf } from '../../../observability/index.js';
+import { RequestLifecycle } from '../../../pipeline/index.js';
+import { CancelledError, InternalError, isDynamoError, type ModelApi, type RequestScope } from '../../../protocols/index.js';
+import type { ErrorEnvelope } from '../error-envelope.js';
+import type { HttpRoute } from '../http-route.js';
+import type { RouteDoc } from '../openapi/index.js';
+import { postRoute, requestIdOf, sendError } from '../server.js';
+import type { HttpServiceState } from '../service-state.js';
+
+/** One request of a model route, as its handler sees it. */
+export interface ModelCall {
+  served: ServedModel;
+  requestId: string;
+  request: RequestLifecycle;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}
+
+export interface ModelRouteSpec<T> {
+  api: ModelApi;
+  /** The `endpoint` label of request metrics. */
+  endpoint: string;
+  /** The body's model name; a body without a usable one fails validation here, before a 404 could answer it. */
+  modelName(body: unknown): string;
+  /** Whether this request is answered as a stream (its metrics' request type); unary when absent. */
+  streaming?(body: unknown): boolean;
+  /** Checks the body (and prepares it for the model); throws a 400 naming the field. */
+  prepare(req: FastifyRequest, served: ServedModel): T | Promise<T>;
+  /**
+   * Answers the request; resolves to the JSON body to send, or to undefined once it has answered
+   * and settled the request's outcome itself (streams, folded answers).
+   */
+  run(call: ModelCall, prepared: T, reply: FastifyReply): Promise<unknown>;
+}
+
+export interface ModelRouteContext {
+  state: HttpServiceState;
+  models: ModelManager;
+  requestScope: RequestScope;
+  /** The shape of error replies; OpenAI's flat body when absent. */
+  errorEnvelope?: ErrorEnvelope;
+}
+
+/**
+ * The body's model name. A body with no usable name fails `validate` (400 naming the field)
+ * before the lookup could answer 404 for it; an unknown model is 404 whatever else is wrong, as
+ * upstream resolves the model before validating the rest.
+ */
+export function namedModel(body: unknown, validate: (body: unknown) => unknown): string {
+  const model = (body as { model?: unknown } | null)?.model;
+  if (typeof model === 'string' && model.trim() !== '') return model;
+  validate(body);
+  return '';
+}
+
+export function modelRouteHandler<T>(ctx: ModelRouteContext, spec: ModelRouteSpec<T>) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    const requestId = requestIdOf(req);
+    let request: RequestLifecycle | undefined;
+    let counted = false;
+    try {
+      ctx.state.assertServing();
+      const served = ctx.models.getFor(spec.modelName(req.body), spec.api);
+      request = RequestLifecycle.start({
+        scope: ctx.requestScope,
+        id: requestId,
+        model: served.name,
+        endpoint: spec.endpoint,
+        requestType: spec.streaming?.(req.body) ? 'stream' : 'unary',
+        trace: req.headers.traceparent === undefined ? undefined : traceContextOf(req.headers.traceparent, req.headers.tracestate),
+        operation: `${req.method} ${req.routeOptions.url ?? req.url}`,
+      });
+      const prepared = await spec.prepare(req, served);
+      const abort = new AbortController();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) abort.abort(new CancelledError());
+      });
+      ctx.state.inflight++;
+      counted = true;
+      const call: ModelCall = { served, requestId, request, signal: abort.signal };
+      const body = await spec.run(call, prepared, reply);
+      if (body === undefined) return reply.sent ? reply : undefined;
+      if (abort.signal.aborted) {
+        request.cancel();
+        return;
+      }
+      request.succeed();
+      return reply.header('content-type', 'application/json').send(JSON.stringify(body));
+    } catch (err) {
+      request?.fail(err);
+      if (!isDynamoError(err)) req.log.error({ err }, 'request failed');
+      if (reply.sent || reply.raw.headersSent) return;
+      return sendError(reply, err, ctx.state.overloadStatus, ctx.errorEnvelope);
+    } finally {
+      if (counted) ctx.state.inflight--;
+    }
+  };
+}
+
+/** A model route at its path: POST, described by `doc`. */
+export function modelRoute<T>(spec: ModelRouteSpec<T>, doc: RouteDoc): HttpRoute {
+  return { register: (app, path, ctx) => postRoute(app, path, modelRouteHandler(ctx, spec), doc) };
+}
+
+/** The one output a unary worker call answers with. */
+export async function onlyOutput<T>(outputs: AsyncIterable<T>, what: string): Promise<T> {
+  let last: T | undefined;
+  for await (const out of outputs) last = out;
+  if (last === undefined) throw new InternalError(`the worker sent no ${what}`);
+  return last;
+}

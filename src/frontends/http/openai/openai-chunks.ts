@@ -1,0 +1,150 @@
+import type { ChoiceDelta, FoldedChoice, FoldedToolCall, ToolCallDelta } from '../../../pipeline/index.js';
+import type { CompletionUsage } from '../../../protocols/index.js';
+import { chatLogprobs, completionLogprobs } from './openai-logprobs.js';
+import { EventTemplate, type SseWriter } from '../sse/index.js';
+
+// Chunks are assembled from pre-serialized pieces: per token only the text goes through
+// JSON.stringify, everything else is fixed for the request. A choice's first and last chunks carry
+// every field upstream sends; the chunks between leave out the ones that are null on them anyway
+// (`system_fingerprint`, `usage`, a choice's `logprobs` when none were asked for), which clients
+// read as absent: a third of a token's frame. The commonest chunk, a choice's next piece of text
+// and nothing else, is written from a template of bytes made once per stream and choice.
+
+export type ApiKind = 'chat' | 'completions';
+
+/** The name chat gives the reasoning text in deltas and messages (DYN_REASONING_FIELD_NAME). */
+export type ReasoningField = 'reasoning_content' | 'reasoning';
+
+export class ChunkSerializer {
+  private readonly head: string;
+  /** The head of the chunks between a choice's first and last. */
+  private readonly leanHead: string;
+  private readonly reasoningKey: string;
+  /** By choice index: the lean chunk around a piece of text. */
+  private readonly textTemplates: EventTemplate[] = [];
+
+  constructor(
+    readonly kind: ApiKind,
+    readonly id: string,
+    readonly created: number,
+    readonly model: string,
+    reasoningField: ReasoningField = 'reasoning_content',
+  ) {
+    this.reasoningKey = `"${reasoningField}":`;
+    const object = kind === 'chat' ? 'chat.completion.chunk' : 'text_completion';
+    const fingerprint = kind === 'chat' ? ',"system_fingerprint":null' : '';
+    this.leanHead = `{"id":${JSON.stringify(id)},"object":"${object}","created":${created},"model":${JSON.stringify(model)},"choices":[`;
+    this.head = `${this.leanHead.slice(0, -',"choices":['.length)}${fingerprint},"choices":[`;
+  }
+
+  /** One chunk holding one choice's delta (chat adds `role` to a choice's first). */
+  choice(d: ChoiceDelta): string {
+    if (d.first || d.finishReason !== null) return `${this.head}${this.choiceBody(d, true)}],"usage":null}`;
+    return `${this.leanHead}${this.choiceBody(d, false)}]}`;
+  }
+
+  /** Queues the chunk of `d` on `sse`. */
+  emit(d: ChoiceDelta, sse: Pick<SseWriter, 'data' | 'templated'>): void {
+    if (isTextOnly(d)) sse.templated(this.textTemplates[d.index] ?? this.textTemplate(d.index), d.text);
+    else sse.data(this.choice(d));
+  }
+
+  /** The usage-only chunk sent after the last finish when include_usage is on. */
+  usage(usage: CompletionUsage): string {
+    return `${this.head}],"usage":${JSON.stringify(usage)}}`;
+  }
+
+  /** What `choice` writes around the text of a text-only lean chunk. */
+  private textTemplate(index: number): EventTemplate {
+    const template =
+      this.kind === 'completions'
+        ? new EventTemplate(`${this.leanHead}{"index":${index},"text":`, ',"finish_reason":null}]}')
+        : new EventTemplate(`${this.leanHead}{"index":${index},"delta":{"content":`, '},"finish_reason":null}]}');
+    this.textTemplates[index] = template;
+    return template;
+  }
+
+  private choiceBody(d: ChoiceDelta, full: boolean): string {
+    const finish = d.finishReason === null ? 'null' : `"${d.finishReason}"`;
+    const stopReason = d.stopReason === null ? '' : `,"stop_reason":${JSON.stringify(d.stopReason)}`;
+    const noLogprobs = full ? 'null' : null;
+    if (this.kind === 'completions') {
+      const logprobs = d.logprobs ? JSON.stringify(completionLogprobs(d.logprobs)) : noLogprobs;
+      return `{"index":${d.index},"text":${JSON.stringify(d.text)}${logprobs === null ? '' : `,"logprobs":${logprobs}`},"finish_reason":${finish}${stopReason}}`;
+    }
+    let delta = d.first ? '"role":"assistant"' : '';
+    if (d.reasoning.length > 0) delta += `${delta ? ',' : ''}${this.reasoningKey}${JSON.stringify(d.reasoning)}`;
+    if (d.text.length > 0) delta += `${delta ? ',' : ''}"content":${JSON.stringify(d.text)}`;
+    if (d.toolCalls) delta += `${delta ? ',' : ''}"tool_calls":[${d.toolCalls.map(toolCallChunk).join(',')}]`;
+    const logprobs = d.logprobs ? JSON.stringify(chatLogprobs(d.logprobs)) : noLogprobs;
+    return `{"index":${d.index},"delta":{${delta}},"finish_reason":${finish}${logprobs === null ? '' : `,"logprobs":${logprobs}`}${stopReason}}`;
+  }
+}
+
+/** A chunk between a choice's first and last that carries text and nothing else. */
+function isTextOnly(d: ChoiceDelta): boolean {
+  return !d.first && d.finishReason === null && d.stopReason === null && d.reasoning.length === 0 && d.text.length > 0 && !d.toolCalls && !d.logprobs;
+}
+
+/**
+ * One piece of a streamed tool call as OpenAI streams it: the first carries id, type and name
+ * (with the arguments known so far, often ""), the rest only argument fragments.
+ */
+function toolCallChunk(piece: ToolCallDelta): string {
+  const args = `"arguments":${JSON.stringify(piece.arguments)}`;
+  if (piece.id === undefined) return `{"index":${piece.index},"function":{${args}}}`;
+  return `{"index":${piece.index},"id":${JSON.stringify(piece.id)},"type":"function","function":{"name":${JSON.stringify(piece.name)},${args}}}`;
+}
+
+function toolCallMessage(call: FoldedToolCall): Record<string, unknown> {
+  return { id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } };
+}
+
+/** The unary response: the stream folded into one object. */
+export function foldedResponse(
+  kind: ApiKind,
+  id: string,
+  created: number,
+  model: string,
+  choices: FoldedChoice[],
+  usage: CompletionUsage,
+  reasoningField: ReasoningField = 'reasoning_content',
+): Record<string, unknown> {
+  const sorted = [...choices].sort((a, b) => a.index - b.index);
+  if (kind === 'completions') {
+    return {
+      id,
+      object: 'text_completion',
+      created,
+      model,
+      choices: sorted.map((c) => ({
+        index: c.index,
+        text: c.text,
+        logprobs: c.logprobs ? completionLogprobs(c.logprobs) : null,
+        finish_reason: c.finishReason,
+        ...(c.stopReason !== null ? { stop_reason: c.stopReason } : {}),
+      })),
+      usage,
+    };
+  }
+  return {
+    id,
+    object: 'chat.completion',
+    created,
+    model,
+    system_fingerprint: null,
+    choices: sorted.map((c) => ({
+      index: c.index,
+      message: {
+        role: 'assistant',
+        content: c.text.length > 0 ? c.text : null,
+        ...(c.reasoning.length > 0 ? { [reasoningField]: c.reasoning } : {}),
+        ...(c.toolCalls ? { tool_calls: c.toolCalls.map(toolCallMessage) } : {}),
+      },
+      finish_reason: c.finishReason,
+      logprobs: c.logprobs ? chatLogprobs(c.logprobs) : null,
+      ...(c.stopReason !== null ? { stop_reason: c.stopReason } : {}),
+    })),
+    usage,
+  };
+}
