@@ -1,5 +1,7 @@
 // GET /v1/models and /v1/models/{id}: the served models with ready workers, as OpenAI lists them;
-// DYN_CONTEXT_WINDOW and DYN_MAX_OUTPUT_TOKENS are advertised with each.
+// DYN_CONTEXT_WINDOW and DYN_MAX_OUTPUT_TOKENS are advertised with each, and what a client may want
+// to know before it calls: the APIs the model serves (its card's model types), what it takes in,
+// its context length and the output parsers in use, under the names of the worker's card.
 import type { ServedModel } from '../../../models/index.js';
 import { modelNotReadyError, UnavailableError } from '../../../protocols/index.js';
 import type { HttpRoute } from '../http-route.js';
@@ -14,6 +16,12 @@ function modelObject(m: ServedModel, opts: Advertised): Record<string, unknown> 
   const window = opts.contextWindow ?? m.card.contextLength;
   if (window) obj.context_window = window;
   if (opts.maxOutputTokens) obj.max_output_tokens = opts.maxOutputTokens;
+  obj.model_type = m.card.modelType;
+  obj.model_input = m.card.modelInput;
+  obj.context_length = m.card.contextLength;
+  obj.tool_call_parser = m.parsers.toolCall;
+  obj.reasoning_parser = m.parsers.reasoning;
+  obj.default_thinking_mode = m.parsers.defaultThinking;
   return obj;
 }
 
@@ -26,6 +34,12 @@ const MODEL_OBJECT = {
     owned_by: { type: 'string' },
     context_window: { type: 'integer' },
     max_output_tokens: { type: 'integer' },
+    model_type: { type: 'array', items: { type: 'string' }, description: 'the APIs it serves, as its card names them: Chat, Completions, Embedding, Images, Videos, TensorBased' },
+    model_input: { type: 'string', description: 'Tokens (this frontend tokenizes), Text (the worker does) or Tensor' },
+    context_length: { type: 'integer', description: "the model's context length, from its card" },
+    tool_call_parser: { type: ['string', 'null'], description: 'the tool-call parser applied to its output' },
+    reasoning_parser: { type: ['string', 'null'], description: 'the reasoning parser applied to its output' },
+    default_thinking_mode: { type: ['string', 'null'], description: "the deployment's thinking default (enabled, disabled)" },
   },
 };
 
