@@ -17,9 +17,11 @@ import {
   type TranslatedChat,
 } from '../model-route/index.js';
 import { INFERENCE_ERRORS, jsonOrStream, type RouteDoc } from '../openapi/index.js';
+import { registerInputTokens } from './input-tokens.js';
 import type { OfferedTools } from './offered-tools.js';
 import { RESPONSES_FIELDS, responsesModelName, translateResponsesRequest, UNSUPPORTED_RESPONSES_FIELDS } from './request.js';
 import { ResponseEvents } from './response-events.js';
+import { RESPONSES_API } from './responses-api.js';
 import type { ResponseHead } from './response-object.js';
 
 interface Prepared extends TranslatedChat {
@@ -29,7 +31,7 @@ interface Prepared extends TranslatedChat {
 
 class ResponsesRoute implements GenerationRoute<Prepared> {
   readonly endpoint = 'responses';
-  readonly api: ModelApi = { type: 'Chat', describe: 'the Responses API' };
+  readonly api: ModelApi = RESPONSES_API;
 
   constructor(private readonly opts: GenerationRouteOptions) {}
 
@@ -99,4 +101,12 @@ const RESPONSES_DOC: RouteDoc = {
   },
 };
 
-export const RESPONSES_ROUTE: HttpRoute = generatingRoute(RESPONSES_DOC, ({ generation }) => new ResponsesRoute(generation));
+const CREATE_ROUTE = generatingRoute(RESPONSES_DOC, ({ generation }) => new ResponsesRoute(generation));
+
+/** The Responses API: create at its path, and the input token count below it. */
+export const RESPONSES_ROUTE: HttpRoute = {
+  register(app, path, ctx) {
+    CREATE_ROUTE.register(app, path, ctx);
+    registerInputTokens(app, path, ctx);
+  },
+};
