@@ -2,11 +2,11 @@
 // policies the same way): each row says what the policy needs wired around it and how to build it.
 // The names come from protocols/router-modes.ts; the mapped type makes this table cover each of
 // them exactly once.
-import { InternalError, ROUTER_MODES, ValidationError, type RouterMode } from '../protocols/index.js';
+import { InternalError, ROUTER_MODES, ValidationError, type RouterMode } from '../../protocols/index.js';
 import { DirectPolicy, RandomPolicy, RoundRobinPolicy } from './basic-policies.js';
-import { KvRouterPolicy, type KvRouterOptions } from './kv-router-policy.js';
+import { KvRouterPolicy, type KvRouterOptions } from './kv-policy.js';
 import { DeviceAwareWeightedPolicy, LeastLoadedPolicy, PowerOfTwoPolicy } from './load-policies.js';
-import type { LoadTracker } from './load-tracker.js';
+import type { LoadTracker } from '../load-tracker.js';
 import type { RouterPolicy } from './policy.js';
 
 /**

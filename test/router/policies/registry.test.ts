@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { OPTIONS } from '../../src/config/index.js';
-import { InternalError, ROUTER_MODES, ValidationError, type RouterMode } from '../../src/protocols/index.js';
-import { createRouterPolicy, KvRouterPolicy, LoadTracker, routerPolicyNeeds, type WorkerInstance } from '../../src/router/index.js';
+import { OPTIONS } from '../../../src/config/index.js';
+import { InternalError, ROUTER_MODES, ValidationError, type RouterMode } from '../../../src/protocols/index.js';
+import { createRouterPolicy, KvRouterPolicy, LoadTracker, routerPolicyNeeds, type WorkerInstance } from '../../../src/router/index.js';
 
 const deps = () => ({ load: new LoadTracker(), kv: { blockSize: 4 } });
 const engine = { async *generate() {} };

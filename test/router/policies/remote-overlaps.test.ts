@@ -2,9 +2,9 @@
 // policy selects, and the policy scores with them instead of a local indexer.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { EngineClient, LLMEngineOutput, PreprocessedRequest } from '../../src/protocols/index.js';
-import { createRouterPolicy, KvRouterPolicy, PushRouter, type RemoteMatches, type TieredMatches } from '../../src/router/index.js';
-import { computeLocalBlockHashes } from '../../src/router/kv/index.js';
+import type { EngineClient, LLMEngineOutput, PreprocessedRequest } from '../../../src/protocols/index.js';
+import { createRouterPolicy, KvRouterPolicy, PushRouter, type RemoteMatches, type TieredMatches } from '../../../src/router/index.js';
+import { computeLocalBlockHashes } from '../../../src/router/kv/index.js';
 
 const BLOCK = 4;
 const tokens = Array.from({ length: 16 }, (_, i) => 100 + i);

@@ -1,52 +1,12 @@
 // What a router policy is and what it may offer its caller. A policy declares its needs as
 // capabilities on itself (a KV event sink, an admission queue), so callers wire by what is there
 // and never test a policy's class.
-import type {
-  EngineClient,
-  GenerateContext,
-  KvCacheEvent,
-  LLMEngineOutput,
-  PreprocessedRequest,
-  RouterEvent,
-  StorageTier,
-} from '../protocols/index.js';
+import type { KvCacheEvent, LLMEngineOutput, PreprocessedRequest, RouterEvent, StorageTier } from '../../protocols/index.js';
+import type { StreamObserver } from '../observed-stream.js';
+import type { EventBus } from '../shared-state/replica-sync.js';
+import type { AnyInstance } from '../worker-instance.js';
 import type { RoutingDecisionStats } from './decision-tally.js';
-import type { StreamObserver } from './observed-stream.js';
-import type { TieredMatches } from './kv-router-policy.js';
-import type { EventBus } from './replica-sync.js';
-
-/** Anything that serves one kind of request as a stream: an EngineClient, a TensorEngine. */
-export interface StreamingEngine<Req, Out> {
-  generate(request: Req, ctx: GenerateContext): AsyncIterable<Out>;
-}
-
-/** One routable worker instance of a model. */
-export interface WorkerInstance<C = EngineClient> {
-  /** Upstream instance ids are u64; kept as bigint so ids above 2^53 stay exact. */
-  readonly id: bigint;
-  readonly client: C;
-  /** `cpu` for CPU-only workers (device-aware-weighted routing); accelerators otherwise. */
-  readonly deviceType?: 'cpu' | 'cuda';
-  /** The worker's published KV capacity and use, for busy detection. */
-  readonly capacity?: () => WorkerCapacity;
-  /** Its data-parallel ranks, as its card says (`data_parallel_start_rank`, `data_parallel_size`); absent: one rank, 0. */
-  readonly dpRanks?: DpRanks;
-}
-
-/** The global dp ranks `[start, start + size)` of a worker. */
-export interface DpRanks {
-  readonly start: number;
-  readonly size: number;
-}
-
-export interface WorkerCapacity {
-  kvUsedBlocks: number;
-  kvTotalBlocks: number;
-  maxNumBatchedTokens?: number;
-}
-
-/** Any instance, whatever its client: what policies look at (ids, device, capacity). */
-export type AnyInstance = WorkerInstance<unknown>;
+import type { TieredMatches } from './kv-policy.js';
 
 /**
  * What a policy that learns from workers' KV events offers: the caller subscribes it to the event

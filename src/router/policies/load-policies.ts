@@ -1,7 +1,8 @@
 // Load-based router modes (reference/router.md §7): least-loaded, power-of-two and
 // device-aware-weighted, all over the router's own count of in-flight requests per instance.
-import type { LoadTracker } from './load-tracker.js';
-import type { AnyInstance, RouterPolicy } from './policy.js';
+import type { LoadTracker } from '../load-tracker.js';
+import type { AnyInstance } from '../worker-instance.js';
+import type { RouterPolicy } from './policy.js';
 
 function leastLoaded<I extends AnyInstance>(instances: readonly I[], load: LoadTracker): I {
   let best = instances[0]!;

@@ -6,11 +6,11 @@
 // approximate mode `kv_indexer_record_routing_decision` takes another router's decision
 // (`{"model_name","worker":{worker_id,dp_rank},"local_hashes","sequence_hashes"}`) and answers
 // `"Recorded"`. `readTieredScores` decodes a query's answer on the asking side (`--use-remote-indexer`).
-import { asU64 } from '../runtime/codecs/index.js';
-import type { EndpointHandler } from '../runtime/request-plane/index.js';
-import type { WorkerOverlap } from './kv/index.js';
-import type { LowerTier, TieredMatches } from './kv-router-policy.js';
-import type { KvEventSink } from './policy.js';
+import { asU64 } from '../../runtime/codecs/index.js';
+import type { EndpointHandler } from '../../runtime/request-plane/index.js';
+import type { WorkerOverlap } from '../kv/index.js';
+import type { LowerTier, TieredMatches } from '../policies/kv-policy.js';
+import type { KvEventSink } from '../policies/policy.js';
 
 export const INDEXER_QUERY_ENDPOINT = 'kv_indexer_query';
 export const INDEXER_RECORD_ENDPOINT = 'kv_indexer_record_routing_decision';

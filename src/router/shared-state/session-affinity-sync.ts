@@ -3,9 +3,9 @@
 // `session_affinity_events` subject as `{"session_id","worker_id","dp_rank","router_id"}`. A
 // replica applies another router's update when it names a worker it knows; the first live binding
 // wins (session-affinity.ts). Started with --router-replica-sync, beside the active-sequence sync.
-import { asU64, parseJsonLossless, stringifyJsonWithU64 } from '../runtime/codecs/index.js';
+import { asU64, parseJsonLossless, stringifyJsonWithU64 } from '../../runtime/codecs/index.js';
 import type { EventBus } from './replica-sync.js';
-import type { SessionAffinity } from './session-affinity.js';
+import type { SessionAffinity } from '../session-affinity.js';
 
 export const SESSION_AFFINITY_TOPIC = 'session_affinity_events';
 

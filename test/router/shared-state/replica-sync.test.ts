@@ -2,8 +2,8 @@
 // in the cost, and power-of-two routing.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { EngineClient, LLMEngineOutput, PreprocessedRequest } from '../../src/protocols/index.js';
-import { computeLocalBlockHashes, computeSequenceHashes } from '../../src/router/kv/index.js';
+import type { EngineClient, LLMEngineOutput, PreprocessedRequest } from '../../../src/protocols/index.js';
+import { computeLocalBlockHashes, computeSequenceHashes } from '../../../src/router/kv/index.js';
 import {
   decodeSequenceEvent,
   encodeSequenceEvent,
@@ -12,8 +12,8 @@ import {
   PowerOfTwoPolicy,
   PushRouter,
   type WorkerInstance,
-} from '../../src/router/index.js';
-import { LocalEventPlane } from '../../src/runtime/index.js';
+} from '../../../src/router/index.js';
+import { LocalEventPlane } from '../../../src/runtime/index.js';
 
 const SCOPE = 'namespace.sync-test.component.backend';
 

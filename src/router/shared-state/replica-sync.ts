@@ -4,8 +4,8 @@
 // several frontends see one another's load. Output-block growth is not synced (as upstream).
 // Extension over upstream: routers also publish `RouterAlive` heartbeats and `RouterLeft` on stop,
 // so a peer that leaves (or dies: no heartbeat within the timeout) has its requests dropped.
-import { asU64, parseJsonLossless, stringifyJsonWithU64 } from '../runtime/codecs/index.js';
-import { rankKey, rankOfKey, workerOfKey, type ActiveSequences } from './kv/index.js';
+import { asU64, parseJsonLossless, stringifyJsonWithU64 } from '../../runtime/codecs/index.js';
+import { rankKey, rankOfKey, workerOfKey, type ActiveSequences } from '../kv/index.js';
 
 /** The slice of the runtime's EventPlane replica sync needs. */
 export interface EventBus {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { computeLocalBlockHashes, computeSequenceHashes } from '../../src/router/kv/index.js';
-import { KvRouterPolicy, ServedIndexer } from '../../src/router/index.js';
+import { computeLocalBlockHashes, computeSequenceHashes } from '../../../src/router/kv/index.js';
+import { KvRouterPolicy, ServedIndexer } from '../../../src/router/index.js';
 
 test('approximate mode: another router\'s recorded decision shows up in queries; an event-fed indexer refuses records', () => {
   const served = new ServedIndexer();

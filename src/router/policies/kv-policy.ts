@@ -1,7 +1,7 @@
 // `--router-mode kv`: route each request to the worker with the lowest cost given how much of its
 // prompt the worker has cached (the KV indexer) and how loaded it is (active sequences).
 import { RoutingDecisionStats } from './decision-tally.js';
-import type { KvCacheEvent, LLMEngineOutput, PreprocessedRequest, QueuePolicy, RouterEvent, StorageTier } from '../protocols/index.js';
+import type { KvCacheEvent, LLMEngineOutput, PreprocessedRequest, QueuePolicy, RouterEvent, StorageTier } from '../../protocols/index.js';
 import {
   ActiveSequences,
   blockKey,
@@ -20,10 +20,11 @@ import {
   type PrefillPredictor,
   type WorkerOverlap,
   type SelectorWeights,
-} from './kv/index.js';
-import type { StreamObserver } from './observed-stream.js';
-import type { AnyInstance, DpRanks, KvEventSink, RouterPolicy } from './policy.js';
-import { ReplicaSync, type EventBus } from './replica-sync.js';
+} from '../kv/index.js';
+import type { StreamObserver } from '../observed-stream.js';
+import type { AnyInstance, DpRanks } from '../worker-instance.js';
+import type { KvEventSink, RouterPolicy } from './policy.js';
+import { ReplicaSync, type EventBus } from '../shared-state/replica-sync.js';
 
 export interface KvRouterOptions extends SelectorWeights {
   blockSize: number;

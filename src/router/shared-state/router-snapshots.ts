@@ -3,9 +3,9 @@
 // starting later begins from that state instead of an empty tree; `--router-reset-states` makes a
 // starting router wipe the shared state instead of loading it. Storage is behind RouterStateStore
 // (NATS object store in production, see runtime/nats-router-state.ts).
-import type { RouterStateStore } from '../runtime/index.js';
-import { decodeKvSnapshot, encodeKvSnapshot } from './kv/index.js';
-import type { KvEventSink } from './policy.js';
+import type { RouterStateStore } from '../../runtime/index.js';
+import { decodeKvSnapshot, encodeKvSnapshot } from '../kv/index.js';
+import type { KvEventSink } from '../policies/policy.js';
 
 export const SNAPSHOT_LOCK = 'router-snapshot-lock';
 export const CLEANUP_LOCK = 'router-cleanup-lock';

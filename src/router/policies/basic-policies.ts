@@ -1,7 +1,8 @@
 // The router modes that need nothing but the instances: round-robin, random and direct. They never
 // read the request, so they route any kind of request (LLM and tensor models alike).
-import { ValidationError } from '../protocols/index.js';
-import type { AnyInstance, RouterPolicy } from './policy.js';
+import { ValidationError } from '../../protocols/index.js';
+import type { AnyInstance } from '../worker-instance.js';
+import type { RouterPolicy } from './policy.js';
 
 export class RoundRobinPolicy implements RouterPolicy<unknown, unknown> {
   private next = 0;

@@ -1,5 +1,5 @@
 // What a KV-aware policy predicted, tallied per decision (protocols/tally.ts).
-import { Tally } from '../protocols/index.js';
+import { Tally } from '../../protocols/index.js';
 
 const OVERLAP_BLOCK_BOUNDS = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048];
 /** Upstream's kv_hit_rate buckets: 0 to 1 in steps of 0.05. */

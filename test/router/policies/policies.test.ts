@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { OverloadedError, type EngineClient, type LLMEngineOutput, type PreprocessedRequest } from '../../src/protocols/index.js';
-import { computeLocalBlockHashes, computeSequenceHashes } from '../../src/router/kv/index.js';
-import { createRouterPolicy, KvRouterPolicy, LoadTracker, PushRouter, type WorkerInstance } from '../../src/router/index.js';
+import { OverloadedError, type EngineClient, type LLMEngineOutput, type PreprocessedRequest } from '../../../src/protocols/index.js';
+import { computeLocalBlockHashes, computeSequenceHashes } from '../../../src/router/kv/index.js';
+import { createRouterPolicy, KvRouterPolicy, LoadTracker, PushRouter, type WorkerInstance } from '../../../src/router/index.js';
 
 function request(tokens: number[], routing: PreprocessedRequest['routing'] = null): PreprocessedRequest {
   return { model: 'm', token_ids: tokens, stop_conditions: {}, sampling_options: {}, output_options: {}, eos_token_ids: [], routing };
