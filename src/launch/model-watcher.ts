@@ -12,7 +12,7 @@ import type { TensorEngine, TensorModel } from '../protocols/index.js';
 import { loadModelCard, tensorModelConfigFromCard, type ModelManager, type ServedModel } from '../models/index.js';
 import { moduleLogger, type Logger } from '../observability/index.js';
 import { cardWorkerType, type RouterEvent } from '../protocols/index.js';
-import { INDEXER_QUERY_ENDPOINT, InstanceHealth, startSessionAffinitySync, TensorRouter, WorkerLoads, type HealthChange, type PushRouter, type RouterSnapshots, type WorkerInstance } from '../router/index.js';
+import { INDEXER_QUERY_ENDPOINT, InstanceHealth, startSessionAffinitySync, TensorRouter, WorkerLoads, type HealthChange, type PolicyProvides, type PushRouter, type RouterSnapshots, type WorkerInstance } from '../router/index.js';
 import {
   decodeEndpointInstance,
   decodeModelRecord,
@@ -38,7 +38,7 @@ import {
 import { cardDpRanks, cardFromCardJson, cardParsers, cardPublishesKvEvents, cardWorkerTotals } from './remote-card.js';
 import { buildRouter, lostWorkerOptions } from './router-options.js';
 import type { RouterStateFactory } from './router-state.js';
-import { buildServedModel } from './served-model.js';
+import { assembleServedModel } from './served-model.js';
 import type { ServedIndexers } from './served-indexers.js';
 import { RemoteIndexer } from './remote-indexer.js';
 import { PreprocessPool } from '../pipeline/index.js';
@@ -259,9 +259,14 @@ export class ModelWatcher {
       sink.addTensorModel({ name: servedName, engine: routingErrorsInStream(tensor), config: tensorModelConfigFromCard(record.cardJson) });
       model = { tensor, cardKeys: new Set() };
     } else {
-      const served = this.buildModel(record, servedName);
-      if (!served) return null;
-      model = { served, cardKeys: new Set(), unsubscribe: allStops([this.feedKvEvents(served, record), this.shareSessions(served, record), this.serveIndexer(served, record)]) };
+      const built = this.buildModel(record, servedName);
+      if (!built) return null;
+      const { served, provides } = built;
+      model = {
+        served,
+        cardKeys: new Set(),
+        unsubscribe: allStops([this.feedKvEvents(served, provides, record), this.shareSessions(served, record), this.serveIndexer(served, provides, record)]),
+      };
       this.watchLoads(record.namespace);
       this.deps.models.add(served);
     }
@@ -297,7 +302,7 @@ export class ModelWatcher {
     this.deps.logger.info({ model: card.name }, 'model removed: its last worker left');
   }
 
-  private buildModel(record: ModelRecord, servedName: string): ServedModel | null {
+  private buildModel(record: ModelRecord, servedName: string): { served: ServedModel; provides: PolicyProvides } | null {
     const { config, logger } = this.deps;
     try {
       // --model-path: the tokenizer files are local to the frontend, not where the worker says.
@@ -321,7 +326,7 @@ export class ModelWatcher {
       const routing = cardWorkerType(record.cardJson) === 'decode' ? { ...events, ...DECODE_ROUTING } : events;
       const routerLogger = moduleLogger(logger, 'router');
       const remoteIndexer = config.useRemoteIndexer ? this.remoteIndexer(record, servedName, routerLogger) : undefined;
-      return buildServedModel(card, routing, record, parsers, { logger: routerLogger, health: this.health, remoteIndexer }, this.preprocessPool);
+      return assembleServedModel(card, routing, record, parsers, { logger: routerLogger, health: this.health, remoteIndexer }, this.preprocessPool);
     } catch (err) {
       logger.error({ model: servedName, err: (err as Error).message }, 'cannot serve discovered model');
       this.deps.observer?.modelRejected?.(servedName, err as Error);
@@ -330,8 +335,8 @@ export class ModelWatcher {
   }
 
   /** A policy that takes KV events learns from its workers' events on the event plane (those of `record`'s component). */
-  private feedKvEvents(served: Pick<ServedModel, 'name' | 'router'>, record: ModelRecord): Promise<() => void> | undefined {
-    const kv = served.router.policy.kvEvents;
+  private feedKvEvents(served: Pick<ServedModel, 'name'>, provides: PolicyProvides, record: ModelRecord): Promise<() => void> | undefined {
+    const kv = provides.kvEvents;
     if (!kv) return undefined;
     const { logger } = this.deps;
     // Live events are applied on top of the saved router state: those that arrive while it loads
@@ -356,9 +361,10 @@ export class ModelWatcher {
       (err) => logger.warn({ err: err.message }, 'undecodable KV event'),
     );
     subscription.catch((err: Error) => logger.error({ model: served.name, err: err.message }, 'cannot subscribe to KV events'));
-    if (!this.deps.config.routerReplicaSync) return subscription;
+    const replicas = provides.replicas;
+    if (!this.deps.config.routerReplicaSync || !replicas) return subscription;
     const scope = componentScope(record.namespace, record.component);
-    const sync = kv.startReplicaSync(this.deps.events(), scope, randomInstanceId());
+    const sync = replicas.startReplicaSync(this.deps.events(), scope, randomInstanceId());
     sync.catch((err: Error) => logger.error({ model: served.name, err: err.message }, 'cannot start router replica sync'));
     return Promise.all([subscription, sync]).then(([off, stopSync]) => () => {
       off();
@@ -380,8 +386,8 @@ export class ModelWatcher {
   }
 
   /** With --serve-indexer, a kv-routed model's indexer answers other routers. */
-  private serveIndexer(served: ServedModel, record: ModelRecord): Promise<() => void> | undefined {
-    const kv = served.router.policy.kvEvents;
+  private serveIndexer(served: ServedModel, provides: PolicyProvides, record: ModelRecord): Promise<() => void> | undefined {
+    const kv = provides.kvEvents;
     if (!kv || !this.deps.indexers) return undefined;
     const serving = this.deps.indexers.add(record.namespace, record.component, served.name, kv);
     serving.catch((err: Error) => this.deps.logger.error({ model: served.name, err: err.message }, 'cannot serve the KV indexer'));
@@ -477,9 +483,9 @@ export class ModelWatcher {
     const { config, logger } = this.deps;
     const blockSize = Number.isInteger(record.cardJson.kv_cache_block_size) ? (record.cardJson.kv_cache_block_size as number) : served.card.kvCacheBlockSize;
     const routing = { ...config, routerTrackActiveBlocks: false, ...(cardPublishesKvEvents(record.cardJson) ? {} : { routerKvEvents: false }) };
-    const router = buildRouter(routing, { ...served.card, kvCacheBlockSize: blockSize }, { logger: moduleLogger(logger, 'router'), health: this.health });
+    const { router, provides } = buildRouter(routing, { ...served.card, kvCacheBlockSize: blockSize }, { logger: moduleLogger(logger, 'router'), health: this.health });
     logger.info({ model: served.name, component: record.component }, 'prefill workers discovered: serving disaggregated');
-    return { router, unsubscribe: this.feedKvEvents({ name: served.name, router }, record) };
+    return { router, unsubscribe: this.feedKvEvents(served, provides, record) };
   }
 }
 

@@ -2,7 +2,7 @@ import { ConfigError, type Config } from '../config/index.js';
 import type { ModelDeploymentCard } from '../models/index.js';
 import type { RouterMode } from '../protocols/index.js';
 import { prefillPredictor } from './prefill-load-model.js';
-import { createRouterPolicy, LoadTracker, PushRouter, SessionAffinity, type BusyThresholds, type InstanceHealth, type MigrationLogger, type RemoteMatches, type RouterOptions } from '../router/index.js';
+import { buildRouterPolicy, LoadTracker, PushRouter, SessionAffinity, type BusyThresholds, type InstanceHealth, type MigrationLogger, type PolicyProvides, type RemoteMatches, type RouterOptions } from '../router/index.js';
 
 const silent: MigrationLogger = { warn: () => undefined };
 
@@ -19,10 +19,10 @@ export interface RouterDeps {
  * kv routing on load alone (no overlap credit, so the indexer is never consulted). The frontend's
  * `--migration-limit` applies to every model; without it, each card's own limit does.
  */
-export function buildRouter(config: Config, card: ModelDeploymentCard, deps: RouterDeps = {}): PushRouter {
+export function buildRouter(config: Config, card: ModelDeploymentCard, deps: RouterDeps = {}): { router: PushRouter; provides: PolicyProvides } {
   const mode: RouterMode = config.loadAware ? 'kv' : config.routerMode;
   const load = new LoadTracker();
-  const policy = createRouterPolicy(mode, {
+  const { policy, provides } = buildRouterPolicy(mode, {
     load,
     kv: {
       blockSize: config.kvCacheBlockSize ?? card.kvCacheBlockSize,
@@ -45,7 +45,7 @@ export function buildRouter(config: Config, card: ModelDeploymentCard, deps: Rou
       remoteIndexer: deps.remoteIndexer ?? null,
     },
   });
-  return new PushRouter(card.displayName, policy, {
+  const router = new PushRouter(card.displayName, policy, {
     mode,
     load,
     busyThresholds: busyThresholds(config),
@@ -54,6 +54,7 @@ export function buildRouter(config: Config, card: ModelDeploymentCard, deps: Rou
     affinity: sessionAffinity(config),
     ...lostWorkerOptions(config, deps.health),
   });
+  return { router, provides };
 }
 
 /** `--router-session-affinity-ttl-secs` turns session affinity on, in `--router-session-affinity-mode`. */

@@ -2,7 +2,7 @@ import type { Config } from '../config/index.js';
 import { loadDefaultModelCard, loadModelCard, NO_PARSERS, type MediaRouter, type ModelParsers, type MediaRouters, type ModelDeploymentCard, type ServedModel } from '../models/index.js';
 import { Preprocessor, type PreprocessPool } from '../pipeline/index.js';
 import type { MediaKind, MediaWire } from '../protocols/index.js';
-import { createRouterPolicy, EMBEDDING_REQUESTS, Router, UNHINTED_REQUESTS, type RequestView } from '../router/index.js';
+import { createRouterPolicy, EMBEDDING_REQUESTS, Router, UNHINTED_REQUESTS, type PolicyProvides, type RequestView } from '../router/index.js';
 import { buildRouter, lostWorkerOptions, type LostWorkerOptions, type RouterDeps } from './router-options.js';
 import { createTokenizer } from './tokenizer-backend.js';
 import { sharedTokenTable } from './token-tables.js';
@@ -40,6 +40,18 @@ export function buildServedModel(
   deps: RouterDeps = {},
   pool?: PreprocessPool,
 ): ServedModel {
+  return assembleServedModel(card, config, endpoint, parsers, deps, pool).served;
+}
+
+/** The served model, with what its router's policy offers the wiring. */
+export function assembleServedModel(
+  card: ModelDeploymentCard,
+  config: Config,
+  endpoint: EndpointId,
+  parsers: ModelParsers = NO_PARSERS,
+  deps: RouterDeps = {},
+  pool?: PreprocessPool,
+): { served: ServedModel; provides: PolicyProvides } {
   const tokenTable = sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path);
   const warn = (message: string): void => deps.logger?.warn({ model: card.displayName }, message);
   const preprocessor = new Preprocessor(card, createTokenizer(card.tokenizerJsonPath, config, warn), {
@@ -52,17 +64,19 @@ export function buildServedModel(
     limits: requestLimits(config),
     pool,
   });
-  return {
+  const { router, provides } = buildRouter(config, card, deps);
+  const served: ServedModel = {
     name: card.displayName,
     card,
     preprocessor,
     tokenTable,
-    router: buildRouter(config, card, deps),
+    router,
     media: mediaRouters(card.displayName, lostWorkerOptions(config, deps.health)),
     endpoint,
     created: Math.floor(Date.now() / 1000),
     parsers,
   };
+  return { served, provides };
 }
 
 /**

@@ -36,6 +36,7 @@ export {
 export { SessionAffinity, MAX_SESSION_ID_BYTES, MAX_SESSIONS, type SessionAffinityMode, type SessionAffinityOptions } from './session-affinity.js';
 export { InstanceHealth, type InstanceHealthOptions, type InstanceProbe, type HealthChange } from './instance-health.js';
 export {
+  buildRouterPolicy,
   createRouterPolicy,
   routerPolicyNeeds,
   RoundRobinPolicy,
@@ -49,15 +50,15 @@ export {
   DEFAULT_KV_ROUTER_OPTIONS,
   type RouterPolicy,
   type KvEventSink,
+  type PolicyProvides,
+  type ReplicaSharing,
+  type BuiltPolicy,
   type PolicyFor,
   type PolicyNeed,
   type KvSettings,
   type RouterPolicyDeps,
   type KvRouterOptions,
   type KvDecision,
-  type LowerTier,
-  type RemoteMatches,
-  type TieredMatches,
 } from './policies/index.js';
 export { LoadTracker } from './load-tracker.js';
 export { observeStream, watchSilence, type SilenceWatch, type StreamObserver } from './observed-stream.js';
@@ -86,4 +87,4 @@ export {
   type SnapshotLogger,
 } from './shared-state/index.js';
 export type { RouterStateStore, LockRelease } from '../runtime/index.js';
-export { decodeVllmEventBatch, type PrefillPredictor, type VllmEventBatch } from './kv/index.js';
+export { decodeVllmEventBatch, type LowerTier, type PrefillPredictor, type RemoteMatches, type TieredMatches, type VllmEventBatch } from './kv/index.js';

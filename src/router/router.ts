@@ -3,7 +3,7 @@
 import type { GenerateContext } from '../protocols/index.js';
 import { NO_BUSY_THRESHOLDS, type BusyThresholds } from './busy.js';
 import { InstanceHealth } from './instance-health.js';
-import { NO_MIGRATION, type Migration } from './layers/migration.js';
+import { NO_MIGRATION, type Migration } from './layers/migration-settings.js';
 import { LoadTracker } from './load-tracker.js';
 import type { RouterPolicy } from './policies/index.js';
 import type { StreamingEngine } from './worker-instance.js';

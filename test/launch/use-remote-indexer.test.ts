@@ -44,7 +44,7 @@ test('a consumer routes a repeated prompt to the worker the served indexer names
     const ask = (port: number) => new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'unused', maxRetries: 0 }).completions.create({ model: MODEL, prompt, max_tokens: 2 });
 
     await ask(server.port);
-    const served = server.models.get(MODEL).router.policy.kvEvents!;
+    const served = (server.models.get(MODEL).router.policy as KvRouterPolicy).kvEvents;
     await eventually(() => served.tieredMatches(hashes, true).device.length === 1, 10_000, 'the KV events of the first request');
     const holder = served.tieredMatches(hashes, true).device[0]!.workerId;
 

@@ -17,13 +17,17 @@ import {
   TtlPruner,
   workerCosts,
   type Candidate,
+  type LowerTier,
   type PrefillPredictor,
-  type WorkerOverlap,
+  type RemoteMatches,
   type SelectorWeights,
+  type TieredMatches,
+  type WorkerOverlap,
 } from '../kv/index.js';
 import type { StreamObserver } from '../observed-stream.js';
 import type { AnyInstance, DpRanks } from '../worker-instance.js';
-import type { KvEventSink, RouterPolicy } from './policy.js';
+import type { KvEventSink, ReplicaSharing } from './capabilities.js';
+import type { RouterPolicy } from './policy.js';
 import { ReplicaSync, type EventBus } from '../shared-state/replica-sync.js';
 
 export interface KvRouterOptions extends SelectorWeights {
@@ -82,21 +86,7 @@ interface Analysis {
   diskOverlaps: Map<bigint, number> | null;
 }
 
-export type LowerTier = 'host_pinned' | 'disk';
-
-/** What the indexer holds of one prompt, per tier (a served indexer's answer). */
-export interface TieredMatches {
-  device: WorkerOverlap[];
-  lower: [LowerTier, WorkerOverlap[]][];
-}
-
 const NO_MATCHES: TieredMatches = Object.freeze({ device: [], lower: [] });
-
-/** Where a consumer router gets a prompt's matches: the indexer another router serves. */
-export interface RemoteMatches {
-  /** The matches of the prompt's local block hashes; null when none could be had (route on load alone). */
-  query(localHashes: readonly bigint[], signal: AbortSignal): Promise<TieredMatches | null>;
-}
 
 /** One routing decision, for logs and tests. */
 export interface KvDecision {
@@ -106,7 +96,7 @@ export interface KvDecision {
   cost: number;
 }
 
-export class KvRouterPolicy implements RouterPolicy, KvEventSink {
+export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing {
   /** Device-tier blocks. */
   readonly indexer = new KvIndexer();
   /** Host and disk tier blocks, created on a worker's first event of that tier. */
@@ -128,7 +118,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink {
   readonly decisionStats = new RoutingDecisionStats();
   /** The most recent decision (observability and tests). */
   lastDecision: KvDecision | null = null;
-  /** The caller feeds this policy its workers' KV events. */
+  /** Its KV event sink (itself), which the registry offers the wiring. */
   readonly kvEvents: KvEventSink = this;
   /** With a remote indexer: fetches the request's matches before the chain routes it (select stays synchronous). */
   readonly prepare?: (request: PreprocessedRequest, signal: AbortSignal) => Promise<void>;

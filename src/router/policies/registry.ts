@@ -1,5 +1,6 @@
 // The router policies by name, one row per router mode (grpc-js registers its load-balancing
-// policies the same way): each row says what the policy needs wired around it and how to build it.
+// policies the same way): each row says what the policy needs wired around it, how to build it, and
+// what it offers the wiring (a KV event sink, replica sharing).
 // The names come from protocols/router-modes.ts; the mapped type makes this table cover each of
 // them exactly once.
 import { InternalError, ROUTER_MODES, ValidationError, type RouterMode } from '../../protocols/index.js';
@@ -7,12 +8,13 @@ import { DirectPolicy, RandomPolicy, RoundRobinPolicy } from './basic-policies.j
 import { KvRouterPolicy, type KvRouterOptions } from './kv-policy.js';
 import { DeviceAwareWeightedPolicy, LeastLoadedPolicy, PowerOfTwoPolicy } from './load-policies.js';
 import type { LoadTracker } from '../load-tracker.js';
+import type { PolicyProvides } from './capabilities.js';
 import type { RouterPolicy } from './policy.js';
 
 /**
  * What a policy needs around it:
  * - `loadMetrics`: the router's LoadTracker (requests in flight per instance), which it reads;
- * - `kvEvents`: its workers' KV events; the policy offers a `kvEvents` sink for the caller to feed;
+ * - `kvEvents`: its workers' KV events; the row provides the sink the wiring feeds them to;
  * - `queue`: it may hold requests back before routing (the policy's `admission`).
  */
 export type PolicyNeed = 'loadMetrics' | 'kvEvents' | 'queue';
@@ -52,15 +54,21 @@ class PolicyInputs {
 /** A policy that never reads the request: it routes any kind (LLM and tensor models). */
 type AnyRequestPolicy = RouterPolicy<unknown, unknown>;
 
-interface PolicyRegistration {
+interface PolicyRegistration<P extends RouterPolicy = RouterPolicy> {
   readonly needs: readonly PolicyNeed[];
-  create(inputs: PolicyInputs): RouterPolicy;
+  create(inputs: PolicyInputs): P;
+  /** What the built policy offers the wiring; absent: nothing. */
+  provides?(policy: P): PolicyProvides;
 }
 
 const POLICIES = {
   'round-robin': { needs: [], create: (): AnyRequestPolicy => new RoundRobinPolicy() },
   random: { needs: [], create: (): AnyRequestPolicy => new RandomPolicy() },
-  kv: { needs: ['kvEvents', 'queue'], create: (i: PolicyInputs): RouterPolicy => new KvRouterPolicy(i.kv()) },
+  kv: {
+    needs: ['kvEvents', 'queue'],
+    create: (i: PolicyInputs): KvRouterPolicy => new KvRouterPolicy(i.kv()),
+    provides: (policy: KvRouterPolicy): PolicyProvides => ({ kvEvents: policy.kvEvents, replicas: policy }),
+  },
   direct: { needs: [], create: (): AnyRequestPolicy => new DirectPolicy() },
   'least-loaded': { needs: ['loadMetrics'], create: (i: PolicyInputs): AnyRequestPolicy => new LeastLoadedPolicy(i.load()) },
   'device-aware-weighted': {
@@ -73,6 +81,14 @@ const POLICIES = {
 /** The policy type a mode builds: the request-agnostic modes route tensor models too. */
 export type PolicyFor<M extends RouterMode> = ReturnType<(typeof POLICIES)[M]['create']>;
 
+/** A policy with what its row says it offers the wiring around it. */
+export interface BuiltPolicy<P = RouterPolicy> {
+  readonly policy: P;
+  readonly provides: PolicyProvides;
+}
+
+const NOTHING: PolicyProvides = Object.freeze({});
+
 function registration(mode: RouterMode): PolicyRegistration {
   if (!Object.hasOwn(POLICIES, mode)) {
     throw new ValidationError(`unknown router mode '${String(mode)}': expected one of ${ROUTER_MODES.join(', ')}`);
@@ -80,10 +96,18 @@ function registration(mode: RouterMode): PolicyRegistration {
   return POLICIES[mode];
 }
 
+/** The policy registered under `mode`, built from `deps`, and what it offers; throws when a need is not provided. */
+export function buildRouterPolicy<M extends RouterMode>(mode: M, deps?: RouterPolicyDeps): BuiltPolicy<PolicyFor<M>>;
+export function buildRouterPolicy(mode: RouterMode, deps: RouterPolicyDeps = {}): BuiltPolicy {
+  const row: PolicyRegistration = registration(mode);
+  const policy = row.create(new PolicyInputs(mode, deps));
+  return { policy, provides: row.provides?.(policy) ?? NOTHING };
+}
+
 /** The policy registered under `mode`, built from `deps`; throws when a need is not provided. */
 export function createRouterPolicy<M extends RouterMode>(mode: M, deps?: RouterPolicyDeps): PolicyFor<M>;
 export function createRouterPolicy(mode: RouterMode, deps: RouterPolicyDeps = {}): RouterPolicy {
-  return registration(mode).create(new PolicyInputs(mode, deps));
+  return buildRouterPolicy(mode, deps).policy;
 }
 
 /** What the mode's policy needs wired around it. */

@@ -5,7 +5,7 @@
 // (NATS object store in production, see runtime/nats-router-state.ts).
 import type { RouterStateStore } from '../../runtime/index.js';
 import { decodeKvSnapshot, encodeKvSnapshot } from '../kv/index.js';
-import type { KvEventSink } from '../policies/policy.js';
+import type { KvEventSink } from '../policies/index.js';
 
 export const SNAPSHOT_LOCK = 'router-snapshot-lock';
 export const CLEANUP_LOCK = 'router-cleanup-lock';

@@ -8,9 +8,8 @@
 // `"Recorded"`. `readTieredScores` decodes a query's answer on the asking side (`--use-remote-indexer`).
 import { asU64 } from '../../runtime/codecs/index.js';
 import type { EndpointHandler } from '../../runtime/request-plane/index.js';
-import type { WorkerOverlap } from '../kv/index.js';
-import type { LowerTier, TieredMatches } from '../policies/kv-policy.js';
-import type { KvEventSink } from '../policies/policy.js';
+import type { LowerTier, TieredMatches, WorkerOverlap } from '../kv/index.js';
+import type { KvEventSink } from '../policies/index.js';
 
 export const INDEXER_QUERY_ENDPOINT = 'kv_indexer_query';
 export const INDEXER_RECORD_ENDPOINT = 'kv_indexer_record_routing_decision';

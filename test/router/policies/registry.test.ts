@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { OPTIONS } from '../../../src/config/index.js';
 import { InternalError, ROUTER_MODES, ValidationError, type RouterMode } from '../../../src/protocols/index.js';
-import { createRouterPolicy, KvRouterPolicy, LoadTracker, routerPolicyNeeds, type WorkerInstance } from '../../../src/router/index.js';
+import { buildRouterPolicy, createRouterPolicy, KvRouterPolicy, LoadTracker, routerPolicyNeeds, type WorkerInstance } from '../../../src/router/index.js';
 
 const deps = () => ({ load: new LoadTracker(), kv: { blockSize: 4 } });
 const engine = { async *generate() {} };
@@ -34,8 +34,8 @@ test('each policy declares its needs, and what it declares is what it offers', (
   for (const mode of ['round-robin', 'random', 'direct'] as const) assert.deepEqual(routerPolicyNeeds(mode), []);
   for (const mode of ROUTER_MODES) {
     const needs = routerPolicyNeeds(mode);
-    const policy = createRouterPolicy(mode, deps());
-    assert.equal(policy.kvEvents !== undefined, needs.includes('kvEvents'), `${mode}: kvEvents sink`);
+    const { policy, provides } = buildRouterPolicy(mode, deps());
+    assert.equal(provides.kvEvents !== undefined, needs.includes('kvEvents'), `${mode}: kvEvents sink`);
     assert.equal(typeof policy.admission === 'function', needs.includes('queue'), `${mode}: admission queue`);
   }
   const kv = createRouterPolicy('kv', deps());
