@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import OpenAI from 'openai';
 import { ConfigError } from '../../src/config/index.js';
 import { startFrontend, startMocker } from '../../src/launch/index.js';
-import { assertRouterSettings } from '../../src/launch/router-options.js';
+import { assertRouterSettings } from '../../src/launch/model-settings.js';
 import { createLogger } from '../../src/observability/index.js';
 import type { KvRouterPolicy } from '../../src/router/index.js';
 import { computeLocalBlockHashes } from '../../src/router/kv/index.js';

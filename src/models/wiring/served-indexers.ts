@@ -1,8 +1,8 @@
 // `--serve-indexer`: each kv-routed model's indexer answers other routers on its workers' namespace
-// and component (router/served-indexer.ts). One served indexer per component, its endpoints
+// and component (router/shared-state/served-indexer.ts). One served indexer per component, its endpoints
 // registered through this frontend's runtime the first time a model of that component arrives.
-import { INDEXER_QUERY_ENDPOINT, INDEXER_RECORD_ENDPOINT, ServedIndexer, type KvEventSink } from '../router/index.js';
-import type { EndpointHandler } from '../runtime/index.js';
+import { INDEXER_QUERY_ENDPOINT, INDEXER_RECORD_ENDPOINT, ServedIndexer, type KvEventSink } from '../../router/index.js';
+import type { EndpointHandler } from '../../runtime/index.js';
 
 /** Registers one endpoint of this process (`runtime.namespace(ns).component(c).endpoint(e).serveEndpoint`). */
 export type ServeEndpoint = (namespace: string, component: string, endpoint: string, handler: EndpointHandler) => Promise<void>;

@@ -3,9 +3,9 @@
 // warned about once per outage.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RemoteIndexer } from '../../src/launch/remote-indexer.js';
-import type { Logger } from '../../src/observability/index.js';
-import type { CallContext, EndpointInstance, RequestPlaneClient } from '../../src/runtime/index.js';
+import { RemoteIndexer } from '../../../src/models/wiring/index.js';
+import type { Logger } from '../../../src/observability/index.js';
+import type { CallContext, EndpointInstance, RequestPlaneClient } from '../../../src/runtime/index.js';
 
 const MAX_U64 = 2n ** 64n - 1n;
 const served = (id: bigint) => ({ namespace: 'ns', component: 'backend', endpoint: 'kv_indexer_query', instanceId: id }) as EndpointInstance;

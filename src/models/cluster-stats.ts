@@ -1,7 +1,7 @@
 // What /metrics reads of the served models and their routers at scrape time.
-import type { ModelManager } from '../models/index.js';
 import type { ClusterStatsSource, ModelStats } from '../observability/index.js';
 import type { AnyInstance, LoadTracker } from '../router/index.js';
+import type { ModelManager } from './model-manager.js';
 
 export function clusterStats(models: ModelManager): ClusterStatsSource {
   return () => models.list().map(modelStats);

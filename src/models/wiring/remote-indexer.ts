@@ -4,9 +4,9 @@
 // instances). Without an answer (none served, a timeout, an `{"Error":…}`) the request is routed on
 // load alone; that is warned about once per outage of the model's indexer, never per request.
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../observability/index.js';
-import { readTieredScores, type RemoteMatches, type TieredMatches } from '../router/index.js';
-import type { EndpointInstance, RequestPlaneClient } from '../runtime/index.js';
+import type { Logger } from '../../observability/index.js';
+import { readTieredScores, type RemoteMatches, type TieredMatches } from '../../router/index.js';
+import type { EndpointInstance, RequestPlaneClient } from '../../runtime/index.js';
 
 /** How long a request waits for the served indexer before it is routed on load alone. */
 export const REMOTE_INDEXER_TIMEOUT_MS = 1000;

@@ -1,9 +1,10 @@
 // A worker's published card (`card_json`) → the ModelDeploymentCard the frontend serves. The card
 // names its tokenizer files by absolute path (upstream CheckedFiles); on one host they are read in
-// place. BLAKE3 checksums are checked before this runs (ModelWatcher, runtime/card-checksums.ts).
-import { loadCardFromFiles, type ModelDeploymentCard, type ModelInput, type ModelParsers, type ModelTypeFlag } from '../models/index.js';
-import { REASONING_PARSER_NAMES, TOOL_CALL_PARSER_NAMES } from '../protocols/index.js';
-import type { DpRanks, WorkerTotals } from '../router/index.js';
+// place. BLAKE3 checksums are checked before this runs (the discovery join, runtime/card-checksums.ts).
+import { REASONING_PARSER_NAMES, TOOL_CALL_PARSER_NAMES, type ModelDeploymentCard, type ModelInput, type ModelTypeFlag } from '../../protocols/index.js';
+import type { DpRanks, WorkerTotals } from '../../router/index.js';
+import { loadCardFromFiles, loadModelCard } from '../card-loader.js';
+import type { ModelParsers } from '../model-manager.js';
 
 type Json = Record<string, unknown>;
 
@@ -46,6 +47,20 @@ export function cardFromCardJson(card: Json, servedName?: string): ModelDeployme
   const modelType = typeof card.model_type === 'string' ? (card.model_type.split('|').map((t) => t.trim()) as ModelTypeFlag[]) : loaded.modelType;
   const modelInput = (typeof card.model_input === 'string' ? card.model_input : loaded.modelInput) as ModelInput;
   return { ...loaded, modelType, modelInput };
+}
+
+/**
+ * The card the frontend serves for a worker's card: read from `localModelPath`, the frontend's own
+ * copy of the model's files, when it has one (the worker's block size and migration limit still
+ * apply), else from the files the card names.
+ */
+export function servedCard(card: Json, servedName: string, localModelPath?: string): ModelDeploymentCard {
+  if (!localModelPath) return cardFromCardJson(card, servedName);
+  return loadModelCard(localModelPath, {
+    displayName: servedName,
+    kvCacheBlockSize: card.kv_cache_block_size as number | undefined,
+    migrationLimit: Number.isInteger(card.migration_limit) ? (card.migration_limit as number) : undefined,
+  });
 }
 
 /** The capacity a worker's card declares (`runtime_config.total_kv_blocks`, `max_num_batched_tokens`). */

@@ -1,8 +1,7 @@
 // The frontend's model watcher in one process: mem discovery, in-process request plane.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cardFromCardJson } from '../../src/launch/index.js';
-import { loadDefaultModelCard, toCardJson } from '../../src/models/index.js';
+import { cardFromCardJson, loadDefaultModelCard, toCardJson } from '../../src/models/index.js';
 import type { EngineClient, LLMEngineOutput } from '../../src/protocols/index.js';
 import { DistributedRuntime, engineHandler, loadMetricsPublisher, namespaceScope } from '../../src/runtime/index.js';
 import { eventually } from '../support/in-process.js';
