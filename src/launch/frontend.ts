@@ -7,7 +7,7 @@ import type { HttpService } from '../frontends/http/index.js';
 import { ModelManager, ModelWatcher, ServedIndexers, type ModelWatcherObserver } from '../models/index.js';
 import { moduleLogger, type Logger } from '../observability/index.js';
 import { DistributedRuntime, namespaceScope } from '../runtime/index.js';
-import { ConfiguredBridges } from './configured-bridges.js';
+import { ConfiguredBridges } from './bridge/index.js';
 import { startFrontendServices, type FrontendServices } from './frontend-services.js';
 import { startInteractiveChat } from './interactive-chat.js';
 import { assertRouterSettings, modelWatcherSettings } from './model-settings.js';

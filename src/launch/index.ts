@@ -3,8 +3,7 @@ export { loadConfiguredCard, parseEndpoint, type EndpointId } from './served-mod
 export { startFrontend, type FrontendService } from './frontend.js';
 export { startKserveFrontend, type KserveFrontendOptions, type RunningKserveFrontend } from './kserve-frontend.js';
 export { startMocker, type RunningMocker } from './mocker.js';
-export { startOpenAiWorker, runBridgeWorker, bridgeModelFromConfig, type RunningBridgeWorker } from './worker-openai.js';
-export { type UpstreamSpec } from './bridge-upstreams.js';
+export { startOpenAiWorker, runBridgeWorker, bridgeModelFromConfig, type RunningBridgeWorker, type UpstreamSpec } from './bridge/index.js';
 export { runtimeOptionsFromConfig, workerRuntimeFromEnv } from './runtime-options.js';
 export { natsTlsOptions, tcpTlsFiles } from './tls.js';
 export { startRetrying, startupFailureLine, StartupGaveUpError, type StartupRetryOptions } from './startup-retry.js';

@@ -13,7 +13,7 @@
 //
 // Every problem names its entry, as `models.my-model[1].url: not a URL`.
 import yaml from 'js-yaml';
-import type { UpstreamInput } from '../engines/openai-bridge/index.js';
+import type { UpstreamInput } from '../../engines/openai-bridge/index.js';
 import { urlProblem, zmqEndpointProblem, type UpstreamSpec } from './bridge-upstreams.js';
 
 export interface ConfiguredUpstream extends UpstreamSpec {

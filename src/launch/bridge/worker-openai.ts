@@ -1,12 +1,12 @@
 // `dynamo-ts worker openai`: OpenAI-compatible servers as workers of one model. Each --upstream is
 // an instance; the frontend routes to them over the ordinary request plane.
-import type { Config } from '../config/index.js';
-import { moduleLogger, type Logger } from '../observability/index.js';
-import { DistributedRuntime } from '../runtime/index.js';
+import type { Config } from '../../config/index.js';
+import { moduleLogger, type Logger } from '../../observability/index.js';
+import { DistributedRuntime } from '../../runtime/index.js';
+import { runtimeOptionsFromConfig } from '../runtime-options.js';
+import { loadConfiguredCard, parseEndpoint } from '../served-model.js';
 import { bridgeTokenizer, startBridgedUpstream, type BridgedUpstream, type BridgeModel } from './bridge.js';
 import { upstreamsFromFlags, type UpstreamSpec } from './bridge-upstreams.js';
-import { runtimeOptionsFromConfig } from './runtime-options.js';
-import { loadConfiguredCard, parseEndpoint } from './served-model.js';
 
 /** vLLM's default KV block size: the router's blocks must match the engine's for KV events. */
 export const VLLM_BLOCK_SIZE = 16;

@@ -5,13 +5,13 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { bridgeTokenizer } from '../../src/launch/bridge.js';
-import { loadDefaultModelCard } from '../../src/models/index.js';
-import { BRIDGED_MODEL, startBridgedFrontend } from '../support/bridged-frontend.js';
-import { eventually, serveInProcess } from '../support/in-process.js';
-import { startStandIn, type StandIn, type StandInOptions } from '../support/openai-upstream.js';
-import { makeClient, textInput, texts, unary } from '../frontends/grpc/harness.js';
-import { freePort } from '../support/processes.js';
+import { bridgeTokenizer } from '../../../src/launch/bridge/index.js';
+import { loadDefaultModelCard } from '../../../src/models/index.js';
+import { BRIDGED_MODEL, startBridgedFrontend } from '../../support/bridged-frontend.js';
+import { eventually, serveInProcess } from '../../support/in-process.js';
+import { startStandIn, type StandIn, type StandInOptions } from '../../support/openai-upstream.js';
+import { makeClient, textInput, texts, unary } from '../../frontends/grpc/harness.js';
+import { freePort } from '../../support/processes.js';
 
 const tokenizer = bridgeTokenizer(loadDefaultModelCard());
 const TEXT = 'Hello from the engine behind the bridge, one token at a time.';
@@ -181,7 +181,7 @@ test('dynamo-ts serve as the upstream: its text answers are re-tokenized on the 
 test("--kv-events-endpoint: vLLM's ZMQ KV events are republished as the bridged instance's; without it the card asks for approximate routing", async () => {
   const { Publisher } = await import('zeromq');
   const { encode } = await import('@msgpack/msgpack');
-  const { subscribeKvEvents } = await import('../../src/runtime/index.js');
+  const { subscribeKvEvents } = await import('../../../src/runtime/index.js');
   const port = await freePort();
   const publisher = new Publisher();
   await publisher.bind(`tcp://127.0.0.1:${port}`);

@@ -3,15 +3,14 @@
 // and endpoint are registered when it comes up and withdrawn when it goes down, so routers only see
 // healthy upstreams. `worker openai` runs one model's bridges; the frontend runs those of its
 // --upstream-config file the same way, on its own runtime.
-import { OpenAiBridgeEngine, UpstreamHealth, type BridgeTokenizer } from '../engines/openai-bridge/index.js';
-import type { ModelDeploymentCard } from '../models/index.js';
-import type { Logger } from '../observability/index.js';
-import { HfTokenizer } from '../pipeline/index.js';
-import { announceKvEvents, engineHandler, kvEventPublisher, type DistributedRuntime, type Endpoint } from '../runtime/index.js';
+import { OpenAiBridgeEngine, UpstreamHealth, type BridgeTokenizer } from '../../engines/openai-bridge/index.js';
+import type { EndpointId, ModelDeploymentCard } from '../../models/index.js';
+import type { Logger } from '../../observability/index.js';
+import { HfTokenizer } from '../../pipeline/index.js';
+import { announceKvEvents, engineHandler, kvEventPublisher, type DistributedRuntime, type Endpoint } from '../../runtime/index.js';
+import { workerCardJson } from '../mocker.js';
 import { relayVllmKvEvents, type KvEventRelay } from './bridge-kv-events.js';
 import type { UpstreamSpec } from './bridge-upstreams.js';
-import { workerCardJson } from './mocker.js';
-import type { EndpointId } from './served-model.js';
 
 export interface BridgeModel {
   card: ModelDeploymentCard;
@@ -57,7 +56,7 @@ export async function startBridgedUpstream(
   });
   const { namespace, component, endpoint } = model.endpoint;
   const card: ModelDeploymentCard = { ...model.card, modelInput: spec.input === 'text' ? 'Text' : 'Tokens' };
-  // Without an event publisher the frontend routes this model approximately (see remote-card.ts).
+  // Without an event publisher the frontend routes this model approximately (see models/assembly/remote-card.ts).
   const cardJson = workerCardJson(card, { ...model.runtimeConfig, kv_events: spec.kvEvents !== undefined });
   let runtime: DistributedRuntime | null = null;
   let relay: KvEventRelay | null = null;

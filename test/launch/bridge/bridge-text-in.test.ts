@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { BRIDGED_MODEL, startBridgedFrontend } from '../support/bridged-frontend.js';
-import { startStandIn, type ScriptedDelta, type StandIn } from '../support/openai-upstream.js';
+import { BRIDGED_MODEL, startBridgedFrontend } from '../../support/bridged-frontend.js';
+import { startStandIn, type ScriptedDelta, type StandIn } from '../../support/openai-upstream.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 after(async () => {

@@ -6,12 +6,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import OpenAI from 'openai';
-import { parseUpstreamConfig } from '../../src/launch/upstream-config.js';
-import { bridgeTokenizer } from '../../src/launch/bridge.js';
-import { loadDefaultModelCard } from '../../src/models/index.js';
-import { startInProcessFrontend } from '../support/bridged-frontend.js';
-import { eventually } from '../support/in-process.js';
-import { startStandIn, type StandIn } from '../support/openai-upstream.js';
+import { bridgeTokenizer, parseUpstreamConfig } from '../../../src/launch/bridge/index.js';
+import { loadDefaultModelCard } from '../../../src/models/index.js';
+import { startInProcessFrontend } from '../../support/bridged-frontend.js';
+import { eventually } from '../../support/in-process.js';
+import { startStandIn, type StandIn } from '../../support/openai-upstream.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'dyn-upstreams-'));
 const cleanups: (() => Promise<void>)[] = [];

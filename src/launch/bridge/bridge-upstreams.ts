@@ -1,7 +1,7 @@
 // What one bridged upstream is: its URL, how it takes input, its KV event publisher and its key.
 // From the flags of `worker openai` here; from an --upstream-config file in upstream-config.ts.
-import { ConfigError, type Config } from '../config/index.js';
-import type { UpstreamInput } from '../engines/openai-bridge/index.js';
+import { ConfigError, type Config } from '../../config/index.js';
+import type { UpstreamInput } from '../../engines/openai-bridge/index.js';
 
 export interface UpstreamSpec {
   url: string;

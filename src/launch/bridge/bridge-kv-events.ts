@@ -2,8 +2,8 @@
 // batches on the event plane as the bridged instance's events, so kv routing sees the engine's real
 // cache instead of predicting it.
 import { Subscriber } from 'zeromq';
-import type { KvCacheEvent } from '../protocols/index.js';
-import { decodeVllmEventBatch } from '../router/index.js';
+import type { KvCacheEvent } from '../../protocols/index.js';
+import { decodeVllmEventBatch } from '../../router/index.js';
 
 export interface KvEventRelayLogger {
   warn(obj: object, msg: string): void;

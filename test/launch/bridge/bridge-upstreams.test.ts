@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseCommandLine, type Config } from '../../src/config/index.js';
-import { upstreamsFromFlags } from '../../src/launch/bridge-upstreams.js';
+import { parseCommandLine, type Config } from '../../../src/config/index.js';
+import { upstreamsFromFlags } from '../../../src/launch/bridge/index.js';
 
 function config(...args: string[]): Config {
   const parsed = parseCommandLine(['worker', 'openai', ...args], {});

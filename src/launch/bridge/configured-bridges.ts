@@ -3,14 +3,14 @@
 // again and the running set follows it: new upstreams start, removed ones stop, changed ones
 // restart. A file that turns invalid is reported and the running set is kept.
 import { readFileSync } from 'node:fs';
-import { ConfigError, type Config } from '../config/index.js';
-import type { UpstreamInput } from '../engines/openai-bridge/index.js';
-import { loadDefaultModelCard, loadModelCard, slugify } from '../models/index.js';
-import type { Logger } from '../observability/index.js';
-import type { DistributedRuntime } from '../runtime/index.js';
+import { ConfigError, type Config } from '../../config/index.js';
+import type { UpstreamInput } from '../../engines/openai-bridge/index.js';
+import { loadDefaultModelCard, loadModelCard, slugify } from '../../models/index.js';
+import type { Logger } from '../../observability/index.js';
+import type { DistributedRuntime } from '../../runtime/index.js';
+import { WatchedFile } from '../watched-file.js';
 import { bridgeTokenizer, startBridgedUpstream, type BridgedUpstream, type BridgeModel } from './bridge.js';
 import { parseUpstreamConfig, type ConfiguredModel, type ConfiguredUpstream, type UpstreamConfig } from './upstream-config.js';
-import { WatchedFile } from './watched-file.js';
 import { VLLM_BLOCK_SIZE } from './worker-openai.js';
 
 interface Running {
