@@ -13,7 +13,7 @@ import { buildMockVocabulary, MockerEngine } from '../src/engines/mocker/index.j
 import { loadDefaultModelCard } from '../src/models/index.js';
 import { TokenTable } from '../src/pipeline/index.js';
 import type { PreprocessedRequest, RouterMode, WorkerType } from '../src/protocols/index.js';
-import { createRouterPolicy, LoadTracker, PushRouter } from '../src/router/index.js';
+import { buildRouterPolicy, LoadTracker, PushRouter } from '../src/router/index.js';
 
 const { values } = parseArgs({
   options: {
@@ -78,9 +78,9 @@ function percentile(sorted: number[], p: number): number {
 /** A router over `workers` fresh mockers of one role, fed their KV events; ids from `firstId`. */
 function pool(mode: RouterMode, workers: number, firstId: number, workerType: WorkerType, kv: { overlapScoreCredit?: number } = {}) {
   const load = new LoadTracker();
-  const policy = createRouterPolicy(mode, { load, kv: { blockSize: BLOCK_SIZE, ...kv } });
+  const { policy, provides } = buildRouterPolicy(mode, { load, kv: { blockSize: BLOCK_SIZE, ...kv } });
   const router = new PushRouter('bench', policy, { load });
-  const sink = workerType === 'decode' ? undefined : policy.kvEvents;
+  const sink = workerType === 'decode' ? undefined : provides.kvEvents;
   const engines = Array.from({ length: workers }, (_, i) => {
     const id = BigInt(firstId + i);
     return new MockerEngine({

@@ -4,15 +4,13 @@
 import type { Config } from '../config/index.js';
 import type { RunningGrpcFrontend } from '../frontends/grpc/index.js';
 import type { HttpService } from '../frontends/http/index.js';
-import { ModelManager } from '../models/index.js';
+import { ModelManager, ModelWatcher, ServedIndexers, type ModelWatcherObserver } from '../models/index.js';
 import { moduleLogger, type Logger } from '../observability/index.js';
 import { DistributedRuntime, namespaceScope } from '../runtime/index.js';
-import { ConfiguredBridges } from './configured-bridges.js';
+import { ConfiguredBridges } from './bridge/index.js';
 import { startFrontendServices, type FrontendServices } from './frontend-services.js';
 import { startInteractiveChat } from './interactive-chat.js';
-import { ModelWatcher, type ModelWatcherObserver } from './model-watcher.js';
-import { assertRouterSettings } from './router-options.js';
-import { ServedIndexers } from './served-indexers.js';
+import { assertRouterSettings, modelWatcherSettings } from './model-settings.js';
 import { installRouteExtensions, loadRouteExtensions } from './route-extensions.js';
 import { assertRouterStateSupported, frontendEventPlane, routerStateFactory } from './router-state.js';
 import { runtimeOptionsFromConfig } from './runtime-options.js';
@@ -69,7 +67,7 @@ export async function runFrontend(
     requestClient: runtime.requestClient,
     events: () => runtime.events,
     models,
-    config,
+    settings: modelWatcherSettings(config),
     logger: moduleLogger(logger, 'discovery'),
     inScope: namespaceScope({
       namespace: config.namespace,

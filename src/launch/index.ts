@@ -1,14 +1,10 @@
 export { startServe, type RunningService } from './serve.js';
-export { buildServedModel, loadConfiguredCard, parseEndpoint, type EndpointId } from './served-model.js';
+export { loadConfiguredCard, parseEndpoint, type EndpointId } from './served-model.js';
 export { startFrontend, type FrontendService } from './frontend.js';
 export { startKserveFrontend, type KserveFrontendOptions, type RunningKserveFrontend } from './kserve-frontend.js';
 export { startMocker, type RunningMocker } from './mocker.js';
-export { startOpenAiWorker, runBridgeWorker, bridgeModelFromConfig, type RunningBridgeWorker } from './worker-openai.js';
-export { type UpstreamSpec } from './bridge-upstreams.js';
-export { ModelWatcher, type ModelWatcherDeps, type ModelWatcherObserver } from './model-watcher.js';
-export { cardFromCardJson } from './remote-card.js';
+export { startOpenAiWorker, runBridgeWorker, bridgeModelFromConfig, type RunningBridgeWorker, type UpstreamSpec } from './bridge/index.js';
 export { runtimeOptionsFromConfig, workerRuntimeFromEnv } from './runtime-options.js';
-export { type TensorModelSink } from './model-watcher.js';
 export { natsTlsOptions, tcpTlsFiles } from './tls.js';
 export { startRetrying, startupFailureLine, StartupGaveUpError, type StartupRetryOptions } from './startup-retry.js';
 export { frontendCommand, processPlan, serveCommand, type ProcessPlan, type RunningCommand } from './pool/index.js';

@@ -8,9 +8,8 @@ import type { WorkerType } from '../protocols/index.js';
 import { engineHandler, kvEventPublisher, loadMetricsPublisher, mediaHandler, type DistributedRuntime, type EndpointHandler } from '../runtime/index.js';
 import { mockerEngineOptions } from './mocker-options.js';
 import { mockerOutputScript } from './mocker-output.js';
-import type { EndpointId } from './served-model.js';
 import { sharedTokenTable } from './token-tables.js';
-import { thinkingDefault } from './remote-card.js';
+import { thinkingDefault, type EndpointId } from './served-model.js';
 
 export interface MockModelSetup {
   config: Config;

@@ -3,12 +3,10 @@
 // planes have no shared store, so setting either flag there is a startup error.
 import { ConfigError, OPTIONS, type Config } from '../config/index.js';
 import type { Logger } from '../observability/index.js';
-import { RouterSnapshots, type KvEventSink } from '../router/index.js';
+import type { RouterStateFactory } from '../models/index.js';
+import { RouterSnapshots } from '../router/index.js';
 import { componentScope, defaultEventPlane, natsConnection, NatsRouterStateStore } from '../runtime/index.js';
 import { natsTlsOptions } from './tls.js';
-
-/** Starts the snapshots of a policy's KV state for one worker component: loads (or resets) the saved state first. */
-export type RouterStateFactory = (kv: KvEventSink, namespace: string, component: string) => Promise<RouterSnapshots | null>;
 
 const DEFAULT_THRESHOLD = OPTIONS.find((o) => o.key === 'routerSnapshotThreshold')!.default;
 

@@ -6,12 +6,11 @@ import { ConfigError, type Config } from '../config/index.js';
 import type { MockerEngine } from '../engines/mocker/index.js';
 import type { RunningGrpcFrontend } from '../frontends/grpc/index.js';
 import type { HttpService } from '../frontends/http/index.js';
-import type { ModelManager } from '../models/index.js';
+import { ModelArrival, type ModelManager } from '../models/index.js';
 import type { Logger } from '../observability/index.js';
 import { DistributedRuntime } from '../runtime/index.js';
 import { runFrontend, type FrontendService } from './frontend.js';
 import { runMockers, siblings, type RunningMocker } from './mocker.js';
-import { ModelArrival } from './model-arrival.js';
 import { assertRouterStateSupported } from './router-state.js';
 import { runtimeOptionsFromConfig } from './runtime-options.js';
 

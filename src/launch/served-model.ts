@@ -1,23 +1,15 @@
+// The model a worker process serves, from its flags: the card of `--model-path` (or the bundled
+// Qwen3 tokenizer) and the endpoint of `--endpoint`.
 import type { Config } from '../config/index.js';
-import { loadDefaultModelCard, loadModelCard, NO_PARSERS, type MediaRouter, type ModelParsers, type MediaRouters, type ModelDeploymentCard, type ServedModel } from '../models/index.js';
-import { Preprocessor, type PreprocessPool } from '../pipeline/index.js';
-import type { MediaKind, MediaWire } from '../protocols/index.js';
-import { createRouterPolicy, EMBEDDING_REQUESTS, Router, UNHINTED_REQUESTS, type RequestView } from '../router/index.js';
-import { buildRouter, lostWorkerOptions, type LostWorkerOptions, type RouterDeps } from './router-options.js';
-import { createTokenizer } from './tokenizer-backend.js';
-import { sharedTokenTable } from './token-tables.js';
-import { requestLimits } from './http-options.js';
+import { loadDefaultModelCard, loadModelCard, type EndpointId, type ModelDeploymentCard } from '../models/index.js';
+import type { ThinkingMode } from '../protocols/index.js';
+
+export type { EndpointId };
 
 /** The card of the model this process serves: `--model-path`, or the bundled Qwen3 tokenizer. */
 export function loadConfiguredCard(config: Config, blockSize: number): ModelDeploymentCard {
   const opts = { displayName: config.modelName, kvCacheBlockSize: blockSize, migrationLimit: config.migrationLimit };
   return config.modelPath ? loadModelCard(config.modelPath, opts) : loadDefaultModelCard(opts);
-}
-
-export interface EndpointId {
-  namespace: string;
-  component: string;
-  endpoint: string;
 }
 
 /** `dyn://ns.component.endpoint` → its parts. */
@@ -26,58 +18,8 @@ export function parseEndpoint(url: string): EndpointId {
   return { namespace: namespace!, component: component!, endpoint: endpoint! };
 }
 
-/**
- * Everything the frontend needs to serve a card: tokenizer, byte table, preprocessor and a router
- * with no instances yet. The token table and tokenizer are built here, never per request. Its
- * routers share `health`, the process's record of down instances; with `pool`, big prompts are
- * preprocessed on its threads.
- */
-export function buildServedModel(
-  card: ModelDeploymentCard,
-  config: Config,
-  endpoint: EndpointId,
-  parsers: ModelParsers = NO_PARSERS,
-  deps: RouterDeps = {},
-  pool?: PreprocessPool,
-): ServedModel {
-  const tokenTable = sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path);
-  const warn = (message: string): void => deps.logger?.warn({ model: card.displayName }, message);
-  const preprocessor = new Preprocessor(card, createTokenizer(card.tokenizerJsonPath, config, warn), {
-    maxOutputTokens: config.maxOutputTokens,
-    ignoreUnsupportedFields: config.ignoreOpenaiFeUnsupportedFields,
-    nvextEnabled: !config.disableFrontendNvext,
-    rejectMediaInputs: config.rejectMediaInputs,
-    excludeToolsWhenToolChoiceNone: config.excludeToolsWhenToolChoiceNone,
-    forwardMessages: card.modelInput === 'Text' || config.dynChatProcessor !== 'dynamo',
-    limits: requestLimits(config),
-    pool,
-    defaultThinking: parsers.defaultThinking,
-  });
-  return {
-    name: card.displayName,
-    card,
-    preprocessor,
-    tokenTable,
-    router: buildRouter(config, card, deps),
-    media: mediaRouters(card.displayName, lostWorkerOptions(config, deps.health)),
-    endpoint,
-    created: Math.floor(Date.now() / 1000),
-    parsers,
-  };
-}
-
-/**
- * Embeddings, images and videos go round-robin, as upstream's default push router does: there is
- * no KV cache to aim at and no decode load to balance.
- */
-function mediaRouters(name: string, opts: LostWorkerOptions): MediaRouters {
-  return {
-    embeddings: roundRobin<'embeddings'>(name, EMBEDDING_REQUESTS, opts),
-    images: roundRobin<'images'>(name, UNHINTED_REQUESTS, opts),
-    videos: roundRobin<'videos'>(name, UNHINTED_REQUESTS, opts),
-  };
-}
-
-function roundRobin<K extends MediaKind>(name: string, view: RequestView<MediaWire[K]['request']>, opts: LostWorkerOptions): MediaRouter<K> {
-  return new Router<MediaWire[K]['request'], MediaWire[K]['output']>(name, createRouterPolicy('round-robin'), view, opts);
+/** What a worker publishes of `--dyn-default-thinking-mode` in its card's runtime config (upstream's place). */
+export function thinkingDefault(config: Pick<Config, 'dynDefaultThinkingMode'>): { runtime_data?: { default_thinking_mode: ThinkingMode } } {
+  const mode = config.dynDefaultThinkingMode;
+  return mode ? { runtime_data: { default_thinking_mode: mode } } : {};
 }

@@ -19,6 +19,13 @@ export interface ModelParsers {
 
 export const NO_PARSERS: ModelParsers = Object.freeze({ toolCall: null, reasoning: null, defaultThinking: null });
 
+/** A worker endpoint (`dyn://namespace.component.endpoint`). */
+export interface EndpointId {
+  namespace: string;
+  component: string;
+  endpoint: string;
+}
+
 /** Everything needed to serve one model name: its card, pre/post-processing and its router. */
 export interface ServedModel {
   readonly name: string;
@@ -29,7 +36,7 @@ export interface ServedModel {
   /** Embeddings, images and videos go to the workers through these. */
   readonly media: MediaRouters;
   /** The worker endpoint serving it (`dyn://namespace.component.endpoint`). */
-  readonly endpoint: { namespace: string; component: string; endpoint: string };
+  readonly endpoint: EndpointId;
   /** Unix seconds when the model first appeared. */
   readonly created: number;
   /** What the postprocessing applies to this model's output, as its workers ask. */

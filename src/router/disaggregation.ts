@@ -15,7 +15,7 @@ import {
   type RoutingHints,
 } from '../protocols/index.js';
 import type { LoadTracker } from './load-tracker.js';
-import type { AnyInstance } from './policy.js';
+import type { AnyInstance } from './worker-instance.js';
 
 /** The prefill pool: a router over the prefill workers. */
 export interface PrefillPool extends EngineClient {

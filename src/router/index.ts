@@ -3,7 +3,7 @@ export { PushRouter, type PushRouterOptions } from './push-router.js';
 export { Disaggregation, prefillRequest, decodeRequest, type PrefillPool, type DecodeHop } from './disaggregation.js';
 export { LLM_RESUMABLE, type ResumableRequests } from './resumable-requests.js';
 export { TensorRouter } from './tensor-router.js';
-export type { RouterPolicy, WorkerInstance, WorkerCapacity, KvEventSink, StreamingEngine, AnyInstance, DpRanks } from './policy.js';
+export type { WorkerInstance, WorkerCapacity, StreamingEngine, AnyInstance, DpRanks } from './worker-instance.js';
 export { LLM_REQUESTS, TENSOR_REQUESTS, EMBEDDING_REQUESTS, UNHINTED_REQUESTS, type RequestView } from './request-views.js';
 export { routingChain, type RoutingChain } from './routing-chain.js';
 export {
@@ -34,20 +34,32 @@ export {
   type MigrationSettings,
 } from './layers/index.js';
 export { SessionAffinity, MAX_SESSION_ID_BYTES, MAX_SESSIONS, type SessionAffinityMode, type SessionAffinityOptions } from './session-affinity.js';
-export { startSessionAffinitySync, decodeSessionAffinityEvent, SESSION_AFFINITY_TOPIC, type SessionAffinityEvent } from './session-affinity-sync.js';
 export { InstanceHealth, type InstanceHealthOptions, type InstanceProbe, type HealthChange } from './instance-health.js';
 export {
+  buildRouterPolicy,
   createRouterPolicy,
   routerPolicyNeeds,
+  RoundRobinPolicy,
+  RandomPolicy,
+  DirectPolicy,
+  LeastLoadedPolicy,
+  PowerOfTwoPolicy,
+  DeviceAwareWeightedPolicy,
+  DEFAULT_CUDA_TO_CPU_RATIO,
+  KvRouterPolicy,
+  DEFAULT_KV_ROUTER_OPTIONS,
+  type RouterPolicy,
+  type KvEventSink,
+  type PolicyProvides,
+  type ReplicaSharing,
+  type BuiltPolicy,
   type PolicyFor,
   type PolicyNeed,
   type KvSettings,
   type RouterPolicyDeps,
-} from './policy-registry.js';
-export { RoundRobinPolicy, RandomPolicy, DirectPolicy } from './basic-policies.js';
-export { KvRouterPolicy, DEFAULT_KV_ROUTER_OPTIONS, type KvRouterOptions, type KvDecision, type LowerTier, type RemoteMatches, type TieredMatches } from './kv-router-policy.js';
-export { ServedIndexer, INDEXER_QUERY_ENDPOINT, INDEXER_RECORD_ENDPOINT, readTieredScores } from './served-indexer.js';
-export { LeastLoadedPolicy, PowerOfTwoPolicy, DeviceAwareWeightedPolicy, DEFAULT_CUDA_TO_CPU_RATIO } from './load-policies.js';
+  type KvRouterOptions,
+  type KvDecision,
+} from './policies/index.js';
 export { LoadTracker } from './load-tracker.js';
 export { observeStream, watchSilence, type SilenceWatch, type StreamObserver } from './observed-stream.js';
 export { WorkerLoads, type WorkerTotals } from './worker-loads.js';
@@ -57,16 +69,22 @@ export {
   ACTIVE_SEQUENCES_TOPIC,
   encodeSequenceEvent,
   decodeSequenceEvent,
-  type EventBus,
-  type ActiveSequenceEvent,
-  type AddRequestData,
-} from './replica-sync.js';
-export {
+  startSessionAffinitySync,
+  decodeSessionAffinityEvent,
+  SESSION_AFFINITY_TOPIC,
   RouterSnapshots,
   SNAPSHOT_LOCK,
   CLEANUP_LOCK,
+  ServedIndexer,
+  INDEXER_QUERY_ENDPOINT,
+  INDEXER_RECORD_ENDPOINT,
+  readTieredScores,
+  type EventBus,
+  type ActiveSequenceEvent,
+  type AddRequestData,
+  type SessionAffinityEvent,
   type RouterSnapshotsOptions,
   type SnapshotLogger,
-} from './router-snapshots.js';
+} from './shared-state/index.js';
 export type { RouterStateStore, LockRelease } from '../runtime/index.js';
-export { decodeVllmEventBatch, type PrefillPredictor, type VllmEventBatch } from './kv/index.js';
+export { decodeVllmEventBatch, type LowerTier, type PrefillPredictor, type RemoteMatches, type TieredMatches, type VllmEventBatch } from './kv/index.js';

@@ -4,7 +4,7 @@
 import type { EngineClient, GenerateContext, LLMEngineOutput, PreprocessedRequest } from '../protocols/index.js';
 import { Disaggregation, type DecodeHop } from './disaggregation.js';
 import type { MigrationSettings } from './layers/index.js';
-import type { RouterPolicy } from './policy.js';
+import type { RouterPolicy } from './policies/index.js';
 import { LLM_REQUESTS } from './request-views.js';
 import { LLM_RESUMABLE } from './resumable-requests.js';
 import { Router, type RouterOptions } from './router.js';

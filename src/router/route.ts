@@ -3,7 +3,7 @@
 // them work on the same per-request decision (the busy gate narrows the instances that the queue
 // and the policy then look at), and a layer that fixes the target (pinning) lets the others see it.
 import { InternalError, type GenerateContext } from '../protocols/index.js';
-import type { StreamingEngine, WorkerInstance } from './policy.js';
+import type { StreamingEngine, WorkerInstance } from './worker-instance.js';
 
 /** A worker instance that serves requests of kind `Req` as streams of `Out`. */
 export type Instance<Req, Out> = WorkerInstance<StreamingEngine<Req, Out>>;

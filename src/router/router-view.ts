@@ -2,9 +2,9 @@
 // `/busy_threshold` changes and instance changes apply to the next request.
 import type { BusyThresholds } from './busy.js';
 import type { InstanceHealth } from './instance-health.js';
-import type { Migration } from './layers/migration.js';
+import type { Migration } from './layers/migration-settings.js';
 import type { LoadTracker } from './load-tracker.js';
-import type { RouterPolicy } from './policy.js';
+import type { RouterPolicy } from './policies/index.js';
 import type { RequestView } from './request-views.js';
 import type { Instance } from './route.js';
 import type { SessionAffinity } from './session-affinity.js';

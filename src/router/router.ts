@@ -3,9 +3,10 @@
 import type { GenerateContext } from '../protocols/index.js';
 import { NO_BUSY_THRESHOLDS, type BusyThresholds } from './busy.js';
 import { InstanceHealth } from './instance-health.js';
-import { NO_MIGRATION, type Migration } from './layers/migration.js';
+import { NO_MIGRATION, type Migration } from './layers/migration-settings.js';
 import { LoadTracker } from './load-tracker.js';
-import type { RouterPolicy, StreamingEngine } from './policy.js';
+import type { RouterPolicy } from './policies/index.js';
+import type { StreamingEngine } from './worker-instance.js';
 import type { RequestView } from './request-views.js';
 import { composeLayers, sendToTarget, targetOf, type Decision, type Dispatch, type Instance, type RouteStep } from './route.js';
 import { routingChain } from './routing-chain.js';

@@ -19,7 +19,7 @@ import {
   skipExcluded,
 } from './layers/index.js';
 import { stepLayer, type RouteStep, type RoutingLayer } from './route.js';
-import type { RouterPolicy } from './policy.js';
+import type { RouterPolicy } from './policies/index.js';
 import type { RouterView } from './router-view.js';
 
 export interface RoutingChain<Req, Out> {

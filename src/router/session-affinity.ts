@@ -30,7 +30,7 @@ interface Binding {
   active: number;
 }
 
-/** Told of every binding this router makes, for its replicas (session-affinity-sync.ts). */
+/** Told of every binding this router makes, for its replicas (shared-state/session-affinity-sync.ts). */
 export type BindingListener = (sessionId: string, worker: bigint) => void;
 
 export class SessionAffinity {

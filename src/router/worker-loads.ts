@@ -2,7 +2,7 @@
 // through each WorkerInstance's `capacity()`. Totals are not in the reports: they come from the
 // worker's model card (`runtime_config.total_kv_blocks`, `max_num_batched_tokens`).
 import type { ActiveLoad } from '../protocols/index.js';
-import type { WorkerCapacity } from './policy.js';
+import type { WorkerCapacity } from './worker-instance.js';
 
 /** A worker's fixed capacity, from its card; unknown fields leave the checks that need them off. */
 export interface WorkerTotals {

@@ -1,4 +1,4 @@
-// Where a KV router keeps its state snapshot and the locks around it (router/router-snapshots.ts).
+// Where a KV router keeps its state snapshot and the locks around it (router/shared-state/router-snapshots.ts).
 // Declared here, beside its NATS implementation, so the runtime needs nothing from the router.
 
 /** Releases a lock. */

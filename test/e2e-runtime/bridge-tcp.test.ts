@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import OpenAI from 'openai';
 import { parseCommandLine } from '../../src/config/index.js';
 import { startFrontend, type FrontendService } from '../../src/launch/index.js';
-import { bridgeTokenizer } from '../../src/launch/bridge.js';
+import { bridgeTokenizer } from '../../src/launch/bridge/index.js';
 import { loadDefaultModelCard } from '../../src/models/index.js';
 import { createLogger } from '../../src/observability/index.js';
 import { eventually } from '../support/in-process.js';

@@ -6,8 +6,9 @@ import { test } from 'node:test';
 import OpenAI from 'openai';
 import { ConfigError } from '../../src/config/index.js';
 import { startFrontend, startMocker } from '../../src/launch/index.js';
-import { assertRouterSettings } from '../../src/launch/router-options.js';
+import { assertRouterSettings } from '../../src/launch/model-settings.js';
 import { createLogger } from '../../src/observability/index.js';
+import type { KvRouterPolicy } from '../../src/router/index.js';
 import { computeLocalBlockHashes } from '../../src/router/kv/index.js';
 import { DistributedRuntime, type EndpointInstance } from '../../src/runtime/index.js';
 import { eventually, inProcessConfig } from '../support/in-process.js';
@@ -37,7 +38,7 @@ test('kv_indexer_query answers with the workers holding a prompt\'s blocks, on t
     const prompt = Array.from({ length: 48 }, (_, i) => 1000 + i);
     const openai = new OpenAI({ baseURL: `http://127.0.0.1:${fe.port}/v1`, apiKey: 'unused', maxRetries: 0 });
     await openai.completions.create({ model: MODEL, prompt, max_tokens: 2 });
-    const policy = fe.models.get(MODEL).router.policy.kvEvents!;
+    const policy = (fe.models.get(MODEL).router.policy as KvRouterPolicy).kvEvents;
     const hashes = computeLocalBlockHashes(prompt, 16);
     await eventually(() => policy.tieredMatches(hashes, true).device.length === 1, 10_000, 'the KV events of the request');
 

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import OpenAI from 'openai';
 import { ConfigError } from '../../src/config/index.js';
 import { startFrontend, startMocker } from '../../src/launch/index.js';
-import { assertRouterSettings } from '../../src/launch/router-options.js';
+import { assertRouterSettings } from '../../src/launch/model-settings.js';
 import { createLogger } from '../../src/observability/index.js';
 import type { KvRouterPolicy } from '../../src/router/index.js';
 import { computeLocalBlockHashes } from '../../src/router/kv/index.js';
@@ -44,7 +44,7 @@ test('a consumer routes a repeated prompt to the worker the served indexer names
     const ask = (port: number) => new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'unused', maxRetries: 0 }).completions.create({ model: MODEL, prompt, max_tokens: 2 });
 
     await ask(server.port);
-    const served = server.models.get(MODEL).router.policy.kvEvents!;
+    const served = (server.models.get(MODEL).router.policy as KvRouterPolicy).kvEvents;
     await eventually(() => served.tieredMatches(hashes, true).device.length === 1, 10_000, 'the KV events of the first request');
     const holder = served.tieredMatches(hashes, true).device[0]!.workerId;
 

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { parseCommandLine, type Config } from '../../src/config/index.js';
 import { runFrontend } from '../../src/launch/frontend.js';
 import { bridgeModelFromConfig, runBridgeWorker } from '../../src/launch/index.js';
-import { upstreamsFromFlags } from '../../src/launch/bridge-upstreams.js';
+import { upstreamsFromFlags } from '../../src/launch/bridge/index.js';
 import { createLogger } from '../../src/observability/index.js';
 import { DistributedRuntime } from '../../src/runtime/index.js';
 import { eventually } from './in-process.js';

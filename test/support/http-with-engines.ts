@@ -1,7 +1,7 @@
 import { parseCommandLine } from '../../src/config/index.js';
 import { DEFAULT_HTTP_PATHS, HttpService, type HttpServiceOptions } from '../../src/frontends/http/index.js';
-import { buildServedModel } from '../../src/launch/index.js';
-import { loadDefaultModelCard, ModelManager, type ModelDeploymentCard } from '../../src/models/index.js';
+import { modelSettings } from '../../src/launch/model-settings.js';
+import { assembleModel, loadDefaultModelCard, ModelManager, type ModelDeploymentCard } from '../../src/models/index.js';
 import { createLogger, meteredRequestScope, MetricsRegistry } from '../../src/observability/index.js';
 import type { EngineClient } from '../../src/protocols/index.js';
 
@@ -22,7 +22,7 @@ export async function httpWithEngines(
   if (parsed.kind !== 'run') throw new Error('unexpected');
   const models = new ModelManager();
   for (const [name, engine] of Object.entries(engines)) {
-    const model = buildServedModel(cardOf(name), parsed.config, {
+    const { served: model } = assembleModel(cardOf(name), modelSettings(parsed.config), {
       namespace: 'dynamo',
       component: 'backend',
       endpoint: 'generate',

@@ -1,6 +1,6 @@
 import { parseCommandLine } from '../../src/config/index.js';
-import { ModelWatcher } from '../../src/launch/index.js';
-import { ModelManager } from '../../src/models/index.js';
+import { modelWatcherSettings } from '../../src/launch/model-settings.js';
+import { ModelManager, ModelWatcher } from '../../src/models/index.js';
 import { createLogger, type Logger } from '../../src/observability/index.js';
 import { decodeEndpointInstance, DistributedRuntime, INSTANCES_BUCKET, watchRecords, type EndpointInstance, type NamespaceScope, type RuntimeOptions } from '../../src/runtime/index.js';
 import { eventually } from './in-process.js';
@@ -31,7 +31,7 @@ export async function startWatchingFrontend(inScope: NamespaceScope, logger: Log
     requestClient: frontend.requestClient,
     events: () => frontend.events,
     models,
-    config: parsed.config,
+    settings: modelWatcherSettings(parsed.config),
     logger,
     inScope,
   });

@@ -7,7 +7,7 @@ import type { Logger } from '../../observability/index.js';
 import { DistributedRuntime } from '../../runtime/index.js';
 import { runFrontend } from '../frontend.js';
 import type { FrontendServices } from '../frontend-services.js';
-import { ModelArrival } from '../model-arrival.js';
+import { ModelArrival } from '../../models/index.js';
 import { assertRouterStateSupported, frontendEventPlane } from '../router-state.js';
 import { runtimeOptionsFromConfig } from '../runtime-options.js';
 import { isPoolMessage, type MetricsJson, type ProcessSettings, type ToPrimary, type ToProcess } from './messages.js';

@@ -10,7 +10,7 @@ import { raiseFdLimit } from '../fd-limit.js';
 import { mallocTuningFor } from '../malloc-tuning.js';
 import { startFrontend } from '../frontend.js';
 import { startMocker } from '../mocker.js';
-import { assertRouterSettings } from '../router-options.js';
+import { assertRouterSettings } from '../model-settings.js';
 import { assertRouterStateSupported } from '../router-state.js';
 import { assertSingleProcess, startServe } from '../serve.js';
 import { isPoolProcess, runPoolProcess } from './child.js';

@@ -19,3 +19,4 @@ export { TtlPruner, DEFAULT_MAX_TREE_SIZE, DEFAULT_PRUNE_TARGET_RATIO, type Expi
 export { PendingQueue, type QueuedRequest } from './pending-queue.js';
 export { encodeKvSnapshot, decodeKvSnapshot } from './snapshot.js';
 export { rankKey, workerOfKey, rankOfKey } from './worker-rank.js';
+export type { LowerTier, TieredMatches, RemoteMatches } from './tiered-matches.js';

@@ -9,27 +9,7 @@ import { endLater, pushItems, WorkerLostError, type MigrationType, type PushingI
 import type { ResumableRequests } from '../resumable-requests.js';
 import type { Dispatch, Route, RoutingLayer } from '../route.js';
 import type { RouterView } from '../router-view.js';
-
-export interface MigrationLogger {
-  warn(obj: object, msg: string): void;
-}
-
-export interface Migration<Req, Out> {
-  /** Moves allowed once a request has answered (`--migration-limit`); 0 keeps only the retries before any output. */
-  readonly limit: number;
-  /** Past this many prompt + generated tokens a request no longer moves (`--migration-max-seq-len`); null: no bound. */
-  readonly maxSeqLen: number | null;
-  /** How requests of this router move mid-stream; null when they cannot. */
-  readonly resumable: ResumableRequests<Req, Out> | null;
-  readonly logger: MigrationLogger;
-}
-
-/** What the launcher sets: everything but how the router's kind of request moves. */
-export type MigrationSettings = Omit<Migration<never, never>, 'resumable'>;
-
-const silent: MigrationLogger = { warn: () => undefined };
-
-export const NO_MIGRATION: Migration<never, never> = { limit: 0, maxSeqLen: null, resumable: null, logger: silent };
+import type { Migration } from './migration-settings.js';
 
 export function migration<Req, Out>(router: Pick<RouterView<Req, Out>, 'instances' | 'requests' | 'migration'>): RoutingLayer<Req, Out> {
   return (next) => (route) => {

@@ -1,7 +1,7 @@
 // A policy whose selection needs asynchronous input (a remote indexer's overlaps) fetches it here,
 // before the router queue and the selection read it; a request already pinned skips it. The layer
 // is in the chain only for policies that have a prepare step.
-import type { RouterPolicy } from '../policy.js';
+import type { RouterPolicy } from '../policies/index.js';
 import type { Dispatch, Route, RoutingLayer } from '../route.js';
 
 type Prepare<Req> = NonNullable<RouterPolicy<Req, unknown>['prepare']>;

@@ -1,5 +1,5 @@
 // The policy picks among the candidates, unless the request is already bound to an instance.
-import type { RouterPolicy } from '../policy.js';
+import type { RouterPolicy } from '../policies/index.js';
 import type { RouteStep } from '../route.js';
 
 export function policySelect<Req, Out>(policy: RouterPolicy<Req, Out>): RouteStep<Req, Out> {

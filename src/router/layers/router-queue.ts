@@ -2,7 +2,7 @@
 // is loaded. The candidates the busy gate chose are used for that check and, when the request goes
 // on at once, for the policy's pick. A request that waited is decided again afterwards (`regate`):
 // by then instances may have left and load has moved.
-import type { RouterPolicy } from '../policy.js';
+import type { RouterPolicy } from '../policies/index.js';
 import type { Dispatch, Route, RouteStep, RoutingLayer } from '../route.js';
 
 export function routerQueue<Req, Out>(policy: RouterPolicy<Req, Out>, regate: readonly RouteStep<Req, Out>[]): RoutingLayer<Req, Out> {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, test } from 'node:test';
 import { OpenAiBridgeEngine, UpstreamHealth, type BridgeEngineOptions } from '../../../src/engines/openai-bridge/index.js';
-import { bridgeTokenizer } from '../../../src/launch/bridge.js';
+import { bridgeTokenizer } from '../../../src/launch/bridge/index.js';
 import { loadDefaultModelCard } from '../../../src/models/index.js';
 import { OverloadedError, ValidationError, WorkerLostError, type LLMEngineOutput, type PreprocessedRequest } from '../../../src/protocols/index.js';
 import { eventually } from '../../support/in-process.js';

@@ -5,8 +5,9 @@ import * as grpc from '@grpc/grpc-js';
 import { parseCommandLine } from '../../../src/config/index.js';
 import { loadProtos } from '../../../src/frontends/grpc/index.js';
 import type { TensorModel } from '../../../src/protocols/index.js';
-import { buildServedModel, startKserveFrontend, type KserveFrontendOptions, type RunningKserveFrontend } from '../../../src/launch/index.js';
-import { loadDefaultModelCard, ModelManager, type ServedModel } from '../../../src/models/index.js';
+import { startKserveFrontend, type KserveFrontendOptions, type RunningKserveFrontend } from '../../../src/launch/index.js';
+import { modelSettings } from '../../../src/launch/model-settings.js';
+import { assembleModel, loadDefaultModelCard, ModelManager, type ServedModel } from '../../../src/models/index.js';
 import { createLogger } from '../../../src/observability/index.js';
 import type { EngineClient, GenerateContext, LLMEngineOutput, PreprocessedRequest } from '../../../src/protocols/index.js';
 import { createRouterPolicy, PushRouter } from '../../../src/router/index.js';
@@ -66,7 +67,7 @@ export function completionsModel(name: string, engine: EngineClient): ServedMode
     const parsed = parseCommandLine(['serve'], {});
     if (parsed.kind !== 'run') throw new Error('unexpected parse result');
     const card = loadDefaultModelCard({ displayName: 'base', kvCacheBlockSize: 16 });
-    base = buildServedModel(card, parsed.config, { namespace: 'test', component: 'backend', endpoint: 'generate' });
+    base = assembleModel(card, modelSettings(parsed.config), { namespace: 'test', component: 'backend', endpoint: 'generate' }).served;
   }
   const router = new PushRouter(name, createRouterPolicy('round-robin'));
   router.setInstances([{ id: 1n, client: engine }]);

@@ -5,8 +5,8 @@ import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { parseCommandLine } from '../../../src/config/index.js';
 import { ChatSession, INTERACTIVE_ENDPOINT, runTerminalChat } from '../../../src/frontends/interactive/index.js';
-import { buildServedModel } from '../../../src/launch/index.js';
-import { loadDefaultModelCard, type ServedModel } from '../../../src/models/index.js';
+import { modelSettings } from '../../../src/launch/model-settings.js';
+import { assembleModel, loadDefaultModelCard, type ServedModel } from '../../../src/models/index.js';
 import type { EngineClient, GenerateContext, LLMEngineOutput, PreprocessedRequest } from '../../../src/protocols/index.js';
 import { recordRequestEvents } from '../../support/request-events.js';
 
@@ -24,7 +24,7 @@ function recordingEngine(prompts: PreprocessedRequest[]): EngineClient {
 function servedModel(engine: EngineClient): ServedModel {
   const parsed = parseCommandLine(['serve'], {});
   if (parsed.kind !== 'run') throw new Error('unexpected');
-  const model = buildServedModel(loadDefaultModelCard({ displayName: 'chat' }), parsed.config, { namespace: 'test', component: 'backend', endpoint: 'generate' });
+  const model = assembleModel(loadDefaultModelCard({ displayName: 'chat' }), modelSettings(parsed.config), { namespace: 'test', component: 'backend', endpoint: 'generate' }).served;
   model.router.setInstances([{ id: 1n, client: engine }]);
   return model;
 }

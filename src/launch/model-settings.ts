@@ -1,0 +1,94 @@
+// The frontend's flags → the settings of the models it serves (models/): how their tokenizers,
+// preprocessors and routers are built, and what the model watcher does with discovered workers.
+import { ConfigError, type Config } from '../config/index.js';
+import type { ModelSettings, ModelWatcherSettings, RouterSettings } from '../models/index.js';
+import type { BusyThresholds } from '../router/index.js';
+import { requestLimits } from './http-options.js';
+import { prefillPredictor } from './prefill-load-model.js';
+import { createTokenizer } from './tokenizer-backend.js';
+
+/**
+ * The routers' settings. `--load-aware` is upstream's preset: kv routing on load alone (no overlap
+ * credit, so the indexer is never consulted). The frontend's `--migration-limit` applies to every
+ * model; without it, each card's own limit does.
+ */
+export function routerSettings(config: Config): RouterSettings {
+  const ttlSecs = config.routerSessionAffinityTtlSecs;
+  return {
+    mode: config.loadAware ? 'kv' : config.routerMode,
+    kv: {
+      blockSize: config.kvCacheBlockSize,
+      overlapScoreCredit: config.loadAware ? 0 : config.routerKvOverlapScoreCredit,
+      overlapScoreCreditDecay: config.routerKvOverlapScoreCreditDecay,
+      prefillLoadScale: config.routerPrefillLoadScale,
+      decodeActiveRequestWeight: config.routerDecodeActiveRequestWeight,
+      hostCacheHitWeight: config.routerHostCacheHitWeight,
+      diskCacheHitWeight: config.routerDiskCacheHitWeight,
+      temperature: config.routerTemperature,
+      useKvEvents: config.routerKvEvents,
+      ttlSecs: config.routerTtlSecs,
+      trackActiveBlocks: config.routerTrackActiveBlocks,
+      trackOutputBlocks: config.routerTrackOutputBlocks,
+      assumeKvReuse: config.routerAssumeKvReuse,
+      trackPrefillTokens: config.routerTrackPrefillTokens,
+      prefillPredictor: prefillPredictor(config),
+      queueThreshold: config.routerQueueThreshold ?? null,
+      queuePolicy: config.routerQueuePolicy,
+    },
+    busyThresholds: busyThresholds(config),
+    decodeFallback: config.decodeFallback,
+    migration: { limit: config.migrationLimit, maxSeqLen: config.migrationMaxSeqLen ?? null },
+    // `--router-session-affinity-ttl-secs` turns session affinity on, in `--router-session-affinity-mode`.
+    sessionAffinity: ttlSecs === undefined ? null : { ttlSecs, mode: config.routerSessionAffinityMode },
+    stallTimeoutMs: config.httpBackendStreamTimeoutSecs * 1000,
+  };
+}
+
+/** How every model is served: its tokenizer backend, the preprocessor's checks, its routers. */
+export function modelSettings(config: Config): ModelSettings {
+  return {
+    tokenizer: (tokenizerJsonPath, warn) => createTokenizer(tokenizerJsonPath, config, warn),
+    preprocessing: {
+      maxOutputTokens: config.maxOutputTokens,
+      ignoreUnsupportedFields: config.ignoreOpenaiFeUnsupportedFields,
+      nvextEnabled: !config.disableFrontendNvext,
+      rejectMediaInputs: config.rejectMediaInputs,
+      excludeToolsWhenToolChoiceNone: config.excludeToolsWhenToolChoiceNone,
+      forwardMessages: config.dynChatProcessor !== 'dynamo',
+      limits: requestLimits(config),
+    },
+    router: routerSettings(config),
+  };
+}
+
+/** What the model watcher does with what it discovers. */
+export function modelWatcherSettings(config: Config): ModelWatcherSettings {
+  return {
+    model: modelSettings(config),
+    servedName: config.modelName,
+    localModelPath: config.modelPath,
+    useRemoteIndexer: config.useRemoteIndexer,
+    replicaSync: config.routerReplicaSync,
+    preprocessWorkers: config.dynPreprocessWorkers,
+    preprocessMinChars: config.preprocessMinChars,
+  };
+}
+
+/** Fails startup, before anything listens or forks, when router settings do not fit together. */
+export function assertRouterSettings(config: Config): void {
+  prefillPredictor(config);
+  const kv = config.loadAware || config.routerMode === 'kv';
+  if (config.serveIndexer && !kv) throw new ConfigError(`--serve-indexer requires --router-mode kv (got --router-mode ${config.routerMode})`);
+  if (config.useRemoteIndexer && !kv) throw new ConfigError(`--use-remote-indexer requires --router-mode kv (got --router-mode ${config.routerMode})`);
+  if (config.serveIndexer && config.useRemoteIndexer) throw new ConfigError('--serve-indexer and --use-remote-indexer are mutually exclusive');
+}
+
+/** `--admission-control none` clears the busy thresholds; otherwise the configured ones apply. */
+function busyThresholds(config: Config): BusyThresholds {
+  const off = config.admissionControl === 'none';
+  return {
+    activeDecodeBlocksThreshold: off ? null : (config.activeDecodeBlocksThreshold ?? null),
+    activePrefillTokensThreshold: off ? null : (config.activePrefillTokensThreshold ?? null),
+    activePrefillTokensThresholdFrac: off ? null : (config.activePrefillTokensThresholdFrac ?? null),
+  };
+}

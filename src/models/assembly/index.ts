@@ -1,0 +1,13 @@
+export { assembleModel, type AssembledModel, type AssemblyOptions, type ModelSettings, type TokenizerFactory } from './served-model.js';
+export {
+  buildModelRouter,
+  type KvRouterSettings,
+  type LostWorkerOptions,
+  type ModelRouter,
+  type RouterDeps,
+  type RouterSettings,
+  type RouterWorkers,
+} from './model-router.js';
+export { assembleTensorModel, isTensorCard, type TensorModelSink } from './tensor-model.js';
+export { cardDpRanks, cardFromCardJson, cardParsers, cardPublishesKvEvents, cardWorkerTotals, servedCard, type UnknownParser } from './remote-card.js';
+export { sharedTokenTable } from './token-tables.js';

@@ -1,0 +1,107 @@
+// The router of a served model, from the frontend's router settings (launch translates its flags).
+// A router's workers override some KV settings by their role, as upstream's per-role router config
+// overrides do: the decode hop and the prefill pool route differently from aggregated workers, and
+// workers that publish no KV events get approximate routing. The overrides are data here.
+import type { ModelDeploymentCard, RouterMode, WorkerType } from '../../protocols/index.js';
+import {
+  buildRouterPolicy,
+  LoadTracker,
+  PushRouter,
+  SessionAffinity,
+  type BusyThresholds,
+  type InstanceHealth,
+  type KvRouterOptions,
+  type MigrationLogger,
+  type PolicyProvides,
+  type RemoteMatches,
+  type RouterOptions,
+  type SessionAffinityOptions,
+} from '../../router/index.js';
+
+/** The kv policy's settings; the block size, when unset, is each card's. */
+export type KvRouterSettings = Partial<Omit<KvRouterOptions, 'blockSize' | 'remoteIndexer'>> & { readonly blockSize?: number };
+
+/** How every router of the frontend is built. */
+export interface RouterSettings {
+  readonly mode: RouterMode;
+  readonly kv: KvRouterSettings;
+  readonly busyThresholds: BusyThresholds;
+  /** Decode workers without a prefill pool serve aggregated instead of a 503. */
+  readonly decodeFallback: boolean;
+  /** `limit` unset: each card's own. */
+  readonly migration: { readonly limit?: number; readonly maxSeqLen: number | null };
+  /** Null: no session affinity. */
+  readonly sessionAffinity: SessionAffinityOptions | null;
+  /** A stream silent this long fails as a lost worker; 0: never. */
+  readonly stallTimeoutMs: number;
+}
+
+/** The workers a router routes to: their role, and whether they publish KV events. */
+export interface RouterWorkers {
+  readonly role: WorkerType;
+  readonly publishKvEvents: boolean;
+}
+
+export const AGGREGATED_WORKERS: RouterWorkers = Object.freeze({ role: 'aggregated', publishKvEvents: true });
+
+/**
+ * The KV settings each role overrides. The decode hop gets handed-over prompts, so it routes on
+ * load alone: no overlap credit, no KV reuse, no prompt-token charge. The prefill hop tracks no
+ * active blocks.
+ */
+const ROLE_OVERRIDES: { readonly [R in WorkerType]: KvRouterSettings } = {
+  aggregated: {},
+  decode: { overlapScoreCredit: 0, assumeKvReuse: false, trackPrefillTokens: false },
+  prefill: { trackActiveBlocks: false },
+};
+
+/** Workers that publish no KV events (bridged engines without an events endpoint): the router predicts the cache from its own decisions. */
+const WITHOUT_KV_EVENTS: KvRouterSettings = { useKvEvents: false };
+
+/** What the routers of one process share: where migration warnings go, and the record of down instances. */
+export interface RouterDeps {
+  logger?: MigrationLogger;
+  health?: InstanceHealth;
+  /** `--use-remote-indexer`: where the model's kv policy gets its overlaps instead of a local indexer. */
+  remoteIndexer?: RemoteMatches;
+}
+
+/** A model's router, and what its policy offers the wiring (the policy registry's `provides`). */
+export interface ModelRouter {
+  readonly router: PushRouter;
+  readonly provides: PolicyProvides;
+}
+
+const silent: MigrationLogger = { warn: () => undefined };
+
+/** The router of `card`'s workers, in the settings' mode, with their role's overrides. */
+export function buildModelRouter(settings: RouterSettings, card: ModelDeploymentCard, workers: RouterWorkers = AGGREGATED_WORKERS, deps: RouterDeps = {}): ModelRouter {
+  const load = new LoadTracker();
+  const { policy, provides } = buildRouterPolicy(settings.mode, {
+    load,
+    kv: {
+      ...settings.kv,
+      ...ROLE_OVERRIDES[workers.role],
+      ...(workers.publishKvEvents ? {} : WITHOUT_KV_EVENTS),
+      blockSize: settings.kv.blockSize ?? card.kvCacheBlockSize,
+      remoteIndexer: deps.remoteIndexer ?? null,
+    },
+  });
+  const router = new PushRouter(card.displayName, policy, {
+    mode: settings.mode,
+    load,
+    busyThresholds: { ...settings.busyThresholds },
+    decodeFallback: settings.decodeFallback,
+    migration: { limit: settings.migration.limit ?? card.migrationLimit, maxSeqLen: settings.migration.maxSeqLen, logger: deps.logger ?? silent },
+    affinity: settings.sessionAffinity && new SessionAffinity(settings.sessionAffinity),
+    ...lostWorkerOptions(settings, deps.health),
+  });
+  return { router, provides };
+}
+
+export type LostWorkerOptions = Pick<RouterOptions, 'health' | 'stallTimeoutMs'>;
+
+/** Every router of the process shares one health record and watches for stalled streams. */
+export function lostWorkerOptions(settings: Pick<RouterSettings, 'stallTimeoutMs'>, health?: InstanceHealth): LostWorkerOptions {
+  return { health, stallTimeoutMs: settings.stallTimeoutMs };
+}

@@ -1,0 +1,119 @@
+// A worker's published card (`card_json`) → the ModelDeploymentCard the frontend serves. The card
+// names its tokenizer files by absolute path (upstream CheckedFiles); on one host they are read in
+// place. BLAKE3 checksums are checked before this runs (the discovery join, runtime/card-checksums.ts).
+import { REASONING_PARSER_NAMES, THINKING_MODES, TOOL_CALL_PARSER_NAMES, type ModelDeploymentCard, type ModelInput, type ModelTypeFlag } from '../../protocols/index.js';
+import type { DpRanks, WorkerTotals } from '../../router/index.js';
+import { loadCardFromFiles, loadModelCard } from '../card-loader.js';
+import type { ModelParsers } from '../model-manager.js';
+
+type Json = Record<string, unknown>;
+
+function checkedPath(section: unknown, field: string): string | null {
+  const file = (section as Json | null | undefined)?.[field] as Json | undefined;
+  return typeof file?.path === 'string' ? file.path : null;
+}
+
+function positiveInt(...values: unknown[]): number | null {
+  for (const v of values) if (Number.isInteger(v) && (v as number) > 0) return v as number;
+  return null;
+}
+
+/** Throws with a reason when the card lacks what the frontend needs. */
+export function cardFromCardJson(card: Json, servedName?: string): ModelDeploymentCard {
+  const displayName = servedName ?? card.display_name;
+  if (typeof displayName !== 'string' || !displayName) throw new Error('card_json has no display_name');
+  const tokenizerJson = checkedPath(card.tokenizer, 'hf_tokenizer_json');
+  if (!tokenizerJson) throw new Error(`card of ${displayName} names no hf_tokenizer_json file`);
+  const runtimeConfig = (card.runtime_config ?? {}) as Json;
+  const contextLength = positiveInt(runtimeConfig.context_length, card.context_length, card.architectural_max_context_length);
+  if (contextLength === null) throw new Error(`card of ${displayName} has no context length`);
+  const template = ((card.chat_template_file as Json | null | undefined)?.hf_chat_template ?? null) as Json | null;
+  const loaded = loadCardFromFiles(
+    {
+      root: typeof card.source_path === 'string' ? card.source_path : '',
+      tokenizerJson,
+      tokenizerConfig: checkedPath(card.prompt_formatter, 'hf_tokenizer_config_json'),
+      generationConfig: checkedPath(card.gen_config, 'hf_generation_config_json'),
+      config: checkedPath(card.model_info, 'hf_config_json'),
+      chatTemplate: checkedPath(template, 'file'),
+    },
+    {
+      displayName,
+      contextLength,
+      kvCacheBlockSize: positiveInt(card.kv_cache_block_size) ?? undefined,
+      migrationLimit: Number.isInteger(card.migration_limit) ? (card.migration_limit as number) : 0,
+    },
+  );
+  const modelType = typeof card.model_type === 'string' ? (card.model_type.split('|').map((t) => t.trim()) as ModelTypeFlag[]) : loaded.modelType;
+  const modelInput = (typeof card.model_input === 'string' ? card.model_input : loaded.modelInput) as ModelInput;
+  return { ...loaded, modelType, modelInput };
+}
+
+/**
+ * The card the frontend serves for a worker's card: read from `localModelPath`, the frontend's own
+ * copy of the model's files, when it has one (the worker's block size and migration limit still
+ * apply), else from the files the card names.
+ */
+export function servedCard(card: Json, servedName: string, localModelPath?: string): ModelDeploymentCard {
+  if (!localModelPath) return cardFromCardJson(card, servedName);
+  return loadModelCard(localModelPath, {
+    displayName: servedName,
+    kvCacheBlockSize: card.kv_cache_block_size as number | undefined,
+    migrationLimit: Number.isInteger(card.migration_limit) ? (card.migration_limit as number) : undefined,
+  });
+}
+
+/** The capacity a worker's card declares (`runtime_config.total_kv_blocks`, `max_num_batched_tokens`). */
+export function cardWorkerTotals(card: Json): WorkerTotals {
+  const runtimeConfig = (card.runtime_config ?? {}) as Json;
+  return {
+    kvTotalBlocks: positiveInt(runtimeConfig.total_kv_blocks) ?? undefined,
+    maxNumBatchedTokens: positiveInt(runtimeConfig.max_num_batched_tokens) ?? undefined,
+  };
+}
+
+/**
+ * The data-parallel ranks a worker's card advertises (`runtime_config.data_parallel_start_rank`,
+ * `data_parallel_size`); undefined when it says nothing, and the router then sends no rank.
+ */
+export function cardDpRanks(card: Json): DpRanks | undefined {
+  const runtimeConfig = (card.runtime_config ?? {}) as Json;
+  const size = positiveInt(runtimeConfig.data_parallel_size);
+  if (size === null) return undefined;
+  const start = runtimeConfig.data_parallel_start_rank;
+  return { start: Number.isInteger(start) && (start as number) >= 0 ? (start as number) : 0, size };
+}
+
+/** A parser name (or thinking mode) in a card that this frontend does not know (another worker implementation's). */
+export interface UnknownParser {
+  field: 'tool_call_parser' | 'reasoning_parser' | 'default_thinking_mode';
+  name: string;
+  known: readonly string[];
+}
+
+/**
+ * The parsers a worker's card names (`runtime_config.tool_call_parser`, `reasoning_parser`). A name
+ * this frontend does not know is reported and left out: the model is served without that parser.
+ */
+export function cardParsers(card: Json, onUnknown: (unknown: UnknownParser) => void): ModelParsers {
+  const runtimeConfig = (card.runtime_config ?? {}) as Json;
+  const runtimeData = (runtimeConfig.runtime_data ?? {}) as Json;
+  const pick = <N extends string>(from: Json, field: UnknownParser['field'], known: readonly N[]): N | null => {
+    const name = from[field];
+    if (name === undefined || name === null || name === '') return null;
+    if (known.includes(name as N)) return name as N;
+    onUnknown({ field, name: String(name), known });
+    return null;
+  };
+  return {
+    toolCall: pick(runtimeConfig, 'tool_call_parser', TOOL_CALL_PARSER_NAMES),
+    reasoning: pick(runtimeConfig, 'reasoning_parser', REASONING_PARSER_NAMES),
+    // Upstream's workers publish the deployment's thinking default in the runtime data map.
+    defaultThinking: pick(runtimeData, 'default_thinking_mode', THINKING_MODES),
+  };
+}
+
+/** False when the worker's card says it publishes no KV events (`runtime_config.kv_events: false`, written by bridges). */
+export function cardPublishesKvEvents(card: Json): boolean {
+  return ((card.runtime_config ?? {}) as Json).kv_events !== false;
+}

@@ -1,0 +1,160 @@
+// Discovery → live models: the discovery join (discovery-join.ts) finds which workers serve which
+// model; each model, as it appears, is assembled from its card (assembly/) and its routers wired to
+// what their policies take from outside (wiring/). Workers' load reports feed each instance's
+// capacity, which busy detection reads. One InstanceHealth, shared by every router built here,
+// takes a lost instance out of routing at once; it comes back when discovery registers it again or
+// a probe of its transport succeeds.
+import type { Logger } from '../observability/index.js';
+import { PreprocessPool } from '../pipeline/index.js';
+import { InstanceHealth, type HealthChange } from '../router/index.js';
+import type { DiscoveryBackend, EventPlane, ModelRecord, NamespaceScope, RequestPlaneClient } from '../runtime/index.js';
+import type { ModelSettings, TensorModelSink } from './assembly/index.js';
+import { DiscoveryJoin } from './discovery-join.js';
+import { goLive, modelKind, type LiveModel, type LiveModelContext } from './live-models.js';
+import type { ModelManager } from './model-manager.js';
+import { LoadReports, PolicyWiring, type RouterStateFactory, type ServedIndexers } from './wiring/index.js';
+
+/** How the watcher serves what it discovers (launch translates the frontend's flags). */
+export interface ModelWatcherSettings {
+  readonly model: ModelSettings;
+  /** `--model-name`: every card is served under this name instead of its `display_name`. */
+  readonly servedName?: string;
+  /** `--model-path`: the frontend's own copy of the model's files, read instead of those the cards name (whose checksums are then not checked). */
+  readonly localModelPath?: string;
+  /** `--use-remote-indexer`. */
+  readonly useRemoteIndexer: boolean;
+  /** `--router-replica-sync`. */
+  readonly replicaSync: boolean;
+  /** `--dyn-preprocess-workers` (0: none): threads for big prompts of every model, from `preprocessMinChars` characters. */
+  readonly preprocessWorkers: number;
+  readonly preprocessMinChars: number;
+}
+
+export interface ModelWatcherDeps {
+  backend: DiscoveryBackend;
+  requestClient: RequestPlaneClient;
+  /** Where workers publish KV events and load reports. */
+  events: () => EventPlane;
+  models: ModelManager;
+  settings: ModelWatcherSettings;
+  logger: Logger;
+  inScope: NamespaceScope;
+  /** Where tensor models go (the KServe core of gRPC and Triton HTTP); absent: they are ignored. */
+  tensorModels?: TensorModelSink;
+  /** Router state snapshots (NATS event plane only). */
+  routerState?: RouterStateFactory;
+  /** With --serve-indexer: where kv-routed models' indexers are served to other routers. */
+  indexers?: ServedIndexers;
+  observer?: ModelWatcherObserver;
+}
+
+/** Told what becomes of discovered models (`serve` waits on it for its own). */
+export interface ModelWatcherObserver {
+  /** The model's instances were re-derived (it went live, or a worker came or left): `instances` are live now. */
+  modelChanged?(name: string, instances: number): void;
+  /** The model's card was rejected or cannot be served. */
+  modelRejected?(name: string, err: Error): void;
+}
+
+export class ModelWatcher {
+  /** Which instances are down, for every router built here. */
+  readonly health: InstanceHealth;
+  private readonly join: DiscoveryJoin;
+  private readonly live = new Map<string, LiveModel>();
+  private readonly loads: LoadReports;
+  private readonly wiring: PolicyWiring;
+  /** The threads every model built here preprocesses big prompts on. */
+  private readonly pool: PreprocessPool | undefined;
+  private readonly context: LiveModelContext;
+  private readonly stops: (() => void)[] = [];
+
+  constructor(private readonly deps: ModelWatcherDeps) {
+    const { settings, logger } = deps;
+    this.health = new InstanceHealth({ probe: (id) => this.probe(id) });
+    this.stops.push(this.health.subscribe((change) => this.onHealthChange(change)));
+    this.pool = settings.preprocessWorkers > 0 ? new PreprocessPool(settings.preprocessWorkers, settings.preprocessMinChars) : undefined;
+    this.loads = new LoadReports(deps.events, logger);
+    this.wiring = new PolicyWiring({ events: deps.events, logger, replicaSync: settings.replicaSync, routerState: deps.routerState, indexers: deps.indexers });
+    const { backend, requestClient, inScope } = deps;
+    const rejected = (name: string, err: Error): void => deps.observer?.modelRejected?.(name, err);
+    this.context = {
+      settings: settings.model,
+      localModelPath: settings.localModelPath,
+      useRemoteIndexer: settings.useRemoteIndexer,
+      models: deps.models,
+      tensorModels: deps.tensorModels,
+      health: this.health,
+      loads: this.loads,
+      wiring: this.wiring,
+      logger,
+      pool: this.pool,
+      requestClient,
+      endpointInstances: () => this.join.endpointInstances(),
+      rejected,
+    };
+    this.join = new DiscoveryJoin(
+      { backend, requestClient, inScope, logger, servedName: settings.servedName, checkFiles: !settings.localModelPath },
+      {
+        appeared: (name, record) => this.goLive(name, record),
+        changed: (name, joined) => {
+          const instances = this.live.get(name)!.update(joined);
+          deps.observer?.modelChanged?.(name, instances);
+        },
+        left: (name) => this.remove(name),
+        rejected,
+        // A registration (new, renewed after a restart of etcd or of the worker) brings a down instance back.
+        registered: ({ instanceId }) => this.health.markUp(instanceId, 'registered again'),
+        deregistered: ({ instanceId }) => {
+          this.loads.forget(instanceId);
+          this.health.forget(instanceId);
+        },
+      },
+    );
+  }
+
+  async start(): Promise<void> {
+    this.stops.push(await this.join.start());
+  }
+
+  /** Stops watching; resolves once the preprocessing threads have ended. */
+  async stop(): Promise<void> {
+    for (const stop of this.stops.splice(0)) stop();
+    this.health.close();
+    for (const model of this.live.values()) model.stop();
+    this.loads.stop();
+    await this.pool?.close();
+  }
+
+  private goLive(name: string, record: ModelRecord): boolean {
+    const kind = modelKind(record);
+    const model = goLive(kind, name, record, this.context);
+    if (!model) return false;
+    this.live.set(name, model);
+    this.deps.logger.info({ model: name, namespace: record.namespace, tensor: kind === 'tensor' }, 'model discovered');
+    return true;
+  }
+
+  private remove(name: string): void {
+    const model = this.live.get(name)!;
+    this.live.delete(name);
+    model.remove();
+    this.deps.logger.info({ model: name }, 'model removed: its last worker left');
+  }
+
+  /** A down worker's load reports no longer count: it must never look least loaded. */
+  private onHealthChange({ id, down, reason }: HealthChange): void {
+    const { logger } = this.deps;
+    if (down) {
+      this.loads.forget(id);
+      logger.warn({ instance: id.toString(16), reason }, 'worker instance marked down: it leaves routing until it is back');
+    } else {
+      logger.info({ instance: id.toString(16), reason }, 'worker instance back in routing');
+    }
+  }
+
+  /** A down instance is reachable again when a cheap connect to its transport succeeds. */
+  private async probe(id: bigint): Promise<boolean> {
+    const instance = this.join.endpointInstances().find((i) => i.instanceId === id);
+    return instance ? this.deps.requestClient.probe(instance) : false;
+  }
+}

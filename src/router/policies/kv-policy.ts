@@ -1,0 +1,444 @@
+// `--router-mode kv`: route each request to the worker with the lowest cost given how much of its
+// prompt the worker has cached (the KV indexer) and how loaded it is (active sequences).
+import { RoutingDecisionStats } from './decision-tally.js';
+import type { KvCacheEvent, LLMEngineOutput, PreprocessedRequest, QueuePolicy, RouterEvent, StorageTier } from '../../protocols/index.js';
+import {
+  ActiveSequences,
+  blockKey,
+  computeLocalBlockHashes,
+  computeSaltSeed,
+  computeSequenceHashes,
+  KvIndexer,
+  PendingQueue,
+  pickCandidate,
+  rankKey,
+  rankOfKey,
+  workerOfKey,
+  TtlPruner,
+  workerCosts,
+  type Candidate,
+  type LowerTier,
+  type PrefillPredictor,
+  type RemoteMatches,
+  type SelectorWeights,
+  type TieredMatches,
+  type WorkerOverlap,
+} from '../kv/index.js';
+import type { StreamObserver } from '../observed-stream.js';
+import type { AnyInstance, DpRanks } from '../worker-instance.js';
+import type { KvEventSink, ReplicaSharing } from './capabilities.js';
+import type { RouterPolicy } from './policy.js';
+import { ReplicaSync, type EventBus } from '../shared-state/replica-sync.js';
+
+export interface KvRouterOptions extends SelectorWeights {
+  blockSize: number;
+  temperature: number;
+  /** Consume workers' KV events; false selects approximate mode (predicted blocks with a TTL). */
+  useKvEvents: boolean;
+  ttlSecs: number;
+  trackActiveBlocks: boolean;
+  trackOutputBlocks: boolean;
+  assumeKvReuse: boolean;
+  trackPrefillTokens: boolean;
+  /** `--router-prefill-load-model aic`: predicted prefill durations make prompt-side load drain; null: static load. */
+  prefillPredictor: PrefillPredictor | null;
+  /** Queue requests while every worker's prefill load exceeds this × max_num_batched_tokens; null: no queue. */
+  queueThreshold: number | null;
+  queuePolicy: QueuePolicy;
+  /** `--use-remote-indexer`: overlaps come from another router's served indexer; null: the local indexer. */
+  remoteIndexer: RemoteMatches | null;
+  random?: () => number;
+  now?: () => number;
+}
+
+export const DEFAULT_KV_ROUTER_OPTIONS: Readonly<Omit<KvRouterOptions, 'blockSize'>> = Object.freeze({
+  overlapScoreCredit: 1,
+  overlapScoreCreditDecay: 0,
+  prefillLoadScale: 1,
+  decodeActiveRequestWeight: 0,
+  hostCacheHitWeight: 0.75,
+  diskCacheHitWeight: 0.25,
+  temperature: 0,
+  useKvEvents: true,
+  ttlSecs: 120,
+  trackActiveBlocks: true,
+  trackOutputBlocks: false,
+  assumeKvReuse: true,
+  trackPrefillTokens: true,
+  prefillPredictor: null,
+  queueThreshold: null,
+  queuePolicy: 'fcfs',
+  remoteIndexer: null,
+});
+
+/** Upstream's default max_num_batched_tokens, for workers that do not publish theirs. */
+const DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192;
+
+/** What routing learned about one request, kept from select() until it is dispatched. */
+interface Analysis {
+  localHashes: bigint[];
+  seqHashes: bigint[] | null;
+  keys: number[];
+  /** Device prefix blocks by (worker, dp rank) key (kv/worker-rank.ts). */
+  overlaps: Map<bigint, number>;
+  /** Prefix blocks past the device prefix in the host and disk tiers (absent without such events). */
+  hostOverlaps: Map<bigint, number> | null;
+  diskOverlaps: Map<bigint, number> | null;
+}
+
+const NO_MATCHES: TieredMatches = Object.freeze({ device: [], lower: [] });
+
+/** One routing decision, for logs and tests. */
+export interface KvDecision {
+  workerId: bigint;
+  dpRank: number;
+  overlapBlocks: number;
+  cost: number;
+}
+
+export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing {
+  /** Device-tier blocks. */
+  readonly indexer = new KvIndexer();
+  /** Host and disk tier blocks, created on a worker's first event of that tier. */
+  private readonly lowerTiers = new Map<LowerTier, KvIndexer>();
+  readonly sequences: ActiveSequences;
+  private replica: ReplicaSync | null = null;
+  readonly options: Readonly<KvRouterOptions>;
+  private readonly pruner: TtlPruner | null;
+  private readonly pending = new WeakMap<PreprocessedRequest, Analysis>();
+  /** The dp rank chosen for a request on a worker that advertises ranks, sent with it. */
+  private readonly chosenRanks = new WeakMap<PreprocessedRequest, number>();
+  /** With a remote indexer: each request's hashes and the matches fetched for them by prepare(). */
+  private readonly fetched = new WeakMap<PreprocessedRequest, { localHashes: bigint[]; matches: TieredMatches }>();
+  private knownWorkers = new Set<bigint>();
+  private liveInstances: readonly AnyInstance[] = [];
+  /** Requests waiting for prefill capacity (only with a queue threshold). */
+  readonly queue: PendingQueue;
+  /** Every decision's predicted overlap, read by /metrics when scraped. */
+  readonly decisionStats = new RoutingDecisionStats();
+  /** The most recent decision (observability and tests). */
+  lastDecision: KvDecision | null = null;
+  /** Its KV event sink (itself), which the registry offers the wiring. */
+  readonly kvEvents: KvEventSink = this;
+  /** With a remote indexer: fetches the request's matches before the chain routes it (select stays synchronous). */
+  readonly prepare?: (request: PreprocessedRequest, signal: AbortSignal) => Promise<void>;
+
+  constructor(options: Partial<KvRouterOptions> & { blockSize: number }) {
+    this.options = Object.freeze({ ...DEFAULT_KV_ROUTER_OPTIONS, ...options });
+    const o = this.options;
+    this.sequences = new ActiveSequences({
+      blockSize: o.blockSize,
+      trackOutputBlocks: o.trackOutputBlocks,
+      trackPrefillTokens: o.trackPrefillTokens,
+      assumeKvReuse: o.assumeKvReuse,
+      prefillPredictor: o.prefillPredictor,
+      now: o.now,
+    });
+    // A consumer of a remote indexer predicts nothing locally: the serving router holds the cache state.
+    this.pruner = o.useKvEvents || o.remoteIndexer ? null : new TtlPruner(o.ttlSecs * 1000, undefined, undefined, o.now);
+    const remote = o.remoteIndexer;
+    // Pure load balancing (no credit for any tier's hits) has nothing to ask the remote indexer.
+    const weighsHits = o.overlapScoreCredit > 0 || o.hostCacheHitWeight > 0 || o.diskCacheHitWeight > 0;
+    if (remote && weighsHits) this.prepare = (request, signal) => this.fetchMatches(remote, request, signal);
+    this.queue = new PendingQueue(o.queuePolicy, o.now);
+  }
+
+  /** With a queue threshold: wait while every worker is over it (or others already wait). */
+  admission(instances: readonly AnyInstance[], request: PreprocessedRequest, signal: AbortSignal): Promise<void> | null {
+    if (this.options.queueThreshold === null) return null;
+    if (this.queue.size === 0 && !this.allOverThreshold(instances)) return null;
+    const a = this.analyze(request);
+    let overlap = 0;
+    for (const blocks of a.overlaps.values()) overlap = Math.max(overlap, blocks);
+    return this.queue.wait({
+      priorityJump: request.routing?.priority ?? 0,
+      uncachedTokens: request.token_ids.length - overlap * this.options.blockSize,
+      signal,
+    });
+  }
+
+  private allOverThreshold(instances: readonly AnyInstance[]): boolean {
+    const threshold = this.options.queueThreshold;
+    if (threshold === null || instances.length === 0) return false;
+    return instances.every((inst) => {
+      const budget = inst.capacity?.().maxNumBatchedTokens ?? DEFAULT_MAX_NUM_BATCHED_TOKENS;
+      return ranksOf(inst.dpRanks, null).every((rank) => this.sequences.activePrefillTokens(rankKey(inst.id, rank)) > threshold * budget);
+    });
+  }
+
+  queuedRequests(): number {
+    return this.queue.size;
+  }
+
+  /** Load freed somewhere: let the next queued request try. */
+  private releaseQueued(): void {
+    if (this.queue.size > 0) this.queue.releaseOne(() => !this.allOverThreshold(this.liveInstances));
+  }
+
+  /** False in approximate mode and with a remote indexer: this router keeps no event-fed indexer. */
+  get appliesEvents(): boolean {
+    return this.options.useKvEvents && this.options.remoteIndexer === null;
+  }
+
+  /**
+   * A worker's KV event (ignored in approximate mode, where the router predicts instead). Host and
+   * disk tiers go to their own indexers; `external` (shared caches) is not used for routing.
+   */
+  applyKvEvent(workerId: bigint, event: KvCacheEvent, tier: StorageTier = 'device'): void {
+    if (!this.appliesEvents) return;
+    if (tier === 'device') {
+      this.indexer.applyEvent(workerId, event);
+    } else if (tier !== 'external') {
+      let ix = this.lowerTiers.get(tier);
+      if (!ix) this.lowerTiers.set(tier, (ix = new KvIndexer()));
+      ix.applyEvent(workerId, event);
+    }
+  }
+
+  /** Every tier's cached blocks as single-block store events (the router snapshot's content). */
+  dumpKvEvents(): RouterEvent[] {
+    const out = this.indexer.dumpEvents();
+    for (const [tier, ix] of this.lowerTiers) for (const e of ix.dumpEvents()) out.push({ ...e, storage_tier: tier });
+    return out;
+  }
+
+  /**
+   * Loads a snapshot's events. Its workers count as known, so those that are not live are dropped
+   * at the next instance change.
+   */
+  restoreKvEvents(events: readonly RouterEvent[]): void {
+    for (const e of events) {
+      this.applyKvEvent(e.worker_id, e.event, e.storage_tier);
+      this.knownWorkers.add(e.worker_id);
+    }
+  }
+
+  /**
+   * Shares this router's active sequences with its replicas over `bus` (`--router-replica-sync`);
+   * `scope` is the workers' `namespace.{ns}.component.{c}`. Resolves once subscribed; the result stops it.
+   */
+  async startReplicaSync(bus: EventBus, scope: string, routerId: bigint, timing?: { heartbeatMs?: number; peerTimeoutMs?: number }): Promise<() => void> {
+    const sync = new ReplicaSync(bus, this.sequences, {
+      scope,
+      routerId,
+      blockSize: this.options.blockSize,
+      now: this.options.now,
+      onRemoteChange: () => this.releaseQueued(),
+      ...timing,
+    });
+    await sync.start();
+    this.replica = sync;
+    return () => {
+      if (this.replica === sync) this.replica = null;
+      sync.stop();
+    };
+  }
+
+  /**
+   * Scores every (worker, dp rank) pair (a worker advertises its ranks in its card; a request
+   * naming `dp_rank` is scored on that rank only) and picks the cheapest.
+   */
+  select<I extends AnyInstance>(instances: readonly I[], request: PreprocessedRequest): I {
+    const a = this.analyze(request);
+    const isl = request.token_ids.length;
+    const o = this.options;
+    const pinnedRank = request.routing?.dp_rank ?? null;
+    const pairs: { inst: I; rank: number; key: bigint }[] = [];
+    for (const inst of instances) for (const rank of ranksOf(inst.dpRanks, pinnedRank)) pairs.push({ inst, rank, key: rankKey(inst.id, rank) });
+    const candidates: Candidate[] = pairs.map(({ inst, rank, key }) => ({
+      overlapBlocks: a.overlaps.get(key) ?? 0,
+      hostOverlapBlocks: a.hostOverlaps?.get(key) ?? 0,
+      diskOverlapBlocks: a.diskOverlaps?.get(key) ?? 0,
+      activePrefillTokens: o.trackPrefillTokens ? this.sequences.activePrefillTokens(key) : 0,
+      potentialDecodeBlocks: o.trackActiveBlocks ? this.sequences.activeBlocks(key) + this.sequences.newBlocks(key, a.keys) : 0,
+      activeRequests: this.sequences.activeRequests(key),
+      treeSize: this.indexer.treeSize(inst.id, rank),
+    }));
+    const costs = workerCosts(candidates, isl, o.blockSize, o);
+    const i = pickCandidate(costs, candidates.map((c) => c.treeSize), o.temperature, o.random);
+    const chosen = pairs[i]!;
+    this.lastDecision = { workerId: chosen.inst.id, dpRank: chosen.rank, overlapBlocks: candidates[i]!.overlapBlocks, cost: costs[i]! };
+    this.decisionStats.decided(candidates[i]!.overlapBlocks, o.blockSize, isl);
+    this.pending.set(request, a);
+    if (chosen.inst.dpRanks && pinnedRank === null) this.chosenRanks.set(request, chosen.rank);
+    return chosen.inst;
+  }
+
+  dpRankOf(_instance: AnyInstance, request: PreprocessedRequest): number | undefined {
+    return this.chosenRanks.get(request);
+  }
+
+  /** Every tier's matches of a prompt's local block hashes (`--serve-indexer` queries). */
+  tieredMatches(localHashes: readonly bigint[], deviceOnly: boolean): TieredMatches {
+    this.pruneExpired();
+    const lower: [LowerTier, WorkerOverlap[]][] = deviceOnly ? [] : [...this.lowerTiers].map(([tier, ix]) => [tier, ix.findMatches(localHashes)]);
+    return { device: this.indexer.findMatches(localHashes), lower };
+  }
+
+  /**
+   * Another router's decision, in approximate mode: its worker is predicted to hold the prompt's
+   * blocks for the TTL, as for this router's own decisions. False when this router applies KV events.
+   */
+  recordRoutingDecision(worker: bigint, localHashes: readonly bigint[], seqHashes: readonly bigint[]): boolean {
+    if (!this.pruner) return false;
+    this.predictStored(worker, localHashes, seqHashes);
+    return true;
+  }
+
+  overlapBlocks(instance: AnyInstance, request: PreprocessedRequest): number {
+    return this.pending.get(request)?.overlaps.get(this.keyOf(instance, request)) ?? 0;
+  }
+
+  /** The (worker, dp rank) key a request dispatched to `instance` runs on: the chosen rank, the named one, or the worker's first. */
+  private keyOf(instance: AnyInstance, request: PreprocessedRequest): bigint {
+    const rank = this.chosenRanks.get(request) ?? request.routing?.dp_rank ?? instance.dpRanks?.start ?? 0;
+    return rankKey(instance.id, rank);
+  }
+
+  track(instance: AnyInstance, request: PreprocessedRequest, requestId: string): StreamObserver {
+    const a = this.pending.get(request) ?? this.analyze(request);
+    this.pending.delete(request);
+    const key = this.keyOf(instance, request);
+    this.fetched.delete(request);
+    if (this.pruner) {
+      const seq = a.seqHashes ?? computeSequenceHashes(a.localHashes);
+      this.predictStored(key, a.localHashes, seq);
+    }
+    const o = this.options;
+    const seqHashes = o.trackActiveBlocks ? a.seqHashes : null;
+    const isl = request.token_ids.length;
+    const overlap = a.overlaps.get(key) ?? 0;
+    const expected = request.routing?.expected_output_tokens ?? null;
+    this.sequences.addRequest({ requestId, worker: key, seqHashes, isl, overlapBlocks: overlap, expectedOutputTokens: expected });
+    const replica = this.replica;
+    replica?.added(
+      requestId,
+      key,
+      { token_sequence: seqHashes, isl, overlap, track_prefill_tokens: o.trackPrefillTokens, expected_output_tokens: expected },
+      request.routing?.lora_name ?? null,
+    );
+    const sequences = this.sequences;
+    let generated = 0;
+    let prefilling = true;
+    return {
+      onOutput: (out: LLMEngineOutput): void => {
+        if (prefilling) {
+          prefilling = false;
+          sequences.markPrefillCompleted(requestId);
+          replica?.prefillCompleted(requestId, key);
+          this.releaseQueued();
+        }
+        generated += out.token_ids.length;
+        sequences.onTokensGenerated(requestId, generated);
+      },
+      onEnd: (): void => {
+        sequences.free(requestId);
+        replica?.freed(requestId, key);
+        this.releaseQueued();
+      },
+    };
+  }
+
+  onInstancesChanged(instances: readonly AnyInstance[]): void {
+    const live = new Set(instances.map((i) => i.id));
+    for (const w of this.knownWorkers) {
+      if (live.has(w)) continue;
+      this.indexer.removeWorker(w);
+      for (const ix of this.lowerTiers.values()) ix.removeWorker(w);
+      this.sequences.removeWorker(w);
+      this.pruner?.removeWorker(w);
+    }
+    this.knownWorkers = live;
+    this.liveInstances = instances;
+    this.releaseQueued();
+  }
+
+  private localHashesOf(request: PreprocessedRequest): bigint[] {
+    const seed = computeSaltSeed({ loraName: request.routing?.lora_name, cacheNamespace: request.routing?.cache_salt });
+    return computeLocalBlockHashes(request.token_ids, this.options.blockSize, seed);
+  }
+
+  private async fetchMatches(remote: RemoteMatches, request: PreprocessedRequest, signal: AbortSignal): Promise<void> {
+    const localHashes = this.localHashesOf(request);
+    this.fetched.set(request, { localHashes, matches: (await remote.query(localHashes, signal)) ?? NO_MATCHES });
+  }
+
+  /** What the local indexers hold of a prompt; the device tier only when overlap earns credit. */
+  private localMatches(localHashes: readonly bigint[]): TieredMatches {
+    // An overlap credit of 0 means pure load balancing: the device indexer is not consulted.
+    const o = this.options;
+    const device = o.overlapScoreCredit > 0 ? this.indexer.findMatches(localHashes) : [];
+    // A tier that earns no credit is not consulted either.
+    const weights: Readonly<Record<LowerTier, number>> = { host_pinned: o.hostCacheHitWeight, disk: o.diskCacheHitWeight };
+    const lower: [LowerTier, WorkerOverlap[]][] = [];
+    for (const [tier, ix] of this.lowerTiers) if (weights[tier] !== 0) lower.push([tier, ix.findMatches(localHashes)]);
+    return { device, lower };
+  }
+
+  private analyze(request: PreprocessedRequest): Analysis {
+    this.pruneExpired();
+    const o = this.options;
+    const fetched = this.fetched.get(request);
+    const localHashes = fetched?.localHashes ?? this.localHashesOf(request);
+    // A remote indexer's matches were fetched by prepare(); a request routed without it (pinned) has none.
+    const found = o.remoteIndexer ? (fetched?.matches ?? NO_MATCHES) : this.localMatches(localHashes);
+    const seqHashes = o.trackActiveBlocks ? computeSequenceHashes(localHashes) : null;
+    const overlaps = new Map<bigint, number>();
+    if (o.overlapScoreCredit > 0) {
+      for (const m of found.device) overlaps.set(rankKey(m.workerId, m.dpRank), m.blocks);
+    }
+    const tier = (name: LowerTier): readonly WorkerOverlap[] | undefined => found.lower.find(([t]) => t === name)?.[1];
+    const hostOverlaps = this.tierOverlaps(tier('host_pinned'), o.hostCacheHitWeight, [overlaps]);
+    const diskOverlaps = this.tierOverlaps(tier('disk'), o.diskCacheHitWeight, [overlaps, hostOverlaps]);
+    return { localHashes, seqHashes, keys: seqHashes ? seqHashes.map(blockKey) : [], overlaps, hostOverlaps, diskOverlaps };
+  }
+
+  /**
+   * Per worker, the prefix blocks a lower tier holds beyond what the faster tiers already cover
+   * (the tier's contiguous prefix minus the faster tiers' longest one): offloaded blocks are
+   * usually copies of device blocks, so only the extension saves prefill.
+   */
+  private tierOverlaps(
+    matches: readonly WorkerOverlap[] | undefined,
+    weight: number,
+    faster: readonly (Map<bigint, number> | null)[],
+  ): Map<bigint, number> | null {
+    if (!matches || weight === 0) return null;
+    const out = new Map<bigint, number>();
+    for (const m of matches) {
+      const key = rankKey(m.workerId, m.dpRank);
+      // Faster tiers' maps hold successive extensions, so their sum is the prefix they cover.
+      let covered = 0;
+      for (const f of faster) covered += f?.get(key) ?? 0;
+      if (m.blocks > covered) out.set(key, m.blocks - covered);
+    }
+    return out;
+  }
+
+  /** Approximate mode: the blocks a request sent to the (worker, rank) `key` will have cached. */
+  private predictStored(key: bigint, local: readonly bigint[], seq: readonly bigint[]): void {
+    if (local.length === 0) return;
+    this.indexer.applyEvent(workerOfKey(key), {
+      event_id: 0,
+      dp_rank: rankOfKey(key),
+      data: { stored: { parent_hash: null, blocks: local.map((l, i) => ({ block_hash: seq[i]!, tokens_hash: l, mm_extra_info: null })) } },
+    });
+    this.pruner!.record(key, seq);
+  }
+
+  private pruneExpired(): void {
+    if (!this.pruner) return;
+    for (const e of this.pruner.popExpired()) {
+      this.indexer.applyEvent(workerOfKey(e.worker), { event_id: 0, dp_rank: rankOfKey(e.worker), data: { removed: { block_hashes: [e.hash] } } });
+    }
+  }
+}
+
+/** The ranks a request may run on at a worker: the one it names, else every rank the worker advertises. */
+const RANK_ZERO: readonly number[] = [0];
+
+function ranksOf(ranks: DpRanks | undefined, pinned: number | null): readonly number[] {
+  if (pinned !== null) return [pinned];
+  if (!ranks) return RANK_ZERO;
+  return Array.from({ length: ranks.size }, (_, i) => ranks.start + i);
+}
