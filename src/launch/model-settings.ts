@@ -3,7 +3,7 @@
 import { ConfigError, type Config } from '../config/index.js';
 import type { ModelSettings, ModelWatcherSettings, RouterSettings } from '../models/index.js';
 import type { BusyThresholds } from '../router/index.js';
-import { requestLimits } from './http-options.js';
+import { requestLimits } from './frontend/index.js';
 import { prefillPredictor } from './prefill-load-model.js';
 import { createTokenizer } from './tokenizer-backend.js';
 

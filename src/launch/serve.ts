@@ -9,8 +9,8 @@ import type { HttpService } from '../frontends/http/index.js';
 import { ModelArrival, type ModelManager } from '../models/index.js';
 import type { Logger } from '../observability/index.js';
 import { DistributedRuntime } from '../runtime/index.js';
-import { runFrontend, type FrontendService } from './frontend.js';
-import { runMockers, siblings, type RunningMocker } from './mocker.js';
+import { runFrontend, type FrontendService } from './frontend/index.js';
+import { runMockers, siblings, type RunningMocker } from './mocker/index.js';
 import { assertRouterStateSupported } from './router-state.js';
 import { runtimeOptionsFromConfig } from './runtime-options.js';
 

@@ -2,7 +2,7 @@
 // `serve` runs its mockers): the bridges register the stand-in upstreams, the frontend routes to them.
 import { randomUUID } from 'node:crypto';
 import { parseCommandLine, type Config } from '../../src/config/index.js';
-import { runFrontend } from '../../src/launch/frontend.js';
+import { runFrontend } from '../../src/launch/frontend/frontend.js';
 import { bridgeModelFromConfig, runBridgeWorker } from '../../src/launch/index.js';
 import { upstreamsFromFlags } from '../../src/launch/bridge/index.js';
 import { createLogger } from '../../src/observability/index.js';

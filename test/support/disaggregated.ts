@@ -2,8 +2,8 @@
 // decode mockers and a frontend, wired exactly as `serve` wires its aggregated mockers.
 import { randomUUID } from 'node:crypto';
 import { parseCommandLine, type Config } from '../../src/config/index.js';
-import { runFrontend, type FrontendService } from '../../src/launch/frontend.js';
-import { runMockers, siblings, type RunningMocker } from '../../src/launch/mocker.js';
+import { runFrontend, type FrontendService } from '../../src/launch/frontend/frontend.js';
+import { runMockers, siblings, type RunningMocker } from '../../src/launch/mocker/mocker.js';
 import { runtimeOptionsFromConfig } from '../../src/launch/index.js';
 import { createLogger } from '../../src/observability/index.js';
 import { DistributedRuntime } from '../../src/runtime/index.js';

@@ -8,7 +8,7 @@ import type { EndpointId, ModelDeploymentCard } from '../../models/index.js';
 import type { Logger } from '../../observability/index.js';
 import { HfTokenizer } from '../../pipeline/index.js';
 import { announceKvEvents, engineHandler, kvEventPublisher, type DistributedRuntime, type Endpoint } from '../../runtime/index.js';
-import { workerCardJson } from '../mocker.js';
+import { workerCardJson } from '../mocker/index.js';
 import { relayVllmKvEvents, type KvEventRelay } from './bridge-kv-events.js';
 import type { UpstreamSpec } from './bridge-upstreams.js';
 

@@ -1,7 +1,7 @@
 // How many frontend processes serve, and which of them serve gRPC (--http-workers, --grpc-workers).
 import { availableParallelism } from 'node:os';
 import type { Config } from '../../config/index.js';
-import { kserveLayout } from '../kserve.js';
+import { kserveLayout } from '../frontend/index.js';
 
 export interface ProcessPlan {
   /** Frontend processes; 1 runs the frontend in this process, as before. */

@@ -1,10 +1,10 @@
 // `--mocker-output`: what the simulated engine answers. The engine takes a script of token ids per
 // prompt (engines/mocker/scripted-stream.ts); the tokenizer and the chat template that make one
 // live here, on the launch side, as the engine imports no pipeline.
-import { ConfigError, type Config } from '../config/index.js';
-import type { OutputScript } from '../engines/mocker/index.js';
-import type { ModelDeploymentCard } from '../models/index.js';
-import { HfTokenizer, Preprocessor, validateChatRequest } from '../pipeline/index.js';
+import { ConfigError, type Config } from '../../config/index.js';
+import type { OutputScript } from '../../engines/mocker/index.js';
+import type { ModelDeploymentCard } from '../../models/index.js';
+import { HfTokenizer, Preprocessor, validateChatRequest } from '../../pipeline/index.js';
 import { assistantTurns, chooseReply, loadMockerScript } from './mocker-script.js';
 
 type OutputMode = Config['mockerOutput'];

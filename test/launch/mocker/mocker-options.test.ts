@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseCommandLine, type Config } from '../../src/config/index.js';
-import { mockerWorkerType } from '../../src/launch/mocker-options.js';
+import { parseCommandLine, type Config } from '../../../src/config/index.js';
+import { mockerWorkerType } from '../../../src/launch/mocker/mocker-options.js';
 
 function config(args: string[]): Config {
   const parsed = parseCommandLine(['mocker', ...args], {});

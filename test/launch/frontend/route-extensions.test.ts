@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { ConfigError } from '../../src/config/index.js';
-import { REPO_ROOT } from '../support/processes.js';
-import { serveInProcess } from '../support/in-process.js';
+import { ConfigError } from '../../../src/config/index.js';
+import { REPO_ROOT } from '../../support/processes.js';
+import { serveInProcess } from '../../support/in-process.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'route-ext-'));
 const library = pathToFileURL(path.join(REPO_ROOT, 'dist/src/index.js')).href;

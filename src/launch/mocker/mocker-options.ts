@@ -1,6 +1,6 @@
-import { ConfigError, type Config } from '../config/index.js';
-import { ENGINE_TYPES, loadPlannerProfile, type MockerEngineOptions, type MockVocabulary, type StepTiming } from '../engines/mocker/index.js';
-import type { WorkerType } from '../protocols/index.js';
+import { ConfigError, type Config } from '../../config/index.js';
+import { ENGINE_TYPES, loadPlannerProfile, type MockerEngineOptions, type MockVocabulary, type StepTiming } from '../../engines/mocker/index.js';
+import type { WorkerType } from '../../protocols/index.js';
 
 /** Profiles read once per file: every engine of the process shares one. */
 const profiles = new Map<string, StepTiming>();

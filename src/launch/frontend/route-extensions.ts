@@ -3,10 +3,10 @@
 // extension, so a typo never leaves a frontend running without the routes it was asked for.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ConfigError, type Config } from '../config/index.js';
-import type { HttpService, NamedRouteExtension } from '../frontends/http/index.js';
-import type { ModelManager } from '../models/index.js';
-import type { Logger } from '../observability/index.js';
+import { ConfigError, type Config } from '../../config/index.js';
+import type { HttpService, NamedRouteExtension } from '../../frontends/http/index.js';
+import type { ModelManager } from '../../models/index.js';
+import type { Logger } from '../../observability/index.js';
 
 const FLAG = '--frontend-route-extension';
 

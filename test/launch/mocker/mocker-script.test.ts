@@ -5,10 +5,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { loadDefaultModelCard } from '../../src/models/index.js';
-import { assistantTurns, chooseReply, loadMockerScript } from '../../src/launch/mocker-script.js';
-import { userTurnMarkers } from '../../src/launch/mocker-output.js';
-import { HfTokenizer, Preprocessor, validateChatRequest } from '../../src/pipeline/index.js';
+import { loadDefaultModelCard } from '../../../src/models/index.js';
+import { assistantTurns, chooseReply, loadMockerScript } from '../../../src/launch/mocker/mocker-script.js';
+import { userTurnMarkers } from '../../../src/launch/mocker/mocker-output.js';
+import { HfTokenizer, Preprocessor, validateChatRequest } from '../../../src/pipeline/index.js';
 
 function scriptFile(text: string): string {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'script-')), 'script.yaml');

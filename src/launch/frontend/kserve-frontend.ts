@@ -1,12 +1,12 @@
 // The library's KServe frontend: the gRPC service and, when asked, a side HTTP server for
 // /metrics, /health and /live (upstream's --grpc-metrics-port), over one model manager and registry.
 
-import { startGrpcFrontend, type GrpcFrontendOptions, type RunningGrpcFrontend } from '../frontends/grpc/index.js';
-import { packageVersion } from '../config/index.js';
-import { DEFAULT_HTTP_PATHS, HttpService } from '../frontends/http/index.js';
-import { ModelManager } from '../models/index.js';
-import { createLogger, meteredRequestScope, MetricsRegistry } from '../observability/index.js';
-import type { RequestScope } from '../protocols/index.js';
+import { startGrpcFrontend, type GrpcFrontendOptions, type RunningGrpcFrontend } from '../../frontends/grpc/index.js';
+import { packageVersion } from '../../config/index.js';
+import { DEFAULT_HTTP_PATHS, HttpService } from '../../frontends/http/index.js';
+import { ModelManager } from '../../models/index.js';
+import { createLogger, meteredRequestScope, MetricsRegistry } from '../../observability/index.js';
+import type { RequestScope } from '../../protocols/index.js';
 
 export interface KserveFrontendOptions extends Partial<GrpcFrontendOptions> {
   /**

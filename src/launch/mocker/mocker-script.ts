@@ -5,7 +5,7 @@
 // may also ask for a phrase in the last user turn, which tells an agent's side requests apart.
 import { readFileSync } from 'node:fs';
 import yaml from 'js-yaml';
-import { ConfigError } from '../config/index.js';
+import { ConfigError } from '../../config/index.js';
 
 /** One scripted reply and when it is given. */
 export interface ScriptedReply {

@@ -1,11 +1,11 @@
 // `-i/--interactive`: the frontend chats in the terminal instead of serving HTTP. The chat runs in
 // this process over the frontend's own ModelManager, so it takes the pipeline every HTTP request
 // takes (template, tokenizer, router, workers, detokenizer), with no HTTP hop to itself and no port.
-import type { Config } from '../config/index.js';
-import { ChatSession, runTerminalChat } from '../frontends/interactive/index.js';
-import type { ModelManager, ServedModel } from '../models/index.js';
-import type { Logger } from '../observability/index.js';
-import type { RequestScope } from '../protocols/index.js';
+import type { Config } from '../../config/index.js';
+import { ChatSession, runTerminalChat } from '../../frontends/interactive/index.js';
+import type { ModelManager, ServedModel } from '../../models/index.js';
+import type { Logger } from '../../observability/index.js';
+import type { RequestScope } from '../../protocols/index.js';
 
 export interface InteractiveChat {
   /** Resolves when the user ends the chat. */

@@ -1,7 +1,7 @@
 // Where each HTTP route lives: its path option (one per row of protocols/http-routes.ts), checked
 // for clashes before anything listens (two routes on one path would otherwise fail deep inside fastify).
-import { ConfigError, httpPathOption, type Config } from '../config/index.js';
-import { HTTP_ROUTE_NAMES, perHttpRoute, type HttpPaths } from '../protocols/index.js';
+import { ConfigError, httpPathOption, type Config } from '../../config/index.js';
+import { HTTP_ROUTE_NAMES, perHttpRoute, type HttpPaths } from '../../protocols/index.js';
 
 /** The configured path of every route; throws ConfigError (exit 2) when two routes share one. */
 export function httpPaths(config: Config): HttpPaths {

@@ -1,14 +1,14 @@
-import type { Config } from '../config/index.js';
-import type { RunningGrpcFrontend } from '../frontends/grpc/index.js';
-import { HttpService } from '../frontends/http/index.js';
-import { createKserveCore, type KserveCore } from '../kserve/index.js';
-import { clusterStats, type ModelManager } from '../models/index.js';
-import { DashboardFeed, meteredRequestScope, MetricsRegistry, registerClusterMetrics, registerProcessMetrics, type Logger } from '../observability/index.js';
-import type { RequestScope } from '../protocols/index.js';
-import { apiKeyStore } from './api-keys.js';
+import type { Config } from '../../config/index.js';
+import type { RunningGrpcFrontend } from '../../frontends/grpc/index.js';
+import { HttpService } from '../../frontends/http/index.js';
+import { createKserveCore, type KserveCore } from '../../kserve/index.js';
+import { clusterStats, type ModelManager } from '../../models/index.js';
+import { DashboardFeed, meteredRequestScope, MetricsRegistry, registerClusterMetrics, registerProcessMetrics, type Logger } from '../../observability/index.js';
+import type { RequestScope } from '../../protocols/index.js';
+import { apiKeyStore } from '../api-keys.js';
 import { httpServiceOptions } from './http-options.js';
 import { kserveLayout, startKserveGrpc } from './kserve.js';
-import { traceFrontend } from './tracing.js';
+import { traceFrontend } from '../tracing.js';
 
 export interface FrontendServices {
   /** Not listening yet: the caller starts it once its models are in place. */

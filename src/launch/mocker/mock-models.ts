@@ -1,15 +1,15 @@
 // What `dynamo-ts mocker --model-type` serves, by name: the simulated LLM (chat and completions) or
 // one of the media mockers. Each entry says the card's model types, the per-instance handlers, and
 // the capacity its card declares.
-import type { Config } from '../config/index.js';
-import { buildMockVocabulary, DataParallelEngine, MockEmbeddingEngine, MockerEngine, MockImageEngine, MockVideoEngine } from '../engines/mocker/index.js';
-import type { ModelDeploymentCard, ModelTypeFlag } from '../models/index.js';
-import type { WorkerType } from '../protocols/index.js';
-import { engineHandler, kvEventPublisher, loadMetricsPublisher, mediaHandler, type DistributedRuntime, type EndpointHandler } from '../runtime/index.js';
+import type { Config } from '../../config/index.js';
+import { buildMockVocabulary, DataParallelEngine, MockEmbeddingEngine, MockerEngine, MockImageEngine, MockVideoEngine } from '../../engines/mocker/index.js';
+import type { ModelDeploymentCard, ModelTypeFlag } from '../../models/index.js';
+import type { WorkerType } from '../../protocols/index.js';
+import { engineHandler, kvEventPublisher, loadMetricsPublisher, mediaHandler, type DistributedRuntime, type EndpointHandler } from '../../runtime/index.js';
 import { mockerEngineOptions } from './mocker-options.js';
 import { mockerOutputScript } from './mocker-output.js';
-import { sharedTokenTable } from './token-tables.js';
-import { thinkingDefault, type EndpointId } from './served-model.js';
+import { sharedTokenTable } from '../../models/index.js';
+import { thinkingDefault, type EndpointId } from '../served-model.js';
 
 export interface MockModelSetup {
   config: Config;

@@ -1,9 +1,9 @@
-import type { Config } from '../config/index.js';
-import { startGrpcFrontend, type RunningGrpcFrontend } from '../frontends/grpc/index.js';
-import type { KserveCore } from '../kserve/index.js';
-import { moduleLogger, type Logger, type MetricsRegistry } from '../observability/index.js';
-import { ApiKeys, anyKeyOf, type KeyCheck } from '../protocols/index.js';
-import { grpcTlsFiles } from './tls.js';
+import type { Config } from '../../config/index.js';
+import { startGrpcFrontend, type RunningGrpcFrontend } from '../../frontends/grpc/index.js';
+import type { KserveCore } from '../../kserve/index.js';
+import { moduleLogger, type Logger, type MetricsRegistry } from '../../observability/index.js';
+import { ApiKeys, anyKeyOf, type KeyCheck } from '../../protocols/index.js';
+import { grpcTlsFiles } from '../tls.js';
 
 export interface KserveLayout {
   grpcPort: number;

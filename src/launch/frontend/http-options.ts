@@ -1,10 +1,10 @@
-import { packageVersion, type Config } from '../config/index.js';
-import type { HttpServiceOptions } from '../frontends/http/index.js';
-import { moduleLogger, type Logger, type MetricsRegistry } from '../observability/index.js';
-import type { RequestLimits } from '../pipeline/index.js';
-import type { RequestScope } from '../protocols/index.js';
+import { packageVersion, type Config } from '../../config/index.js';
+import type { HttpServiceOptions } from '../../frontends/http/index.js';
+import { moduleLogger, type Logger, type MetricsRegistry } from '../../observability/index.js';
+import type { RequestLimits } from '../../pipeline/index.js';
+import type { RequestScope } from '../../protocols/index.js';
 import { httpPaths } from './http-paths.js';
-import { tlsFiles } from './tls.js';
+import { tlsFiles } from '../tls.js';
 
 /** `--max-request-messages`, `--max-request-tools`, `--max-prompt-chars`. */
 export function requestLimits(config: Config): RequestLimits {

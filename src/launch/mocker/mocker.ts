@@ -1,17 +1,17 @@
 // `dynamo-ts mocker`: simulated engines as standalone workers. Each of `--num-workers` engines is
 // its own instance (own lease and instance id) serving the model's endpoint and publishing its card,
 // its KV events and its load. `serve` starts its workers through the same path.
-import { withExtraEngineArgs, type Config } from '../config/index.js';
-import type { MockerEngine } from '../engines/mocker/index.js';
-import { toCardJson, type ModelDeploymentCard } from '../models/index.js';
-import { moduleLogger, type Logger } from '../observability/index.js';
-import { announceKvEvents, announceLoadMetrics, DistributedRuntime, type Endpoint } from '../runtime/index.js';
-import { WORKER_TYPE_NEEDS } from '../protocols/index.js';
+import { withExtraEngineArgs, type Config } from '../../config/index.js';
+import type { MockerEngine } from '../../engines/mocker/index.js';
+import { toCardJson, type ModelDeploymentCard } from '../../models/index.js';
+import { moduleLogger, type Logger } from '../../observability/index.js';
+import { announceKvEvents, announceLoadMetrics, DistributedRuntime, type Endpoint } from '../../runtime/index.js';
+import { WORKER_TYPE_NEEDS } from '../../protocols/index.js';
 import { MOCK_MODELS } from './mock-models.js';
 import { mockerBlockSize, mockerWorkerType } from './mocker-options.js';
-import { traceEngines } from './tracing.js';
-import { runtimeOptionsFromConfig } from './runtime-options.js';
-import { loadConfiguredCard, parseEndpoint } from './served-model.js';
+import { traceEngines } from '../tracing.js';
+import { runtimeOptionsFromConfig } from '../runtime-options.js';
+import { loadConfiguredCard, parseEndpoint } from '../served-model.js';
 
 export interface RunningMocker {
   /** One per engine, in the same order. */

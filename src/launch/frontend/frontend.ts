@@ -1,19 +1,19 @@
 // `dynamo-ts frontend`: the HTTP frontend with no engine of its own. Models and workers come and go
 // through discovery; requests reach workers over the request plane they publish. `serve` starts its
 // frontend through the same path, over an in-process runtime.
-import type { Config } from '../config/index.js';
-import type { RunningGrpcFrontend } from '../frontends/grpc/index.js';
-import type { HttpService } from '../frontends/http/index.js';
-import { ModelManager, ModelWatcher, ServedIndexers, type ModelWatcherObserver } from '../models/index.js';
-import { moduleLogger, type Logger } from '../observability/index.js';
-import { DistributedRuntime, namespaceScope } from '../runtime/index.js';
-import { ConfiguredBridges } from './bridge/index.js';
+import type { Config } from '../../config/index.js';
+import type { RunningGrpcFrontend } from '../../frontends/grpc/index.js';
+import type { HttpService } from '../../frontends/http/index.js';
+import { ModelManager, ModelWatcher, ServedIndexers, type ModelWatcherObserver } from '../../models/index.js';
+import { moduleLogger, type Logger } from '../../observability/index.js';
+import { DistributedRuntime, namespaceScope } from '../../runtime/index.js';
+import { ConfiguredBridges } from '../bridge/index.js';
 import { startFrontendServices, type FrontendServices } from './frontend-services.js';
 import { startInteractiveChat } from './interactive-chat.js';
-import { assertRouterSettings, modelWatcherSettings } from './model-settings.js';
+import { assertRouterSettings, modelWatcherSettings } from '../model-settings.js';
 import { installRouteExtensions, loadRouteExtensions } from './route-extensions.js';
-import { assertRouterStateSupported, frontendEventPlane, routerStateFactory } from './router-state.js';
-import { runtimeOptionsFromConfig } from './runtime-options.js';
+import { assertRouterStateSupported, frontendEventPlane, routerStateFactory } from '../router-state.js';
+import { runtimeOptionsFromConfig } from '../runtime-options.js';
 
 export interface FrontendService {
   readonly port: number;

@@ -1,10 +1,10 @@
 // --mocker-output: the flags, and the user-turn markers learnt from the model's chat template.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, parseCommandLine } from '../../src/config/index.js';
-import { lastUserText, mockerOutputScript, userTurnMarkers } from '../../src/launch/mocker-output.js';
-import { loadDefaultModelCard } from '../../src/models/index.js';
-import { HfTokenizer } from '../../src/pipeline/index.js';
+import { ConfigError, parseCommandLine } from '../../../src/config/index.js';
+import { lastUserText, mockerOutputScript, userTurnMarkers } from '../../../src/launch/mocker/mocker-output.js';
+import { loadDefaultModelCard } from '../../../src/models/index.js';
+import { HfTokenizer } from '../../../src/pipeline/index.js';
 
 const card = loadDefaultModelCard();
 
