@@ -29,21 +29,26 @@ export {
   type WireFinishReason,
 } from './response-fold.js';
 export { tokenLogprobs, type LogprobAlternative, type TokenLogprob } from './token-logprobs.js';
-export { REASONING_PARSERS } from './parsers/reasoning-registry.js';
-export type { ReasoningRule, ReplyStart, TemplateArgs } from './parsers/reasoning-rules.js';
-export { reasoningFor, type ChoiceReasoning } from './parsers/reasoning-selection.js';
-export type {
-  ReasoningParser,
-  ReasoningParserFactory,
-  ReasoningParserOptions,
-  ReasoningSplit,
-} from './parsers/reasoning-parser.js';
-export { TOOL_CALL_PARSERS } from './parsers/tool-call-registry.js';
-export { toolCallsFor, type ChoiceToolCalls, type ToolRequest } from './parsers/tool-call-selection.js';
-export type {
-  ToolCallParser,
-  ToolCallParserFactory,
-  ToolCallParserOptions,
-  ToolParseItem,
-  ToolSpec,
-} from './parsers/tool-call-parser.js';
+export {
+  REASONING_PARSERS,
+  reasoningFor,
+  type ChoiceReasoning,
+  type ReasoningParser,
+  type ReasoningParserFactory,
+  type ReasoningParserOptions,
+  type ReasoningRule,
+  type ReasoningSplit,
+  type ReplyStart,
+  type TemplateArgs,
+} from './parsers/reasoning/index.js';
+export {
+  TOOL_CALL_PARSERS,
+  toolCallsFor,
+  type ChoiceToolCalls,
+  type ToolCallParser,
+  type ToolCallParserFactory,
+  type ToolCallParserOptions,
+  type ToolParseItem,
+  type ToolRequest,
+  type ToolSpec,
+} from './parsers/tool/index.js';

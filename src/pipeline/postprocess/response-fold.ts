@@ -6,11 +6,8 @@
 import type { CompletionUsage, ToolCallDelta } from '../../protocols/index.js';
 import type { RequestLifecycle } from '../request-lifecycle.js';
 import type { ChoiceFinishReason, DecodedStep } from './decode-stream.js';
-import type { ReasoningParser } from './parsers/reasoning-parser.js';
-import type { ChoiceReasoning } from './parsers/reasoning-selection.js';
-import { EngineToolCalls } from './parsers/engine-tool-calls.js';
-import type { ToolCallParser, ToolParseItem } from './parsers/tool-call-parser.js';
-import type { ChoiceToolCalls } from './parsers/tool-call-selection.js';
+import type { ChoiceReasoning, ReasoningParser } from './parsers/reasoning/index.js';
+import { EngineToolCalls, type ChoiceToolCalls, type ToolCallParser, type ToolParseItem } from './parsers/tool/index.js';
 import type { TokenLogprob } from './token-logprobs.js';
 
 export type { ToolCallDelta };

@@ -1,0 +1,113 @@
+// The engine shared by every reasoning format written as a span between a start and an end marker
+// (`<think>…</think>`, `[THINK]…[/THINK]`, granite's sentences). Text inside a span is reasoning,
+// the rest content; markers never reach either. Only the longest tail that could still begin a
+// marker is held, so a marker split across pushes is found and everything else streams at once.
+
+import { HeldTextParser } from './held-text-parser.js';
+import { firstMarker, partialMarkerLength, withoutLeadingMarker } from '../marker-scan.js';
+import type { ReasoningParserFactory, ReasoningSplit } from './parser.js';
+
+export interface MarkerSpanFormat {
+  /** Markers that open a span (alternatives). */
+  starts: readonly string[];
+  /** Markers that close it (alternatives). */
+  ends: readonly string[];
+  /** Spans may follow one another (interleaved thinking); otherwise only the first counts. */
+  reopens: boolean;
+  /** An end marker outside any span is markup and dropped, never shown as content. */
+  dropsStrayEnd: boolean;
+  /**
+   * Markers that begin a tool call, which some models write straight from their reasoning without
+   * closing it: such a marker ends the span and stays in the content, for the tool-call parser.
+   */
+  toolStarts?: readonly string[];
+}
+
+export class MarkerSpanParser extends HeldTextParser {
+  private inSpan: boolean;
+  /** Still at the very start of an open output, where a start marker may yet be dropped. */
+  private atOpenStart: boolean;
+  private spansClosed = 0;
+  /** The markers content text is scanned for, before and after the first span closed (built once). */
+  private readonly contentMarkers: { first: readonly string[]; later: readonly string[] };
+  /** What ends a span: its end markers and any tool-call start. */
+  private readonly spanEnds: readonly string[];
+
+  /**
+   * `startsInside`: the output begins inside the span (the format forces it or the prompt opened
+   * it); a start marker the model writes anyway at the very beginning is dropped.
+   */
+  constructor(
+    private readonly format: MarkerSpanFormat,
+    startsInside: boolean,
+  ) {
+    super();
+    this.inSpan = startsInside;
+    this.atOpenStart = startsInside;
+    this.spanEnds = [...format.ends, ...(format.toolStarts ?? [])];
+    const stray = format.dropsStrayEnd ? format.ends : [];
+    const later = format.reopens ? format.starts : [];
+    this.contentMarkers = { first: [...format.starts, ...stray], later: [...later, ...stray] };
+  }
+
+  override finish(): ReasoningSplit {
+    const rest = this.held;
+    this.held = '';
+    return this.inSpan ? { reasoning: rest, content: '' } : { reasoning: '', content: rest };
+  }
+
+  protected override step(out: ReasoningSplit): boolean {
+    if (this.atOpenStart && !this.settleOpenStart()) return false;
+    return this.inSpan ? this.stepInSpan(out) : this.stepInContent(out);
+  }
+
+  /** Drops a leading start marker of an open output; false while the text is still a prefix of one. */
+  private settleOpenStart(): boolean {
+    const rest = withoutLeadingMarker(this.held, this.format.starts);
+    if (rest === null) return false;
+    this.held = rest;
+    this.atOpenStart = false;
+    return true;
+  }
+
+  private stepInSpan(out: ReasoningSplit): boolean {
+    const hit = firstMarker(this.held, this.spanEnds);
+    if (hit !== null) {
+      out.reasoning += this.held.slice(0, hit.index);
+      // A tool-call start is the call's own markup: it stays for the content side.
+      const toolStart = !this.format.ends.includes(hit.marker);
+      this.held = this.held.slice(hit.index + (toolStart ? 0 : hit.marker.length));
+      this.inSpan = false;
+      this.spansClosed += 1;
+      return true;
+    }
+    out.reasoning += this.release(this.spanEnds);
+    return false;
+  }
+
+  private stepInContent(out: ReasoningSplit): boolean {
+    const markers = this.spansClosed === 0 ? this.contentMarkers.first : this.contentMarkers.later;
+    const hit = firstMarker(this.held, markers);
+    if (hit !== null) {
+      out.content += this.held.slice(0, hit.index);
+      this.held = this.held.slice(hit.index + hit.marker.length);
+      this.inSpan = (this.format.reopens || this.spansClosed === 0) && this.format.starts.includes(hit.marker);
+      return true;
+    }
+    out.content += this.release(markers);
+    return false;
+  }
+
+  /** Releases the held text but for a tail that could still begin one of `markers`. */
+  private release(markers: readonly string[]): string {
+    const keep = partialMarkerLength(this.held, markers);
+    const released = this.held.slice(0, this.held.length - keep);
+    this.held = this.held.slice(this.held.length - keep);
+    return released;
+  }
+}
+
+/** The factory of a span format's parsers, started inside or outside as each request decides. */
+export function spanParsers(format: MarkerSpanFormat): ReasoningParserFactory {
+  return ({ startsInside }) => new MarkerSpanParser(format, startsInside);
+}
