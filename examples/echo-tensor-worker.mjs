@@ -18,7 +18,7 @@ import {
   createLogger,
   DistributedRuntime,
   encodeModelConfig,
-  startFrontend,
+  startKserveFrontend,
   tensorEngineHandler,
   tensorModelCardJson,
   workerRuntimeFromEnv,
@@ -90,7 +90,7 @@ async function runWorker() {
 async function runInProcess() {
   const port = Number(process.argv[2] ?? 8000);
   const metricsPort = Number(process.argv[3] ?? 8788);
-  const frontend = await startFrontend({ port, metricsPort, tensorModels: [echoTensorModel()] });
+  const frontend = await startKserveFrontend({ port, metricsPort, tensorModels: [echoTensorModel()] });
   process.stdout.write(`echo tensor model on gRPC port ${frontend.grpcPort}, metrics on ${frontend.metricsPort}\n`);
   const stop = () => frontend.stop().then(() => process.exit(0));
   process.on('SIGINT', stop);

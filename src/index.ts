@@ -8,15 +8,18 @@ export { encodeModelConfig } from './kserve/index.js';
 export { ModelManager } from './models/index.js';
 export type { RouteExtension, RouteExtensionContext } from './frontends/http/index.js';
 export { FrontendMetrics, meteredRequestScope, MetricsRegistry } from './observability/index.js';
+// Each start function is named for what it starts: the whole gateway in one process (startServe),
+// the frontend that finds workers through discovery (startFrontend), the KServe gRPC frontend over
+// models given in code (startKserveFrontend), simulated workers (startMocker).
 export {
-  startKserveFrontend as startFrontend,
-  type KserveFrontendOptions as FrontendOptions,
-  type RunningKserveFrontend as RunningFrontend,
-  startFrontend as startDistributedFrontend,
-  startMocker,
-  workerRuntimeFromEnv,
+  startFrontend,
   type FrontendService,
+  startKserveFrontend,
+  type KserveFrontendOptions,
+  type RunningKserveFrontend,
+  startMocker,
   type RunningMocker,
+  workerRuntimeFromEnv,
 } from './launch/index.js';
 export {
   DistributedRuntime,

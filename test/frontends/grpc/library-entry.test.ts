@@ -1,15 +1,15 @@
-// The package's `startFrontend`: the KServe gRPC frontend with its optional side HTTP server for
+// The package's `startKserveFrontend`: the KServe gRPC frontend with its optional side HTTP server for
 // /metrics, /health and /live, composed in launch/ over one model manager and metrics registry.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createLogger, startFrontend } from '../../../src/index.js';
+import { createLogger, startKserveFrontend } from '../../../src/index.js';
 import { makeClient, tensorModel, unary } from './harness.js';
 
 const base = { host: '127.0.0.1', port: 0, logger: createLogger('error') };
 
 test('with metricsPort the side server serves /metrics, /health and /live until stop', async () => {
-  const frontend = await startFrontend({ ...base, metricsPort: 0, tensorModels: [tensorModel('echo')] });
+  const frontend = await startKserveFrontend({ ...base, metricsPort: 0, tensorModels: [tensorModel('echo')] });
   const side = `http://127.0.0.1:${frontend.metricsPort}`;
   const client = makeClient(frontend.grpcPort);
   try {
@@ -27,7 +27,7 @@ test('with metricsPort the side server serves /metrics, /health and /live until 
 });
 
 test('without metricsPort there is no side server', async () => {
-  const frontend = await startFrontend({ ...base, metricsPort: null });
+  const frontend = await startKserveFrontend({ ...base, metricsPort: null });
   try {
     assert.equal(frontend.metricsPort, undefined);
     assert.ok(frontend.grpcPort > 0);
