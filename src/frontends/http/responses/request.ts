@@ -21,7 +21,10 @@ export interface TranslatedRequest {
 }
 
 /** Fields that map onto the chat request. */
-const MAPPED = ['model', 'input', 'instructions', 'tools', 'tool_choice', 'max_output_tokens', 'temperature', 'top_p', 'text', 'reasoning', 'parallel_tool_calls', 'user', 'stream', 'nvext'];
+const MAPPED = [
+  'model', 'input', 'instructions', 'tools', 'tool_choice', 'max_output_tokens', 'temperature', 'top_p', 'presence_penalty', 'frequency_penalty',
+  'text', 'reasoning', 'parallel_tool_calls', 'user', 'stream', 'nvext',
+];
 /**
  * Fields accepted and echoed, or with nothing to do here (docs/api-fields.md): account and caching
  * hints, `max_tool_calls` (it caps hosted tool calls, and none run here), `context_management`
@@ -71,7 +74,7 @@ export function translateResponsesRequest(raw: unknown): TranslatedRequest {
   const chat: Body = { model: body.model, messages };
   const maxOutput = maxOutputTokens(body.max_output_tokens);
   if (maxOutput !== null) chat.max_tokens = maxOutput;
-  for (const field of ['temperature', 'top_p', 'parallel_tool_calls', 'user', 'stream', 'nvext']) {
+  for (const field of ['temperature', 'top_p', 'presence_penalty', 'frequency_penalty', 'parallel_tool_calls', 'user', 'stream', 'nvext']) {
     if (present(body[field])) chat[field] = body[field];
   }
   const tools = chatTools(body.tools);
@@ -88,6 +91,7 @@ export function translateResponsesRequest(raw: unknown): TranslatedRequest {
     chat,
     stream: body.stream === true,
     tools: tools.offered,
+    // Every request setting the Response object carries, as given, else its default (null where unset).
     echo: {
       instructions: body.instructions ?? null,
       max_output_tokens: maxOutput,
@@ -95,12 +99,20 @@ export function translateResponsesRequest(raw: unknown): TranslatedRequest {
       metadata: body.metadata ?? {},
       parallel_tool_calls: body.parallel_tool_calls ?? true,
       previous_response_id: null,
+      conversation: null,
+      prompt: null,
+      prompt_cache_key: body.prompt_cache_key ?? null,
+      prompt_cache_retention: body.prompt_cache_retention ?? null,
       reasoning,
+      safety_identifier: body.safety_identifier ?? null,
+      service_tier: body.service_tier ?? 'default',
       store: false,
       temperature: body.temperature ?? 1,
+      presence_penalty: body.presence_penalty ?? 0,
+      frequency_penalty: body.frequency_penalty ?? 0,
       text: isObject(body.text) ? body.text : { format: { type: 'text' } },
       tool_choice: body.tool_choice ?? 'auto',
-      tools: body.tools ?? [],
+      tools: echoedTools(body.tools),
       top_logprobs: topLogprobs ?? 0,
       top_p: body.top_p ?? 1,
       truncation: body.truncation ?? 'disabled',
@@ -127,6 +139,12 @@ function maxOutputTokens(value: unknown): number | null {
   if (typeof value !== 'number' || !Number.isInteger(value)) throw new ValidationError(`\`max_output_tokens\` must be an integer, got ${JSON.stringify(value)}`);
   if (value <= 0) throw new ValidationError(`\`max_output_tokens\` must be greater than 0, got ${value}`);
   return value;
+}
+
+/** The tools as the Response object lists them: function and custom tools with their `strict` (false: not enforced here). */
+function echoedTools(tools: unknown): unknown[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.map((tool) => (isObject(tool) && tool.type === 'function' ? { ...tool, strict: tool.strict ?? false, description: tool.description ?? null, parameters: tool.parameters ?? null } : tool));
 }
 
 /** `top_logprobs`: 0 (none) is echoed; token logprobs on Responses are not built yet, so more is refused. */

@@ -55,6 +55,8 @@ export function responseObject(head: ResponseHead, state: ResponseState): Json {
     output: state.output,
     ...head.echo,
     usage: state.usage ? responseUsage(state.usage) : null,
+    // When it finished; null until then, and for a response that failed or stopped short.
+    completed_at: state.status === 'completed' ? Math.floor(Date.now() / 1000) : null,
   };
 }
 
