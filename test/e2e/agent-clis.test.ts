@@ -1,8 +1,10 @@
 // The two agent CLIs people point at a self-hosted gateway, driven through a whole tool loop against
 // the mocker (docs/mocker-script.md): `codex exec` over /v1/responses and `claude -p` over
 // /v1/messages are each asked to create a marker file; the scripted model answers the task with a
-// tool call in Qwen3's own (hermes) format, the CLI runs it, and the turn after its result gets the
-// final answer, which the CLI prints.
+// tool call in the model's own format, the CLI runs it, and the turn after its result gets the
+// final answer, which the CLI prints. Two models: Qwen3 (hermes calls, a template that leaves the
+// model to open its reasoning) and the Qwen3-Coder style (XML calls read by qwen3_coder; Qwen3.5's
+// template, which opens the reasoning span for the model and refuses late system messages).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { agentCli } from '../support/agent-clis.js';
 import { serveInProcess } from '../support/in-process.js';
+import { modelFolderWithTemplate } from '../support/model-folders.js';
 
 /** Runs a CLI with no standard input (Codex would wait to read a prompt from an open pipe); its stdout. */
 function run(exe: string, args: string[], opts: { cwd: string; env: Record<string, string>; timeout: number }): Promise<{ stdout: string }> {
@@ -32,17 +35,46 @@ function run(exe: string, args: string[], opts: { cwd: string; env: Record<strin
 const MODEL = 'Qwen/Qwen3-0.6B';
 const FINAL = 'Created the marker file.';
 
-/** The task turn answers with one hermes tool call; the turn after the result, with the final text. */
-function script(tool: string, args: Record<string, string>): string {
-  const call = JSON.stringify(`<tool_call>\n${JSON.stringify({ name: tool, arguments: args })}\n</tool_call>`);
-  return `replies:\n  - turn: 0\n    contains: marker\n    text: ${call}\n  - turn: 1\n    text: ${JSON.stringify(FINAL)}\n  - text: "OK."\n`;
+interface ModelShape {
+  what: string;
+  /** serve's flags for the model and its parsers. */
+  flags: string[];
+  model: string;
+  /** A call in the model's own format. */
+  call(tool: string, args: Record<string, string>): string;
+  /** What the reply opens with: a template that opened the reasoning span needs it closed first. */
+  lead: string;
 }
 
-async function serveScript(yaml: string) {
+const MODELS: ModelShape[] = [
+  {
+    what: 'Qwen3, hermes calls',
+    flags: ['--dyn-tool-call-parser', 'hermes'],
+    model: MODEL,
+    call: (tool, args) => `<tool_call>\n${JSON.stringify({ name: tool, arguments: args })}\n</tool_call>`,
+    lead: '',
+  },
+  {
+    what: 'Qwen3-Coder style, XML calls behind Qwen3.5\'s template',
+    flags: ['--model-path', modelFolderWithTemplate('Qwen/Qwen3.5-4B'), '--model-name', 'coder', '--dyn-tool-call-parser', 'qwen3_coder'],
+    model: 'coder',
+    call: (tool, args) =>
+      `<tool_call>\n<function=${tool}>\n${Object.entries(args).map(([k, v]) => `<parameter=${k}>\n${v}\n</parameter>\n`).join('')}</function>\n</tool_call>`,
+    lead: 'The user wants a marker file.\n</think>\n\n',
+  },
+];
+
+/** The task turn answers with one tool call; the turn after the result, with the final text. */
+function script(shape: ModelShape, tool: string, args: Record<string, string>): string {
+  const reply = (text: string) => JSON.stringify(shape.lead + text);
+  return `replies:\n  - turn: 0\n    contains: marker\n    text: ${reply(shape.call(tool, args))}\n  - turn: 1\n    text: ${reply(FINAL)}\n  - text: ${reply('OK.')}\n`;
+}
+
+async function serveScript(shape: ModelShape, yaml: string) {
   const dir = mkdtempSync(path.join(tmpdir(), 'agent-script-'));
   writeFileSync(path.join(dir, 'script.yaml'), yaml);
   return serveInProcess([
-    '--enable-anthropic-api', '--dyn-tool-call-parser', 'hermes', '--dyn-reasoning-parser', 'qwen3',
+    '--enable-anthropic-api', '--dyn-reasoning-parser', 'qwen3', ...shape.flags,
     '--mocker-script', path.join(dir, 'script.yaml'), '--speedup-ratio', '100',
   ]);
 }
@@ -56,12 +88,12 @@ function workspace(): { cwd: string; home: string } {
   return { cwd, home };
 }
 
-describe('codex exec through a tool loop (Responses API)', () => {
+for (const shape of MODELS) describe(`codex exec through a tool loop (Responses API), ${shape.what}`, () => {
   let server: Awaited<ReturnType<typeof serveScript>>;
   let codex: string;
   before(async () => {
     codex = agentCli('codex');
-    server = await serveScript(script('exec_command', { cmd: 'touch marker.txt' }));
+    server = await serveScript(shape, script(shape, 'exec_command', { cmd: 'touch marker.txt' }));
   });
   after(() => server.service.stop());
 
@@ -70,7 +102,7 @@ describe('codex exec through a tool loop (Responses API)', () => {
     const provider = `model_providers.dyn={name="dyn",base_url="${server.baseUrl}/v1",wire_api="responses"}`;
     const { stdout } = await run(
       codex,
-      ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '-c', 'model_provider=dyn', '-c', provider, '-m', MODEL, 'Create the marker file'],
+      ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '-c', 'model_provider=dyn', '-c', provider, '-m', shape.model, 'Create the marker file'],
       { cwd, env: { PATH: process.env.PATH ?? '', HOME: home }, timeout: 240_000 },
     );
     assert.ok(existsSync(path.join(cwd, 'marker.txt')), 'codex ran the tool call');
@@ -78,18 +110,18 @@ describe('codex exec through a tool loop (Responses API)', () => {
   });
 });
 
-describe('claude -p through a tool loop (Messages API)', () => {
+for (const shape of MODELS) describe(`claude -p through a tool loop (Messages API), ${shape.what}`, () => {
   let server: Awaited<ReturnType<typeof serveScript>>;
   let claude: string;
   before(async () => {
     claude = agentCli('claude');
-    server = await serveScript(script('Bash', { command: 'touch marker.txt', description: 'Create the marker' }));
+    server = await serveScript(shape, script(shape, 'Bash', { command: 'touch marker.txt', description: 'Create the marker' }));
   });
   after(() => server.service.stop());
 
   test('runs the scripted command and prints the final answer', async () => {
     const { cwd, home } = workspace();
-    const { stdout } = await run(claude, ['-p', 'Create the marker file', '--model', MODEL, '--allowedTools=Bash'], {
+    const { stdout } = await run(claude, ['-p', 'Create the marker file', '--model', shape.model, '--allowedTools=Bash'], {
       cwd,
       env: {
         PATH: process.env.PATH ?? '',

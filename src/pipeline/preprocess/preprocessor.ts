@@ -26,6 +26,7 @@ import type { EmbeddingRequest } from './media-requests.js';
 import type { ModelSetup } from './preprocess-worker.js';
 import type { PooledPrompt, PreprocessPool } from './preprocess-pool.js';
 import { chatPromptChars } from './request-limits.js';
+import { foldLateSystemMessages, hasLateSystemMessages, LATE_SYSTEM_PROBE } from './late-system.js';
 import { withDefaultThinking } from './reasoning-args.js';
 import { NO_HEADER_ROUTING, withHeaderRouting, type HeaderRouting } from './routing-headers.js';
 import type { HfTokenizer } from './tokenizer.js';
@@ -94,6 +95,21 @@ export class Preprocessor {
     this.template = new ChatTemplate(card, opts);
     this.poolKey = poolKeyOf(card, opts);
     this.mediaKinds = templateMediaKinds(Object.values(card.chatTemplates));
+  }
+
+  private lateSystemRendered: Promise<boolean> | undefined;
+
+  /**
+   * For an API whose conversations may carry system messages after they began (Anthropic's): the
+   * request as this model's template can render it (late-system.ts).
+   */
+  async placeLateSystemMessages(request: ChatCompletionRequest): Promise<ChatCompletionRequest> {
+    if (!hasLateSystemMessages(request)) return request;
+    this.lateSystemRendered ??= this.template.renderOffLoop({ ...request, messages: LATE_SYSTEM_PROBE, tools: undefined }).then(
+      () => true,
+      () => false,
+    );
+    return (await this.lateSystemRendered) ? request : { ...request, messages: foldLateSystemMessages(request.messages) };
   }
 
   validateChat(body: unknown): ChatCompletionRequest {

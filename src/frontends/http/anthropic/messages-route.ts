@@ -92,7 +92,8 @@ function countTokensSpec(opts: MessagesTranslation): ModelRouteSpec<ChatCompleti
     modelName: messagesModelName,
     prepare: (req, served) => served.preprocessor.validateChat(translateCountTokensRequest(req.body, opts)),
     async run(call, chat) {
-      const prepared = await call.served.preprocessor.preprocessChat(chat);
+      const preprocessor = call.served.preprocessor;
+      const prepared = await preprocessor.preprocessChat(await preprocessor.placeLateSystemMessages(chat));
       return { input_tokens: prepared.promptTokens };
     },
   };

@@ -247,7 +247,8 @@ export interface TranslatedChat extends PreparedGeneration {
 
 /** Validates and preprocesses the chat body a route's request was translated to, as chat would. */
 export async function prepareTranslatedChat(served: ServedModel, chatBody: unknown, stream: boolean, routing: HeaderRouting): Promise<TranslatedChat> {
-  const chat = served.preprocessor.validateChat(chatBody);
+  // The APIs translated to chat allow several system messages, and mid-conversation; not every template does.
+  const chat = await served.preprocessor.placeLateSystemMessages(served.preprocessor.validateChat(chatBody));
   const run = await served.preprocessor.preprocessChat(chat, routing);
   return { runs: [run], n: 1, model: chat.model, stream, ...outputParsers(served, chat, run) };
 }
