@@ -5,6 +5,7 @@
 // (web search, file search, shells, ...) are the record of tools this gateway never offers: dropped.
 
 import { NotImplementedError, ValidationError, type ChatMessage, type ContentPart } from '../../../protocols/index.js';
+import { compactionText, decodeCompaction } from './compaction-item.js';
 
 type Item = Record<string, unknown>;
 
@@ -68,6 +69,10 @@ const ITEM_CONVERTERS: Record<string, ItemConverter> = {
   },
   function_call_output: toolOutput,
   custom_tool_call_output: toolOutput,
+  // A compaction of this gateway's stands for the conversation before it: its summary, as context.
+  compaction: (item, path, messages) => {
+    messages.push({ role: 'system', content: compactionText(decodeCompaction(item.encrypted_content, path)) });
+  },
   // Earlier reasoning is not rendered back: templates drop it from past turns anyway.
   reasoning: () => undefined,
   item_reference: (_item, path) => {

@@ -91,7 +91,7 @@ export function outputText(text: string): Json {
   return { type: 'output_text', text, annotations: [], logprobs: [] };
 }
 
-function responseUsage(usage: CompletionUsage): Json {
+export function responseUsage(usage: CompletionUsage): Json {
   return {
     input_tokens: usage.prompt_tokens,
     input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0 },

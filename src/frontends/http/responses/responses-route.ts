@@ -17,6 +17,7 @@ import {
   type TranslatedChat,
 } from '../model-route/index.js';
 import { INFERENCE_ERRORS, jsonOrStream, type RouteDoc } from '../openapi/index.js';
+import { COMPACT_ROUTE } from './compaction.js';
 import { registerInputTokens } from './input-tokens.js';
 import type { OfferedTools } from './offered-tools.js';
 import { RESPONSES_FIELDS, responsesModelName, translateResponsesRequest, UNSUPPORTED_RESPONSES_FIELDS } from './request.js';
@@ -103,10 +104,11 @@ const RESPONSES_DOC: RouteDoc = {
 
 const CREATE_ROUTE = generatingRoute(RESPONSES_DOC, ({ generation }) => new ResponsesRoute(generation));
 
-/** The Responses API: create at its path, and the input token count below it. */
+/** The Responses API: create at its path, and the input token count and compaction below it. */
 export const RESPONSES_ROUTE: HttpRoute = {
   register(app, path, ctx) {
     CREATE_ROUTE.register(app, path, ctx);
     registerInputTokens(app, path, ctx);
+    COMPACT_ROUTE.register(app, `${path}/compact`, ctx);
   },
 };

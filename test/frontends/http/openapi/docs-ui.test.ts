@@ -27,6 +27,7 @@ const EXPECTED_OPERATIONS = [
   'POST /v1/messages',
   'POST /v1/messages/count_tokens',
   'POST /v1/responses/input_tokens',
+  'POST /v1/responses/compact',
   'POST /v1/embeddings',
   'POST /v1/images/generations',
   'GET /v1/models',
