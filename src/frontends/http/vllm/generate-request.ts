@@ -48,8 +48,8 @@ function positive(sampling: Body, field: string): void {
 
 /** Upstream's own cross-field rules, named by their path under `sampling_params`. */
 function checkSampling(sampling: Body): void {
-  for (const field of Object.keys(sampling)) {
-    if (!(SAMPLING_AS_COMPLETION as readonly string[]).includes(field)) {
+  for (const [field, value] of Object.entries(sampling)) {
+    if (value !== null && !(SAMPLING_AS_COMPLETION as readonly string[]).includes(field)) {
       throw new ValidationError(`\`sampling_params.${field}\` is not supported by this frontend`);
     }
   }
@@ -67,8 +67,10 @@ function checkSampling(sampling: Body): void {
 
 export function generateBody(raw: unknown): GenerateBody {
   const body = bodyObject(raw);
-  for (const field of Object.keys(body)) {
-    if (!TOP_LEVEL.has(field)) throw new ValidationError(`\`${field}\` is not supported by this frontend`);
+  // A client that writes every field sends null (and priority 0) for what it does not use.
+  for (const [field, value] of Object.entries(body)) {
+    const unused = value === null || (field === 'priority' && value === 0);
+    if (!unused && !TOP_LEVEL.has(field)) throw new ValidationError(`\`${field}\` is not supported by this frontend`);
   }
   const prompt = tokenIds(body, 'token_ids', true);
   if (body.sampling_params === undefined) throw new ValidationError('`sampling_params` is required');
@@ -83,7 +85,8 @@ export function generateBody(raw: unknown): GenerateBody {
   }
   const includeUsage = options ? optionalBool(options, 'include_usage', false, 'stream_options.include_usage') : false;
   const continuous = options ? optionalBool(options, 'continuous_usage_stats', false, 'stream_options.continuous_usage_stats') : false;
-  const completion: Body = { model: body.model, prompt, stream, ...sampling };
+  const completion: Body = { model: body.model, prompt, stream };
+  for (const field of SAMPLING_AS_COMPLETION) if (sampling[field] !== undefined) completion[field] = sampling[field];
   if (body.cache_salt !== undefined) completion.cache_salt = body.cache_salt;
   return { completion, requestId, includeUsage, continuousUsage: includeUsage && continuous };
 }

@@ -89,6 +89,14 @@ describe('vLLM routes: /tokenize, /detokenize, /inference/v1/generate', () => {
       await postJson(ctx.baseUrl, '/inference/v1/generate', { model: MODEL, token_ids: [1, 2, 3], request_id: 'body-id', sampling_params: { max_tokens: 1 } }, { 'x-request-id': 'header-id' }),
     );
     assert.equal(headerWins.request_id, 'header-id');
+    // A client that writes out every field of the request sends nulls for what it leaves unused.
+    const spelledOut = await okJson<Generated>(
+      await postJson(ctx.baseUrl, '/inference/v1/generate', {
+        model: MODEL, token_ids: [1, 2, 3], features: null, kv_transfer_params: null, priority: 0, cache_salt: null,
+        sampling_params: { max_tokens: 2, ignore_eos: true, structured_outputs: null, logprobs: null },
+      }),
+    );
+    assert.equal(spelledOut.choices[0]!.token_ids.length, 2);
     assert.equal(headerWins.choices[0]!.logprobs, undefined);
   });
 
