@@ -28,6 +28,9 @@ export const HTTP_ROUTES = {
   videosStream: { path: '/v1/videos/generations/stream', setting: 'VideosStream', what: 'streamed video generation', upstream: false },
   responses: { path: '/v1/responses', setting: 'Responses', what: 'Responses API', upstream: true },
   models: { path: '/v1/models', setting: 'Models', what: 'model list', upstream: true },
+  tokenize: { path: '/tokenize', setting: 'Tokenize', what: 'tokenize (vLLM-style)', upstream: false },
+  detokenize: { path: '/detokenize', setting: 'Detokenize', what: 'detokenize (vLLM-style)', upstream: false },
+  inferenceGenerate: { path: '/inference/v1/generate', setting: 'InferenceGenerate', what: 'token-in/token-out generation', upstream: false },
   /** Anthropic Messages; count_tokens is below it. */
   anthropic: { path: '/v1/messages', setting: 'Anthropic', what: 'Anthropic Messages API', upstream: true },
   health: { path: '/health', setting: 'Health', what: 'health check', upstream: true },

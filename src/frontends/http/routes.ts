@@ -10,6 +10,7 @@ import { OPENAPI_ROUTES } from './openapi/index.js';
 import { RESPONSES_ROUTES } from './responses/index.js';
 import { SERVICE_ROUTES } from './service/index.js';
 import { TRITON_PREFIX, TRITON_ROUTE } from './triton/index.js';
+import { VLLM_ROUTES } from './vllm/index.js';
 
 export const ROUTES: { readonly [K in HttpRouteName]: HttpRoute } = {
   ...OPENAI_ROUTES,
@@ -18,6 +19,7 @@ export const ROUTES: { readonly [K in HttpRouteName]: HttpRoute } = {
   ...SERVICE_ROUTES,
   ...OPENAPI_ROUTES,
   ...DASHBOARD_ROUTES,
+  ...VLLM_ROUTES,
 };
 
 export const FIXED_ROUTES: readonly { readonly path: string; readonly route: HttpRoute }[] = [{ path: TRITON_PREFIX, route: TRITON_ROUTE }];

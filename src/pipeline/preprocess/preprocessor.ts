@@ -172,6 +172,27 @@ export class Preprocessor {
     return { request, promptTokens: token_ids.reduce((sum, ids) => sum + ids.length, 0) };
   }
 
+  /** A text's ids as `/tokenize` gives them: with the post-processor's special tokens (BOS) when asked. */
+  tokenizeText(text: string, addSpecialTokens: boolean): Promise<number[]> {
+    return this.tokenizer.encode(text, addSpecialTokens);
+  }
+
+  /** A chat's prompt text as chat completions render it (template, tools, template arguments), for `/tokenize`. */
+  renderChat(req: ChatCompletionRequest): Promise<string> {
+    checkMediaAccepted(req.messages, this.mediaKinds);
+    return this.template.renderOffLoop(req);
+  }
+
+  /** Each id's vocabulary entry as the tokenizer spells it; null for an id it lacks. */
+  tokenStrings(ids: readonly number[]): (string | null)[] {
+    return ids.map((id) => this.tokenizer.idToToken(id));
+  }
+
+  /** Ids back to text by the tokenizer's own decode, special tokens kept (`/detokenize`). */
+  detokenize(ids: number[]): Promise<string> {
+    return this.tokenizer.decode(ids, false);
+  }
+
   private async chatPrompt(req: ChatCompletionRequest): Promise<Prompt> {
     const tokenData = req.nvext?.token_data;
     if (tokenData) return givenTokens(tokenData);

@@ -170,6 +170,11 @@ export class HfTokenizer {
     return this.native.tokenToId(token);
   }
 
+  /** The vocabulary entry of `id` as the tokenizer spells it (`Ġhello` for byte-level BPE); null for an id it lacks. */
+  idToToken(id: number): string | null {
+    return this.native.idToToken(id);
+  }
+
   decode(ids: number[], skipSpecialTokens: boolean): Promise<string> {
     return this.native.decode(ids, skipSpecialTokens);
   }

@@ -23,7 +23,8 @@ export interface ModelCall {
 }
 
 export interface ModelRouteSpec<T> {
-  api: ModelApi;
+  /** The API the model must serve; a function when the body's shape decides it (tokenize's prompt or messages). */
+  api: ModelApi | ((body: unknown) => ModelApi);
   /** The `endpoint` label of request metrics. */
   endpoint: string;
   /** The body's model name; a body without a usable one fails validation here, before a 404 could answer it. */
@@ -66,7 +67,8 @@ export function modelRouteHandler<T>(ctx: ModelRouteContext, spec: ModelRouteSpe
     let counted = false;
     try {
       ctx.state.assertServing();
-      const served = ctx.models.getFor(spec.modelName(req.body), spec.api);
+      const api = typeof spec.api === 'function' ? spec.api(req.body) : spec.api;
+      const served = ctx.models.getFor(spec.modelName(req.body), api);
       request = RequestLifecycle.start({
         scope: ctx.requestScope,
         id: requestId,

@@ -40,6 +40,9 @@ const ROUTES: [string, string[]][] = [
   ['/live', ['get']],
   ['/metrics', ['get']],
   ['/busy_threshold', ['get', 'post']],
+  ['/tokenize', ['post']],
+  ['/detokenize', ['post']],
+  ['/inference/v1/generate', ['post']],
   ['/v2/health/live', ['get']],
   ['/v2/health/ready', ['get']],
   ['/v2', ['get']],
@@ -161,6 +164,9 @@ describe('path overrides, the _ENV spellings included, are where the routes and 
     DYN_HTTP_SVC_BUSY_THRESHOLD_PATH: '/ops/busy',
     DYN_HTTP_SVC_OPENAPI_PATH: '/api/spec.json',
     DYN_HTTP_SVC_DOCS_PATH: '/api/ui',
+    DYN_HTTP_SVC_TOKENIZE_PATH: '/api/tokenize',
+    DYN_HTTP_SVC_DETOKENIZE_PATH: '/api/detokenize',
+    DYN_HTTP_SVC_INFERENCE_GENERATE_PATH: '/api/inference/generate',
   };
   let ctx: Awaited<ReturnType<typeof serveInProcess>>;
   before(async () => {
@@ -174,8 +180,10 @@ describe('path overrides, the _ENV spellings included, are where the routes and 
     assert.deepEqual(Object.keys(doc.paths).filter((p) => !p.startsWith('/v2')).sort(), [
       '/api/chat/completions',
       '/api/completions',
+      '/api/detokenize',
       '/api/embeddings',
       '/api/images',
+      '/api/inference/generate',
       '/api/messages',
       '/api/messages/count_tokens',
       '/api/models',
@@ -183,6 +191,7 @@ describe('path overrides, the _ENV spellings included, are where the routes and 
       '/api/responses',
       '/api/responses/compact',
       '/api/responses/input_tokens',
+      '/api/tokenize',
       '/api/videos',
       '/api/videos/stream',
       '/ops/busy',
