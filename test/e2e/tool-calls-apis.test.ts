@@ -18,11 +18,11 @@ const TWO_CALLS = `${ONE_CALL}\n<tool_call>\n{"name": "get_time", "arguments": {
 const WEATHER_SCHEMA = { type: 'object', properties: { city: { type: 'string' }, days: { type: 'array' } } };
 const TIME_SCHEMA = { type: 'object', properties: { zone: { type: 'string' } } };
 
-/** `value` with every id-like field (fresh per answer) and the SDK's parse additions removed, at any depth. */
+/** `value` with every id-like field and timestamp (fresh per answer) and the SDK's parse additions removed, at any depth. */
 function withoutIds(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutIds);
   if (typeof value !== 'object' || value === null) return value;
-  const dropped = new Set(['id', 'call_id', 'created_at', 'parsed', 'parsed_output', 'parsed_arguments', 'output_parsed']);
+  const dropped = new Set(['id', 'call_id', 'created_at', 'completed_at', 'parsed', 'parsed_output', 'parsed_arguments', 'output_parsed']);
   return Object.fromEntries(Object.entries(value).filter(([key]) => !dropped.has(key)).map(([key, v]) => [key, withoutIds(v)]));
 }
 
