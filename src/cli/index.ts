@@ -1,5 +1,15 @@
 import { ConfigError, parseCommandLine, writeConfigDump, type Config, type Subcommand } from '../config/index.js';
-import { frontendCommand, resolveModelSource, serveCommand, startMocker, startOpenAiWorker, startRetrying, startupFailureLine, StartupGaveUpError } from '../launch/index.js';
+import {
+  frontendCommand,
+  resolveModelSource,
+  serveCommand,
+  startMocker,
+  startOpenAiWorker,
+  startRetrying,
+  StartupFailedError,
+  startupFailureLine,
+  StartupToldError,
+} from '../launch/index.js';
 import { DynamoError } from '../protocols/index.js';
 import { createLogger, logFormatFor, type Logger } from '../observability/index.js';
 import { progressBar, runBench } from './bench/index.js';
@@ -65,7 +75,8 @@ async function runService(start: Starter, config: Config, logger: Logger): Promi
     resolvingModel = false;
     service = await startRetrying(() => start(ready, logger), retry);
   } catch (err) {
-    const line = err instanceof StartupGaveUpError ? err.message : (startupFailureLine(err) ?? (resolvingModel && err instanceof DynamoError ? err.message : null));
+    if (err instanceof StartupToldError) return 1;
+    const line = err instanceof StartupFailedError ? err.message : (startupFailureLine(err) ?? (resolvingModel && err instanceof DynamoError ? err.message : null));
     if (line === null) throw err;
     process.stderr.write(`error: ${line}\n`);
     if (/^(debug|trace)\b/.test(config.log)) process.stderr.write(`${(err as Error).stack}\n`);

@@ -6,7 +6,7 @@ export { startMocker, type RunningMocker } from './mocker/index.js';
 export { startOpenAiWorker, runBridgeWorker, bridgeModelFromConfig, type RunningBridgeWorker, type UpstreamSpec } from './bridge/index.js';
 export { runtimeOptionsFromConfig, workerRuntimeFromEnv } from './runtime-options.js';
 export { natsTlsOptions, tcpTlsFiles } from './tls.js';
-export { startRetrying, startupFailureLine, StartupGaveUpError, type StartupRetryOptions } from './startup-retry.js';
+export { startRetrying, StartupFailedError, startupFailureLine, StartupGaveUpError, StartupToldError, type StartupRetryOptions } from './startup-retry.js';
 export { frontendCommand, processPlan, serveCommand, type ProcessPlan, type RunningCommand } from './pool/index.js';
 export { raiseFdLimit } from './fd-limit.js';
 export { resolveModelSource, type ModelSourceOptions } from './model-source.js';
