@@ -1,6 +1,7 @@
 import { ConfigError, parseCommandLine, writeConfigDump, type Config, type Subcommand } from '../config/index.js';
 import {
   frontendCommand,
+  isPoolProcess,
   resolveModelSource,
   serveCommand,
   startMocker,
@@ -50,7 +51,8 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
   const quiet = config.interactive && sources.log === 'default';
   const jsonl = sources.loggingJsonl === 'default' ? undefined : config.loggingJsonl;
   const logger = createLogger(quiet ? 'warn' : config.log, { format: logFormatFor(jsonl, process.stdout.isTTY === true) });
-  for (const warning of parsed.warnings) logger.warn(warning);
+  // A pool's processes run this same command line: the primary has warned about it already.
+  if (!isPoolProcess()) for (const warning of parsed.warnings) logger.warn(warning);
   if (config.dumpConfigTo) await writeConfigDump(config.dumpConfigTo, config);
   return RUNNERS[command](config, logger);
 }

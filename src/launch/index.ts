@@ -7,6 +7,6 @@ export { startOpenAiWorker, runBridgeWorker, bridgeModelFromConfig, type Running
 export { runtimeOptionsFromConfig, workerRuntimeFromEnv } from './runtime-options.js';
 export { natsTlsOptions, tcpTlsFiles } from './tls.js';
 export { startRetrying, StartupFailedError, startupFailureLine, StartupGaveUpError, StartupToldError, type StartupRetryOptions } from './startup-retry.js';
-export { frontendCommand, processPlan, serveCommand, type ProcessPlan, type RunningCommand } from './pool/index.js';
+export { frontendCommand, isPoolProcess, processPlan, serveCommand, type ProcessPlan, type RunningCommand } from './pool/index.js';
 export { raiseFdLimit } from './fd-limit.js';
 export { resolveModelSource, type ModelSourceOptions } from './model-source.js';
