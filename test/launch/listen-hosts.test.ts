@@ -1,122 +1,69 @@
-// Closed by default: a worker on a single-host discovery backend (file, mem) binds and publishes its
-// TCP request plane and ZMQ event publisher on loopback; on a cluster backend (etcd) it binds where
-// configured (all interfaces by default) and says once that its request plane is open without TLS.
+// Every listener binds the host it is told, and the plane TLS options are checked as a whole
+// before anything starts.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
-import { networkInterfaces, tmpdir } from 'node:os';
-import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { parseCommandLine } from '../../src/config/index.js';
-import { startMocker, type RunningMocker } from '../../src/launch/index.js';
-import { EVENT_CHANNELS_BUCKET, INSTANCES_BUCKET, type DistributedRuntime } from '../../src/runtime/index.js';
-import { capturingLogger } from '../support/captured-logs.js';
-import { startEtcd, type InfraServer } from '../support/infra-servers.js';
+import type { Http2Server } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { ConfigError, parseCommandLine, type Config } from '../../src/config/index.js';
+import { natsTlsOptions, runtimeOptionsFromConfig, tcpTlsFiles } from '../../src/launch/index.js';
+import { createLogger } from '../../src/observability/index.js';
+import { makePki } from '../support/certs.js';
+import { serveInProcess } from '../support/in-process.js';
+import { freePort } from '../support/processes.js';
 
-const OPEN_WARNING = /TCP request plane listens beyond loopback without TLS/;
-
-function mockerConfig(env: Record<string, string>) {
-  const parsed = parseCommandLine(['mocker', '--namespace', 'listen-hosts', '--speedup-ratio', '100'], { DYN_REQUEST_PLANE: 'tcp', DYN_EVENT_PLANE: 'zmq', ...env });
+function config(args: string[], env: Record<string, string> = {}): Config {
+  const parsed = parseCommandLine(['mocker', ...args], env);
   if (parsed.kind !== 'run') throw new Error('expected a run command');
   return parsed.config;
 }
 
-/** Every `host:port` the runtime's process published in discovery: request-plane transports and ZMQ channels. */
-async function publishedAddresses(runtime: DistributedRuntime): Promise<string[]> {
-  const values: string[] = [];
-  for (const bucket of [INSTANCES_BUCKET, EVENT_CHANNELS_BUCKET]) {
-    const stop = await runtime.discovery.watch(`${bucket}/`, (event) => {
-      if (event.type === 'put') values.push(event.value);
-    });
-    stop();
+/** The addresses grpc-js bound (it keeps its HTTP/2 servers to itself). */
+function grpcAddresses(server: unknown): string[] {
+  const internals = server as { http2Servers: Map<Http2Server, unknown> };
+  return [...internals.http2Servers.keys()].map((s) => (s.address() as AddressInfo).address);
+}
+
+test('HTTP and gRPC listen on --http-host; with --kserve-grpc-server the side metrics server does too', async () => {
+  const both = await serveInProcess(['--grpc-port', String(await freePort())]);
+  try {
+    assert.equal((both.service.http.app.server.address() as AddressInfo).address, '127.0.0.1');
+    assert.deepEqual(grpcAddresses(both.service.grpc!.grpc.server), ['127.0.0.1']);
+  } finally {
+    await both.service.stop();
   }
-  return values.flatMap((value) => [...value.matchAll(/"tcp":"([^"/]+)|tcp:\/\/([^"/]+)/g)].map((m) => (m[1] ?? m[2])!));
-}
-
-/** This host's first address other processes could dial it on, if it has one. */
-function externalAddress(): string | undefined {
-  for (const addrs of Object.values(networkInterfaces())) {
-    for (const addr of addrs ?? []) if (addr.family === 'IPv4' && !addr.internal) return addr.address;
+  const kserve = await serveInProcess(['--kserve-grpc-server', '--grpc-metrics-port', String(await freePort())]);
+  try {
+    assert.equal((kserve.service.http.app.server.address() as AddressInfo).address, '127.0.0.1');
+    assert.deepEqual(grpcAddresses(kserve.service.grpc!.grpc.server), ['127.0.0.1']);
+  } finally {
+    await kserve.service.stop();
   }
-  return undefined;
-}
-
-/** Whether a connection to `host:port` is accepted. */
-function accepts(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-const portOf = (address: string): number => Number(address.slice(address.lastIndexOf(':') + 1));
-
-describe('a mocker on file discovery', () => {
-  let dir: string;
-  let workers: RunningMocker;
-  const lines: Record<string, unknown>[] = [];
-
-  before(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'listen-hosts-'));
-    workers = await startMocker(mockerConfig({ DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: dir }), capturingLogger('info', lines));
-  });
-  after(async () => {
-    await workers.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  test('publishes its request plane and event publisher on loopback only', async () => {
-    const addresses = await publishedAddresses(workers.runtimes[0]!);
-    assert.ok(addresses.length >= 2, `a request plane and a ZMQ publisher: ${addresses.join(', ')}`);
-    for (const address of addresses) assert.match(address, /^127\.0\.0\.1:\d+$/);
-    const external = externalAddress();
-    // Bound to loopback, not merely published there: the same port is closed on the host's address.
-    if (external) for (const address of addresses) assert.equal(await accepts(external, portOf(address)), false, `${address} on ${external}`);
-    for (const address of addresses) assert.equal(await accepts('127.0.0.1', portOf(address)), true, address);
-  });
-
-  test('says nothing about open listeners', () => {
-    assert.deepEqual(lines.filter((l) => OPEN_WARNING.test(String(l.msg))), []);
-  });
 });
 
-describe('a mocker on etcd discovery', () => {
-  let etcd: InfraServer;
-  before(async () => {
-    etcd = await startEtcd();
-  });
-  after(async () => etcd.dispose());
+test('DYN_TCP_RPC_HOST is where the runtime listens as well as what it publishes', () => {
+  const options = runtimeOptionsFromConfig(config([], { DYN_TCP_RPC_HOST: '127.0.0.1' }), createLogger('silent'));
+  assert.equal(options.bindHost, '127.0.0.1');
+  assert.equal(options.advertiseHost, '127.0.0.1');
+  assert.equal(runtimeOptionsFromConfig(config([]), createLogger('silent')).bindHost, undefined, 'all interfaces when unset');
+});
 
-  test('binds where configured (all interfaces by default) and warns once that its request plane has no TLS', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const workers = await startMocker(mockerConfig({ ETCD_ENDPOINTS: etcd.url, DYN_DISCOVERY_BACKEND: 'etcd', DYN_MOCKER_NUM_WORKERS: '2' }), capturingLogger('info', lines));
-    try {
-      const warnings = lines.filter((l) => OPEN_WARNING.test(String(l.msg)));
-      assert.equal(warnings.length, 1, JSON.stringify(lines));
-      assert.equal(warnings[0]!.level, 40);
-      assert.match(String(warnings[0]!.address), /^0\.0\.0\.0:\d+$/);
-      const external = externalAddress();
-      if (external) {
-        const [address] = await publishedAddresses(workers.runtimes[0]!);
-        assert.equal(address!.split(':')[0], external);
-      }
-    } finally {
-      await workers.stop();
-    }
-  });
+test('the --tcp-tls-* and --nats-tls-* options are checked together', () => {
+  const pki = makePki();
+  assert.equal(tcpTlsFiles(config([])), undefined);
+  assert.throws(() => tcpTlsFiles(config(['--tcp-tls-cert-path', pki.serverCert])), (e: Error) => e instanceof ConfigError && /must be given together/.test(e.message));
+  assert.throws(() => tcpTlsFiles(config(['--tcp-tls-ca-cert-path', pki.caPath])), /need --tcp-tls-cert-path and --tcp-tls-key-path/);
+  assert.throws(
+    () => tcpTlsFiles(config(['--tcp-tls-cert-path', pki.serverCert, '--tcp-tls-key-path', pki.serverKey, '--tcp-tls-client-cert-path', pki.clientCertPath])),
+    /--tcp-tls-client-cert-path and --tcp-tls-client-key-path must be given together/,
+  );
+  const full = tcpTlsFiles(config(['--tcp-tls-cert-path', pki.serverCert, '--tcp-tls-key-path', pki.serverKey, '--tcp-tls-client-ca-cert-path', pki.caPath]));
+  assert.ok(full?.cert.length && full.key.length && full.clientCa?.length);
+  assert.equal(full.ca, undefined);
 
-  test('a request plane bound to loopback by DYN_TCP_RPC_HOST is not warned about', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const workers = await startMocker(mockerConfig({ ETCD_ENDPOINTS: etcd.url, DYN_DISCOVERY_BACKEND: 'etcd', DYN_TCP_RPC_HOST: '127.0.0.1' }), capturingLogger('info', lines));
-    try {
-      assert.deepEqual(lines.filter((l) => OPEN_WARNING.test(String(l.msg))), []);
-    } finally {
-      await workers.stop();
-    }
-  });
+  assert.equal(natsTlsOptions(config([])), undefined);
+  assert.deepEqual(natsTlsOptions(config([], { NATS_TLS_CA_CERT_PATH: pki.caPath })), { caFile: pki.caPath, certFile: undefined, keyFile: undefined, insecure: false });
+  assert.equal(natsTlsOptions(config(['--nats-tls-insecure']))?.insecure, true);
+  assert.throws(() => natsTlsOptions(config(['--nats-tls-client-cert-path', pki.clientCertPath])), /must be given together/);
+  assert.throws(() => config(['--tcp-tls-cert-path', '/nonexistent/cert.pem']), /--tcp-tls-cert-path must be an existing file/);
 });
