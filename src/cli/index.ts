@@ -1,5 +1,16 @@
 import { ConfigError, parseCommandLine, writeConfigDump, type Config, type Subcommand } from '../config/index.js';
-import { frontendCommand, resolveModelSource, serveCommand, startMocker, startOpenAiWorker, startRetrying, startupFailureLine, StartupGaveUpError } from '../launch/index.js';
+import {
+  frontendCommand,
+  isPoolProcess,
+  resolveModelSource,
+  serveCommand,
+  startMocker,
+  startOpenAiWorker,
+  startRetrying,
+  StartupFailedError,
+  startupFailureLine,
+  StartupToldError,
+} from '../launch/index.js';
 import { DynamoError } from '../protocols/index.js';
 import { createLogger, logFormatFor, type Logger } from '../observability/index.js';
 import { progressBar, runBench } from './bench/index.js';
@@ -40,7 +51,8 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
   const quiet = config.interactive && sources.log === 'default';
   const jsonl = sources.loggingJsonl === 'default' ? undefined : config.loggingJsonl;
   const logger = createLogger(quiet ? 'warn' : config.log, { format: logFormatFor(jsonl, process.stdout.isTTY === true) });
-  for (const warning of parsed.warnings) logger.warn(warning);
+  // A pool's processes run this same command line: the primary has warned about it already.
+  if (!isPoolProcess()) for (const warning of parsed.warnings) logger.warn(warning);
   if (config.dumpConfigTo) await writeConfigDump(config.dumpConfigTo, config);
   return RUNNERS[command](config, logger);
 }
@@ -65,7 +77,8 @@ async function runService(start: Starter, config: Config, logger: Logger): Promi
     resolvingModel = false;
     service = await startRetrying(() => start(ready, logger), retry);
   } catch (err) {
-    const line = err instanceof StartupGaveUpError ? err.message : (startupFailureLine(err) ?? (resolvingModel && err instanceof DynamoError ? err.message : null));
+    if (err instanceof StartupToldError) return 1;
+    const line = err instanceof StartupFailedError ? err.message : (startupFailureLine(err) ?? (resolvingModel && err instanceof DynamoError ? err.message : null));
     if (line === null) throw err;
     process.stderr.write(`error: ${line}\n`);
     if (/^(debug|trace)\b/.test(config.log)) process.stderr.write(`${(err as Error).stack}\n`);

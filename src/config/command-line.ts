@@ -13,7 +13,7 @@ export type CliResult =
       readonly command: Subcommand;
       readonly config: Config;
       readonly sources: ConfigSources;
-      /** Deprecated options that were set and are ignored; log them as warnings. */
+      /** Deprecated options that were set and are ignored, and credentials given as flags; log them as warnings. */
       readonly warnings: readonly string[];
     }
   | { readonly kind: 'help' | 'version'; readonly text: string };

@@ -83,6 +83,11 @@ interface BaseSpec<V> {
   readonly metavar?: string;
   /** A credential: its value is redacted wherever config is shown (--dump-config-to, help, logs). */
   readonly secret?: boolean;
+  /**
+   * For a secret with a flag: where else, besides its variable, it can come from out of sight of
+   * `ps`; the warning a flag-given secret gets names it.
+   */
+  readonly secretElsewhere?: string;
 }
 
 export interface NumberSpec extends BaseSpec<number> {

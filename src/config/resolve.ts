@@ -10,7 +10,7 @@ import type { CliSetting } from './scan-args.js';
 export interface ResolvedConfig {
   readonly config: Config;
   readonly sources: ConfigSources;
-  /** Deprecated options that were set; the caller logs them. */
+  /** Deprecated options that were set, and credentials given as flags; the caller logs them. */
   readonly warnings: readonly string[];
 }
 
@@ -42,6 +42,7 @@ export function resolveConfig(
       if (resolution.source !== 'default') warnings.push(`${originName(resolution)} ${spec.deprecated}`);
       continue;
     }
+    if (spec.secret === true && resolution.source === 'cli') warnings.push(secretOnCommandLine(spec));
     config[spec.key] = resolution.value;
     sources[spec.key] = resolution.source;
     if (appliesTo(spec, command)) resolutions.push(resolution);
@@ -81,6 +82,12 @@ function fromDefault(spec: OptionSpec, command: Subcommand): Resolution {
   const value = defaultFor(spec, command);
   const shown = value === undefined ? '' : ` ${String(value)}`;
   return { spec, value, source: 'default', written: `${displayName(spec)}${shown} (the default for 'dynamo-ts ${command}')` };
+}
+
+/** A flag's value is in the process's command line, which every user of the host can read. */
+function secretOnCommandLine(spec: OptionSpec): string {
+  const instead = spec.secretElsewhere === undefined ? spec.env : `${spec.env} or ${spec.secretElsewhere}`;
+  return `${displayName(spec)} on the command line can be read by every user of this host (ps, /proc/<pid>/cmdline); set ${instead} instead`;
 }
 
 function originName(resolution: Resolution): string {

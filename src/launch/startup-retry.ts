@@ -18,8 +18,18 @@ export interface StartupRetryOptions {
   stopping: () => boolean;
 }
 
+/** A startup failure whose message is the whole story: told as one line, without a stack, and never retried. */
+export class StartupFailedError extends Error {}
+
+/**
+ * A startup failure already passed on to the process that tells the operator (a pool process hands
+ * its primary the unreachable service): this process exits non-zero without a line of its own, so
+ * the line appears once however many processes failed.
+ */
+export class StartupToldError extends Error {}
+
 /** Thrown when retrying ran out: its message says so without repeating the line already told. */
-export class StartupGaveUpError extends Error {
+export class StartupGaveUpError extends StartupFailedError {
   constructor(override readonly cause: ServiceUnreachableError, secs: number) {
     super(`still cannot reach ${cause.service} after ${secs} s; giving up`);
   }

@@ -4,6 +4,7 @@
 import { UnavailableError } from '../protocols/index.js';
 import {
   DISCOVERY_BACKENDS,
+  DISCOVERY_REACH,
   encodeEndpointInstance,
   encodeModelRecord,
   instanceKey,
@@ -18,10 +19,11 @@ import { withFileChecksums } from './card-checksums.js';
 import { closeNatsConnections, natsConnection, type NatsTls } from './nats-connection.js';
 import type { PartMaker } from './part-table.js';
 import {
-  advertiseHost,
+  listenHosts,
   MultiTransportClient,
   REQUEST_PLANE_SERVERS,
   type EndpointHandler,
+  type ListenHosts,
   type RequestPlaneClient,
   type RequestPlaneDeps,
   type RequestPlaneName,
@@ -59,11 +61,15 @@ export interface RuntimeOptions {
   leaseTtlSecs: number;
   /** `DYN_TCP_MAX_MESSAGE_SIZE`. */
   tcpMaxMessageSize: number;
-  /** The host other processes dial for this one (`DYN_TCP_RPC_HOST`, else the first IPv4). */
+  /**
+   * The host other processes dial for this one (`DYN_TCP_RPC_HOST`); unset: loopback with a
+   * single-host discovery backend (mem, file), else the first IPv4 address.
+   */
   advertiseHost?: string;
   /**
    * Where this process's TCP listeners bind (request plane, response streams, ZMQ events):
-   * `DYN_TCP_RPC_HOST` when set, all interfaces otherwise.
+   * `DYN_TCP_RPC_HOST` when set; unset: loopback with a single-host discovery backend, all
+   * interfaces with a cluster one.
    */
   bindHost?: string;
   /** TLS for the TCP request plane and its response streams (--tcp-tls-*). */
@@ -104,22 +110,21 @@ class Shared {
   private client: RequestPlaneClient | null = null;
   private eventPlane: EventPlane | null = null;
   users = 0;
+  private readonly hosts: ListenHosts;
 
   constructor(
     readonly opts: RuntimeOptions,
     readonly backend: DiscoveryBackend,
     readonly firstLease: () => Promise<Lease>,
     private readonly makers: PlaneMakers,
-  ) {}
-
-  get host(): string {
-    return this.opts.advertiseHost ?? advertiseHost();
+  ) {
+    this.hosts = listenHosts(DISCOVERY_REACH[opts.discovery], opts);
   }
 
   server(): RequestPlaneServer {
     if (!this.requestServer) {
-      const { tcpMaxMessageSize, natsServer, logger, bindHost, tcpTls, natsTls } = this.opts;
-      this.requestServer = this.makers.requestServer({ maxMessageSize: tcpMaxMessageSize, advertiseHost: this.host, bindHost, natsServer, tcpTls, natsTls, logger });
+      const { tcpMaxMessageSize, natsServer, logger, tcpTls, natsTls } = this.opts;
+      this.requestServer = this.makers.requestServer({ maxMessageSize: tcpMaxMessageSize, ...this.hosts, natsServer, tcpTls, natsTls, logger });
     }
     return this.requestServer;
   }
@@ -128,8 +133,7 @@ class Shared {
     this.client ??= new MultiTransportClient({
       natsServer: this.opts.natsServer,
       maxMessageSize: this.opts.tcpMaxMessageSize,
-      advertiseHost: this.host,
-      bindHost: this.opts.bindHost,
+      ...this.hosts,
       tcpTls: this.opts.tcpTls,
       natsTls: this.opts.natsTls,
     });
@@ -142,8 +146,7 @@ class Shared {
       natsTls: this.opts.natsTls,
       backend: this.backend,
       lease: this.firstLease,
-      advertiseHost: this.host,
-      bindHost: this.opts.bindHost,
+      ...this.hosts,
       memScope: this.opts.memScope,
     });
     return this.eventPlane;

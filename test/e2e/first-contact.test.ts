@@ -36,6 +36,30 @@ for (const command of ['frontend', 'mocker']) {
   });
 }
 
+// The CLI's own default is a pool of frontend processes (one per core); each process meets the same
+// unreachable etcd, and the primary alone tells it.
+for (const workers of ['1', '2']) {
+  test(`frontend with etcd unreachable and --http-workers ${workers}: the line once, no stack, exit 1`, async () => {
+    const etcd = `http://127.0.0.1:${closedPort}`;
+    const { code, output } = await runCli(['frontend', '--http-port', '0', '--http-workers', workers], { ETCD_ENDPOINTS: etcd, DYN_LOG: 'warn' });
+    assert.equal(code, 1, output);
+    assertOneLine(output, new RegExp(`^error: cannot reach etcd at ${etcd} \\(connect ECONNREFUSED [^)]+\\): start etcd there`));
+  });
+}
+
+test('a pool of frontend processes with DYN_CONNECT_RETRY_SECS: told once, retried, given up once', async () => {
+  const { code, output } = await runCli(['frontend', '--http-port', '0', '--http-workers', '2'], {
+    ETCD_ENDPOINTS: `http://127.0.0.1:${closedPort}`,
+    DYN_LOG: 'warn',
+    DYN_CONNECT_RETRY_SECS: '2',
+  });
+  assert.equal(code, 1, output);
+  const all = lines(output);
+  assert.equal(all.length, 2, output);
+  assert.match(all[0]!, /^warning: cannot reach etcd at .*; retrying for up to 2 s$/);
+  assert.equal(all[1], 'error: still cannot reach etcd after 2 s; giving up');
+});
+
 test('DYN_LOG=debug adds the stack trace', async () => {
   const { code, output } = await runCli(['mocker'], { ETCD_ENDPOINTS: `http://127.0.0.1:${closedPort}`, DYN_LOG: 'debug' });
   assert.equal(code, 1);

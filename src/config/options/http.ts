@@ -66,8 +66,8 @@ export const httpOptions = [
   },
   {
     key: 'httpUploadTimeoutSecs', env: 'DYN_HTTP_UPLOAD_TIMEOUT_SECS', envIsLocal: true, type: 'int', min: 1,
-    group: 'HTTP & Networking', scope: 'frontend', built: true, default: 300,
-    help: 'Answer 408 and close the connection when a request (headers and body) has not fully arrived this long after it began',
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: 60,
+    help: 'Answer 408 and close the connection when a request (headers and body) has not fully arrived this long after it began, however steadily it trickles; raise it for big uploads over slow links',
   },
   {
     key: 'maxRequestMessages', flag: 'max-request-messages', env: 'DYN_MAX_REQUEST_MESSAGES', envIsLocal: true, type: 'int', min: 1,

@@ -171,7 +171,7 @@ export const runtimeOptions = [
   {
     key: 'tcpRpcHost', env: 'DYN_TCP_RPC_HOST', envIsLocal: true, type: 'string', metavar: '<host>',
     group: 'Infrastructure', scope: 'both', built: true,
-    help: 'Host this process publishes for workers and frontends to dial (default: the first non-loopback IPv4 address)',
+    help: 'Host this process\'s TCP listeners (request plane, response streams, ZMQ events) bind to and publish for workers and frontends to dial. Default with file or mem discovery, whose processes all share one host: 127.0.0.1, so nothing internal listens beyond loopback; with etcd or kubernetes: all interfaces, publishing the first non-loopback IPv4 address (a request plane without --tcp-tls-* then logs a warning)',
   },
   {
     key: 'etcdLeaseTtl', env: 'ETCD_LEASE_TTL', type: 'int', min: 0,

@@ -7,7 +7,7 @@ export const ADMIN_RULE =
 export const securityOptions = [
   {
     key: 'apiKey', flag: 'api-key', env: 'DYN_API_KEYS', envIsLocal: true, type: 'list', metavar: '<key>', secret: true,
-    group: 'Security', scope: 'frontend', built: true, default: [],
+    secretElsewhere: '--api-keys-file', group: 'Security', scope: 'frontend', built: true, default: [],
     help: 'API key accepted as `Authorization: Bearer <key>` (Anthropic clients: `x-api-key`; gRPC: `authorization` metadata). When any key is set, every inference and admin route needs one (401 / UNAUTHENTICATED otherwise); /health, /live, /metrics, /openapi.json and /docs stay open',
   },
   {

@@ -14,7 +14,7 @@ import {
 import { httpErrorReply, type ErrorEnvelope } from './error-envelope.js';
 import { traceIdOf } from '../../observability/index.js';
 import { DEFAULT_PARSE_THREAD_KB } from './body/index.js';
-import { readJsonBody, type BodyReadOptions } from './body/index.js';
+import { clientClosedBody, isClientAbort, readJsonBody, type BodyReadOptions } from './body/index.js';
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../../pipeline/index.js';
 import { documented, HIDDEN, type RouteDoc } from './openapi/index.js';
 import type { HttpServiceState } from './service-state.js';
@@ -143,14 +143,25 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
 }
 
 /**
+ * The typed error a framework error stands for: fastify's own by code, and a client abort while the
+ * body was still arriving (fastify's buffer reader, which Triton's routes use, passes it on as is).
+ */
+function typedFrameworkError(err: unknown, req: FastifyRequest, bodyLimitMb: number): unknown {
+  const fromFramework = FRAMEWORK_ERRORS.get((err as { code?: string }).code ?? '');
+  if (fromFramework) return fromFramework(req, bodyLimitMb);
+  return !req.raw.complete && isClientAbort(err) ? clientClosedBody() : err;
+}
+
+/**
  * The error handler of a fastify scope: fastify's own errors (body parsing, limits) mapped to the
  * typed errors they stand for, every error answered in `envelope`'s shape.
  */
 export function frameworkErrorHandler(bodyLimitMb: number, state: HttpServiceState, envelope: ErrorEnvelope = httpErrorReply) {
   return (err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    const fromFramework = FRAMEWORK_ERRORS.get((err as { code?: string }).code ?? '');
-    const mapped = fromFramework ? fromFramework(req, bodyLimitMb) : err;
+    const mapped = typedFrameworkError(err, req, bodyLimitMb);
     if (!isDynamoError(mapped)) req.log.error({ err }, 'unhandled error in %s %s', req.method, req.url);
+    // A client gone mid-upload is routine: one line for whoever is looking, no stack.
+    else if (mapped.kind === 'cancelled') req.log.debug({ method: req.method, path: req.url.split('?')[0] }, mapped.message);
     return sendError(reply, mapped, state.overloadStatus, envelope);
   };
 }

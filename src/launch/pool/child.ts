@@ -4,12 +4,14 @@
 import cluster from 'node:cluster';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../observability/index.js';
+import { ServiceUnreachableError } from '../../protocols/index.js';
 import { DistributedRuntime } from '../../runtime/index.js';
 import { runFrontend } from '../frontend/index.js';
 import type { FrontendServices } from '../frontend/index.js';
 import { ModelArrival } from '../../models/index.js';
 import { assertRouterStateSupported, frontendEventPlane } from '../router-state.js';
 import { runtimeOptionsFromConfig } from '../runtime-options.js';
+import { StartupToldError } from '../startup-retry.js';
 import { isPoolMessage, type MetricsJson, type ProcessSettings, type ToPrimary, type ToProcess } from './messages.js';
 import { configOfProcess } from './plan.js';
 
@@ -37,6 +39,14 @@ class PrimaryChannel {
 
   send(msg: ToPrimary): void {
     if (process.connected) process.send!(msg);
+  }
+
+  /** Hands the primary the service this process could not reach; false when there is no primary to tell. */
+  tellUnreachable({ service, endpoint, reason, fix }: ServiceUnreachableError): Promise<boolean> {
+    if (!process.connected) return Promise.resolve(false);
+    const msg: ToPrimary = { kind: 'pool:unreachable', unreachable: { service, endpoint, reason, fix } };
+    // Delivered before this process exits: the primary tells the operator and retries the pool.
+    return new Promise((resolve) => process.send!(msg, undefined, {}, (err) => resolve(err === null)));
   }
 
   /** Every pool process's metrics combined, by way of the primary. */
@@ -101,7 +111,9 @@ export async function runPoolProcess(config: Config, logger: Logger): Promise<{ 
       },
     };
   } catch (err) {
+    // An unreachable service is the primary's to tell (once, not once per process) and to retry.
+    const told = err instanceof ServiceUnreachableError && (await channel.tellUnreachable(err));
     channel.close();
-    throw err;
+    throw told ? new StartupToldError(err.message) : err;
   }
 }

@@ -1,2 +1,3 @@
+export { isPoolProcess } from './child.js';
 export { frontendCommand, serveCommand, type RunningCommand } from './commands.js';
 export { processPlan, type ProcessPlan } from './plan.js';

@@ -16,8 +16,17 @@ export interface ProcessSettings {
 /** A registry's metrics as prom-client's getMetricsAsJSON() gives them (plain data, IPC-safe). */
 export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 
+/** A service a process could not reach at startup, as `ServiceUnreachableError` names it (plain data, IPC-safe). */
+export interface UnreachableService {
+  readonly service: string;
+  readonly endpoint: string;
+  readonly reason: string;
+  readonly fix: string;
+}
+
 export type ToPrimary =
   | { readonly kind: 'pool:hello' }
+  | { readonly kind: 'pool:unreachable'; readonly unreachable: UnreachableService }
   | { readonly kind: 'pool:listening'; readonly port: number; readonly grpcPort?: number }
   | { readonly kind: 'pool:metrics-request'; readonly id: number }
   | { readonly kind: 'pool:metrics-json'; readonly id: number; readonly metrics: MetricsJson };

@@ -4,7 +4,8 @@
 // drains them all (SIGTERM each, as an orchestrator would).
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from '../../observability/index.js';
-import { InternalError } from '../../protocols/index.js';
+import { ServiceUnreachableError } from '../../protocols/index.js';
+import { StartupFailedError } from '../startup-retry.js';
 import { isPoolMessage, type MetricsJson, type ProcessSettings, type ToPrimary, type ToProcess } from './messages.js';
 import { aggregateMetrics, type MetricsAggregators } from './metrics.js';
 
@@ -100,6 +101,11 @@ export class FrontendPool {
       case 'pool:hello':
         send(worker, { kind: 'pool:settings', settings: this.opts.settingsOf(slot.index) });
         return;
+      case 'pool:unreachable': {
+        const { service, endpoint, reason, fix } = msg.unreachable;
+        this.failStartup(new ServiceUnreachableError(service, endpoint, reason, fix));
+        return;
+      }
       case 'pool:listening':
         this.onListening(slot, msg.port);
         return;
@@ -122,6 +128,12 @@ export class FrontendPool {
     }
   }
 
+  /** The first failure of a process ends the pool's startup; later ones (its siblings, the same cause) say nothing new. */
+  private failStartup(err: Error): void {
+    this.startup?.reject(err);
+    this.startup = null;
+  }
+
   private onExit(slot: Slot, worker: Worker, code: number | null, signal: string | null): void {
     for (const collection of this.collections.values()) {
       if (collection.pending.delete(worker) && collection.pending.size === 0) collection.done();
@@ -129,8 +141,7 @@ export class FrontendPool {
     if (this.stopping || slot.worker !== worker) return;
     const pid = worker.process.pid;
     if (this.startup) {
-      this.startup.reject(new InternalError(`frontend process ${slot.index} (pid ${pid}) exited during startup (code ${code ?? 'none'}, signal ${signal ?? 'none'}); its log says why`));
-      this.startup = null;
+      this.failStartup(new StartupFailedError(`frontend process ${slot.index} (pid ${pid}) exited during startup (code ${code ?? 'none'}, signal ${signal ?? 'none'}); its log says why`));
       return;
     }
     const lived = Date.now() - slot.startedAt;

@@ -18,6 +18,20 @@ export interface DiscoveryBackendOptions {
   logger?: DiscoveryLogger;
 }
 
+/**
+ * How far a backend's registrations reach. Every peer of a single-host backend (one process's
+ * memory, one host's directory) runs on this host, so its processes listen on loopback unless told
+ * otherwise; a cluster backend's peers are elsewhere, so its listeners bind where configured.
+ */
+export type DiscoveryReach = 'host' | 'cluster';
+
+export const DISCOVERY_REACH: { readonly [D in DiscoveryBackendName]: DiscoveryReach } = {
+  mem: 'host',
+  file: 'host',
+  etcd: 'cluster',
+  kubernetes: 'cluster',
+};
+
 // The index does not re-export the etcd and Kubernetes backends, so etcd3 and @kubernetes/client-node
 // (~0.3 s and ~0.7 s of CPU to load) load only through their rows here, when chosen.
 export const DISCOVERY_BACKENDS: PartTable<DiscoveryBackendName, DiscoveryBackendOptions, DiscoveryBackend> = {

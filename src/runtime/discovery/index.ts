@@ -1,5 +1,5 @@
 export { KeyExistsError, type DiscoveryBackend, type DiscoveryLogger, type Lease, type StoreEvent, type StoreEventHandler } from './backend.js';
-export { DISCOVERY_BACKENDS, type DiscoveryBackendName, type DiscoveryBackendOptions } from './create-backend.js';
+export { DISCOVERY_BACKENDS, DISCOVERY_REACH, type DiscoveryBackendName, type DiscoveryBackendOptions, type DiscoveryReach } from './create-backend.js';
 export { MemDiscoveryBackend } from './mem-backend.js';
 export { FileDiscoveryBackend, encodeFileKey, decodeFileKey } from './file-backend.js';
 // The etcd and Kubernetes backends are not re-exported: DISCOVERY_BACKENDS imports them (and

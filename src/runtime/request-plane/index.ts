@@ -4,7 +4,7 @@ export { NatsRequestPlaneServer, natsInstanceSubject } from './nats-plane.js';
 export { LocalRequestPlaneServer, localHandler } from './local-plane.js';
 export { MultiTransportClient, type RequestClientOptions } from './client.js';
 export { REQUEST_PLANE_SERVERS, type RequestPlaneDeps, type RequestPlaneName } from './create-server.js';
-export { advertiseHost, joinHostPort } from './advertise-host.js';
+export { advertiseHost, isLoopbackAddress, joinHostPort, listenHosts, LOOPBACK_HOST, type ListenHosts } from './advertise-host.js';
 export type { TcpTls } from './tcp-tls.js';
 export { CallHomeServer } from './call-home-server.js';
 export { ENGINE_SHUTDOWN_MESSAGE, isWorkerLostDetail } from './engine-shutdown.js';

@@ -3,7 +3,7 @@
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { encodeAck, RequestFrameDecoder } from '../codecs/index.js';
 import type { EndpointId, Transport } from '../discovery/index.js';
-import { advertiseHost, joinHostPort } from './advertise-host.js';
+import { advertiseHost, isLoopbackAddress, joinHostPort } from './advertise-host.js';
 import { DRAIN_GRACE_MS, Ingress, type IngressLogger } from './ingress.js';
 import { createSocketServer, type TcpTls } from './tcp-tls.js';
 import { instancePath, type EndpointHandler, type RequestPlaneServer } from './types.js';
@@ -66,8 +66,16 @@ export class TcpRequestPlaneServer implements RequestPlaneServer {
       // Exclusive: in a node:cluster process a shared port would hand requests to sibling processes.
       server.listen({ port: this.opts.port ?? 0, host: this.opts.bindHost ?? '0.0.0.0', exclusive: true }, () => resolve());
     });
-    const port = (server.address() as { port: number }).port;
-    this.address = joinHostPort(this.opts.advertiseHost ?? advertiseHost(), port);
+    const bound = server.address() as AddressInfo;
+    // Whoever reaches this port can run requests on this worker: fine on a private network, worth
+    // one line when nothing but the network protects it.
+    if (!this.opts.tls && !isLoopbackAddress(bound.address)) {
+      this.opts.logger?.warn(
+        { address: joinHostPort(bound.address, bound.port) },
+        'the TCP request plane listens beyond loopback without TLS: anyone who can reach this address can send this worker requests; set --tcp-tls-cert-path and --tcp-tls-key-path, or DYN_TCP_RPC_HOST to a private address',
+      );
+    }
+    this.address = joinHostPort(this.opts.advertiseHost ?? advertiseHost(), bound.port);
     return this.address;
   }
 

@@ -6,6 +6,7 @@
 import type { Readable } from 'node:stream';
 import type { RequestLimits, StreamedJob } from '../../../pipeline/index.js';
 import { ValidationError, type DynamoError } from '../../../protocols/index.js';
+import { clientClosedBody, isClientAbort } from './client-abort.js';
 import { openBodyParse, type BodyParseJob } from './json-body-thread.js';
 import { parseJsonBody } from './json-body.js';
 
@@ -25,7 +26,7 @@ const badLength = (): ValidationError => new ValidationError('Failed to read req
 /**
  * Reads `payload` to its end and calls `done` once: with the parsed body, or with the error (413
  * over the body limit, 408 from the upload timers' error on the stream, 400 for a bad length or
- * bad JSON, the limits' 400s for a big body).
+ * bad JSON, the limits' 400s for a big body, 499 when the client closed the connection first).
  */
 export function readJsonBody(
   payload: Readable,
@@ -92,9 +93,9 @@ export function readJsonBody(
     }
     finish(null, body);
   };
-  const onError = (err: Error): void => finish(err);
+  const onError = (err: Error): void => finish(isClientAbort(err) ? clientClosedBody() : err);
   // A client gone before the end: nobody will read an answer, but the thread must forget the bytes.
-  const onClose = (): void => finish(new ValidationError('Failed to read request body: the connection closed before its end'));
+  const onClose = (): void => finish(clientClosedBody());
   payload.on('data', onData);
   payload.once('end', onEnd);
   payload.on('error', onError);

@@ -1,7 +1,8 @@
 // Bounds on how slowly a client may send its request body. Without them one slow-body connection
 // (a trickle of bytes, or a promised Content-Length that never arrives) holds a socket and a parser
-// forever, and a hundred of them hold a hundred. Only the upload is bounded: once the body is in,
-// a generation may take as long as it takes.
+// forever, and a hundred of them hold a hundred. The idle timer alone is not enough: a byte every
+// few seconds keeps it fed, so a deadline bounds the whole upload too. Only the upload is bounded:
+// once the body is in, a generation may take as long as it takes.
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RequestTimeoutError } from '../../../protocols/index.js';
@@ -14,7 +15,7 @@ export interface UploadTimeouts {
 }
 
 /** The option table's defaults, for services built without a config (side servers, tests). */
-export const DEFAULT_UPLOAD_TIMEOUTS: UploadTimeouts = { bodyTimeoutSecs: 30, uploadTimeoutSecs: 300 };
+export const DEFAULT_UPLOAD_TIMEOUTS: UploadTimeouts = { bodyTimeoutSecs: 30, uploadTimeoutSecs: 60 };
 
 function hasBody(req: FastifyRequest): boolean {
   const length = req.headers['content-length'];

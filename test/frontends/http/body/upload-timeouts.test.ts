@@ -4,7 +4,13 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
+import { pino } from 'pino';
+import { parseCommandLine } from '../../../../src/config/index.js';
+import { DEFAULT_UPLOAD_TIMEOUTS } from '../../../../src/frontends/http/body/index.js';
+import { createHttpServer, postRoute } from '../../../../src/frontends/http/server.js';
+import { HttpServiceState } from '../../../../src/frontends/http/service-state.js';
 import { serveInProcess } from '../../../support/in-process.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
@@ -18,17 +24,17 @@ interface Exchange {
 
 /**
  * Opens a raw connection, sends `head` and then, every `trickleMs` if given, one more byte; resolves
- * when the server closes the socket (rejects if it has not within CLOSE_BOUND_MS).
+ * when the server closes the socket (rejects if it has not within `boundMs`).
  */
-function rawExchange(port: number, head: string, trickleMs?: number): Promise<Exchange> {
+function rawExchange(port: number, head: string, trickleMs?: number, boundMs = CLOSE_BOUND_MS): Promise<Exchange> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     let received = '';
     let trickle: NodeJS.Timeout | undefined;
     const bound = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`socket still open after ${CLOSE_BOUND_MS} ms; received ${JSON.stringify(received.slice(0, 200))}`));
-    }, CLOSE_BOUND_MS);
+      reject(new Error(`socket still open after ${boundMs} ms; received ${JSON.stringify(received.slice(0, 200))}`));
+    }, boundMs);
     socket.on('connect', () => {
       socket.write(head);
       if (trickleMs) trickle = setInterval(() => socket.write(' '), trickleMs);
@@ -127,6 +133,34 @@ describe('slow request bodies and Connection: close', () => {
       let chunks = 0;
       for await (const _ of stream) chunks++;
       assert.ok(chunks > 0);
+    }
+  });
+});
+
+describe('the upload deadline on its own', () => {
+  test('the default deadline is a minute, well inside the old five, and the service defaults agree with the options', () => {
+    const parsed = parseCommandLine(['frontend'], {});
+    assert.equal(parsed.kind, 'run');
+    if (parsed.kind !== 'run') return;
+    assert.equal(parsed.config.httpUploadTimeoutSecs, 60);
+    assert.deepEqual(DEFAULT_UPLOAD_TIMEOUTS, { bodyTimeoutSecs: parsed.config.httpBodyTimeoutSecs, uploadTimeoutSecs: parsed.config.httpUploadTimeoutSecs });
+  });
+
+  test('a trickle that always beats the idle timer is still answered 408 and closed at the deadline', async () => {
+    // The idle timer (30 s) never fires on a byte every 500 ms; only the 2 s deadline can end it.
+    const app = createHttpServer(
+      { bodyLimitMb: 1, uploadTimeouts: { bodyTimeoutSecs: 30, uploadTimeoutSecs: 2 }, overloadStatus: 529, logger: pino({ level: 'silent' }) },
+      new HttpServiceState(529),
+    );
+    postRoute(app, '/v1/chat/completions', async (req) => req.body);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const exchange = await rawExchange((app.server.address() as AddressInfo).port, slowHead(), 500, 20_000);
+      assert.match(exchange.received, /^HTTP\/1\.1 408 Request Timeout\r\n/);
+      assert.match(exchange.received, /\r\nconnection: close\r\n/i);
+      assert.equal(bodyOf(exchange).message, 'Request body not received within 2 s (DYN_HTTP_UPLOAD_TIMEOUT_SECS)');
+    } finally {
+      await app.close();
     }
   });
 });
