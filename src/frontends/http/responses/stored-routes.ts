@@ -58,7 +58,7 @@ const CANCEL_DOC: RouteDoc = {
   tag: 'OpenAI',
   description: 'Only a response created with `background: true` can be cancelled, and none is here (background is refused): a stored response answers 400, an unknown one 404.',
   params: ID_PARAM,
-  responses: { 400: json('The response is not a background response'), 404: ERROR_404 },
+  responses: { 200: json('The cancelled Response object (for a background response: never here)'), 400: json('The response is not a background response'), 404: ERROR_404 },
 };
 
 export function registerStoredRoutes(app: FastifyInstance, path: string, ctx: RouteContext, stored: StoredResponses): void {
