@@ -35,6 +35,8 @@ export interface ResponseStoreSettings {
   maxEntries: number;
   /** How long a response is kept, in seconds. */
   ttlSecs: number;
+  /** The file of a store kept in one (sqlite); its own default when absent. */
+  path?: string;
   /** The clock, in milliseconds (tests move it). */
   now?: () => number;
 }
