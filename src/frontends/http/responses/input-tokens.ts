@@ -27,7 +27,7 @@ const inputTokensSpec = (stored: StoredResponses): ModelRouteSpec<ChatCompletion
   api: RESPONSES_API,
   endpoint: 'responses_input_tokens',
   modelName: responsesModelName,
-  prepare: async (req, served) => served.preprocessor.validateChat(countedChat(req.body, await stored.earlierItems(req.body, req.headers))),
+  prepare: async (req, served) => served.preprocessor.validateChat(countedChat(req.body, await stored.earlierItems(req.body, stored.ownerOf(req.headers)))),
   async run(call, chat) {
     const prepared = await call.served.preprocessor.preprocessChat(chat);
     return { object: 'response.input_tokens', input_tokens: prepared.promptTokens };

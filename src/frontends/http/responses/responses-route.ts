@@ -52,14 +52,14 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
   }
 
   async prepare(body: unknown, served: ServedModel, routing: HeaderRouting, req: FastifyRequest): Promise<Prepared> {
-    const earlier = await this.stored.earlierItems(body, req.headers);
-    const translated = translateResponsesRequest(body, earlier);
+    const owner = this.stored.ownerOf(req.headers);
+    const translated = translateResponsesRequest(body, await this.stored.earlierItems(body, owner));
     return {
       ...(await prepareTranslatedChat(served, translated.chat, translated.stream, routing)),
       echo: translated.echo,
       tools: translated.tools,
       store: translated.store,
-      owner: this.stored.ownerOf(req.headers),
+      owner,
       inputItems: translated.inputItems,
     };
   }
@@ -72,9 +72,10 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
       model: prepared.model,
       echo: prepared.echo,
     };
-    return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, (out, fold) =>
-      prepared.store ? this.storing(out, reply, prepared, (storedOut) => new ResponseEvents(storedOut, head, fold, prepared.tools)) : new ResponseEvents(out, head, fold, prepared.tools),
-    );
+    return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, (out, fold) => {
+      const answer = (to: EventOut): ResponseEvents => new ResponseEvents(to, head, fold, prepared.tools);
+      return prepared.store ? this.storing(out, reply, prepared, answer) : answer(out);
+    });
   }
 
   /**

@@ -32,9 +32,9 @@ export class StoredResponses {
   }
 
   /** The items a request continuing a stored response reads before its input: none without `previous_response_id`. */
-  async earlierItems(body: unknown, headers: IncomingHttpHeaders): Promise<Json[]> {
+  async earlierItems(body: unknown, owner: string | null): Promise<Json[]> {
     const id = previousResponseId(body);
-    return id === null ? [] : this.history(id, this.ownerOf(headers));
+    return id === null ? [] : this.history(id, owner);
   }
 
   async put(stored: StoredResponse): Promise<void> {
