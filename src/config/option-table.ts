@@ -5,6 +5,7 @@ import { routerOptions } from './options/router.js';
 import { runtimeOptions } from './options/runtime.js';
 import { kserveOptions } from './options/kserve.js';
 import { frontendFeatureOptions } from './options/frontend-features.js';
+import { responsesOptions } from './options/responses.js';
 import { mockerOptions } from './options/mocker.js';
 import { bridgeOptions } from './options/bridge.js';
 import { benchOptions } from './options/bench.js';
@@ -17,6 +18,7 @@ const table = [
   ...runtimeOptions,
   ...kserveOptions,
   ...frontendFeatureOptions,
+  ...responsesOptions,
   ...mockerOptions,
   ...bridgeOptions,
   ...benchOptions,

@@ -95,8 +95,8 @@ export class ForbiddenError extends DynamoError {
 }
 
 export class NotFoundError extends DynamoError {
-  constructor(message: string) {
-    super('not_found', message);
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('not_found', message, details);
   }
 }
 

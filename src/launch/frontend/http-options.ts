@@ -39,5 +39,6 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     disableAdminApi: config.disableFrontendAdminApi,
     anthropicApi: config.enableAnthropicApi ? { stripPreamble: config.stripAnthropicPreamble } : undefined,
     tls: tlsFiles(config),
+    responseStore: { name: config.responseStore, maxEntries: config.responseStoreMaxEntries, ttlSecs: config.responseStoreTtlSecs, path: config.responseStorePath },
   };
 }

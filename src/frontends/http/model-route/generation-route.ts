@@ -3,7 +3,7 @@
 // silent too long is the router's to catch: it fails as a lost worker.) A route (chat, completions, Responses) says how it prepares its body and how
 // it answers.
 
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServedModel } from '../../../models/index.js';
 import {
   errorKindOf,
@@ -89,8 +89,8 @@ export interface GenerationRoute<P extends PreparedGeneration> {
   readonly api: ModelApi;
   /** The requested model; a body without a usable one fails validation here, before a 404 could answer it. */
   modelName(body: unknown): string;
-  /** `routing` is what the request's routing headers set, for the preprocessor. */
-  prepare(body: unknown, served: ServedModel, routing: HeaderRouting): Promise<P>;
+  /** `routing` is what the request's routing headers set, for the preprocessor; `req` the request, for what else it carries. */
+  prepare(body: unknown, served: ServedModel, routing: HeaderRouting, req: FastifyRequest): Promise<P>;
   /** Answers, unary or streamed; the handler maps what it throws before a stream is committed. */
   respond(generation: Generation<P>, reply: FastifyReply): Promise<unknown>;
 }
@@ -108,7 +108,7 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
     streaming: (body) => (body as { stream?: unknown } | null)?.stream === true,
     prepare(req, served) {
       const routing = routingFromHeaders((name) => req.headers[name]);
-      return route.prepare(req.body, served, routing);
+      return route.prepare(req.body, served, routing, req);
     },
     async run(call, prepared, reply) {
       call.request.tokenized(prepared.runs);

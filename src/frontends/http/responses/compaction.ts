@@ -9,6 +9,7 @@ import type { FastifyReply } from 'fastify';
 import type { ResponseFold, ChoiceDelta } from '../../../pipeline/index.js';
 import type { HeaderRouting } from '../../../pipeline/index.js';
 import type { ServedModel } from '../../../models/index.js';
+import { ValidationError } from '../../../protocols/index.js';
 import type { HttpRoute } from '../http-route.js';
 import {
   answerSingleChoice,
@@ -94,6 +95,9 @@ class CompactRoute implements GenerationRoute<Prepared> {
 
   async prepare(body: unknown, served: ServedModel, routing: HeaderRouting): Promise<Prepared> {
     const rest = { ...(body as Json) };
+    if (rest.previous_response_id !== undefined && rest.previous_response_id !== null) {
+      throw new ValidationError('`previous_response_id` is not supported on /v1/responses/compact yet: send the conversation to compact as `input`');
+    }
     // The compacted answer is one object, never a stream; tools are not offered for a summary.
     delete rest.stream;
     delete rest.tools;

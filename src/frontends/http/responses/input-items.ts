@@ -6,6 +6,7 @@
 
 import { NotImplementedError, ValidationError, type ChatMessage, type ContentPart } from '../../../protocols/index.js';
 import { compactionText, decodeCompaction } from './compaction-item.js';
+import { newItemId } from './response-object.js';
 
 type Item = Record<string, unknown>;
 
@@ -28,24 +29,53 @@ function requireString(item: Item, field: string, path: string): string {
   return value;
 }
 
-/** The chat messages of `input`: a string is one user message. */
-export function inputMessages(input: unknown): ChatMessage[] {
-  if (typeof input === 'string') return [{ role: 'user', content: input }];
+/**
+ * The chat messages of `input` (a string is one user message), after those of `earlier`: the items
+ * of the responses it continues (`previous_response_id`).
+ */
+export function inputMessages(input: unknown, earlier: readonly Item[] = []): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  earlier.forEach((item, i) => convertItem(item, `previous_response_id's item ${i}`, messages));
+  if (typeof input === 'string') {
+    messages.push({ role: 'user', content: input });
+    return messages;
+  }
+  inputList(input).forEach((item, i) => convertItem(item, `input[${i}]`, messages));
+  return messages;
+}
+
+function inputList(input: unknown): unknown[] {
   if (!Array.isArray(input)) throw new ValidationError('`input` must be a string or an array of input items');
   if (input.length === 0) {
     throw new ValidationError('`input` cannot be empty: at least one input item (a message) is required to build the messages');
   }
-  const messages: ChatMessage[] = [];
-  input.forEach((item, i) => {
-    const path = `input[${i}]`;
-    if (!isObject(item)) throw new ValidationError(`\`${path}\` must be an object`);
-    // An item without a type is the "easy" message form: {role, content}.
-    const type = item.type ?? 'message';
-    const convert = typeof type === 'string' ? ITEM_CONVERTERS[type] : undefined;
-    if (!convert) throw new ValidationError(`\`${path}.type\`: unsupported input item type ${JSON.stringify(type)}`);
-    convert(item, path, messages);
+  return input;
+}
+
+function convertItem(item: unknown, path: string, messages: ChatMessage[]): void {
+  if (!isObject(item)) throw new ValidationError(`\`${path}\` must be an object`);
+  // An item without a type is the "easy" message form: {role, content}.
+  const type = item.type ?? 'message';
+  const convert = typeof type === 'string' ? ITEM_CONVERTERS[type] : undefined;
+  if (!convert) throw new ValidationError(`\`${path}.type\`: unsupported input item type ${JSON.stringify(type)}`);
+  convert(item, path, messages);
+}
+
+/** Id prefixes of the input items a request gives without ids; `item` for the others. */
+const ID_PREFIXES: Readonly<Record<string, string>> = {
+  message: 'msg', function_call: 'fc', function_call_output: 'fco', custom_tool_call: 'ctc', custom_tool_call_output: 'ctco', reasoning: 'rs',
+};
+
+/**
+ * The input items a stored response lists (`GET /v1/responses/{id}/input_items`): as given, each
+ * with a type and an id (a string input is one user message). Call after `inputMessages` checked them.
+ */
+export function storedInputItems(input: unknown): Item[] {
+  const items: Item[] = typeof input === 'string' ? [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }] : (input as Item[]);
+  return items.map((item) => {
+    const type = typeof item.type === 'string' ? item.type : 'message';
+    return { ...item, id: typeof item.id === 'string' ? item.id : newItemId(ID_PREFIXES[type] ?? 'item'), type };
   });
-  return messages;
 }
 
 type ItemConverter = (item: Item, path: string, messages: ChatMessage[]) => void;
@@ -76,7 +106,7 @@ const ITEM_CONVERTERS: Record<string, ItemConverter> = {
   // Earlier reasoning is not rendered back: templates drop it from past turns anyway.
   reasoning: () => undefined,
   item_reference: (_item, path) => {
-    throw new NotImplementedError(`\`${path}\`: item_reference is not supported: this gateway does not store responses`);
+    throw new NotImplementedError(`\`${path}\`: item_reference is not supported yet: continue a stored response with previous_response_id`);
   },
   ...Object.fromEntries(HOSTED_TOOL_ITEMS.map((type) => [type, () => undefined])),
 };

@@ -9,28 +9,30 @@ import { postRoute } from '../server.js';
 import type { FastifyInstance } from 'fastify';
 import { responsesModelName, translateResponsesRequest } from './request.js';
 import { RESPONSES_API } from './responses-api.js';
+import type { StoredResponses } from './stored-responses.js';
 
 /** Fields only the counting endpoint takes, with nothing to count: a tone of voice for ChatGPT's products. */
 const COUNT_ONLY_FIELDS = ['personality'];
 
-function countedChat(body: unknown): Record<string, unknown> {
+function countedChat(body: unknown, earlier: Record<string, unknown>[]): Record<string, unknown> {
   const rest = { ...(body as Record<string, unknown>) };
   for (const field of COUNT_ONLY_FIELDS) delete rest[field];
   // The count is the same streamed or not.
   delete rest.stream;
-  return translateResponsesRequest(rest).chat;
+  return translateResponsesRequest(rest, earlier).chat;
 }
 
-const INPUT_TOKENS_SPEC: ModelRouteSpec<ChatCompletionRequest> = {
+/** With `previous_response_id`, the stored responses it continues count too. */
+const inputTokensSpec = (stored: StoredResponses): ModelRouteSpec<ChatCompletionRequest> => ({
   api: RESPONSES_API,
   endpoint: 'responses_input_tokens',
   modelName: responsesModelName,
-  prepare: (req, served) => served.preprocessor.validateChat(countedChat(req.body)),
+  prepare: async (req, served) => served.preprocessor.validateChat(countedChat(req.body, await stored.earlierItems(req.body, stored.ownerOf(req.headers)))),
   async run(call, chat) {
     const prepared = await call.served.preprocessor.preprocessChat(chat);
     return { object: 'response.input_tokens', input_tokens: prepared.promptTokens };
   },
-};
+});
 
 const INPUT_TOKENS_DOC: RouteDoc = {
   summary: "Count a response's input tokens",
@@ -44,6 +46,6 @@ const INPUT_TOKENS_DOC: RouteDoc = {
 };
 
 /** Mounted below the Responses route's own path. */
-export function registerInputTokens(app: FastifyInstance, responsesPath: string, ctx: ModelRouteContext): void {
-  postRoute(app, `${responsesPath}/input_tokens`, modelRouteHandler(ctx, INPUT_TOKENS_SPEC), INPUT_TOKENS_DOC);
+export function registerInputTokens(app: FastifyInstance, responsesPath: string, ctx: ModelRouteContext, stored: StoredResponses): void {
+  postRoute(app, `${responsesPath}/input_tokens`, modelRouteHandler(ctx, inputTokensSpec(stored)), INPUT_TOKENS_DOC);
 }

@@ -4,7 +4,7 @@
 // checked by the chat validator, as upstream converts before it validates.
 
 import { NotImplementedError, ValidationError, type ChatMessage } from '../../../protocols/index.js';
-import { inputMessages } from './input-items.js';
+import { inputMessages, storedInputItems } from './input-items.js';
 import { chatToolChoice, chatTools, type OfferedTools } from './offered-tools.js';
 
 type Body = Record<string, unknown>;
@@ -18,6 +18,10 @@ export interface TranslatedRequest {
   echo: Body;
   /** How a call to each offered tool is reported (function or custom tool call, namespace). */
   tools: OfferedTools;
+  /** Whether the response is stored (`store`, true unless false). */
+  store: boolean;
+  /** The request's input items as a stored response lists them. */
+  inputItems: Body[];
 }
 
 /** Fields that map onto the chat request. */
@@ -26,17 +30,17 @@ const MAPPED = [
   'text', 'reasoning', 'parallel_tool_calls', 'user', 'stream', 'nvext',
 ];
 /**
- * Fields accepted and echoed, or with nothing to do here (docs/api-fields.md): account and caching
- * hints, `max_tool_calls` (it caps hosted tool calls, and none run here), `context_management`
+ * Fields accepted and echoed, or with nothing to do here (docs/api-fields.md): `store` and
+ * `previous_response_id` (the route stores and looks up), account and caching hints,
+ * `max_tool_calls` (it caps hosted tool calls, and none run here), `context_management`
  * (server-side compaction thresholds), and Codex's `client_metadata`.
  */
 const ECHOED = [
-  'metadata', 'store', 'truncation', 'include', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention',
+  'metadata', 'store', 'previous_response_id', 'truncation', 'include', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention',
   'prompt_cache_options', 'stream_options', 'max_tool_calls', 'moderation', 'context_management', 'client_metadata', 'top_logprobs',
 ];
 /** Fields whose feature needs state or tooling this gateway does not have: 501 when set. */
 const NOT_IMPLEMENTED: Record<string, string> = {
-  previous_response_id: '`previous_response_id` is not supported: this gateway does not store responses',
   conversation: '`conversation` is not supported: this gateway does not store conversations',
   prompt: '`prompt` (stored prompt templates) is not supported',
 };
@@ -59,7 +63,16 @@ export function responsesModelName(body: unknown): string {
   return body.model;
 }
 
-export function translateResponsesRequest(raw: unknown): TranslatedRequest {
+/** The response a request continues: `previous_response_id`, checked; null when absent. */
+export function previousResponseId(body: unknown): string | null {
+  const id = isObject(body) ? body.previous_response_id : undefined;
+  if (!present(id)) return null;
+  if (typeof id !== 'string' || id === '') throw new ValidationError('`previous_response_id` must be a non-empty string');
+  return id;
+}
+
+/** `earlier`: the items of the stored responses `previous_response_id` continues, read before `input`. */
+export function translateResponsesRequest(raw: unknown, earlier: readonly Body[] = []): TranslatedRequest {
   responsesModelName(raw);
   const body = raw as Body;
   checkFields(body);
@@ -69,7 +82,7 @@ export function translateResponsesRequest(raw: unknown): TranslatedRequest {
     if (typeof body.instructions !== 'string') throw new ValidationError('`instructions` must be a string');
     messages.push({ role: 'system', content: body.instructions });
   }
-  messages.push(...inputMessages(body.input));
+  messages.push(...inputMessages(body.input, earlier));
 
   const chat: Body = { model: body.model, messages };
   const maxOutput = maxOutputTokens(body.max_output_tokens);
@@ -91,6 +104,8 @@ export function translateResponsesRequest(raw: unknown): TranslatedRequest {
     chat,
     stream: body.stream === true,
     tools: tools.offered,
+    store: body.store !== false,
+    inputItems: storedInputItems(body.input),
     // Every request setting the Response object carries, as given, else its default (null where unset).
     echo: {
       instructions: body.instructions ?? null,
@@ -98,7 +113,7 @@ export function translateResponsesRequest(raw: unknown): TranslatedRequest {
       max_tool_calls: body.max_tool_calls ?? null,
       metadata: body.metadata ?? {},
       parallel_tool_calls: body.parallel_tool_calls ?? true,
-      previous_response_id: null,
+      previous_response_id: previousResponseId(body),
       conversation: null,
       prompt: null,
       prompt_cache_key: body.prompt_cache_key ?? null,
@@ -106,7 +121,7 @@ export function translateResponsesRequest(raw: unknown): TranslatedRequest {
       reasoning,
       safety_identifier: body.safety_identifier ?? null,
       service_tier: body.service_tier ?? 'default',
-      store: false,
+      store: body.store !== false,
       temperature: body.temperature ?? 1,
       presence_penalty: body.presence_penalty ?? 0,
       frequency_penalty: body.frequency_penalty ?? 0,
@@ -128,9 +143,7 @@ function checkFields(body: Body): void {
     if (present(body[field])) throw new NotImplementedError(`Validation: ${message}`);
   }
   if (body.background === true) throw new NotImplementedError('Validation: `background: true` is not supported.');
-  if (body.store === true) {
-    throw new ValidationError('`store: true` is not supported: this gateway is stateless and does not store responses; send `store: false` or leave it out');
-  }
+  if (present(body.store) && typeof body.store !== 'boolean') throw new ValidationError('`store` must be a boolean');
   if (present(body.stream) && typeof body.stream !== 'boolean') throw new ValidationError('`stream` must be a boolean');
 }
 

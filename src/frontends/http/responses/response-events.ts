@@ -271,12 +271,15 @@ export class ResponseEvents implements AnswerEvents {
     this.out.end();
   }
 
+  /** The final Response object: completed, incomplete or failed; undefined until then. */
   result(): Json | undefined {
     return this.final;
   }
 
   fail(err: unknown): void {
-    this.emit('response.failed', { response: responseObject(this.head, { status: 'failed', output: [], usage: this.fold.usage(), error: responseFailure(err) }) });
+    const response = responseObject(this.head, { status: 'failed', output: [], usage: this.fold.usage(), error: responseFailure(err) });
+    this.final = response;
+    this.emit('response.failed', { response });
     this.out.end();
   }
 

@@ -1,8 +1,9 @@
-// POST /v1/responses: OpenAI's Responses API, stateless, over the shared pipeline. The body is
-// translated to a chat request, preprocessed, generated and folded like chat; only the wire
-// shapes differ (response-object.ts, response-events.ts).
+// POST /v1/responses: OpenAI's Responses API over the shared pipeline. The body is translated to a
+// chat request, preprocessed, generated and folded like chat; only the wire shapes differ
+// (response-object.ts, response-events.ts). Answers are stored unless `store: false`, and
+// `previous_response_id` reads a stored chain first (stored-responses.ts, stored-routes.ts).
 
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServedModel } from '../../../models/index.js';
 import type { HeaderRouting, JsonSchema } from '../../../pipeline/index.js';
 import type { ModelApi } from '../../../protocols/index.js';
@@ -14,6 +15,7 @@ import {
   type Generation,
   type GenerationRoute,
   type GenerationRouteOptions,
+  type EventOut,
   type TranslatedChat,
 } from '../model-route/index.js';
 import { INFERENCE_ERRORS, jsonOrStream, type RouteDoc } from '../openapi/index.js';
@@ -24,25 +26,43 @@ import { RESPONSES_FIELDS, responsesModelName, translateResponsesRequest, UNSUPP
 import { ResponseEvents } from './response-events.js';
 import { RESPONSES_API } from './responses-api.js';
 import type { ResponseHead } from './response-object.js';
+import type { StoredEvent } from './store/index.js';
+import type { StoredResponses } from './stored-responses.js';
+import { openStoredResponses, registerStoredRoutes } from './stored-routes.js';
 
 interface Prepared extends TranslatedChat {
   echo: Record<string, unknown>;
   tools: OfferedTools;
+  /** Whether the answer is stored, and under whom (stored-responses.ts). */
+  store: boolean;
+  owner: string | null;
+  inputItems: Record<string, unknown>[];
 }
 
 class ResponsesRoute implements GenerationRoute<Prepared> {
   readonly endpoint = 'responses';
   readonly api: ModelApi = RESPONSES_API;
 
-  constructor(private readonly opts: GenerationRouteOptions) {}
+  constructor(
+    private readonly opts: GenerationRouteOptions,
+    private readonly stored: StoredResponses,
+  ) {}
 
   modelName(body: unknown): string {
     return responsesModelName(body);
   }
 
-  async prepare(body: unknown, served: ServedModel, routing: HeaderRouting): Promise<Prepared> {
-    const translated = translateResponsesRequest(body);
-    return { ...(await prepareTranslatedChat(served, translated.chat, translated.stream, routing)), echo: translated.echo, tools: translated.tools };
+  async prepare(body: unknown, served: ServedModel, routing: HeaderRouting, req: FastifyRequest): Promise<Prepared> {
+    const owner = this.stored.ownerOf(req.headers);
+    const translated = translateResponsesRequest(body, await this.stored.earlierItems(body, owner));
+    return {
+      ...(await prepareTranslatedChat(served, translated.chat, translated.stream, routing)),
+      echo: translated.echo,
+      tools: translated.tools,
+      store: translated.store,
+      owner,
+      inputItems: translated.inputItems,
+    };
   }
 
   async respond(generation: Generation<Prepared>, reply: FastifyReply): Promise<unknown> {
@@ -53,7 +73,33 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
       model: prepared.model,
       echo: prepared.echo,
     };
-    return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, (out, fold) => new ResponseEvents(out, head, fold, prepared.tools));
+    return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, (out, fold) => {
+      const answer = (to: EventOut): ResponseEvents => new ResponseEvents(to, head, fold, prepared.tools);
+      return prepared.store ? this.storing(out, reply, prepared, answer) : answer(out);
+    });
+  }
+
+  /**
+   * The answer's events, kept as they are written; once the final event is out the response is
+   * stored, before its stream ends (a unary answer is sent after), so a client that asks for it
+   * next finds it.
+   */
+  private storing(out: EventOut, reply: FastifyReply, prepared: Prepared, make: (out: EventOut) => ResponseEvents): ResponseEvents {
+    const events: StoredEvent[] = [];
+    const answer = make({
+      event: (type, data) => {
+        events.push([type, data]);
+        out.event(type, data);
+      },
+      end: () => {
+        const response = answer.result();
+        if (response) {
+          this.stored.put({ response, inputItems: prepared.inputItems, events, owner: prepared.owner }).catch((err: unknown) => reply.log.error({ err }, 'storing the response failed'));
+        }
+        out.end();
+      },
+    });
+    return answer;
   }
 }
 
@@ -72,7 +118,8 @@ const SHAPES: Record<string, JsonSchema> = {
   text: { type: 'object', nullable: true, description: '`format` (json_schema) becomes guided decoding' },
   reasoning: { type: 'object', nullable: true, properties: { effort: { type: 'string' } } },
   stream: { type: 'boolean', nullable: true, description: 'answer as typed server-sent events' },
-  store: { type: 'boolean', nullable: true, description: '`true` is refused: this gateway is stateless' },
+  store: { type: 'boolean', nullable: true, description: 'keep the response for GET, DELETE and `previous_response_id` (default true)' },
+  previous_response_id: { type: 'string', nullable: true, description: "continue a stored response: its input and output items are read before this input (its instructions are not)" },
 };
 
 const BODY: JsonSchema = {
@@ -90,7 +137,7 @@ const BODY: JsonSchema = {
 const RESPONSES_DOC: RouteDoc = {
   summary: 'Create a model response',
   tag: 'OpenAI',
-  description: 'OpenAI Responses API, stateless; streams `response.*` events when `stream: true`.',
+  description: 'OpenAI Responses API; streams `response.*` events when `stream: true`. Stored unless `store: false` (GET, DELETE, input_items below it).',
   body: BODY,
   responses: {
     200: jsonOrStream(
@@ -102,13 +149,13 @@ const RESPONSES_DOC: RouteDoc = {
   },
 };
 
-const CREATE_ROUTE = generatingRoute(RESPONSES_DOC, ({ generation }) => new ResponsesRoute(generation));
-
-/** The Responses API: create at its path, and the input token count and compaction below it. */
+/** The Responses API: create at its path; below it, the input token count, compaction and the stored responses. */
 export const RESPONSES_ROUTE: HttpRoute = {
   register(app, path, ctx) {
-    CREATE_ROUTE.register(app, path, ctx);
-    registerInputTokens(app, path, ctx);
+    const stored = openStoredResponses(app, ctx);
+    generatingRoute(RESPONSES_DOC, ({ generation }) => new ResponsesRoute(generation, stored)).register(app, path, ctx);
+    registerInputTokens(app, path, ctx, stored);
+    registerStoredRoutes(app, path, ctx, stored);
     COMPACT_ROUTE.register(app, `${path}/compact`, ctx);
   },
 };

@@ -40,7 +40,7 @@ describe('POST /v1/responses', () => {
     assert.ok(response.usage!.input_tokens > 0);
     assert.equal(response.temperature, 0.5);
     assert.equal(response.max_output_tokens, 50);
-    assert.equal((response as unknown as { store: boolean }).store, false);
+    assert.equal((response as unknown as { store: boolean }).store, true);
     assert.equal(last().sampling_options.temperature, 0.5);
     assert.equal(last().stop_conditions.max_tokens, 50);
   });
@@ -190,7 +190,7 @@ describe('POST /v1/responses', () => {
     assert.ok(!text.includes('[DONE]'));
   });
 
-  test('400s name the field; an unknown model is 404; store and stateful features are refused', async () => {
+  test('400s name the field; an unknown model is 404; stateful features not built are refused', async () => {
     const cases: [Record<string, unknown>, number, RegExp][] = [
       [{ input: 'x' }, 400, /`model`/],
       [{ model: 'scripted' }, 400, /`input` is required/],
@@ -208,8 +208,9 @@ describe('POST /v1/responses', () => {
       [{ model: 'scripted', input: [{ role: 'user', content: [{ type: 'input_image' }] }] }, 400, /requires file_id or image_url/],
       [{ model: 'scripted', input: [{ type: 'hologram' }] }, 400, /`input\[0\].type`/],
       [{ model: 'scripted', input: 'x', bogus: 1 }, 400, /Unsupported parameter\(s\): `bogus`/],
-      [{ model: 'scripted', input: 'x', store: true }, 400, /`store: true` is not supported.*stateless/],
-      [{ model: 'scripted', input: 'x', previous_response_id: 'resp_1' }, 501, /`previous_response_id` is not supported/],
+      [{ model: 'scripted', input: 'x', store: 'yes' }, 400, /`store` must be a boolean/],
+      [{ model: 'scripted', input: 'x', previous_response_id: 'resp_1' }, 404, /Previous response with id 'resp_1' not found/],
+      [{ model: 'scripted', input: 'x', conversation: 'conv_1' }, 501, /`conversation` is not supported/],
       [{ model: 'scripted', input: 'x', background: true }, 501, /`background: true` is not supported/],
       [{ model: 'nope', input: 'x' }, 404, /Model not found/],
       [{ model: 'nope', input: 'x', stream: true, temperature: 9 }, 404, /Model not found/],
