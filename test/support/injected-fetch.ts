@@ -4,12 +4,13 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { FastifyInstance } from 'fastify';
 
 /**
- * The stand-in socket of an injected request has no `setTimeout`, which the body-timeout guard arms on every
- * request with a body. With no network there is nothing to time out, so it becomes a no-op; the class is found
- * through one request to fastify's own copy of light-my-request.
+ * Two gaps of an injected exchange, closed once for fastify's own copy of light-my-request (found through one
+ * request to it): its stand-in socket has no `setTimeout`, which the body-timeout guard arms on every request with a
+ * body (no network, nothing to time out: a no-op); and its response is never chunked, so the SSE writer's framed
+ * writes straight to the socket (covered by the tests on a real socket) give way to `res.write`, which it captures.
  */
 const lightMyRequest = createRequire(createRequire(import.meta.url).resolve('fastify'))('light-my-request') as (
-  dispatch: (req: { socket: object }, res: { end(): void }) => void,
+  dispatch: (req: { socket: object }, res: object) => void,
   options: { url: string },
 ) => Promise<unknown>;
 await lightMyRequest(
@@ -18,7 +19,8 @@ await lightMyRequest(
     socket.setTimeout ??= function setTimeout(this: unknown) {
       return this;
     };
-    res.end();
+    Object.defineProperty(Object.getPrototypeOf(res), 'chunkedEncoding', { get: () => false, set: () => undefined });
+    (res as { end(): void }).end();
   },
   { url: '/' },
 );
