@@ -1,6 +1,7 @@
 import { parseCommandLine, type Config } from '../../src/config/index.js';
 import { startServe } from '../../src/launch/index.js';
 import { createLogger } from '../../src/observability/index.js';
+import { fetchFor } from './injected-fetch.js';
 
 /** `dynamo-ts serve` inside the test process, on a free loopback port, logging nothing. */
 export async function serveInProcess(args: string[] = [], env: Record<string, string> = {}) {
@@ -11,7 +12,7 @@ export async function serveInProcess(args: string[] = [], env: Record<string, st
 }
 
 export async function postJson(baseUrl: string, path: string, body: unknown, headers: Record<string, string> = {}) {
-  return fetch(`${baseUrl}${path}`, {
+  return fetchFor(baseUrl)(`${baseUrl}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),

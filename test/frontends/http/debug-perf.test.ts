@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import { pino } from 'pino';
 import type { HttpService } from '../../../src/frontends/http/index.js';
 import type { PreprocessedRequest } from '../../../src/protocols/index.js';
-import { httpWithEngines } from '../../support/http-with-engines.js';
+import { injectedHttpWithEngines } from '../../support/http-with-engines.js';
 import { helloWorldEngine } from '../../support/scripted-engines.js';
 
 function capturingLogger(lines: Record<string, unknown>[]) {
@@ -22,14 +22,14 @@ function capturingLogger(lines: Record<string, unknown>[]) {
 
 describe('--dyn-debug-perf', () => {
   const seen: PreprocessedRequest[] = [];
-  let withPerf: { http: HttpService; baseUrl: string };
-  let withoutPerf: { http: HttpService; baseUrl: string };
+  let withPerf: { http: HttpService; baseUrl: string; fetch: typeof fetch };
+  let withoutPerf: { http: HttpService; baseUrl: string; fetch: typeof fetch };
   const perfLines: Record<string, unknown>[] = [];
   const quietLines: Record<string, unknown>[] = [];
 
   before(async () => {
-    withPerf = await httpWithEngines({ m: helloWorldEngine(seen) }, { debugPerf: true, logger: capturingLogger(perfLines) });
-    withoutPerf = await httpWithEngines({ m: helloWorldEngine(seen) }, { logger: capturingLogger(quietLines) });
+    withPerf = await injectedHttpWithEngines({ m: helloWorldEngine(seen) }, { debugPerf: true, logger: capturingLogger(perfLines) });
+    withoutPerf = await injectedHttpWithEngines({ m: helloWorldEngine(seen) }, { logger: capturingLogger(quietLines) });
   });
   after(async () => {
     await withPerf.http.shutdown();
@@ -37,7 +37,7 @@ describe('--dyn-debug-perf', () => {
   });
 
   it('logs template, tokenize, routing and first-output timings per request', async () => {
-    const client = new OpenAI({ baseURL: `${withPerf.baseUrl}/v1`, apiKey: 'x' });
+    const client = new OpenAI({ baseURL: `${withPerf.baseUrl}/v1`, apiKey: 'x', fetch: withPerf.fetch });
     const answer = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'Hello there' }] });
     assert.ok(answer.choices[0]?.message.content);
     const record = perfLines.find((line) => line.msg === 'preprocessing timings');
@@ -53,7 +53,7 @@ describe('--dyn-debug-perf', () => {
   });
 
   it('logs nothing of the kind when off', async () => {
-    const client = new OpenAI({ baseURL: `${withoutPerf.baseUrl}/v1`, apiKey: 'x' });
+    const client = new OpenAI({ baseURL: `${withoutPerf.baseUrl}/v1`, apiKey: 'x', fetch: withoutPerf.fetch });
     await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'Hello there' }] });
     assert.equal(quietLines.filter((line) => line.msg === 'preprocessing timings').length, 0);
   });

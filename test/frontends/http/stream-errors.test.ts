@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { HttpService } from '../../../src/frontends/http/index.js';
 import { ValidationError, type EngineClient, type LLMEngineOutput } from '../../../src/protocols/index.js';
-import { httpWithEngines } from '../../support/http-with-engines.js';
+import { injectedHttpWithEngines } from '../../support/http-with-engines.js';
 import { postJson } from '../../support/in-process.js';
 
 /** Emits the ids of "Hello" and " world", then fails with `error`. */
@@ -21,7 +21,7 @@ describe('errors after the stream has started', () => {
   let baseUrl: string;
 
   before(async () => {
-    ({ http, baseUrl } = await httpWithEngines({
+    ({ http, baseUrl } = await injectedHttpWithEngines({
       leaky: failingEngine(new Error('disk /srv/secret failed')),
       picky: failingEngine(new ValidationError('backend rejected max_tokens')),
     }));

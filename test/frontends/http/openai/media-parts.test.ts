@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { HttpService } from '../../../../src/frontends/http/index.js';
 import { loadDefaultModelCard } from '../../../../src/models/index.js';
 import type { EngineClient, LLMEngineOutput, PreprocessedRequest } from '../../../../src/protocols/index.js';
-import { httpWithEngines } from '../../../support/http-with-engines.js';
+import { injectedHttpWithEngines } from '../../../support/http-with-engines.js';
 import { VISION_TEMPLATE } from '../../../support/media-templates.js';
 
 const seen: PreprocessedRequest[] = [];
@@ -21,12 +21,12 @@ describe('media parts in /v1/chat/completions', () => {
   let http: HttpService;
   let client: OpenAI;
   before(async () => {
-    const started = await httpWithEngines({ 'text-model': engine, 'vision-model': engine }, {}, (name) => {
+    const started = await injectedHttpWithEngines({ 'text-model': engine, 'vision-model': engine }, {}, (name) => {
       const card = loadDefaultModelCard({ displayName: name });
       return name === 'vision-model' ? { ...card, chatTemplates: { default: VISION_TEMPLATE } } : card;
     });
     http = started.http;
-    client = new OpenAI({ baseURL: `${started.baseUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
+    client = new OpenAI({ baseURL: `${started.baseUrl}/v1`, apiKey: 'unused', maxRetries: 0, fetch: started.fetch });
   });
   after(async () => http.shutdown());
 

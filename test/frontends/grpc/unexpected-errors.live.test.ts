@@ -1,6 +1,6 @@
 // An unexpected error (not one of the typed errors) never shows its text to a gRPC client: the call
 // ends INTERNAL "Internal server error" and the real error is logged with the request id.
-// Deliberate errors keep upstream's texts (completions.test.ts, tensor.test.ts).
+// Deliberate errors keep upstream's texts (completions.live.test.ts, tensor.live.test.ts).
 
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';

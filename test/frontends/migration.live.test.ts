@@ -8,7 +8,7 @@ import type { HttpService } from '../../src/frontends/http/index.js';
 import { loadDefaultModelCard } from '../../src/models/index.js';
 import { createRouterPolicy, PushRouter } from '../../src/router/index.js';
 import { fastEngine } from '../engines/mocker/helpers.js';
-import { httpWithEngines } from '../support/http-with-engines.js';
+import { injectedHttpWithEngines } from '../support/http-with-engines.js';
 import { losingEngine } from '../support/lost-workers.js';
 import { completionsModel, startHarness, streamInfer, texts, type Harness } from './grpc/harness.js';
 
@@ -18,10 +18,11 @@ const limits: Record<string, number> = { moving: 2, stuck: 0 };
 describe('migration through the HTTP frontend', () => {
   let http: HttpService;
   let baseUrl: string;
+  let fetch: typeof globalThis.fetch;
   let client: OpenAI;
 
   before(async () => {
-    ({ http, baseUrl } = await httpWithEngines(
+    ({ http, baseUrl, fetch } = await injectedHttpWithEngines(
       {
         steady: mocker,
         // Two of three instances are lost mid-stream: whichever comes first, the request moves on.
@@ -35,7 +36,7 @@ describe('migration through the HTTP frontend', () => {
       // The frontend gives no --migration-limit: each card's own applies.
       (name) => loadDefaultModelCard({ displayName: name, migrationLimit: limits[name] ?? 0 }),
     ));
-    client = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: 'none', maxRetries: 0 });
+    client = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: 'none', maxRetries: 0, fetch });
   });
   after(async () => {
     await http.shutdown();
