@@ -141,16 +141,25 @@ export class FileDiscoveryBackend implements DiscoveryBackend {
     };
     const rescan = (): void => void scan().catch(() => undefined);
     // Expiry has no file event: a timer wakes at the moment the oldest file seen would expire.
+    let armedAt = Infinity;
     const armExpiry = (at: number): void => {
       clearTimeout(expiry);
       expiry = undefined;
+      armedAt = at;
       if (at === Infinity) return;
       expiry = setTimeout(rescan, Math.max(0, at - Date.now()) + EXPIRY_SLACK_MS);
       expiry.unref();
     };
     let watcher: FSWatcher | null = null;
     try {
-      watcher = fsWatch(dir, rescan);
+      // Values change by rename (a 'rename' event); a 'change' is a file's mtime set, by its owner's
+      // refresh (later: the armed expiry covers it) or anyone's (earlier: expire on time). Temp
+      // files are not keys.
+      watcher = fsWatch(dir, (event, name) => {
+        if (name?.startsWith('.tmp_')) return;
+        if (event !== 'change' || !name) return rescan();
+        stat(join(dir, name)).then((info) => info.mtimeMs + this.ttlMs < armedAt && rescan(), () => undefined);
+      });
       watcher.on('error', () => undefined);
     } catch {
       // No inotify: only a periodic scan sees changes.
