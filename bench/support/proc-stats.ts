@@ -4,6 +4,7 @@
 // time the event loop waited for work: fewer per unit of work means more done per wake-up) from
 // /proc/<pid>/status, summed over the process and every process below it (a
 // pooled `serve` is a primary with its frontend processes as children).
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 export interface ProcSnapshot {
@@ -12,7 +13,16 @@ export interface ProcSnapshot {
   wakeups: number;
 }
 
-const TICKS_PER_SECOND = 100;
+/** The unit of /proc's CPU times (`getconf CLK_TCK`; 100 on every Linux this runs on, asked anyway). */
+const TICKS_PER_SECOND = clockTicks();
+
+function clockTicks(): number {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+}
 
 function readOr(file: string, fallback: string): string {
   try {

@@ -1,32 +1,46 @@
 // Process metrics: prom-client's default collectors under their standard names (`process_*` CPU,
-// RSS, fds; `nodejs_*` event-loop lag, heap, GC), which upstream has no counterpart of, plus
+// RSS, fds; `nodejs_*` heap, GC, event-loop lag), which upstream has no counterpart of, plus
 // upstream's event-loop canary (reference/operate-faults.md §4) under the frontend prefix.
+// prom-client's own event-loop collector is left out: it keeps a 10 ms timer running for the life
+// of the process; the event-loop watch fills its gauges from a canary that sleeps while idle.
 
-import { performance } from 'node:perf_hooks';
-import { collectDefaultMetrics } from 'prom-client';
+import { createRequire } from 'node:module';
+import type { Registry } from 'prom-client';
+import { subscribeRequestEvents, type RequestScope } from '../protocols/index.js';
+import { EventLoopWatch } from './event-loop-watch.js';
 import type { MetricsRegistry } from './metrics.js';
 
-const CANARY_MS = 10;
-const STALL_SECONDS = 0.005;
-const DELAY_BUCKETS = [0, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+type Collector = (registry: Registry, config: object) => void;
 
-/** Starts collecting into `registry`; the returned function stops the canary. */
-export function registerProcessMetrics(registry: MetricsRegistry): () => void {
-  collectDefaultMetrics({ register: registry.registry });
-  const delay = registry.histogram(registry.name('event_loop_delay_seconds'), 'How late a 10 ms canary timer fired', [], DELAY_BUCKETS);
-  const stalls = registry.counter(registry.name('event_loop_stall_total'), 'Canary timers more than 5 ms late', []);
-  let timer: NodeJS.Timeout;
-  const arm = (): void => {
-    const due = performance.now() + CANARY_MS;
-    timer = setTimeout(() => {
-      const late = Math.max(0, (performance.now() - due) / 1000);
-      delay.observe(late);
-      if (late > STALL_SECONDS) stalls.inc();
-      arm();
-    }, CANARY_MS);
-    // The canary watches the loop; it must never be what keeps the process alive.
-    timer.unref();
+/** `collectDefaultMetrics`' collectors (prom-client's `metricsList`) but `eventLoopLag`. */
+export const DEFAULT_COLLECTORS = [
+  'processCpuTotal',
+  'processStartTime',
+  'osMemoryHeap',
+  'processOpenFileDescriptors',
+  'processMaxFileDescriptors',
+  'processResources',
+  'processHandles',
+  'processRequests',
+  'heapSizeAndUsed',
+  'heapSpacesSizeAndUsed',
+  'version',
+  'gc',
+] as const;
+
+const require = createRequire(import.meta.url);
+
+/**
+ * Starts collecting into `registry`, watching the event loop while `scope` has requests in flight;
+ * the returned function stops the watch.
+ */
+export function registerProcessMetrics(registry: MetricsRegistry, scope: RequestScope): () => void {
+  for (const name of DEFAULT_COLLECTORS) (require(`prom-client/lib/metrics/${name}`) as Collector)(registry.registry, {});
+  const watch = new EventLoopWatch(registry);
+  const ended = (): void => watch.ended();
+  const unsubscribe = subscribeRequestEvents(scope, { start: () => watch.started(), end: ended, error: ended, cancel: ended });
+  return () => {
+    unsubscribe();
+    watch.stop();
   };
-  arm();
-  return () => clearTimeout(timer);
 }

@@ -37,7 +37,7 @@ export async function startFrontendServices(config: Config, models: ModelManager
   const tracing = await traceFrontend(config, requests.scope);
   const stats = clusterStats(models);
   registerClusterMetrics(metrics, stats);
-  const stopProcessMetrics = registerProcessMetrics(metrics);
+  const stopProcessMetrics = registerProcessMetrics(metrics, requests.scope);
   const access = { keys: keys.keys, adminEnabled: config.enableAdminApi, protectMetrics: config.protectMetrics };
   const dashboard = config.dashboard
     ? new DashboardFeed(stats, requests.scope, { onError: (err) => logger.warn({ err }, 'dashboard snapshot failed') })

@@ -1,7 +1,8 @@
 // File discovery (reference/http.md §6.4): `<root>/<bucket>/<percent-encoded key>` holds the JSON
 // value. Liveness is the file's mtime: owners touch their files every max(TTL/3, 1 s); anyone
 // deletes files older than the TTL. Writes go through `.tmp_<hex>` + link/rename, so readers never
-// see half a file. One host only (fs.watch, shared directory).
+// see half a file. One host only (fs.watch, shared directory). A watcher rescans on file events and
+// when the oldest file it saw would expire, not on a clock: an idle cluster leaves it asleep.
 import { randomBytes } from 'node:crypto';
 import { watch as fsWatch, type FSWatcher } from 'node:fs';
 import { link, mkdir, readdir, readFile, stat, unlink, utimes, writeFile } from 'node:fs/promises';
@@ -10,6 +11,9 @@ import { join } from 'node:path';
 import { randomInstanceId } from '../ids.js';
 import { KeyExistsError, type DiscoveryBackend, type Lease, type StoreEventHandler } from './backend.js';
 import { WatchedSet } from './watched-set.js';
+
+/** A file is expired once strictly older than the TTL: the expiry scan waits this much past that moment. */
+const EXPIRY_SLACK_MS = 5;
 
 export interface FileBackendOptions {
   /** `DYN_FILE_KV`; `$TMPDIR/dynamo_store_kv` when unset. */
@@ -115,6 +119,8 @@ export class FileDiscoveryBackend implements DiscoveryBackend {
     const view = new WatchedSet(handler);
     let scanning = false;
     let again = false;
+    let expiry: NodeJS.Timeout | undefined;
+    let stopped = false;
     const scan = async (): Promise<void> => {
       if (scanning) {
         again = true;
@@ -122,27 +128,49 @@ export class FileDiscoveryBackend implements DiscoveryBackend {
       }
       scanning = true;
       try {
+        let listed: Listing;
         do {
           again = false;
-          view.resync(await this.listBucket(bucket, dir, prefix));
+          listed = await this.listBucket(bucket, dir, prefix);
+          view.resync(listed.entries);
         } while (again);
+        if (watcher && !stopped) armExpiry(listed.firstExpiry);
       } finally {
         scanning = false;
       }
     };
-    await scan();
+    const rescan = (): void => void scan().catch(() => undefined);
+    // Expiry has no file event: a timer wakes at the moment the oldest file seen would expire.
+    let armedAt = Infinity;
+    const armExpiry = (at: number): void => {
+      clearTimeout(expiry);
+      expiry = undefined;
+      armedAt = at;
+      if (at === Infinity) return;
+      expiry = setTimeout(rescan, Math.max(0, at - Date.now()) + EXPIRY_SLACK_MS);
+      expiry.unref();
+    };
     let watcher: FSWatcher | null = null;
     try {
-      watcher = fsWatch(dir, () => void scan().catch(() => undefined));
+      // Values change by rename (a 'rename' event); a 'change' is a file's mtime set, by its owner's
+      // refresh (later: the armed expiry covers it) or anyone's (earlier: expire on time). Temp
+      // files are not keys.
+      watcher = fsWatch(dir, (event, name) => {
+        if (name?.startsWith('.tmp_')) return;
+        if (event !== 'change' || !name) return rescan();
+        stat(join(dir, name)).then((info) => info.mtimeMs + this.ttlMs < armedAt && rescan(), () => undefined);
+      });
       watcher.on('error', () => undefined);
     } catch {
-      // No inotify: the periodic scan below still sees every change, only later.
+      // No inotify: only a periodic scan sees changes.
     }
-    // Expiry has no file event: a periodic scan notices files whose owner stopped touching them.
-    const timer = setInterval(() => void scan().catch(() => undefined), Math.min(1000, this.ttlMs / 2));
-    timer.unref();
+    await scan();
+    const poll = watcher ? undefined : setInterval(rescan, Math.min(1000, this.ttlMs / 2));
+    poll?.unref();
     const stop = (): void => {
-      clearInterval(timer);
+      stopped = true;
+      clearInterval(poll);
+      clearTimeout(expiry);
       watcher?.close();
       this.closers.delete(stop);
     };
@@ -154,8 +182,10 @@ export class FileDiscoveryBackend implements DiscoveryBackend {
     for (const stop of [...this.closers]) stop();
   }
 
-  private async listBucket(bucket: string, dir: string, prefix: string): Promise<[string, string][]> {
-    const out: [string, string][] = [];
+  /** The bucket's live entries under `prefix`, deleting the expired ones, and when the oldest live one expires. */
+  private async listBucket(bucket: string, dir: string, prefix: string): Promise<Listing> {
+    const entries: [string, string][] = [];
+    let firstExpiry = Infinity;
     const now = Date.now();
     for (const name of await readdir(dir)) {
       if (name.startsWith('.tmp_')) continue;
@@ -168,11 +198,18 @@ export class FileDiscoveryBackend implements DiscoveryBackend {
           await unlink(file).catch(() => undefined);
           continue;
         }
-        out.push([fullKey, await readFile(file, 'utf8')]);
+        entries.push([fullKey, await readFile(file, 'utf8')]);
+        firstExpiry = Math.min(firstExpiry, info.mtimeMs + this.ttlMs);
       } catch {
         // Deleted between readdir and read: simply absent.
       }
     }
-    return out;
+    return { entries, firstExpiry };
   }
+}
+
+interface Listing {
+  entries: [string, string][];
+  /** Epoch ms past which the oldest listed file is expired, unless touched; Infinity when none. */
+  firstExpiry: number;
 }
