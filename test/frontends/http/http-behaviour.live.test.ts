@@ -59,10 +59,11 @@ describe('HTTP behaviour of the OpenAI routes', () => {
   });
 
   test('unknown route is 404 naming method and path', async () => {
-    const res = await fetch(`${ctx.baseUrl}/v1/responses/resp_missing?x=1`);
+    // (GET /v1/responses/{id} is a route now: stored responses.)
+    const res = await fetch(`${ctx.baseUrl}/v1/assistants/asst_missing?x=1`);
     assert.equal(res.status, 404);
     const body = (await res.json()) as { message: string; type: string; code: number };
-    assert.deepEqual([body.message, body.type, body.code], ['Route not found: GET /v1/responses/resp_missing', 'Not Found', 404]);
+    assert.deepEqual([body.message, body.type, body.code], ['Route not found: GET /v1/assistants/asst_missing', 'Not Found', 404]);
   });
 
   test('GET on a POST route is 405 with Allow: POST', async () => {
