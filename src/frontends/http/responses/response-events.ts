@@ -113,16 +113,16 @@ class ReasoningOutput extends TextPartOutput {
   }
 }
 
-/** A tool call as a `function_call` item: its arguments stream as `response.function_call_arguments` deltas. */
-class FunctionCallOutput implements StreamedOutput {
-  private readonly id = newItemId('fc');
-  private arguments = '';
-  private outputIndex = 0;
+/** A call's item: opened when the call's first piece arrives, its arguments gathered as they stream. */
+abstract class CallOutput implements StreamedOutput {
+  protected abstract readonly id: string;
+  protected arguments = '';
+  protected outputIndex = 0;
 
   constructor(
-    private readonly callId: string,
-    private readonly name: string,
-    private readonly namespace: string | undefined,
+    protected readonly callId: string,
+    protected readonly name: string,
+    protected readonly namespace: string | undefined,
   ) {}
 
   open(emit: Emit, outputIndex: number): void {
@@ -132,17 +132,36 @@ class FunctionCallOutput implements StreamedOutput {
 
   append(emit: Emit, fragment: string): void {
     this.arguments += fragment;
-    emit('response.function_call_arguments.delta', { item_id: this.id, output_index: this.outputIndex, delta: fragment });
+    this.streamed(emit, fragment);
   }
 
   close(emit: Emit, status: ResponseStatus): Json {
-    emit('response.function_call_arguments.done', { item_id: this.id, output_index: this.outputIndex, name: this.name, arguments: this.arguments });
+    this.done(emit);
     const item = this.item(status);
     emit('response.output_item.done', { output_index: this.outputIndex, item });
     return item;
   }
 
-  private item(status: ResponseStatus): Json {
+  /** The events of one arguments fragment. */
+  protected abstract streamed(emit: Emit, fragment: string): void;
+  /** The events of the whole call, before its item is done. */
+  protected abstract done(emit: Emit): void;
+  protected abstract item(status: ResponseStatus): Json;
+}
+
+/** A tool call as a `function_call` item: its arguments stream as `response.function_call_arguments` deltas. */
+class FunctionCallOutput extends CallOutput {
+  protected readonly id = newItemId('fc');
+
+  protected streamed(emit: Emit, fragment: string): void {
+    emit('response.function_call_arguments.delta', { item_id: this.id, output_index: this.outputIndex, delta: fragment });
+  }
+
+  protected done(emit: Emit): void {
+    emit('response.function_call_arguments.done', { item_id: this.id, output_index: this.outputIndex, name: this.name, arguments: this.arguments });
+  }
+
+  protected item(status: ResponseStatus): Json {
     return functionCallItem(this.id, { callId: this.callId, name: this.name, arguments: this.arguments, namespace: this.namespace }, status);
   }
 }
@@ -151,37 +170,21 @@ class FunctionCallOutput implements StreamedOutput {
  * A call of a custom tool, offered as a function of one string `input`: its arguments arrive as
  * that JSON object, so the free-form input is known, and streamed, once the call is whole.
  */
-class CustomToolCallOutput implements StreamedOutput {
-  private readonly id = newItemId('ctc');
-  private arguments = '';
-  private outputIndex = 0;
+class CustomToolCallOutput extends CallOutput {
+  protected readonly id = newItemId('ctc');
 
-  constructor(
-    private readonly callId: string,
-    private readonly name: string,
-    private readonly namespace: string | undefined,
-  ) {}
+  protected streamed(): void {}
 
-  open(emit: Emit, outputIndex: number): void {
-    this.outputIndex = outputIndex;
-    emit('response.output_item.added', { output_index: outputIndex, item: this.item('in_progress', '') });
-  }
-
-  append(_emit: Emit, fragment: string): void {
-    this.arguments += fragment;
-  }
-
-  close(emit: Emit, status: ResponseStatus): Json {
+  protected done(emit: Emit): void {
     const input = customInput(this.arguments);
     const at = { item_id: this.id, output_index: this.outputIndex };
     if (input.length > 0) emit('response.custom_tool_call_input.delta', { ...at, delta: input });
     emit('response.custom_tool_call_input.done', { ...at, input });
-    const item = this.item(status, input);
-    emit('response.output_item.done', { output_index: this.outputIndex, item });
-    return item;
   }
 
-  private item(status: ResponseStatus, input: string): Json {
+  protected item(status: ResponseStatus): Json {
+    // Until the call is whole its input is not known: the opening item carries an empty one.
+    const input = status === 'in_progress' ? '' : customInput(this.arguments);
     return customToolCallItem(this.id, { callId: this.callId, name: this.name, input, namespace: this.namespace }, status);
   }
 }
