@@ -1,7 +1,6 @@
 export { startServe, type RunningService } from './serve.js';
 export { loadConfiguredCard, parseEndpoint, type EndpointId } from './served-model.js';
-export { startFrontend, type FrontendService } from './frontend/index.js';
-export { startKserveFrontend, type KserveFrontendOptions, type RunningKserveFrontend } from './frontend/index.js';
+export { startFrontend, startKserveFrontend, type FrontendService, type KserveFrontendOptions, type RunningKserveFrontend } from './frontend/index.js';
 export { startMocker, type RunningMocker } from './mocker/index.js';
 export { startOpenAiWorker, runBridgeWorker, bridgeModelFromConfig, type RunningBridgeWorker, type UpstreamSpec } from './bridge/index.js';
 export { runtimeOptionsFromConfig, workerRuntimeFromEnv } from './runtime-options.js';

@@ -3,12 +3,11 @@
 // the capacity its card declares.
 import type { Config } from '../../config/index.js';
 import { buildMockVocabulary, DataParallelEngine, MockEmbeddingEngine, MockerEngine, MockImageEngine, MockVideoEngine } from '../../engines/mocker/index.js';
-import type { ModelDeploymentCard, ModelTypeFlag } from '../../models/index.js';
+import { sharedTokenTable, type ModelDeploymentCard, type ModelTypeFlag } from '../../models/index.js';
 import type { WorkerType } from '../../protocols/index.js';
 import { engineHandler, kvEventPublisher, loadMetricsPublisher, mediaHandler, type DistributedRuntime, type EndpointHandler } from '../../runtime/index.js';
 import { mockerEngineOptions } from './mocker-options.js';
 import { mockerOutputScript } from './mocker-output.js';
-import { sharedTokenTable } from '../../models/index.js';
 import { thinkingDefault, type EndpointId } from '../served-model.js';
 
 export interface MockModelSetup {
