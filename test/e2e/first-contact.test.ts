@@ -36,8 +36,8 @@ for (const command of ['frontend', 'mocker']) {
   });
 }
 
-// The CLI's own default is a pool of frontend processes (one per core); each process meets the same
-// unreachable etcd, and the primary alone tells it.
+// One process, and a pool of frontend processes (the default past two cores), where each process
+// meets the same unreachable etcd and the primary alone tells it.
 for (const workers of ['1', '2']) {
   test(`frontend with etcd unreachable and --http-workers ${workers}: the line once, no stack, exit 1`, async () => {
     const etcd = `http://127.0.0.1:${closedPort}`;

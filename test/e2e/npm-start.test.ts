@@ -29,7 +29,7 @@ test('SIGTERM to `npm start` stops the server process', async () => {
   const npmExited = new Promise<void>((resolve) => npm.on('exit', () => resolve()));
   let serverPid = 0;
   try {
-    // One process per core by default: under a loaded machine the pool has taken over a minute to listen.
+    // A generous bound: under a loaded machine the server has taken over a minute to listen.
     const deadline = Date.now() + 180_000;
     while (!serverPid) {
       assert.ok(Date.now() < deadline, `server never listened:\n${out}`);

@@ -33,7 +33,7 @@ export interface RunningProcess {
 export function startProcess(args: string[], env: Record<string, string> = {}, bin = BIN, nodeArgs: readonly string[] = []): RunningProcess {
   const proc = spawn(process.execPath, [...nodeArgs, bin, ...args], {
     cwd: path.resolve(path.dirname(bin), '..'),
-    // One frontend process unless a test asks for a pool: the default (one per core) would fork on every start.
+    // One frontend process unless a test asks for a pool: the default past two cores would fork on every start.
     env: { ...process.env, DYN_HTTP_WORKERS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -47,7 +47,7 @@ export const httpOptions = [
   {
     key: 'httpWorkers', flag: 'http-workers', env: 'DYN_HTTP_WORKERS', envIsLocal: true, type: 'int', min: 1, metavar: '<n>',
     group: 'HTTP & Networking', scope: 'frontend', built: true,
-    help: 'Frontend processes sharing the HTTP (and gRPC) listening ports, each routing with the same view of the workers (KV events to each, active load shared by replica sync); default: the number of cores; 1 serves from this one process',
+    help: 'Frontend processes sharing the HTTP (and gRPC) listening ports, each routing with the same view of the workers (KV events to each, active load shared by replica sync); default: 1 for serve (its engines run in-process), and for frontend 1 on up to 2 cores, else one per core less one; 1 serves from this one process',
   },
   {
     key: 'httpBodyLimitMb', env: 'DYN_HTTP_BODY_LIMIT_MB', type: 'int', min: 1,

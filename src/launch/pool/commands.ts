@@ -1,5 +1,5 @@
 // `dynamo-ts serve` and `dynamo-ts frontend` as commands: one process, or (--http-workers /
-// --grpc-workers, default the number of cores) a pool of frontend processes sharing the listening
+// --grpc-workers; the default in plan.ts) a pool of frontend processes sharing the listening
 // ports. The library's startServe / startFrontend stay one process.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ import { assertSingleProcess, startServe } from '../serve.js';
 import { isPoolProcess, runPoolProcess } from './child.js';
 import type { ProcessSettings } from './messages.js';
 import { poolAggregators } from './metrics.js';
-import { processPlan, type ProcessPlan } from './plan.js';
+import { processPlan, type PoolShape, type ProcessPlan } from './plan.js';
 import { FrontendPool } from './primary.js';
 
 export interface RunningCommand {
@@ -28,13 +28,14 @@ export interface RunningCommand {
 type Command = (config: Config, logger: Logger) => Promise<RunningCommand>;
 
 /** The same command in each pool process, the pool in the primary, or one process when the plan says so. */
-function pooled(single: Command, primary: (config: Config, logger: Logger, plan: ProcessPlan) => Promise<RunningCommand>): Command {
+function pooled(shape: PoolShape, single: Command, primary: (config: Config, logger: Logger, plan: ProcessPlan) => Promise<RunningCommand>): Command {
   return async (config, logger) => {
     if (isPoolProcess()) return runPoolProcess(config, logger);
     assertRouterSettings(config);
     // Before any fork: the pool's processes inherit the raised limit.
     await raiseFdLimit(config.frontendFdLimitTarget, logger);
-    const plan = processPlan(config);
+    const plan = processPlan(config, shape);
+    logger.info({ processes: plan.processes, grpcProcesses: plan.grpcProcesses, reason: plan.reason }, 'frontend processes');
     return plan.processes === 1 ? single(config, logger) : primary(config, logger, plan);
   };
 }
@@ -101,5 +102,5 @@ async function servePool(config: Config, logger: Logger, plan: ProcessPlan): Pro
   }
 }
 
-export const serveCommand: Command = pooled(startServe, servePool);
-export const frontendCommand: Command = pooled(startFrontend, frontendPool);
+export const serveCommand: Command = pooled('serve', startServe, servePool);
+export const frontendCommand: Command = pooled('frontend', startFrontend, frontendPool);

@@ -8,6 +8,24 @@ export interface ProcessPlan {
   readonly processes: number;
   /** How many of them (the first ones) serve gRPC; 0 without a gRPC listener. */
   readonly grpcProcesses: number;
+  /** Why this many, for the startup log. */
+  readonly reason: string;
+}
+
+/** Where the engines run: in this process (`serve`) or behind a request plane (`frontend`). */
+export type PoolShape = 'serve' | 'frontend';
+
+/**
+ * The HTTP process count when no flag sets it, from bench/RESULTS.md ("Default pool size"): with the
+ * engine in this process, a pool carries every token over loopback TCP from it to the other
+ * processes, and one process streamed 3–4× what the pool did; in front of workers, one process beat
+ * the pool on two cores, where the workers and the kernel's network work share the cores. Past two
+ * cores, one core stays for those and for the pool's primary.
+ */
+function defaultHttpProcesses(shape: PoolShape, cores: number): { count: number; reason: string } {
+  if (shape === 'serve') return { count: 1, reason: 'the engines run in this process; a pool would carry every token to the others over TCP' };
+  if (cores <= 2) return { count: 1, reason: `${cores} core(s): one process outruns a pool that shares them with the workers and the network stack` };
+  return { count: cores - 1, reason: `${cores} cores: one process per core, one core left for the pool's primary and the network stack` };
 }
 
 /**
@@ -15,13 +33,15 @@ export interface ProcessPlan {
  * also serve gRPC; with --kserve-grpc-server gRPC is the API, so `--grpc-workers` counts the
  * processes. The terminal chat (-i) listens on nothing: one process.
  */
-export function processPlan(config: Config, cores = availableParallelism()): ProcessPlan {
-  if (config.interactive) return { processes: 1, grpcProcesses: 0 };
-  const http = config.httpWorkers ?? cores;
-  if (!kserveLayout(config)) return { processes: http, grpcProcesses: 0 };
+export function processPlan(config: Config, shape: PoolShape, cores = availableParallelism()): ProcessPlan {
+  if (config.interactive) return { processes: 1, grpcProcesses: 0, reason: 'the terminal chat listens on nothing' };
+  const chosen = config.httpWorkers === undefined ? defaultHttpProcesses(shape, cores) : { count: config.httpWorkers, reason: '--http-workers' };
+  const http = chosen.count;
+  if (!kserveLayout(config)) return { processes: http, grpcProcesses: 0, reason: chosen.reason };
   const grpc = config.grpcWorkers ?? http;
-  if (config.grpcPort === undefined) return { processes: grpc, grpcProcesses: grpc };
-  return { processes: Math.max(http, grpc), grpcProcesses: grpc };
+  const reason = config.grpcWorkers === undefined ? chosen.reason : '--grpc-workers';
+  if (config.grpcPort === undefined) return { processes: grpc, grpcProcesses: grpc, reason };
+  return { processes: Math.max(http, grpc), grpcProcesses: grpc, reason: grpc > http ? reason : chosen.reason };
 }
 
 /** The config of pool process `index` (0-based): beside the HTTP API, gRPC only in the first `grpcProcesses`. */

@@ -9,29 +9,53 @@ function config(argv: string[], env: Record<string, string> = {}): Config {
   return (parsed as Extract<typeof parsed, { kind: 'run' }>).config;
 }
 
-test('the default is one frontend process per core, HTTP only', () => {
-  assert.deepEqual(processPlan(config(['serve']), 4), { processes: 4, grpcProcesses: 0 });
-  assert.deepEqual(processPlan(config(['frontend', '--http-workers', '1']), 4), { processes: 1, grpcProcesses: 0 });
-  assert.deepEqual(processPlan(config(['frontend'], { DYN_HTTP_WORKERS: '3' }), 8), { processes: 3, grpcProcesses: 0 });
+/** The counts only: the reason is for the log. */
+function counts(plan: { processes: number; grpcProcesses: number }): { processes: number; grpcProcesses: number } {
+  return { processes: plan.processes, grpcProcesses: plan.grpcProcesses };
+}
+
+test('by default serve runs one process (its engines are in-process), whatever the cores', () => {
+  for (const cores of [1, 2, 8, 32]) {
+    const plan = processPlan(config(['serve']), 'serve', cores);
+    assert.deepEqual(counts(plan), { processes: 1, grpcProcesses: 0 });
+    assert.match(plan.reason, /in this process/);
+  }
+});
+
+test('by default frontend runs one process on up to two cores, one per core less one above', () => {
+  assert.equal(processPlan(config(['frontend']), 'frontend', 1).processes, 1);
+  assert.equal(processPlan(config(['frontend']), 'frontend', 2).processes, 1);
+  assert.equal(processPlan(config(['frontend']), 'frontend', 4).processes, 3);
+  const big = processPlan(config(['frontend']), 'frontend', 32);
+  assert.equal(big.processes, 31);
+  assert.match(big.reason, /32 cores/);
+});
+
+test('--http-workers / DYN_HTTP_WORKERS set the count, HTTP only', () => {
+  assert.deepEqual(counts(processPlan(config(['serve', '--http-workers', '4']), 'serve', 2)), { processes: 4, grpcProcesses: 0 });
+  assert.deepEqual(counts(processPlan(config(['frontend', '--http-workers', '1']), 'frontend', 4)), { processes: 1, grpcProcesses: 0 });
+  const env = processPlan(config(['frontend'], { DYN_HTTP_WORKERS: '3' }), 'frontend', 8);
+  assert.deepEqual(counts(env), { processes: 3, grpcProcesses: 0 });
+  assert.equal(env.reason, '--http-workers');
 });
 
 test('beside the HTTP API, --grpc-workers picks how many processes also serve gRPC', () => {
-  assert.deepEqual(processPlan(config(['serve', '--grpc-port', '9001']), 2), { processes: 2, grpcProcesses: 2 });
+  assert.deepEqual(counts(processPlan(config(['serve', '--grpc-port', '9001', '--http-workers', '2']), 'serve', 2)), { processes: 2, grpcProcesses: 2 });
   const fewer = config(['serve', '--grpc-port', '9001', '--http-workers', '3', '--grpc-workers', '1']);
-  const plan = processPlan(fewer, 2);
-  assert.deepEqual(plan, { processes: 3, grpcProcesses: 1 });
+  const plan = processPlan(fewer, 'serve', 2);
+  assert.deepEqual(counts(plan), { processes: 3, grpcProcesses: 1 });
   assert.equal(configOfProcess(fewer, plan, 0).grpcPort, 9001);
   assert.equal(configOfProcess(fewer, plan, 1).grpcPort, undefined, 'process 1 serves HTTP only');
-  assert.deepEqual(processPlan(config(['serve', '--grpc-port', '9001', '--http-workers', '1'], { DYNAMO_GRPC_WORKERS: '2' }), 8), { processes: 2, grpcProcesses: 2 });
+  assert.deepEqual(counts(processPlan(config(['serve', '--grpc-port', '9001', '--http-workers', '1'], { DYNAMO_GRPC_WORKERS: '2' }), 'serve', 8)), { processes: 2, grpcProcesses: 2 });
 });
 
 test('with gRPC as the API (--kserve-grpc-server), --grpc-workers counts the processes', () => {
   const kserve = config(['frontend', '--kserve-grpc-server', '--grpc-workers', '3', '--http-workers', '1']);
-  const plan = processPlan(kserve, 2);
-  assert.deepEqual(plan, { processes: 3, grpcProcesses: 3 });
+  const plan = processPlan(kserve, 'frontend', 2);
+  assert.deepEqual(counts(plan), { processes: 3, grpcProcesses: 3 });
   assert.equal(configOfProcess(kserve, plan, 2), kserve);
 });
 
 test('the terminal chat runs in one process', () => {
-  assert.deepEqual(processPlan(config(['serve', '-i', '--http-workers', '4']), 4), { processes: 1, grpcProcesses: 0 });
+  assert.deepEqual(counts(processPlan(config(['serve', '-i', '--http-workers', '4']), 'serve', 4)), { processes: 1, grpcProcesses: 0 });
 });
