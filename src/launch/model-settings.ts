@@ -6,6 +6,7 @@ import type { BusyThresholds } from '../router/index.js';
 import { requestLimits } from './frontend/index.js';
 import { prefillPredictor } from './prefill-load-model.js';
 import { createTokenizer } from './tokenizer-backend.js';
+import { nvextRead } from './surfaces.js';
 
 /**
  * The routers' settings. `--load-aware` is upstream's preset: kv routing on load alone (no overlap
@@ -51,7 +52,7 @@ export function modelSettings(config: Config): ModelSettings {
     preprocessing: {
       maxOutputTokens: config.maxOutputTokens,
       ignoreUnsupportedFields: config.ignoreOpenaiFeUnsupportedFields,
-      nvextEnabled: !config.disableFrontendNvext,
+      nvextEnabled: nvextRead(config),
       rejectMediaInputs: config.rejectMediaInputs,
       excludeToolsWhenToolChoiceNone: config.excludeToolsWhenToolChoiceNone,
       forwardMessages: config.dynChatProcessor !== 'dynamo',

@@ -69,11 +69,3 @@ export function basicPassword(authorization: string | undefined): string | undef
   const colon = decoded.indexOf(':');
   return colon >= 0 ? decoded.slice(colon + 1) : undefined;
 }
-
-/**
- * Who may call an admin route: with keys, whoever presents one (checked like any route); with
- * none, nobody unless the operator opened them explicitly.
- */
-export function adminAllowed(keys: KeyCheck, adminEnabled: boolean): boolean {
-  return keys.required || adminEnabled;
-}

@@ -133,16 +133,15 @@ describe('with API keys', () => {
 });
 
 describe('without API keys', () => {
-  test('admin routes are refused unless enabled; inference stays open', async () => {
-    const ctx = await serveInProcess(['--grpc-port', String(await freePort())]);
+  test('--no-enable-admin-api removes the admin surface (404 / UNIMPLEMENTED); inference stays open', async () => {
+    const ctx = await serveInProcess(['--grpc-port', String(await freePort()), '--no-enable-admin-api']);
     const client = makeClient(ctx.service.grpc!.grpcPort);
     try {
       const res = await fetch(`${ctx.baseUrl}/busy_threshold`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"x"}' });
-      assert.equal(res.status, 403);
-      assert.match(((await res.json()) as { error: string }).error, /admin route and no API key is configured.*--enable-admin-api/);
+      assert.equal(res.status, 404);
       await assert.rejects(unary(client, 'RepositoryModelUnload', { model_name: MODEL }), (e: grpc.ServiceError) => {
-        assert.equal(e.code, grpc.status.PERMISSION_DENIED);
-        assert.match(e.details, /RepositoryModelUnload is an admin call/);
+        assert.equal(e.code, grpc.status.UNIMPLEMENTED);
+        assert.match(e.details, /RepositoryModelUnload is an admin call and the admin API is off/);
         return true;
       });
       assert.deepEqual(await unary(client, 'ServerLive', {}), { live: true });
@@ -153,11 +152,14 @@ describe('without API keys', () => {
     }
   });
 
-  test('--enable-admin-api serves them', async () => {
-    const ctx = await serveInProcess(['--enable-admin-api']);
+  test('the admin surface is served by default, as upstream serves it', async () => {
+    const ctx = await serveInProcess(['--grpc-port', String(await freePort())]);
+    const client = makeClient(ctx.service.grpc!.grpcPort);
     try {
       assert.equal((await fetch(`${ctx.baseUrl}/busy_threshold`)).status, 200);
+      assert.deepEqual(await unary(client, 'RepositoryModelUnload', { model_name: MODEL }), {});
     } finally {
+      client.close();
       await ctx.service.stop();
     }
   });
@@ -219,6 +221,6 @@ test('keys never reach the logs, the config dump nor --help', async () => {
   assert.doesNotMatch(proc.output() + readFileSync(dump, 'utf8'), /secret-value/);
   const help = await runCli(['serve', '--help'], { DYN_API_KEYS: 'env-secret-value' });
   assert.match(help.output, /--api-key <key> \(repeatable\)/);
-  assert.match(help.output, /--enable-admin-api[\s\S]*no key they are refused/);
+  assert.match(help.output, /--enable-admin-api, --no-enable-admin-api[\s\S]*its calls need a key like every route/);
   assert.doesNotMatch(help.output, /secret-value/);
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseKeysFile } from '../../src/launch/api-keys.js';
-import { adminAllowed, anyKeyOf, ApiKeys, bearerToken } from '../../src/protocols/index.js';
+import { anyKeyOf, ApiKeys, bearerToken } from '../../src/protocols/index.js';
 
 test('ApiKeys accepts exactly its keys; an empty set requires nothing', () => {
   const keys = new ApiKeys(['alpha', 'beta', '']);
@@ -31,12 +31,6 @@ test('bearerToken reads `Bearer <token>` only', () => {
   assert.equal(bearerToken('Bearer abc'), 'abc');
   assert.equal(bearerToken('bearer   abc  '), 'abc');
   for (const h of [undefined, '', 'abc', 'Basic abc', 'Bearer', 'Bearer a b']) assert.equal(bearerToken(h), undefined, String(h));
-});
-
-test('admin routes: open with keys (checked like any route) or when enabled', () => {
-  assert.equal(adminAllowed(new ApiKeys(['k']), false), true);
-  assert.equal(adminAllowed(new ApiKeys(), true), true);
-  assert.equal(adminAllowed(new ApiKeys(), false), false);
 });
 
 test('a keys file: one key per line, blank lines and # comments skipped', () => {

@@ -130,14 +130,19 @@ export const httpOptions = [
     help: 'Upper limit for max_tokens (1048576 when unset); also reported by /v1/models',
   },
   {
+    key: 'enableFrontendNvext', env: 'DYN_ENABLE_FRONTEND_NVEXT', type: 'bool',
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: true,
+    help: 'Read the nvext request extension (upstream\'s default); false ignores it entirely, as DYN_DISABLE_FRONTEND_NVEXT does',
+  },
+  {
     key: 'disableFrontendNvext', env: 'DYN_DISABLE_FRONTEND_NVEXT', type: 'bool',
     group: 'HTTP & Networking', scope: 'frontend', built: true, default: false,
-    help: 'Ignore the nvext request extension entirely',
+    help: 'Ignore the nvext request extension entirely (the opt-out spelling of DYN_ENABLE_FRONTEND_NVEXT=false)',
   },
   {
     key: 'disableFrontendAdminApi', env: 'DYN_DISABLE_FRONTEND_ADMIN_API', type: 'bool',
     group: 'HTTP & Networking', scope: 'frontend', built: true, default: false,
-    help: 'Do not register the /busy_threshold admin routes (they answer 404); see --enable-admin-api for when they are served',
+    help: 'Remove the admin surface (the opt-out spelling of DYN_ENABLE_FRONTEND_ADMIN_API=false): HTTP 404, gRPC UNIMPLEMENTED',
   },
   {
     key: 'rejectMediaInputs', env: 'DYN_REJECT_MEDIA_INPUTS', type: 'list', metavar: '<image,video,audio>',

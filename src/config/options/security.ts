@@ -2,7 +2,7 @@ import type { OptionSpec } from '../option-spec.js';
 
 /** The rule for admin routes, stated once for the help of both options that shape it. */
 export const ADMIN_RULE =
-  'Admin routes (/busy_threshold, gRPC RepositoryModelLoad/Unload) need an API key when keys are configured; with no key they are refused (403 / PERMISSION_DENIED) unless --enable-admin-api';
+  'The admin surface is /busy_threshold, Triton\'s /v2/repository load/unload and gRPC RepositoryModelLoad/Unload; when API keys are configured its calls need a key like every route';
 
 export const securityOptions = [
   {
@@ -22,7 +22,7 @@ export const securityOptions = [
   },
   {
     key: 'enableAdminApi', flag: 'enable-admin-api', env: 'DYN_ENABLE_FRONTEND_ADMIN_API', type: 'bool',
-    group: 'Security', scope: 'frontend', built: true, default: false,
-    help: `Serve the admin routes without an API key. ${ADMIN_RULE}; DYN_DISABLE_FRONTEND_ADMIN_API removes /busy_threshold altogether (404)`,
+    group: 'Security', scope: 'frontend', built: true, default: true,
+    help: `Serve the admin surface (on by default, as upstream); false (--no-enable-admin-api) removes it: HTTP 404, gRPC UNIMPLEMENTED. ${ADMIN_RULE}`,
   },
 ] as const satisfies readonly OptionSpec[];

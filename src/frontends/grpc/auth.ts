@@ -1,16 +1,16 @@
 // The one gRPC interceptor for API keys and the admin switch (the HTTP side has its twin in
 // access-hook.ts over the same KeyCheck). Health and reflection stay open so probes and grpcurl work;
-// every other call needs `authorization: Bearer <key>` metadata when keys are configured, and the
-// repository load/unload calls are refused while no key is configured unless admin is enabled.
+// every other call needs `authorization: Bearer <key>` metadata when keys are configured; the
+// repository load/unload calls are the admin surface, absent (UNIMPLEMENTED) when it is turned off.
 
 import * as grpc from '@grpc/grpc-js';
-import { adminAllowed, bearerToken, ForbiddenError, UnauthenticatedError, type DynamoError, type KeyCheck } from '../../protocols/index.js';
+import { bearerToken, NotImplementedError, UnauthenticatedError, type DynamoError, type KeyCheck } from '../../protocols/index.js';
 import type { GrpcMetrics, GrpcType, MethodMetrics } from './grpc-metrics.js';
 
 export interface GrpcAccess {
   keys: KeyCheck;
-  /** --enable-admin-api: RepositoryModelLoad/Unload are served even with no key configured. */
-  adminEnabled: boolean;
+  /** The admin surface is served (DYN_ENABLE_FRONTEND_ADMIN_API): RepositoryModelLoad/Unload exist. */
+  adminApi: boolean;
 }
 
 const OPEN_PREFIXES = ['/grpc.health.v1.Health/', '/grpc.reflection.'];
@@ -18,10 +18,8 @@ const ADMIN_METHODS = new Set(['/inference.GRPCInferenceService/RepositoryModelL
 
 /** Why a call with this metadata may not proceed, or undefined when it may. */
 function refusal(path: string, metadata: grpc.Metadata, access: GrpcAccess): DynamoError | undefined {
-  if (ADMIN_METHODS.has(path) && !adminAllowed(access.keys, access.adminEnabled)) {
-    return new ForbiddenError(
-      `${path.slice(path.lastIndexOf('/') + 1)} is an admin call and no API key is configured: set --api-key (or --api-keys-file) and send it, or open admin calls with --enable-admin-api`,
-    );
+  if (ADMIN_METHODS.has(path) && !access.adminApi) {
+    return new NotImplementedError(`${path.slice(path.lastIndexOf('/') + 1)} is an admin call and the admin API is off (DYN_ENABLE_FRONTEND_ADMIN_API=false or DYN_DISABLE_FRONTEND_ADMIN_API)`);
   }
   if (!access.keys.required) return undefined;
   const header = metadata.get('authorization')[0];

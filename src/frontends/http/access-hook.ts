@@ -1,21 +1,21 @@
 // Who may call which route: one onRequest hook for the whole HTTP service. When API keys are
 // configured every route needs one except the probes and the API description (and /metrics unless
-// protected); admin routes are refused outright while no key is configured, unless opened.
+// protected); admin routes answer 404 when the admin surface is turned off.
 // Each family answers in its own error shape: OpenAI's envelope, Anthropic's, the admin routes' and
 // Triton's (`{"error": "..."}`). Triton's /v2/health probes are open; its model load/unload are admin.
 // The dashboard is opened by a browser, which cannot add a bearer header: it also takes the key as
 // the password of HTTP Basic authentication, and its refusal makes the browser prompt for one.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { adminAllowed, basicPassword, bearerToken, ForbiddenError, UnauthenticatedError, type DynamoError, type HttpPaths, type KeyCheck } from '../../protocols/index.js';
+import { basicPassword, bearerToken, NotFoundError, UnauthenticatedError, type DynamoError, type HttpPaths, type KeyCheck } from '../../protocols/index.js';
 import { adminErrorReply, anthropicErrorReply, httpErrorReply, type ErrorEnvelope } from './error-envelope.js';
 import { sendError } from './server.js';
 import { TRITON_ADMIN_ROUTES, TRITON_OPEN_ROUTES, TRITON_PREFIX, tritonErrorReply } from './triton/index.js';
 
 export interface AccessOptions {
   keys: KeyCheck;
-  /** --enable-admin-api: admin routes are served even with no key configured. */
-  adminEnabled: boolean;
+  /** The admin surface is served (DYN_ENABLE_FRONTEND_ADMIN_API); off, its routes answer 404. */
+  adminApi: boolean;
   /** --protect-metrics: /metrics needs a key like the API routes. */
   protectMetrics: boolean;
 }
@@ -82,11 +82,9 @@ export function registerAccessHook(app: FastifyInstance, paths: HttpPaths, opts:
   app.addHook('onRequest', async (req, reply) => {
     const cls = classOf(req.routeOptions.url);
     if (cls === 'open') return;
-    if (cls === 'admin' && !adminAllowed(opts.keys, opts.adminEnabled)) {
+    if (cls === 'admin' && !opts.adminApi) {
       const path = req.url.split('?')[0];
-      return refuse(reply, cls, new ForbiddenError(
-        `${req.method} ${path} is an admin route and no API key is configured: set --api-key (or --api-keys-file) and send it, or open admin routes with --enable-admin-api`,
-      ), overloadStatus);
+      return refuse(reply, cls, new NotFoundError(`${req.method} ${path}: the admin API is off (DYN_ENABLE_FRONTEND_ADMIN_API=false or DYN_DISABLE_FRONTEND_ADMIN_API)`), overloadStatus);
     }
     if (!opts.keys.required) return;
     const keys = presented(req, CLASSES[cls].basic ?? false);

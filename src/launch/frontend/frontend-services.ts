@@ -9,6 +9,7 @@ import { apiKeyStore } from '../api-keys.js';
 import { httpServiceOptions } from './http-options.js';
 import { kserveLayout, startKserveGrpc } from './kserve.js';
 import { traceFrontend } from '../tracing.js';
+import { adminApiServed } from '../surfaces.js';
 
 export interface FrontendServices {
   /** Not listening yet: the caller starts it once its models are in place. */
@@ -38,7 +39,7 @@ export async function startFrontendServices(config: Config, models: ModelManager
   const stats = clusterStats(models);
   registerClusterMetrics(metrics, stats);
   const stopProcessMetrics = registerProcessMetrics(metrics, requests.scope);
-  const access = { keys: keys.keys, adminEnabled: config.enableAdminApi, protectMetrics: config.protectMetrics };
+  const access = { keys: keys.keys, adminApi: adminApiServed(config), protectMetrics: config.protectMetrics };
   const dashboard = config.dashboard
     ? new DashboardFeed(stats, requests.scope, { onError: (err) => logger.warn({ err }, 'dashboard snapshot failed') })
     : undefined;

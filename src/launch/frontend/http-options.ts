@@ -5,6 +5,7 @@ import type { RequestLimits } from '../../pipeline/index.js';
 import type { RequestScope } from '../../protocols/index.js';
 import { httpPaths } from './http-paths.js';
 import { tlsFiles } from '../tls.js';
+import { adminApiServed } from '../surfaces.js';
 
 /** `--max-request-messages`, `--max-request-tools`, `--max-prompt-chars`. */
 export function requestLimits(config: Config): RequestLimits {
@@ -36,7 +37,7 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     sseKeepAliveMs: config.httpSseKeepAliveIntervalMs,
     preCommitErrorPeekMs: config.httpPreCommitErrorPeekMs,
     debugPerf: config.dynDebugPerf,
-    disableAdminApi: config.disableFrontendAdminApi,
+    disableAdminApi: !adminApiServed(config),
     anthropicApi: config.enableAnthropicApi ? { stripPreamble: config.stripAnthropicPreamble } : undefined,
     tls: tlsFiles(config),
     responseStore: { name: config.responseStore, maxEntries: config.responseStoreMaxEntries, ttlSecs: config.responseStoreTtlSecs, path: config.responseStorePath },

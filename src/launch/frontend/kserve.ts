@@ -4,6 +4,7 @@ import type { KserveCore } from '../../kserve/index.js';
 import { moduleLogger, type Logger, type MetricsRegistry } from '../../observability/index.js';
 import { ApiKeys, anyKeyOf, type KeyCheck } from '../../protocols/index.js';
 import { grpcTlsFiles } from '../tls.js';
+import { adminApiServed } from '../surfaces.js';
 
 export interface KserveLayout {
   grpcPort: number;
@@ -40,7 +41,7 @@ export function startKserveGrpc(
     requestScope: core.requestScope,
     logger: moduleLogger(logger, 'grpc'),
     tls: grpcTlsFiles(config),
-    access: { keys: grpcKeys, adminEnabled: config.enableAdminApi },
+    access: { keys: grpcKeys, adminApi: adminApiServed(config) },
     maxMessageSize: config.maxMessageSize,
     keepaliveTimeMs: config.grpcKeepaliveTimeMs,
     keepaliveTimeoutMs: config.grpcKeepaliveTimeoutMs,

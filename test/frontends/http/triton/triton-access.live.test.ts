@@ -73,29 +73,28 @@ describe('without an API key', () => {
   });
   after(() => served.service.stop());
 
-  test('load and unload are refused (403) unless admin routes are enabled; the rest is open', async () => {
-    const v2 = `${served.baseUrl}/v2`;
-    assert.equal((await fetch(`${v2}/models/${MODEL}`)).status, 200);
-    const res = await fetch(`${v2}/repository/models/${MODEL}/unload`, { method: 'POST' });
-    assert.equal(res.status, 403);
-    const body = (await res.json()) as { error: string };
-    assert.match(body.error, /admin route.*--enable-admin-api/);
-    assert.equal((await fetch(`${v2}/models/${MODEL}/ready`)).status, 200);
-  });
-});
-
-describe('with --enable-admin-api and no key', () => {
-  let served: Served;
-  before(async () => {
-    served = await serveInProcess(['--enable-admin-api', '--speedup-ratio', '1000']);
-  });
-  after(() => served.service.stop());
-
-  test('unload and load are served', async () => {
+  test('unload and load are served (the admin API is on by default, as upstream)', async () => {
     const v2 = `${served.baseUrl}/v2`;
     assert.equal((await fetch(`${v2}/repository/models/${MODEL}/unload`, { method: 'POST' })).status, 200);
     assert.equal((await fetch(`${v2}/models/${MODEL}/ready`)).status, 400);
     assert.equal((await fetch(`${v2}/repository/models/${MODEL}/load`, { method: 'POST' })).status, 200);
+    assert.equal((await fetch(`${v2}/models/${MODEL}/ready`)).status, 200);
+  });
+});
+
+describe('with the admin API off (DYN_ENABLE_FRONTEND_ADMIN_API=false)', () => {
+  let served: Served;
+  before(async () => {
+    served = await serveInProcess(['--speedup-ratio', '1000'], { DYN_ENABLE_FRONTEND_ADMIN_API: 'false' });
+  });
+  after(() => served.service.stop());
+
+  test('load and unload answer 404 in Triton\'s shape; the rest is served', async () => {
+    const v2 = `${served.baseUrl}/v2`;
+    assert.equal((await fetch(`${v2}/models/${MODEL}`)).status, 200);
+    const res = await fetch(`${v2}/repository/models/${MODEL}/unload`, { method: 'POST' });
+    assert.equal(res.status, 404);
+    assert.match(((await res.json()) as { error: string }).error, /admin API is off/);
     assert.equal((await fetch(`${v2}/models/${MODEL}/ready`)).status, 200);
   });
 });
