@@ -92,12 +92,7 @@ class ServedLiveModel implements LiveModel {
     let model: AssembledModel;
     try {
       const card = servedCard(record.cardJson, name, ctx.localModelPath);
-      const parsers = cardParsers(record.cardJson, ({ field, name: parser, known }) =>
-        logger.warn(
-          { model: name, [field]: parser, known },
-          `model ${name}: unknown ${field} '${parser}' in its card; serving it without that parser (known: ${known.join(', ')})`,
-        ),
-      );
+      const parsers = cardParsers(record.cardJson, name);
       const routerLogger = moduleLogger(logger, 'router');
       const remoteIndexer = ctx.useRemoteIndexer ? remoteIndexerOf(record, name, routerLogger, ctx) : undefined;
       model = assembleModel(card, ctx.settings, record, {

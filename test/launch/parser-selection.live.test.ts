@@ -46,7 +46,7 @@ const echo: EngineClient = {
   },
 };
 
-test('a card naming a parser this frontend lacks: a warning naming the model and the name, and the model serves without it', async () => {
+test('a card naming a parser this frontend lacks is refused: an error naming the model and the name, and the model is not served', async () => {
   const lines: Record<string, unknown>[] = [];
   const ns = `parsers-${Date.now()}`;
   const { frontend, models, watcher } = await startWatchingFrontend(namespaceScope({ namespace: ns }), capturingLogger('warn', lines));
@@ -55,19 +55,13 @@ test('a card naming a parser this frontend lacks: a warning naming the model and
     const card = toCardJson(loadDefaultModelCard());
     const ep = worker.namespace(ns).component('backend').endpoint('generate');
     await ep.serveEndpoint(engineHandler(echo));
-    const runtimeConfig = { ...(card.runtime_config as object), tool_call_parser: 'qwen25', reasoning_parser: 'basic' };
+    const runtimeConfig = { ...(card.runtime_config as object), tool_call_parser: 'no_such_format', reasoning_parser: 'basic' };
     await ep.registerModel({ ...card, display_name: 'foreign', runtime_config: runtimeConfig }, { modelType: ['Chat', 'Completions'], modelInput: 'Tokens' });
-    await eventually(() => models.has('foreign') && models.get('foreign').router.instanceIds.length === 1, 5000, 'the model');
-    assert.deepEqual(models.get('foreign').parsers, { toolCall: null, reasoning: 'basic', defaultThinking: null });
-    const warning = lines.find((l) => l.tool_call_parser === 'qwen25');
-    assert.ok(warning, 'a warning names the unknown parser');
-    assert.equal(warning.model, 'foreign');
-    assert.match(String(warning.msg), /model foreign: unknown tool_call_parser 'qwen25'.*serving it without that parser \(known: hermes, /);
-
-    const out: LLMEngineOutput[] = [];
-    const request = { model: 'foreign', token_ids: [42, 43], stop_conditions: {}, sampling_options: {}, output_options: {}, eos_token_ids: [] };
-    for await (const o of models.get('foreign').router.generate(request, { requestId: 'r', signal: new AbortController().signal })) out.push(o);
-    assert.deepEqual(out, [{ token_ids: [42], finish_reason: 'length' }]);
+    await eventually(() => lines.some((l) => l.model === 'foreign'), 5000, 'the refusal');
+    const refusal = lines.find((l) => l.model === 'foreign')!;
+    assert.equal(refusal.level, 50, 'an error');
+    assert.match(String(refusal.err), /model foreign: its card names tool_call_parser 'no_such_format', which this frontend does not have \(known: hermes, .*not served/);
+    assert.equal(models.has('foreign'), false, 'not served half-configured');
   } finally {
     watcher.stop();
     await worker.shutdown();

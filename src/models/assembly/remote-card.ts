@@ -1,7 +1,7 @@
 // A worker's published card (`card_json`) → the ModelDeploymentCard the frontend serves. The card
 // names its tokenizer files by absolute path (upstream CheckedFiles); on one host they are read in
 // place. BLAKE3 checksums are checked before this runs (the discovery join, runtime/card-checksums.ts).
-import { REASONING_PARSER_NAMES, THINKING_MODES, TOOL_CALL_PARSER_NAMES, type ModelDeploymentCard, type ModelInput, type ModelTypeFlag } from '../../protocols/index.js';
+import { REASONING_PARSER_NAMES, THINKING_MODES, TOOL_CALL_PARSER_NAMES, ValidationError, type ModelDeploymentCard, type ModelInput, type ModelTypeFlag } from '../../protocols/index.js';
 import type { DpRanks, WorkerTotals } from '../../router/index.js';
 import { loadCardFromFiles, loadModelCard } from '../card-loader.js';
 import type { ModelParsers } from '../model-manager.js';
@@ -84,26 +84,23 @@ export function cardDpRanks(card: Json): DpRanks | undefined {
   return { start: Number.isInteger(start) && (start as number) >= 0 ? (start as number) : 0, size };
 }
 
-/** A parser name (or thinking mode) in a card that this frontend does not know (another worker implementation's). */
-export interface UnknownParser {
-  field: 'tool_call_parser' | 'reasoning_parser' | 'default_thinking_mode';
-  name: string;
-  known: readonly string[];
-}
+type ParserField = 'tool_call_parser' | 'reasoning_parser' | 'default_thinking_mode';
 
 /**
  * The parsers a worker's card names (`runtime_config.tool_call_parser`, `reasoning_parser`). A name
- * this frontend does not know is reported and left out: the model is served without that parser.
+ * this frontend does not know refuses the card, as upstream v1.5 refuses it at registration: served
+ * without its parser, the model would hand tool calls and reasoning back as plain text.
  */
-export function cardParsers(card: Json, onUnknown: (unknown: UnknownParser) => void): ModelParsers {
+export function cardParsers(card: Json, model: string): ModelParsers {
   const runtimeConfig = (card.runtime_config ?? {}) as Json;
   const runtimeData = (runtimeConfig.runtime_data ?? {}) as Json;
-  const pick = <N extends string>(from: Json, field: UnknownParser['field'], known: readonly N[]): N | null => {
+  const pick = <N extends string>(from: Json, field: ParserField, known: readonly N[]): N | null => {
     const name = from[field];
     if (name === undefined || name === null || name === '') return null;
     if (known.includes(name as N)) return name as N;
-    onUnknown({ field, name: String(name), known });
-    return null;
+    throw new ValidationError(
+      `model ${model}: its card names ${field} '${String(name)}', which this frontend does not have (known: ${known.join(', ')}); the model is not served until its workers name one of those`,
+    );
   };
   return {
     toolCall: pick(runtimeConfig, 'tool_call_parser', TOOL_CALL_PARSER_NAMES),
