@@ -3,8 +3,11 @@
 // messages (ahead of the rest of that turn, as they answer the calls just before). An assistant's
 // thinking blocks are its `reasoning_content`: the chat template keeps or drops it, as the model
 // does (Qwen3 renders it within the current tool loop only); redacted thinking is opaque and dropped.
+// Documents (plain text or content) and search results are text for the model: their title, context
+// or source, then their text. A chat tool message is text, so the images of a tool result follow the
+// tool messages in the user turn that carries them, in order.
 
-import { NotImplementedError, ValidationError, type ChatMessage, type ContentPart, type ToolCall } from '../../../protocols/index.js';
+import { ValidationError, type ChatMessage, type ContentPart, type ToolCall } from '../../../protocols/index.js';
 
 type Block = Record<string, unknown>;
 
@@ -71,8 +74,12 @@ export function contentBlocks(content: unknown, path: string): Block[] {
 
 function convertBlock(block: Block, path: string, turn: Turn): void {
   const convert = typeof block.type === 'string' ? BLOCK_CONVERTERS[block.type] : undefined;
-  if (!convert) throw new NotImplementedError(`${path}: content block type ${JSON.stringify(block.type)} is not supported`);
+  if (!convert) throw unsupported(block, path, Object.keys(BLOCK_CONVERTERS));
   convert(block, path, turn);
+}
+
+function unsupported(block: Block, path: string, known: readonly string[]): ValidationError {
+  return new ValidationError(`${path}.type: content block type ${JSON.stringify(block.type)} is not supported here (supported: ${known.join(', ')})`);
 }
 
 /** A system message's text blocks as one string: templates render a system message as text. */
@@ -90,13 +97,18 @@ function joinedText(parts: ContentPart[]): string {
   return parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
 }
 
+/** The blocks that are content a model reads, anywhere content goes: in a turn or in a tool result. */
+const CONTENT_CONVERTERS: Record<string, (block: Block, path: string) => ContentPart[]> = {
+  text: (block, path) => [{ type: 'text', text: requireString(block, 'text', path) }],
+  image: (block, path) => [{ type: 'image_url', image_url: { url: imageUrl(block.source, `${path}.source`) } }],
+  document: (block, path) => documentParts(block, path),
+  search_result: (block, path) => [{ type: 'text', text: searchResultText(block, path) }],
+};
+
 const BLOCK_CONVERTERS: Record<string, BlockConverter> = {
-  text: (block, path, turn) => {
-    turn.parts.push({ type: 'text', text: requireString(block, 'text', path) });
-  },
-  image: (block, path, turn) => {
-    turn.parts.push({ type: 'image_url', image_url: { url: imageUrl(block.source, `${path}.source`) } });
-  },
+  ...Object.fromEntries(
+    Object.entries(CONTENT_CONVERTERS).map(([type, parts]) => [type, (block: Block, path: string, turn: Turn) => void turn.parts.push(...parts(block, path))]),
+  ),
   tool_use: (block, path, turn) => {
     const input = block.input ?? {};
     if (!isObject(input)) throw new ValidationError(`${path}.input: must be an object`);
@@ -107,7 +119,10 @@ const BLOCK_CONVERTERS: Record<string, BlockConverter> = {
     });
   },
   tool_result: (block, path, turn) => {
-    turn.toolResults.push({ role: 'tool', tool_call_id: requireString(block, 'tool_use_id', path), content: toolResultText(block.content, `${path}.content`) });
+    const parts = toolResultParts(block.content, `${path}.content`);
+    const text = joinedText(parts.filter((p) => p.type === 'text'));
+    turn.toolResults.push({ role: 'tool', tool_call_id: requireString(block, 'tool_use_id', path), content: text });
+    turn.parts.push(...parts.filter((p) => p.type !== 'text'));
   },
   thinking: (block, path, turn) => {
     turn.reasoning.push(requireString(block, 'thinking', path));
@@ -122,14 +137,53 @@ function imageUrl(source: unknown, path: string): string {
   throw new ValidationError(`${path}.type: must be "base64" or "url", got ${JSON.stringify(source.type)}`);
 }
 
-/** A tool result's content as the tool message's text: a string, or its text blocks joined. */
-function toolResultText(content: unknown, path: string): string {
-  if (content === undefined || content === null) return '';
-  if (typeof content === 'string') return content;
-  return contentBlocks(content, path)
-    .map((block, j) => {
-      if (block.type !== 'text') throw new NotImplementedError(`${path}[${j}]: content block type ${JSON.stringify(block.type)} is not supported in a tool_result`);
-      return requireString(block, 'text', `${path}[${j}]`);
+/** A tool result's content as parts: a string, or its blocks (text, images, documents, search results). */
+function toolResultParts(content: unknown, path: string): ContentPart[] {
+  if (content === undefined || content === null) return [];
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return contentBlocks(content, path).flatMap((block, j) => {
+    const convert = typeof block.type === 'string' ? CONTENT_CONVERTERS[block.type] : undefined;
+    if (!convert) throw unsupported(block, `${path}[${j}]`, Object.keys(CONTENT_CONVERTERS));
+    return convert(block, `${path}[${j}]`);
+  });
+}
+
+/** A heading line per present field, then the body: how a document or search result reads as text. */
+function headed(fields: readonly (readonly [string, unknown])[], body: string): string {
+  const lines = fields.filter(([, v]) => typeof v === 'string' && v !== '').map(([k, v]) => `${k}: ${v as string}`);
+  return lines.length === 0 ? body : `${lines.join('\n')}\n\n${body}`;
+}
+
+/**
+ * A document's parts. Plain text and content sources are read; a PDF (base64 or url) or a Files API
+ * id is refused: the gateway has no PDF reader and no file store.
+ */
+function documentParts(block: Block, path: string): ContentPart[] {
+  const source = block.source;
+  const at = `${path}.source`;
+  if (!isObject(source)) throw new ValidationError(`${at}: field required (an object)`);
+  const heading = [['title', block.title], ['context', block.context]] as const;
+  if (source.type === 'text') return [{ type: 'text', text: headed(heading, requireString(source, 'data', at)) }];
+  if (source.type === 'content') {
+    const parts = typeof source.content === 'string' ? [{ type: 'text' as const, text: source.content }] : toolResultParts(source.content, `${at}.content`);
+    const first = parts.findIndex((p) => p.type === 'text');
+    if (first >= 0) parts[first] = { type: 'text', text: headed(heading, (parts[first] as { text: string }).text) };
+    return parts;
+  }
+  if (source.type === 'base64' || source.type === 'url') {
+    throw new ValidationError(`${at}.type: PDF documents are not supported (this gateway has no PDF reader); send the document's text as a "text" or "content" source`);
+  }
+  if (source.type === 'file') throw new ValidationError(`${at}.type: "file" sources need the Files API, which this gateway does not serve; send the document's text`);
+  throw new ValidationError(`${at}.type: must be "text", "content", "base64" or "url", got ${JSON.stringify(source.type)}`);
+}
+
+/** A search result as text: its title and source, then its text blocks. */
+function searchResultText(block: Block, path: string): string {
+  const body = contentBlocks(block.content, `${path}.content`)
+    .map((b, j) => {
+      if (b.type !== 'text') throw new ValidationError(`${path}.content[${j}].type: a search result holds text blocks only`);
+      return requireString(b, 'text', `${path}.content[${j}]`);
     })
-    .join('');
+    .join('\n\n');
+  return headed([['title', requireString(block, 'title', path)], ['source', requireString(block, 'source', path)]], body);
 }

@@ -186,7 +186,11 @@ describe('POST /v1/messages on scripted engines', () => {
     const cases: [unknown, number, string, RegExp][] = [
       [{ messages: [{ role: 'user', content: ['hi'] }] }, 400, 'invalid_request_error', /content blocks must be objects/],
       [{ messages: [{ role: 'user', content: [] }] }, 400, 'invalid_request_error', /must contain at least one content block/],
-      [{ messages: [{ role: 'user', content: [{ type: 'future_block_type' }] }] }, 501, 'api_error', /content block type "future_block_type"/],
+      [{ messages: [{ role: 'user', content: [{ type: 'future_block_type' }] }] }, 400, 'invalid_request_error', /messages\[0\]\.content\[0\]\.type: content block type "future_block_type" is not supported here \(supported: text, image, document, search_result, tool_use/],
+      [
+        { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } }] }] },
+        400, 'invalid_request_error', /messages\[0\]\.content\[0\]\.source\.type: PDF documents are not supported/,
+      ],
       [{ messages: USER_HELLO, tools: [{ type: 'web_search_20260209', name: 'web_search' }] }, 501, 'api_error', /server tool type "web_search_20260209" is not supported/],
       [{ messages: USER_HELLO, tools: [{ name: 'f' }] }, 400, 'invalid_request_error', /tools\[0\]\.input_schema: field required/],
       [{ messages: USER_HELLO, temperature: 3.0 }, 400, 'invalid_request_error', /must be/],
