@@ -3,7 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { ModelDeploymentCard, ThinkingMode } from '../../protocols/index.js';
+import type { ChatMessage, ModelDeploymentCard, ThinkingMode } from '../../protocols/index.js';
 import {
   NotImplementedError,
   type ChatCompletionRequest,
@@ -123,6 +123,11 @@ export class Preprocessor {
     return validateCompletionRequest(body, this.opts);
   }
 
+  /** Every media part is of a kind this model's template renders: a 400 naming the part otherwise. */
+  checkMedia(messages: readonly ChatMessage[]): void {
+    checkMediaAccepted(messages, this.mediaKinds);
+  }
+
   /** A completion request built from another wire shape (KServe's tensors), checked as a body would be. */
   checkCompletion(request: CompletionRequest): CompletionRequest {
     return checkCompletionRequest(request, this.opts);
@@ -133,7 +138,7 @@ export class Preprocessor {
    * `routing` is what the request's routing headers set; it wins over the body's nvext.
    */
   async preprocessChat(req: ChatCompletionRequest, routing: HeaderRouting = NO_HEADER_ROUTING): Promise<PreparedRequest> {
-    checkMediaAccepted(req.messages, this.mediaKinds);
+    this.checkMedia(req.messages);
     const media = multiModalData(req.messages);
     const prepared = this.prepare(req, await this.chatPrompt(req), routing);
     if (media) {
@@ -179,7 +184,7 @@ export class Preprocessor {
 
   /** A chat's prompt text as chat completions render it (template, tools, template arguments), for `/tokenize`. */
   renderChat(req: ChatCompletionRequest): Promise<string> {
-    checkMediaAccepted(req.messages, this.mediaKinds);
+    this.checkMedia(req.messages);
     return this.template.renderOffLoop(req);
   }
 

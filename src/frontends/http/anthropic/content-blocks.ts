@@ -8,6 +8,7 @@
 // tool messages in the user turn that carries them, in order.
 
 import { ValidationError, type ChatMessage, type ContentPart, type ToolCall } from '../../../protocols/index.js';
+import { noteOrigin } from '../model-route/index.js';
 
 type Block = Record<string, unknown>;
 
@@ -37,7 +38,7 @@ type BlockConverter = (block: Block, path: string, turn: Turn) => void;
 export function chatMessages(messages: unknown): ChatMessage[] {
   if (!Array.isArray(messages)) throw new ValidationError('messages: field required (an array of messages)');
   if (messages.length === 0) throw new ValidationError('messages: at least one message is required');
-  return messages.flatMap((message, i) => turnMessages(message, `messages[${i}]`));
+  return messages.flatMap((message, i) => turnMessages(message, `messages[${i}]`).map((m) => noteOrigin(m, `messages[${i}]`)));
 }
 
 function turnMessages(message: unknown, path: string): ChatMessage[] {
@@ -107,7 +108,10 @@ const CONTENT_CONVERTERS: Record<string, (block: Block, path: string) => Content
 
 const BLOCK_CONVERTERS: Record<string, BlockConverter> = {
   ...Object.fromEntries(
-    Object.entries(CONTENT_CONVERTERS).map(([type, parts]) => [type, (block: Block, path: string, turn: Turn) => void turn.parts.push(...parts(block, path))]),
+    Object.entries(CONTENT_CONVERTERS).map(([type, parts]) => [
+      type,
+      (block: Block, path: string, turn: Turn) => void turn.parts.push(...parts(block, path).map((p) => noteOrigin(p, path))),
+    ]),
   ),
   tool_use: (block, path, turn) => {
     const input = block.input ?? {};
@@ -144,7 +148,7 @@ function toolResultParts(content: unknown, path: string): ContentPart[] {
   return contentBlocks(content, path).flatMap((block, j) => {
     const convert = typeof block.type === 'string' ? CONTENT_CONVERTERS[block.type] : undefined;
     if (!convert) throw unsupported(block, `${path}[${j}]`, Object.keys(CONTENT_CONVERTERS));
-    return convert(block, `${path}[${j}]`);
+    return convert(block, `${path}[${j}]`).map((p) => noteOrigin(p, `${path}[${j}]`));
   });
 }
 

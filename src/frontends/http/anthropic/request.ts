@@ -5,6 +5,7 @@
 
 import { NotImplementedError, ValidationError, type ChatMessage } from '../../../protocols/index.js';
 import { chatMessages, contentBlocks, isObject, requireString } from './content-blocks.js';
+import { noteOrigin } from '../model-route/index.js';
 
 type Body = Record<string, unknown>;
 
@@ -138,13 +139,13 @@ function checkFields(body: Body, known: ReadonlySet<string>): void {
 
 function systemMessages(system: unknown, opts: MessagesTranslation): ChatMessage[] {
   if (!present(system)) return [];
-  if (typeof system === 'string') return [{ role: 'system', content: system }];
+  if (typeof system === 'string') return [noteOrigin({ role: 'system', content: system }, 'system')];
   const texts = contentBlocks(system, 'system').map((block, i) => {
     if (block.type !== 'text') throw new ValidationError(`system[${i}].type: system blocks must be text blocks`);
     return requireString(block, 'text', `system[${i}]`);
   });
   const kept = opts.stripPreamble ? texts.filter((text) => !text.startsWith(BILLING_HEADER)) : texts;
-  return kept.length > 0 ? [{ role: 'system', content: kept.join('\n\n') }] : [];
+  return kept.length > 0 ? [noteOrigin({ role: 'system', content: kept.join('\n\n') }, 'system')] : [];
 }
 
 function stringList(value: unknown, field: string): string[] {

@@ -29,6 +29,7 @@ import { postRoute } from '../server.js';
 import { SseWriter } from '../sse/index.js';
 import { modelRouteHandler, type ModelRouteSpec } from './model-route.js';
 import { peekFirst } from './stream-guard.js';
+import { inClientTerms } from './message-origins.js';
 
 export interface GenerationRouteOptions {
   /** The frontend whose request events these requests publish. */
@@ -247,8 +248,13 @@ export interface TranslatedChat extends PreparedGeneration {
 
 /** Validates and preprocesses the chat body a route's request was translated to, as chat would. */
 export async function prepareTranslatedChat(served: ServedModel, chatBody: unknown, stream: boolean, routing: HeaderRouting): Promise<TranslatedChat> {
+  const valid = inClientTerms(chatBody, () => {
+    const request = served.preprocessor.validateChat(chatBody);
+    served.preprocessor.checkMedia(request.messages);
+    return request;
+  });
   // The APIs translated to chat allow several system messages, and mid-conversation; not every template does.
-  const chat = await served.preprocessor.placeLateSystemMessages(served.preprocessor.validateChat(chatBody));
+  const chat = await served.preprocessor.placeLateSystemMessages(valid);
   const run = await served.preprocessor.preprocessChat(chat, routing);
   return { runs: [run], n: 1, model: chat.model, stream, ...outputParsers(served, chat, run) };
 }

@@ -21,4 +21,5 @@ export {
   type PreparedGeneration,
   type TranslatedChat,
 } from './generation-route.js';
+export { inClientTerms, noteOrigin } from './message-origins.js';
 export { modelRoute, modelRouteHandler, namedModel, onlyOutput, type ModelCall, type ModelRouteContext, type ModelRouteSpec } from './model-route.js';

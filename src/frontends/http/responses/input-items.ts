@@ -7,6 +7,7 @@
 import { NotImplementedError, ValidationError, type ChatMessage, type ContentPart } from '../../../protocols/index.js';
 import { compactionText, decodeCompaction } from './compaction-item.js';
 import { newItemId } from './response-object.js';
+import { noteOrigin } from '../model-route/index.js';
 
 type Item = Record<string, unknown>;
 
@@ -37,7 +38,7 @@ export function inputMessages(input: unknown, earlier: readonly Item[] = []): Ch
   const messages: ChatMessage[] = [];
   earlier.forEach((item, i) => convertItem(item, `previous_response_id's item ${i}`, messages));
   if (typeof input === 'string') {
-    messages.push({ role: 'user', content: input });
+    messages.push(noteOrigin({ role: 'user', content: input }, 'input'));
     return messages;
   }
   inputList(input).forEach((item, i) => convertItem(item, `input[${i}]`, messages));
@@ -58,7 +59,9 @@ function convertItem(item: unknown, path: string, messages: ChatMessage[]): void
   const type = item.type ?? 'message';
   const convert = typeof type === 'string' ? ITEM_CONVERTERS[type] : undefined;
   if (!convert) throw new ValidationError(`\`${path}.type\`: unsupported input item type ${JSON.stringify(type)}`);
+  const before = messages.length;
   convert(item, path, messages);
+  for (const message of messages.slice(before)) noteOrigin(message, path);
 }
 
 /** Id prefixes of the input items a request gives without ids; `item` for the others. */

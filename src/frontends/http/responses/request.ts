@@ -6,6 +6,7 @@
 import { NotImplementedError, ValidationError, type ChatMessage } from '../../../protocols/index.js';
 import { inputMessages, storedInputItems } from './input-items.js';
 import { chatToolChoice, chatTools, type OfferedTools } from './offered-tools.js';
+import { noteOrigin } from '../model-route/index.js';
 
 type Body = Record<string, unknown>;
 
@@ -80,7 +81,7 @@ export function translateResponsesRequest(raw: unknown, earlier: readonly Body[]
   const messages: ChatMessage[] = [];
   if (present(body.instructions)) {
     if (typeof body.instructions !== 'string') throw new ValidationError('`instructions` must be a string');
-    messages.push({ role: 'system', content: body.instructions });
+    messages.push(noteOrigin({ role: 'system', content: body.instructions }, 'instructions'));
   }
   messages.push(...inputMessages(body.input, earlier));
 

@@ -191,6 +191,13 @@ describe('POST /v1/messages on scripted engines', () => {
         { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } }] }] },
         400, 'invalid_request_error', /messages\[0\]\.content\[0\]\.source\.type: PDF documents are not supported/,
       ],
+      [
+        {
+          system: 'Be brief.',
+          messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] }],
+        },
+        400, 'invalid_request_error', /^Validation: messages\[0\]\.content\[1\]: this model accepts text only/,
+      ],
       [{ messages: USER_HELLO, tools: [{ type: 'web_search_20260209', name: 'web_search' }] }, 501, 'api_error', /server tool type "web_search_20260209" is not supported/],
       [{ messages: USER_HELLO, tools: [{ name: 'f' }] }, 400, 'invalid_request_error', /tools\[0\]\.input_schema: field required/],
       [{ messages: USER_HELLO, temperature: 3.0 }, 400, 'invalid_request_error', /must be/],

@@ -82,13 +82,17 @@ describe('Responses answers against the reference schema', () => {
     assert.equal(cut.completed_at, null);
   });
 
-  test('an image for a text-only model is a 400 naming the part', async () => {
+  test('an image for a text-only model is a 400 naming the part as the client sent it (input[i], not chat\'s messages[j])', async () => {
     const res = await postJson(server.baseUrl, '/v1/responses', {
       model: MODEL,
-      input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is this?' }, { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=' }] }],
+      instructions: 'Be brief.',
+      input: [
+        { role: 'user', content: 'Hello.' },
+        { role: 'user', content: [{ type: 'input_text', text: 'What is this?' }, { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=' }] },
+      ],
     });
     const body = (await res.json()) as { message: string };
     assert.equal(res.status, 400, JSON.stringify(body));
-    assert.match(body.message, /content\[1\]: this model accepts text only/);
+    assert.match(body.message, /^Validation: input\[1\]\.content\[1\]: this model accepts text only/);
   });
 });
