@@ -1,3 +1,4 @@
+import { Ajv } from 'ajv';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
@@ -7,6 +8,7 @@ import type { PreprocessedRequest } from '../../../../src/protocols/index.js';
 import { httpWithEngines } from '../../../support/http-with-engines.js';
 import { failingAfterHelloEngine, helloWorldEngine } from '../../../support/scripted-engines.js';
 import { postJson, serveInProcess } from '../../../support/in-process.js';
+import { RESPONSE_EVENT_SCHEMA, RESPONSE_SCHEMA } from '../../../support/schemas/responses.js';
 
 const prompt = (request: PreprocessedRequest | undefined): string => JSON.stringify(request?.token_ids);
 
@@ -186,6 +188,16 @@ describe('POST /v1/responses', () => {
     const failed = JSON.parse(lastFrame.split('\n')[1]!.slice('data: '.length)) as { response: { status: string; error: unknown } };
     assert.equal(failed.response.status, 'failed');
     assert.deepEqual(failed.response.error, { code: 'server_error', message: 'Internal server error' });
+    // The failed Response and every event before it, against the schemas written from the reference.
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    const validResponse = ajv.compile(RESPONSE_SCHEMA);
+    const validEvent = ajv.compile(RESPONSE_EVENT_SCHEMA);
+    assert.ok(validResponse(failed.response), ajv.errorsText(validResponse.errors));
+    frames.forEach((frame, i) => {
+      const event = JSON.parse(frame.slice(frame.indexOf('data: ') + 'data: '.length)) as Record<string, unknown>;
+      assert.ok(validEvent(event), `event ${i} ${String(event.type)}: ${ajv.errorsText(validEvent.errors)}`);
+      assert.equal(event.sequence_number, i);
+    });
     assert.ok(!text.includes('/srv/secret'));
     assert.ok(!text.includes('[DONE]'));
   });
