@@ -2,7 +2,8 @@
 //   template: @huggingface/jinja's Template vs the compiled TemplateProgram, Qwen3, CPU µs/render
 //   tokenizer: native `tokenizers` one by one, native batched, @lenml/tokenizers (JS), HfTokenizer
 //              with its fast BPE encoder (as served), and each with the prompt prefix cache on a
-//              repeated system prompt, CPU µs/prompt (bench/fast-bpe.ts has the encoder alone)
+//              repeated system prompt and on prompts that are all new, CPU µs/prompt (bench/fast-bpe.ts
+//              has the encoder alone)
 //   serve: small non-streaming chat requests through `dynamo-ts serve` (this build, and with
 //          --baseline DIR another build; with --fastokens also this build with --tokenizer
 //          fastokens), req/s and the server's CPU µs per request, rounds interleaved
@@ -84,6 +85,10 @@ async function tokenizerBench(): Promise<void> {
   let turn = 0;
   const prompt = (): string => template.render({ model: 'm', messages: [{ role: 'system', content: system }, { role: 'user', content: `Question number ${turn++}?` }] });
   const short = template.render({ model: 'm', messages: [{ role: 'user', content: 'Hello, how are you?' }] });
+  let fresh = 0;
+  const distinctShort = (): string => template.render({ model: 'm', messages: [{ role: 'user', content: `Hello number ${fresh++}, how are you?` }] });
+  const distinctLong = (): string =>
+    template.render({ model: 'm', messages: [{ role: 'system', content: `Session ${fresh++}. ${system}` }, { role: 'user', content: 'A question?' }] });
   const plain = new HfTokenizer(card.tokenizerJsonPath, { fastBpeMaxChars: 0 });
   const cached = new HfTokenizer(card.tokenizerJsonPath, { fastBpeMaxChars: 0, prefixCache: new PrefixTokenCache(boundaryTokensOf(json), 50 * 1024 * 1024) });
   const fast = new HfTokenizer(card.tokenizerJsonPath);
@@ -101,6 +106,11 @@ async function tokenizerBench(): Promise<void> {
     add(`system prompt (${tokens} tokens): native + prefix cache`, await perCallAsync(() => cached.encode(prompt(), false), 100));
     add(`system prompt (${tokens} tokens): fast BPE encoder`, await perCallAsync(() => fast.encode(prompt(), false), 100));
     add(`system prompt (${tokens} tokens): fast BPE encoder + prefix cache`, await perCallAsync(() => fastCached.encode(prompt(), false), 100));
+    // What the cache costs where it never hits: every prompt new from its first token.
+    add('short, each one new: fast BPE encoder', await perCallAsync(() => fast.encode(distinctShort(), false), 2000));
+    add('short, each one new: fast BPE encoder + prefix cache', await perCallAsync(() => fastCached.encode(distinctShort(), false), 2000));
+    add(`system prompt (${tokens} tokens), each one new: fast BPE encoder`, await perCallAsync(() => fast.encode(distinctLong(), false), 100));
+    add(`system prompt (${tokens} tokens), each one new: fast BPE encoder + prefix cache`, await perCallAsync(() => fastCached.encode(distinctLong(), false), 100));
   }
   console.log('tokenizer, CPU µs per prompt (median of rounds):');
   for (const [name, xs] of Object.entries(rows)) console.log(`  ${name}: ${median(xs).toFixed(1)}`);

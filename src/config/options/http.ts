@@ -51,7 +51,7 @@ export const httpOptions = [
   },
   {
     key: 'httpBodyLimitMb', env: 'DYN_HTTP_BODY_LIMIT_MB', type: 'int', min: 1,
-    group: 'HTTP & Networking', scope: 'frontend', built: true, default: 45,
+    group: 'HTTP & Networking', scope: 'frontend', built: true, default: 192,
     help: 'Maximum request body size in MB; larger bodies get 413',
   },
   {
