@@ -1,5 +1,6 @@
 // The model's tokenizer, by the `--tokenizer` backend name, with `--tokenizer-fallback` and the
-// prompt prefix cache (DYN_TOKENIZER_CACHE; always on for fastokens).
+// prompt prefix cache (DYN_TOKENIZER_CACHE, on by default as upstream's L1 cache; always on for
+// fastokens).
 
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config/index.js';
@@ -37,9 +38,12 @@ export function createTokenizer(tokenizerJsonPath: string, config: Config, warn:
   }
 }
 
+/** Prompts shorter than this pass by the cache: it costs them more than it saves (bench/RESULTS.md). */
+const PREFIX_CACHE_MIN_CHARS = 1024;
+
 function prefixCache(tokenizerJsonPath: string, config: Config): PrefixTokenCache {
   const json = JSON.parse(readFileSync(tokenizerJsonPath, 'utf8')) as Parameters<typeof boundaryTokensOf>[0];
-  return new PrefixTokenCache(boundaryTokensOf(json), config.tokenizerCacheMb * 1024 * 1024);
+  return new PrefixTokenCache(boundaryTokensOf(json), config.tokenizerCacheMb * 1024 * 1024, PREFIX_CACHE_MIN_CHARS);
 }
 
 function optionalPrefixCache(tokenizerJsonPath: string, config: Config, warn: Warn): PrefixTokenCache | null {

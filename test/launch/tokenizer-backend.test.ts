@@ -24,11 +24,18 @@ function withoutSpecialTokens(): string {
 }
 
 describe('createTokenizer', () => {
-  it('default has no prefix cache unless DYN_TOKENIZER_CACHE is set', () => {
+  it('the default backend has the prefix cache unless DYN_TOKENIZER_CACHE is off; short prompts pass by it', async () => {
     const warnings: string[] = [];
-    assert.equal(createTokenizer(card.tokenizerJsonPath, run(['frontend']).config, (m) => warnings.push(m)).cache, null);
-    const cachedConfig = run(['frontend'], { DYN_TOKENIZER_CACHE: '1', DYN_TOKENIZER_CACHE_MB: '8' }).config;
-    assert.ok(createTokenizer(card.tokenizerJsonPath, cachedConfig, (m) => warnings.push(m)).cache);
+    assert.equal(createTokenizer(card.tokenizerJsonPath, run(['frontend'], { DYN_TOKENIZER_CACHE: '0' }).config, (m) => warnings.push(m)).cache, null);
+    const tokenizer = createTokenizer(card.tokenizerJsonPath, run(['frontend']).config, (m) => warnings.push(m));
+    const cache = tokenizer.cache!;
+    assert.ok(cache);
+    await tokenizer.encode('<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n', false);
+    assert.equal(cache.misses + cache.hits, 0, 'a short prompt is not looked up');
+    const system = `<|im_start|>system\n${'You answer questions about travel. '.repeat(40)}<|im_end|>\n`;
+    await tokenizer.encode(`${system}<|im_start|>user\nfirst<|im_end|>\n`, false);
+    await tokenizer.encode(`${system}<|im_start|>user\nsecond<|im_end|>\n`, false);
+    assert.equal(cache.hits, 1, 'the second long prompt reuses the shared system prompt');
     assert.deepEqual(warnings, []);
   });
 

@@ -55,8 +55,8 @@ export const frontendFeatureOptions = [
   },
   {
     key: 'tokenizerCache', env: 'DYN_TOKENIZER_CACHE', type: 'bool',
-    group: 'Tokenizer', scope: 'frontend', built: true, default: false,
-    help: "Prompt prefix cache for the default backend: the token ids of a chat prompt's leading part (cut where a special token starts) are reused when a later prompt starts the same way, e.g. a repeated system prompt and tools",
+    group: 'Tokenizer', scope: 'frontend', built: true, default: true,
+    help: "Prompt prefix cache (upstream's L1 tokenizer cache, on by default): the token ids of a chat prompt's leading part (cut where a special token starts) are reused when a later prompt starts the same way, e.g. a repeated system prompt and tools, or the earlier turns of a conversation; prompts under 1024 characters pass by it",
   },
   {
     key: 'mallocTuning', env: 'DYN_MALLOC_TUNING', type: 'bool',
@@ -65,8 +65,8 @@ export const frontendFeatureOptions = [
   },
   {
     key: 'tokenizerCacheMb', env: 'DYN_TOKENIZER_CACHE_MB', type: 'int', min: 1,
-    group: 'Tokenizer', scope: 'frontend', built: true, default: 50,
-    help: 'Memory bound of the prompt prefix cache in MB, per model (least recently used prompts leave first; a local name, upstream fixes 50 MB)',
+    group: 'Tokenizer', scope: 'frontend', built: true, default: 64,
+    help: "Memory bound of the prompt prefix cache in MiB, per model (least recently used prompts leave first; upstream's budget is 64 MiB)",
   },
   {
     key: 'trustRemoteCode', flag: 'trust-remote-code', env: 'DYN_TRUST_REMOTE_CODE', type: 'bool',

@@ -47,15 +47,26 @@ export class PrefixTokenCache {
   private hitCount = 0;
   private missCount = 0;
 
+  /**
+   * `minChars`: shorter prompts pass by the cache. Its bookkeeping costs ~10 µs a prompt, more than
+   * the fast encoder spends on a short one, and a short prompt saves little (bench/RESULTS.md,
+   * "Prompt prefix cache on by default").
+   */
   constructor(
     tokens: readonly BoundaryToken[],
     private readonly maxBytes: number,
+    private readonly minChars = 0,
   ) {
     if (tokens.length === 0) throw new Error('no special tokens to cut prompts at');
     // Longest first, so the alternation matches as the tokenizer's leftmost-longest search does.
     const contents = tokens.map((t) => t.content).sort((a, b) => b.length - a.length);
     this.pattern = new RegExp(contents.map((c) => c.replace(REGEXP_SPECIALS, '\\$&')).join('|'), 'g');
     this.boundaryIds = new Set(tokens.map((t) => t.id));
+  }
+
+  /** Whether `text` is long enough to be worth caching. */
+  takes(text: string): boolean {
+    return text.length >= this.minChars;
   }
 
   /**

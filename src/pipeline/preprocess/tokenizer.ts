@@ -108,7 +108,7 @@ export class HfTokenizer {
    */
   encode(text: string, addSpecialTokens: boolean): Promise<number[]> {
     const clean = text.includes('\0') ? text.replaceAll('\0', '') : text;
-    if (this.prefixCache && !addSpecialTokens) return this.encodeWithPrefixCache(clean, this.prefixCache);
+    if (this.prefixCache?.takes(clean) && !addSpecialTokens) return this.encodeWithPrefixCache(clean, this.prefixCache);
     return this.encodeText(clean, addSpecialTokens);
   }
 
