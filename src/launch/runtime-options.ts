@@ -22,11 +22,17 @@ export function runtimeOptionsFromConfig(config: Config, logger: Logger, onLease
     tcpMaxMessageSize: config.tcpMaxMessageSize,
     advertiseHost: config.tcpRpcHost,
     bindHost: config.tcpRpcHost,
-    tcpTls: tcpTlsFiles(config),
+    tcpTls: tcpTls(config, logger),
     natsTls: natsTlsOptions(config),
     logger: moduleLogger(logger, 'runtime'),
     onLeaseLost,
   };
+}
+
+function tcpTls(config: Config, logger: Logger): RuntimeOptions['tcpTls'] {
+  const tls = tcpTlsFiles(config);
+  if (tls?.insecure) logger.warn('--tcp-tls-insecure: TCP request-plane listeners are dialed without verifying their certificates; for local development only');
+  return tls;
 }
 
 const DEFAULT_LEASE_TTL_SECS = 10;

@@ -66,14 +66,14 @@ export function grpcTlsFiles(config: Config): TlsFiles | undefined {
  * their streams), so the server certificate and key turn TLS on and every other file needs them.
  */
 export function tcpTlsFiles(config: Config): TcpTls | undefined {
-  const { tcpTlsCertPath, tcpTlsKeyPath, tcpTlsCaCertPath, tcpTlsClientCertPath, tcpTlsClientKeyPath, tcpTlsClientCaCertPath } = config;
+  const { tcpTlsCertPath, tcpTlsKeyPath, tcpTlsCaCertPath, tcpTlsClientCertPath, tcpTlsClientKeyPath, tcpTlsClientCaCertPath, tcpTlsInsecure, tcpTlsServerName } = config;
   if ((tcpTlsCertPath === undefined) !== (tcpTlsKeyPath === undefined)) {
     throw new ConfigError('--tcp-tls-cert-path and --tcp-tls-key-path must be given together');
   }
   if ((tcpTlsClientCertPath === undefined) !== (tcpTlsClientKeyPath === undefined)) {
     throw new ConfigError('--tcp-tls-client-cert-path and --tcp-tls-client-key-path must be given together');
   }
-  const others = [tcpTlsCaCertPath, tcpTlsClientCertPath, tcpTlsClientCaCertPath].some((p) => p !== undefined);
+  const others = [tcpTlsCaCertPath, tcpTlsClientCertPath, tcpTlsClientCaCertPath, tcpTlsServerName, tcpTlsInsecure || undefined].some((p) => p !== undefined);
   if (tcpTlsCertPath === undefined) {
     if (others) {
       throw new ConfigError(
@@ -90,6 +90,9 @@ export function tcpTlsFiles(config: Config): TcpTls | undefined {
     clientCert: optional('--tcp-tls-client-cert-path', tcpTlsClientCertPath),
     clientKey: optional('--tcp-tls-client-key-path', tcpTlsClientKeyPath),
     clientCa: optional('--tcp-tls-client-ca-cert-path', tcpTlsClientCaCertPath),
+    insecure: tcpTlsInsecure,
+    serverName: tcpTlsServerName,
+    handshakeTimeoutMs: config.tcpTlsHandshakeTimeoutSecs * 1000,
   };
 }
 

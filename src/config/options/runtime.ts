@@ -199,6 +199,21 @@ export const runtimeOptions = [
     group: 'Infrastructure', scope: 'both', built: true, help: 'Client private key (PEM) for --tcp-tls-client-cert-path',
   },
   {
+    key: 'tcpTlsInsecure', flag: 'tcp-tls-insecure', env: 'DYN_TCP_TLS_INSECURE', type: 'bool',
+    group: 'Infrastructure', scope: 'both', built: true, default: false,
+    help: 'Dial TCP request-plane listeners without verifying their certificates (local development only; a warning is logged)',
+  },
+  {
+    key: 'tcpTlsServerName', flag: 'tcp-tls-server-name', env: 'DYN_TCP_TLS_SERVER_NAME', type: 'string', metavar: '<name>',
+    group: 'Infrastructure', scope: 'both', built: true,
+    help: "Name sent (SNI) and verified when dialing TCP request-plane listeners, instead of the address dialed: e.g. listeners published by IP whose certificates name a DNS SAN",
+  },
+  {
+    key: 'tcpTlsHandshakeTimeoutSecs', flag: 'tcp-tls-handshake-timeout', env: 'DYN_TCP_TLS_HANDSHAKE_TIMEOUT_SECS', type: 'int', min: 1, metavar: '<secs>',
+    group: 'Infrastructure', scope: 'both', built: true, default: 3,
+    help: 'Seconds a TLS handshake on the TCP planes may take, dialing or accepting; a peer that never finishes it fails the dial like a refused connection',
+  },
+  {
     key: 'tcpTlsClientCaCertPath', flag: 'tcp-tls-client-ca-cert-path', env: 'DYN_TCP_TLS_CLIENT_CA_CERT_PATH', type: 'path', mustExist: true,
     group: 'Infrastructure', scope: 'both', built: true, help: 'CA bundle (PEM): this process\'s TCP request-plane listeners require client certificates it signed (mTLS)',
   },

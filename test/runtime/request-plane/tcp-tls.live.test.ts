@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { before, test } from 'node:test';
 import {
   CallHomeServer,
@@ -15,6 +16,7 @@ import {
   type RuntimeOptions,
   type TcpTls,
 } from '../../../src/runtime/index.js';
+import { createSocketServer, dialSocket } from '../../../src/runtime/request-plane/tcp-tls.js';
 import { makePki, type Pki } from '../../support/certs.js';
 import { discoverInstances, IN_PROCESS_RUNTIME } from '../../support/in-process-runtime.js';
 import { HELLO, helloWorldEngine, tokensRequest, WORLD } from '../../support/scripted-engines.js';
@@ -26,7 +28,7 @@ let pki: Pki;
 let serverTls: TcpTls;
 before(() => {
   pki = makePki();
-  serverTls = { cert: readFileSync(pki.serverCert), key: readFileSync(pki.serverKey), ca: pki.ca };
+  serverTls = { cert: readFileSync(pki.serverCert), key: readFileSync(pki.serverKey), ca: pki.ca, handshakeTimeoutMs: 3000 };
 });
 
 const tcp = (tls?: TcpTls): RuntimeOptions => ({ ...IN_PROCESS_RUNTIME, requestPlane: 'tcp', bindHost: '127.0.0.1', tcpTls: tls });
@@ -89,6 +91,52 @@ test('a frontend that does not trust the worker certificate does not send to it'
       await assert.rejects(tokens(frontend, target), /unreachable|closed/);
     });
   });
+});
+
+test('--tcp-tls-server-name: the certificate must name the given name, whatever address is dialed', async () => {
+  // The worker's certificate names localhost and 127.0.0.1; it is dialed at 127.0.0.1.
+  await withWorker(serverTls, async (target) => {
+    await withFrontend({ ...serverTls, serverName: 'localhost' }, async (frontend) => assert.deepEqual(await tokens(frontend, target), HELLO_WORLD));
+    await withFrontend({ ...serverTls, serverName: 'worker.elsewhere.test' }, async (frontend) => {
+      await assert.rejects(tokens(frontend, target), /unreachable|closed/);
+    });
+  });
+});
+
+test('--tcp-tls-insecure: a worker certificate from an untrusted CA is accepted', async () => {
+  await withWorker(serverTls, async (target) => {
+    await withFrontend({ ...serverTls, ca: readFileSync(pki.otherCaPath), insecure: true }, async (frontend) => {
+      assert.deepEqual(await tokens(frontend, target), HELLO_WORLD);
+    });
+  });
+});
+
+test('--tcp-tls-handshake-timeout: a listener that never finishes the handshake fails the dial within the bound', async () => {
+  const held: Socket[] = [];
+  const silent = createServer((socket) => void held.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const { port } = silent.address() as AddressInfo;
+  try {
+    const started = Date.now();
+    const { socket } = dialSocket('127.0.0.1', port, { ...serverTls, handshakeTimeoutMs: 300 });
+    const err = await new Promise<Error>((resolve) => socket.once('error', resolve));
+    assert.match(err.message, /TLS handshake with 127\.0\.0\.1:\d+ did not finish within 0\.3 s \(--tcp-tls-handshake-timeout\)/);
+    assert.ok(Date.now() - started < 30_000, 'failed by the bound, not by a socket timeout');
+  } finally {
+    for (const socket of held) socket.destroy();
+    silent.close();
+  }
+});
+
+test('--tcp-tls-handshake-timeout: a listener drops a client that never starts its handshake', async () => {
+  const server = createSocketServer(() => assert.fail('no connection without a handshake'), { ...serverTls, handshakeTimeoutMs: 300 });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const client = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    await new Promise<void>((resolve) => client.once('close', () => resolve()));
+  } finally {
+    server.close();
+  }
 });
 
 test('the request-plane and response-stream listeners bind the configured host', async () => {
