@@ -30,6 +30,7 @@ export {
   DEFAULT_REQUEST_LIMITS,
   type RequestLimits,
   MAX_JSON_DEPTH,
+  checkModeration,
   validateChatRequest,
   validateCompletionRequest,
   validateEmbeddingRequest,

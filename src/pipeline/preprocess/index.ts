@@ -6,6 +6,7 @@ export { boundaryTokensOf, PrefixTokenCache, type AddedTokenJson, type BoundaryT
 export { DEFAULT_OFFLOAD_MIN_CHARS, PreprocessPool } from './preprocess-pool.js';
 export {
   checkCompletionRequest,
+  checkModeration,
   DEFAULT_MAX_OUTPUT_TOKENS,
   promptBatchSize,
   validateChatRequest,

@@ -183,6 +183,14 @@ describe('unknown fields, nvext, guided decoding (§5.4)', () => {
     expect400(completionError({ baz: true }), 'Validation: Unsupported parameter(s): `baz`');
   });
 
+  it('the current reference\'s caching hints are accepted; moderation, which a client relies on, is refused naming it', () => {
+    validateChatRequest({ model: 'm', messages: user, prompt_cache_key: 'k', prompt_cache_retention: '24h', prompt_cache_options: { mode: 'explicit', ttl: '30m' }, moderation: null });
+    expect400(
+      chatError({ moderation: { model: 'omni-moderation-latest' } }),
+      'Validation: `moderation` is not supported: this gateway runs no moderation model, so it cannot moderate the input or the output; remove the field',
+    );
+  });
+
   it('drops them when told to ignore', () => {
     const req = validateChatRequest({ model: 'm', messages: user, foo: 1 }, { ignoreUnsupportedFields: true });
     assert.equal((req as unknown as Record<string, unknown>).foo, undefined);

@@ -6,6 +6,7 @@
 import { NotImplementedError, ValidationError, type ChatMessage } from '../../../protocols/index.js';
 import { inputMessages, storedInputItems } from './input-items.js';
 import { chatToolChoice, chatTools, type OfferedTools } from './offered-tools.js';
+import { checkModeration } from '../../../pipeline/index.js';
 import { noteOrigin } from '../model-route/index.js';
 
 type Body = Record<string, unknown>;
@@ -38,7 +39,7 @@ const MAPPED = [
  */
 const ECHOED = [
   'metadata', 'store', 'previous_response_id', 'truncation', 'include', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention',
-  'prompt_cache_options', 'stream_options', 'max_tool_calls', 'moderation', 'context_management', 'client_metadata', 'top_logprobs',
+  'prompt_cache_options', 'stream_options', 'max_tool_calls', 'context_management', 'client_metadata', 'top_logprobs',
 ];
 /** Fields whose feature needs state or tooling this gateway does not have: 501 when set. */
 const NOT_IMPLEMENTED: Record<string, string> = {
@@ -46,7 +47,7 @@ const NOT_IMPLEMENTED: Record<string, string> = {
   prompt: '`prompt` (stored prompt templates) is not supported',
 };
 /** Every top-level field a Responses body may carry; the others are refused. */
-export const RESPONSES_FIELDS: readonly string[] = [...MAPPED, ...ECHOED, 'background', ...Object.keys(NOT_IMPLEMENTED)];
+export const RESPONSES_FIELDS: readonly string[] = [...MAPPED, ...ECHOED, 'background', 'moderation', ...Object.keys(NOT_IMPLEMENTED)];
 const KNOWN = new Set(RESPONSES_FIELDS);
 /** The fields answered with 501, and why. */
 export const UNSUPPORTED_RESPONSES_FIELDS: Readonly<Record<string, string>> = NOT_IMPLEMENTED;
@@ -144,6 +145,7 @@ function checkFields(body: Body): void {
     if (present(body[field])) throw new NotImplementedError(`Validation: ${message}`);
   }
   if (body.background === true) throw new NotImplementedError('Validation: `background: true` is not supported.');
+  checkModeration(body.moderation);
   if (present(body.store) && typeof body.store !== 'boolean') throw new ValidationError('`store` must be a boolean');
   if (present(body.stream) && typeof body.stream !== 'boolean') throw new ValidationError('`stream` must be a boolean');
 }

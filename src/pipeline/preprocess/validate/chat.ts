@@ -59,6 +59,7 @@ export function validateChatRequest(raw: unknown, opts: ValidationOptions = {}):
   checkToolRules(tools);
   checkToolChoiceRules(body.tool_choice, tools);
   root.checkUser(body.user);
+  root.checkModeration(body.moderation);
   sampling.checkCommonExtRanges(body);
   sampling.checkNWithTemperature(body.n, body.temperature);
   checkGenerationPromptFlags(body);

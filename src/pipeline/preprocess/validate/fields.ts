@@ -79,6 +79,9 @@ export const CHAT_FIELDS: Record<string, FieldKind> = {
   web_search_options: 'any',
   safety_identifier: 'string',
   prompt_cache_key: 'string',
+  prompt_cache_options: 'object',
+  prompt_cache_retention: 'string',
+  moderation: 'any',
   verbosity: 'string',
   // Deprecated: recognised so they get their 501, not "unsupported parameter".
   function_call: 'any',

@@ -8,5 +8,5 @@ export { CHAT_FIELDS, COMPLETION_FIELDS, NVEXT_FIELDS } from './fields.js';
 export { honouredNvext } from './nvext.js';
 export { DEFAULT_MAX_OUTPUT_TOKENS, type ValidationOptions } from './options.js';
 export { promptBatchSize } from './prompt.js';
-export { checkModel, checkUser } from './root.js';
+export { checkModel, checkModeration, checkUser } from './root.js';
 export { MAX_STOP_SEQUENCES } from './sampling.js';

@@ -78,3 +78,10 @@ export function checkModel(model: unknown): void {
 export function checkUser(user: unknown): void {
   if (typeof user === 'string' && user.trim() === '') fail('User ID cannot be empty');
 }
+
+/** Chat's and Responses' answer to `moderation`: a client asking for it relies on it, so it is not ignored. */
+const MODERATION_REFUSAL = '`moderation` is not supported: this gateway runs no moderation model, so it cannot moderate the input or the output; remove the field';
+
+export function checkModeration(moderation: unknown): void {
+  if (moderation !== undefined && moderation !== null) fail(MODERATION_REFUSAL);
+}

@@ -208,6 +208,7 @@ describe('POST /v1/responses', () => {
       [{ model: 'scripted' }, 400, /`input` is required/],
       [{ model: 'scripted', input: [] }, 400, /`input` cannot be empty.*messages/],
       [{ model: 'scripted', input: 'x', max_output_tokens: 0 }, 400, /`max_output_tokens` must be greater than 0/],
+      [{ model: 'scripted', input: 'x', moderation: { model: 'omni-moderation-latest' } }, 400, /`moderation` is not supported: this gateway runs no moderation model/],
       [{ model: 'scripted', input: 'x', temperature: 3 }, 400, /Temperature must be between 0 and 2/],
       [{ model: 'scripted', input: 'x', top_p: 0 }, 400, /Top_p must be between 0 and 1/],
       [{ model: 'scripted', input: 'x', text: { format: { type: 'json_schema', name: 'n', schema: [] } } }, 400, /`text.format.schema` must be a JSON object/],
