@@ -14,20 +14,25 @@ interface BackendInput {
   warn: Warn;
 }
 
-type BackendName = Exclude<Config['tokenizer'], 'basetenkenizer'>;
+type BackendName = Config['tokenizer'];
 
 const BACKENDS: Record<BackendName, (input: BackendInput) => HfTokenizer> = {
   default: ({ tokenizerJsonPath, config, warn }) =>
     new HfTokenizer(tokenizerJsonPath, { prefixCache: config.tokenizerCache ? optionalPrefixCache(tokenizerJsonPath, config, warn) : null, warn }),
   // No Node binding of the fastokens library exists; the fastest path measured here is the fast
   // BPE encoder every backend has, plus the prefix cache (bench/RESULTS.md, tokenizer backends).
-  fastokens: ({ tokenizerJsonPath, config, warn }) =>
-    new HfTokenizer(tokenizerJsonPath, { prefixCache: prefixCache(tokenizerJsonPath, config), warn }),
+  fastokens: fastestPath,
+  // Baseten's tokenizer is a Rust library with no Node binding either: the same fastest path.
+  basetenkenizer: fastestPath,
 };
+
+function fastestPath({ tokenizerJsonPath, config, warn }: BackendInput): HfTokenizer {
+  return new HfTokenizer(tokenizerJsonPath, { prefixCache: prefixCache(tokenizerJsonPath, config), warn });
+}
 
 /** The tokenizer of `--tokenizer`; a backend that cannot load the file falls back to the default one unless told not to. */
 export function createTokenizer(tokenizerJsonPath: string, config: Config, warn: Warn): HfTokenizer {
-  const name = config.tokenizer as BackendName;
+  const name: BackendName = config.tokenizer;
   try {
     return BACKENDS[name]({ tokenizerJsonPath, config, warn });
   } catch (err) {

@@ -44,9 +44,9 @@ export const frontendFeatureOptions = [
   },
   {
     key: 'tokenizer', flag: 'tokenizer', env: 'DYN_TOKENIZER', type: 'enum',
-    choices: { default: true, fastokens: true, basetenkenizer: false },
+    choices: { default: true, fastokens: true, basetenkenizer: true },
     group: 'Tokenizer', scope: 'frontend', built: true, default: 'default',
-    help: "Tokenizer backend. default: byte-level BPE tokenizers (GPT-2, Llama 3, Qwen and alike) encode prompts of up to 8192 characters with a JavaScript BPE encoder that gives the native ids, synchronously (10-20x less CPU than the native call; its first 8 prompts are checked against native, and a difference turns it off with a warning); longer prompts, prompts with too many pieces it has not cached, special tokens a post-processor adds (Llama 3's BOS on completions), and tokenizer.json shapes it does not reproduce (e.g. SentencePiece/Metaspace) go to Hugging Face 'tokenizers' (native, on the libuv pool, short prompts batched per event-loop turn). fastokens: the same plus the prompt prefix cache always on (the fastokens library has no Node binding). basetenkenizer is not available",
+    help: "Tokenizer backend. default: byte-level BPE tokenizers (GPT-2, Llama 3, Qwen and alike) encode prompts of up to 8192 characters with a JavaScript BPE encoder that gives the native ids, synchronously (10-20x less CPU than the native call; its first 8 prompts are checked against native, and a difference turns it off with a warning); longer prompts, prompts with too many pieces it has not cached, special tokens a post-processor adds (Llama 3's BOS on completions), and tokenizer.json shapes it does not reproduce (e.g. SentencePiece/Metaspace) go to Hugging Face 'tokenizers' (native, on the libuv pool, short prompts batched per event-loop turn). fastokens and basetenkenizer: the same plus the prompt prefix cache always on, whatever DYN_TOKENIZER_CACHE says (neither Rust library has a Node binding; this is the fastest path measured here, with the same ids), falling back to default as --tokenizer-fallback says",
   },
   {
     key: 'tokenizerFallback', flag: 'tokenizer-fallback', env: 'DYN_TOKENIZER_FALLBACK', type: 'bool',
