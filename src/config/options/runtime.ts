@@ -2,6 +2,9 @@ import { DISCOVERY_BACKEND_NAMES, EVENT_PLANE_NAMES, HUB_REPO_REF, REQUEST_PLANE
 import { allBuilt, type OptionSpec } from '../option-spec.js';
 
 const U32_MAX = 4294967295;
+/** Why `--response-plane quic` cannot be built here, and what to use instead. */
+const QUIC_NEEDS =
+  "it needs a QUIC stack, which Node 20 lacks (node:quic is experimental and behind a flag from Node 23.8); a native QUIC addon or a newer Node would make it possible. Use tcp (with --tcp-tls-* for encryption), which upstream workers also speak";
 const TRY_SERVE = "run 'dynamo-ts serve' for the frontend and the mocker in one process (in-memory discovery, in-process planes)";
 
 export const runtimeOptions = [
@@ -138,8 +141,8 @@ export const runtimeOptions = [
     key: 'responsePlane', flag: 'response-plane', env: 'DYN_RESPONSE_PLANE', type: 'enum',
     choices: { tcp: true, quic: false, inproc: true },
     group: 'Infrastructure', scope: 'both', built: true, default: 'tcp', commandDefaults: { serve: 'inproc' },
-    notBuiltHint: TRY_SERVE,
-    help: 'How responses stream back from workers (must match the workers); inproc is dynamo-ts only',
+    notBuiltHint: QUIC_NEEDS,
+    help: `How responses stream back from workers (must match the workers); inproc is dynamo-ts only. quic is refused: ${QUIC_NEEDS}`,
   },
   {
     key: 'eventPlane', flag: 'event-plane', env: 'DYN_EVENT_PLANE', type: 'enum',
