@@ -92,7 +92,7 @@ export function tcpTlsFiles(config: Config): TcpTls | undefined {
     clientCa: optional('--tcp-tls-client-ca-cert-path', tcpTlsClientCaCertPath),
     insecure: tcpTlsInsecure,
     serverName: tcpTlsServerName,
-    handshakeTimeoutMs: config.tcpTlsHandshakeTimeoutSecs * 1000,
+    handshakeTimeoutMs: config.tcpTlsHandshakeTimeout * 1000,
   };
 }
 

@@ -14,7 +14,7 @@ test('defaults apply when neither CLI nor env set a value', () => {
   assert.equal(config.httpPort, 8000);
   assert.equal(config.routerMode, 'round-robin');
   assert.equal(config.metricsPrefix, 'dynamo_frontend');
-  assert.equal(config.httpBodyLimitMb, 45);
+  assert.equal(config.httpBodyLimitMb, 192);
   assert.equal(config.httpGracefulShutdownTimeoutSecs, 5);
   assert.equal(config.httpOverloadStatusCode, 529);
   assert.equal(config.httpSvcChatPath, '/v1/chat/completions');

@@ -212,7 +212,7 @@ export const runtimeOptions = [
     help: "Name sent (SNI) and verified when dialing TCP request-plane listeners, instead of the address dialed: e.g. listeners published by IP whose certificates name a DNS SAN",
   },
   {
-    key: 'tcpTlsHandshakeTimeoutSecs', flag: 'tcp-tls-handshake-timeout', env: 'DYN_TCP_TLS_HANDSHAKE_TIMEOUT_SECS', type: 'int', min: 1, metavar: '<secs>',
+    key: 'tcpTlsHandshakeTimeout', flag: 'tcp-tls-handshake-timeout', env: 'DYN_TCP_TLS_HANDSHAKE_TIMEOUT_SECS', type: 'int', min: 1, metavar: '<secs>',
     group: 'Infrastructure', scope: 'both', built: true, default: 3,
     help: 'Seconds a TLS handshake on the TCP planes may take, dialing or accepting; a peer that never finishes it fails the dial like a refused connection',
   },
