@@ -4,6 +4,7 @@
 // (storing-answer.ts), and `previous_response_id` reads a stored chain first (stored-responses.ts,
 // stored-routes.ts).
 
+import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServedModel } from '../../../models/index.js';
 import type { HeaderRouting, JsonSchema } from '../../../pipeline/index.js';
@@ -69,7 +70,8 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
   async respond(generation: Generation<Prepared>, reply: FastifyReply): Promise<unknown> {
     const { prepared } = generation;
     const head: ResponseHead = {
-      id: `resp_${generation.requestId.replaceAll('-', '')}`,
+      // Never the client's x-request-id: a stored response's id must be new, a key the stores take as it is.
+      id: `resp_${randomUUID().replaceAll('-', '')}`,
       createdAt: Math.floor(Date.now() / 1000),
       model: prepared.model,
       echo: prepared.echo,

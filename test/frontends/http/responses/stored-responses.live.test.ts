@@ -91,6 +91,16 @@ for (const store of STORES) {
       assert.deepEqual(retrieved, created);
     });
 
+    test("the client's x-request-id does not name a response: sent twice, it stores two", async () => {
+      const sameId = client.withOptions({ defaultHeaders: { 'x-request-id': 'my/request id' } });
+      const first = await sameId.responses.create({ model: MODEL, input: 'one' });
+      const second = await sameId.responses.create({ model: MODEL, input: 'two' });
+      assert.notEqual(first.id, second.id);
+      assert.match(first.id, /^resp_[0-9a-f]{32}$/);
+      assert.equal((await other.responses.retrieve(first.id)).output_text, 'one');
+      assert.equal((await other.responses.retrieve(second.id)).output_text, 'two');
+    });
+
     test('store: false is echoed and not stored', async () => {
       const created = await client.responses.create({ model: MODEL, input: 'forget me', store: false });
       assert.equal((created as unknown as { store: boolean }).store, false);
