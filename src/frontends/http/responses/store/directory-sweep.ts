@@ -24,6 +24,11 @@ export class DirectorySweep {
     private readonly isTemp: (name: string) => boolean,
   ) {}
 
+  /** How many response files the last sweep found, with those stored since. */
+  get size(): number {
+    return this.seen.size;
+  }
+
   /** A response file this process stored just now. */
   stored(name: string, mtimeMs: number): void {
     this.seen.set(name, mtimeMs);

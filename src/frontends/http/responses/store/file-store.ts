@@ -2,9 +2,12 @@
 // a host opens (a pool runs several) and that outlives a restart. A put writes a temporary file and
 // renames it over the response's name, so a reader in any process opens the whole old file or the
 // whole new one, never part of one. The file's mtime is when it was stored: the TTL counts from
-// it, and the bound drops the oldest by it (directory-sweep.ts). A put resolves once the sweep after
-// it is done, so the bounds hold when it returns; puts that land during a sweep share the next one.
-// Plain files, no native module: nothing to build on install.
+// it, and the bound drops the oldest by it (directory-sweep.ts). A sweep reads every name in the
+// directory (about a microsecond each), so it runs after a share of the puts: every put while the
+// store holds fewer than 100 responses, then once the puts since the last sweep number 1% of what
+// it holds; until then the directory holds up to that many more. A put that sweeps resolves once
+// the sweep is done; puts that land during a sweep share the next one. Reads skip expired files
+// whether swept or not. Plain files, no native module: nothing to build on install.
 
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, rename, utimes, writeFile } from 'node:fs/promises';
@@ -13,6 +16,8 @@ import { join } from 'node:path';
 import { DirectorySweep, isGone, mtimeOf, removeFile } from './directory-sweep.js';
 import { STORABLE_ID, type ResponseStore, type ResponseStoreSettings, type StoredResponse } from './response-store.js';
 
+/** A sweep runs once the puts since the last one number this share of the responses held. */
+const SWEEP_SHARE = 0.01;
 const SUFFIX = '.json';
 const TEMP_SUFFIX = '.tmp';
 
@@ -27,6 +32,7 @@ export class FileResponseStore implements ResponseStore {
   private readonly sweeper: DirectorySweep;
   /** The last mtime this process gave a file: each put's is later, so the order of its puts is kept within a millisecond. */
   private lastStamp = 0;
+  private putsSinceSweep = 0;
   private sweeping: Promise<void> | undefined;
   private nextSweep: Promise<void> | undefined;
 
@@ -61,7 +67,7 @@ export class FileResponseStore implements ResponseStore {
       throw err;
     }
     this.sweeper.stored(name, stamp);
-    await this.sweep();
+    if (++this.putsSinceSweep >= this.sweeper.size * SWEEP_SHARE) await this.sweep();
   }
 
   async get(id: string): Promise<StoredResponse | undefined> {
@@ -108,6 +114,7 @@ export class FileResponseStore implements ResponseStore {
       return this.nextSweep;
     }
     const now = this.now();
+    this.putsSinceSweep = 0;
     this.sweeping = this.sweeper.sweep(now - this.settings.ttlSecs * 1000, this.settings.maxEntries, now).finally(() => (this.sweeping = undefined));
     return this.sweeping;
   }

@@ -76,3 +76,18 @@ test('the default directory is per user under the temporary directory, made priv
     else process.env.TMPDIR = saved;
   }
 });
+
+test('holding many responses, it sweeps once the puts since the last sweep number 1% of them', async () => {
+  const path = freshDir();
+  const now = 9_000_000;
+  const store = await FileResponseStore.open({ path, maxEntries: 300, ttlSecs: 60, now: () => now });
+  for (let i = 0; i < 300; i++) await store.put(stored(`resp_${i}`));
+  const files = (): number => readdirSync(path).length;
+  await store.put(stored('resp_300'));
+  await store.put(stored('resp_301'));
+  assert.equal(files(), 302, 'two puts past the bound, fewer than 1% of 300');
+  await store.put(stored('resp_302'));
+  assert.equal(files(), 300);
+  assert.equal(await store.get('resp_2'), undefined);
+  assert.ok(await store.get('resp_3'));
+});
