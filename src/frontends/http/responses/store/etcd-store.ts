@@ -8,6 +8,7 @@
 
 import { Etcd3, type Namespace } from 'etcd3';
 import { ServiceUnreachableError } from '../../../../protocols/index.js';
+import { etcdReason } from '../../../../runtime/index.js';
 import { isFresh, packResponse, unpackFresh } from './cluster-value.js';
 import type { ResponseStore, ResponseStoreSettings, StoredResponse } from './response-store.js';
 
@@ -44,7 +45,7 @@ export class EtcdResponseStore implements ResponseStore {
       await client.namespace(ETCD_PREFIX).getAll().count();
     } catch (err) {
       client.close();
-      throw new ServiceUnreachableError('etcd', endpoints.join(','), (err as Error).message, ETCD_FIX);
+      throw new ServiceUnreachableError('etcd', endpoints.join(','), etcdReason(err as Error), ETCD_FIX);
     }
     return new EtcdResponseStore(client, settings);
   }

@@ -16,7 +16,7 @@ import type { ResponseStore, ResponseStoreSettings, StoredResponse } from './res
 
 export const NATS_BUCKET = 'dynamo-ts-responses';
 const DEFAULT_SERVER = 'nats://localhost:4222';
-const JETSTREAM_FIX = 'run nats-server with JetStream (-js), or use --response-store file (the frontend processes of one host)';
+const STORE_FIX = 'start nats-server there with JetStream (-js), set NATS_SERVER to where it runs, or use --response-store file (the frontend processes of one host)';
 
 export class NatsResponseStore implements ResponseStore {
   private readonly now: () => number;
@@ -32,7 +32,9 @@ export class NatsResponseStore implements ResponseStore {
   /** Connects, and makes the bucket or sets its bounds: a NATS without JetStream fails the start. */
   static async open(settings: ResponseStoreSettings): Promise<NatsResponseStore> {
     const { server, tls } = settings.nats ?? { server: DEFAULT_SERVER };
-    const nc = await connectNats(server, tls);
+    const nc = await connectNats(server, tls).catch((err: unknown) => {
+      throw err instanceof ServiceUnreachableError ? new ServiceUnreachableError(err.service, err.endpoint, err.reason, STORE_FIX) : err;
+    });
     try {
       const ttlMs = settings.ttlSecs * 1000;
       const kv = await new Kvm(nc).create(NATS_BUCKET, { history: 1, ttl: ttlMs });
@@ -44,7 +46,7 @@ export class NatsResponseStore implements ResponseStore {
       return new NatsResponseStore(nc, kv, settings);
     } catch (err) {
       await nc.close();
-      throw new ServiceUnreachableError('NATS JetStream', server, (err as Error).message, JETSTREAM_FIX);
+      throw new ServiceUnreachableError('NATS JetStream', server, (err as Error).message, STORE_FIX);
     }
   }
 

@@ -2,7 +2,7 @@
 // stored response reads back whole, deletes once, is bounded by the entry count (oldest first, a
 // stored-again response counting as new) and by the TTL; the shared stores show one opening's
 // responses to another, and the durable ones keep them when reopened. etcd and nats-server are the
-// real binaries.
+// real binaries; one not running (or a NATS without JetStream) fails the open with what to do.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,9 +14,10 @@ import { ETCD_PREFIX } from '../../../../../src/frontends/http/responses/store/e
 import { NATS_BUCKET } from '../../../../../src/frontends/http/responses/store/nats-store.js';
 import type { MemoryResponseStore } from '../../../../../src/frontends/http/responses/store/memory-store.js';
 import { openResponseStore, type ResponseStore, type ResponseStoreSettings, type StoredResponse } from '../../../../../src/frontends/http/responses/store/index.js';
-import type { ResponseStoreName } from '../../../../../src/protocols/index.js';
+import { ServiceUnreachableError, type ResponseStoreName } from '../../../../../src/protocols/index.js';
 import { connectNats } from '../../../../../src/runtime/index.js';
 import { startEtcd, startNats, type InfraServer } from '../../../../support/infra-servers.js';
+import { freePort } from '../../../../support/processes.js';
 
 const stored = (id: string, owner: string | null = 'c0ffee'): StoredResponse => ({
   response: { id, object: 'response', status: 'completed', output: [{ id: 'msg_1', type: 'message' }] },
@@ -201,3 +202,24 @@ for (const store of CASES) {
     }
   });
 }
+
+describe('a cluster store that cannot open fails the start, saying what to do', () => {
+  const unreachable = (service: string) => (err: unknown) =>
+    err instanceof ServiceUnreachableError && err.service === service && /--response-store file/.test(err.fix);
+
+  test('etcd not running', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    await assert.rejects(openResponseStore({ name: 'etcd', maxEntries: 10, ttlSecs: 60, etcdEndpoints: [url] }), unreachable('etcd'));
+  });
+
+  test('NATS not running, or without JetStream', async () => {
+    const url = `nats://127.0.0.1:${await freePort()}`;
+    await assert.rejects(openResponseStore({ name: 'nats', maxEntries: 10, ttlSecs: 60, nats: { server: url } }), unreachable('NATS'));
+    const plain = await startNats();
+    try {
+      await assert.rejects(openResponseStore({ name: 'nats', maxEntries: 10, ttlSecs: 60, nats: { server: plain.url } }), unreachable('NATS JetStream'));
+    } finally {
+      await plain.dispose();
+    }
+  });
+});
