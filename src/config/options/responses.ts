@@ -11,12 +11,12 @@ export const responsesOptions = [
       'memory: in this frontend process; file: one JSON file per response in a directory (--response-store-path) shared by every frontend process of the host and kept across restarts; ' +
       'etcd: keys under dynamo-ts/responses/ on ETCD_ENDPOINTS, each under a lease of the TTL; nats: the JetStream KV bucket dynamo-ts-responses on NATS_SERVER (nats-server -js). ' +
       'etcd and nats share the responses between the frontends of every host. ' +
-      'Unset: memory for a frontend of one process, file for a pool (--http-workers above 1), so that every process of a pool finds every response; memory is refused for a pool',
+      'Unset: memory for a frontend of one process, file for a pool of several (--http-workers; by default one per core), so that every process of a pool finds every response; memory is refused for a pool',
   },
   {
     key: 'responseStoreMaxEntries', flag: 'response-store-max-entries', env: 'DYN_RESPONSE_STORE_MAX_ENTRIES', envIsLocal: true, type: 'int', min: 1,
     metavar: '<count>', group: 'HTTP & Networking', scope: 'frontend', built: true, default: 10000,
-    help: 'The most responses the store keeps; storing one more drops the oldest',
+    help: 'The most responses the store keeps; storing one more drops the oldest (the file store checks after a share of the puts: up to 1% more per frontend process between checks)',
   },
   {
     key: 'responseStoreTtlSecs', flag: 'response-store-ttl-secs', env: 'DYN_RESPONSE_STORE_TTL_SECS', envIsLocal: true, type: 'int', min: 1,
