@@ -13,7 +13,7 @@ export function runtimeOptionsFromConfig(config: Config, logger: Logger, onLease
     discovery: config.discoveryBackend,
     requestPlane: config.requestPlane,
     eventPlane: config.eventPlane,
-    etcdEndpoints: config.etcdEndpoints.split(',').map((e) => e.trim()).filter(Boolean),
+    etcdEndpoints: etcdEndpoints(config),
     natsServer: config.natsServer,
     fileKvRoot: config.fileKv,
     podEnv: { POD_NAME: config.podName, POD_UID: config.podUid, POD_NAMESPACE: config.podNamespace },
@@ -33,6 +33,11 @@ function tcpTls(config: Config, logger: Logger): RuntimeOptions['tcpTls'] {
   const tls = tcpTlsFiles(config);
   if (tls?.insecure) logger.warn('--tcp-tls-insecure: TCP request-plane listeners are dialed without verifying their certificates; for local development only');
   return tls;
+}
+
+/** ETCD_ENDPOINTS as a list. */
+export function etcdEndpoints(config: Config): string[] {
+  return config.etcdEndpoints.split(',').map((e) => e.trim()).filter(Boolean);
 }
 
 const DEFAULT_LEASE_TTL_SECS = 10;

@@ -3,6 +3,6 @@
 // row per name.
 
 /** `--response-store` values, in the order help and docs list them. */
-export const RESPONSE_STORE_NAMES = ['memory', 'sqlite', 'etcd', 'nats'] as const;
+export const RESPONSE_STORE_NAMES = ['memory', 'file', 'etcd', 'nats'] as const;
 
 export type ResponseStoreName = (typeof RESPONSE_STORE_NAMES)[number];

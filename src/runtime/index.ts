@@ -13,7 +13,7 @@ export { fileChecksum, withFileChecksums, verifyFileChecksums } from './card-che
 export { annotatedData, remoteCall, type RemoteCallLogger } from './remote-stream.js';
 export { tensorEngineHandler, RemoteTensorClient } from './tensor-endpoint.js';
 export { mediaHandler, RemoteMediaClient, type MediaEngine } from './media-endpoint.js';
-export { natsConnection, closeNatsConnections, type NatsTls } from './nats-connection.js';
+export { connectNats, natsConnection, closeNatsConnections, type NatsTls } from './nats-connection.js';
 export { randomInstanceId, instanceIdHex, parseInstanceIdHex } from './ids.js';
 export { AsyncQueue, queueStream, type OpenedQueue, type QueueClose } from './async-queue/index.js';
 export * from './discovery/index.js';

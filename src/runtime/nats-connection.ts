@@ -1,6 +1,6 @@
 // One NATS connection per process (per server list and TLS settings), shared by the NATS request
-// plane and the NATS event plane. The client reconnects on its own, forever, so a restarted
-// nats-server is picked up again.
+// plane and the NATS event plane; a part with a lifetime of its own (a response store) opens its
+// own. The client reconnects on its own, forever, so a restarted nats-server is picked up again.
 import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 
 /** --nats-tls-*: files the client reads itself, each time it (re)connects. */
@@ -26,20 +26,27 @@ function tlsOptions(tls: NatsTls): NonNullable<ConnectionOptions['tls']> {
   return options as NonNullable<ConnectionOptions['tls']>;
 }
 
-/** `NATS_SERVER`: one URL or a comma-separated list; with `tls`, the connection must be TLS. */
+/** A connection of the caller's own, which closes it: `NATS_SERVER` is one URL or a comma-separated list; with `tls`, the connection must be TLS. */
+export function connectNats(server: string, tls?: NatsTls): Promise<NatsConnection> {
+  return connect({
+    servers: server.split(',').map((s) => s.trim()),
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    name: 'dynamo-ts',
+    ...(tls && { tls: tlsOptions(tls) }),
+  }).catch((err: Error) => {
+    throw new ServiceUnreachableError('NATS', server, err.message, NATS_FIX);
+  });
+}
+
+/** The process's shared connection to `server` (connectNats), closed by closeNatsConnections(). */
 export function natsConnection(server: string, tls?: NatsTls): Promise<NatsConnection> {
   const key = tls ? `${server}\n${JSON.stringify(tls)}` : server;
   let conn = connections.get(key);
   if (!conn) {
-    conn = connect({
-      servers: server.split(',').map((s) => s.trim()),
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 250,
-      name: 'dynamo-ts',
-      ...(tls && { tls: tlsOptions(tls) }),
-    }).catch((err: Error) => {
+    conn = connectNats(server, tls).catch((err: unknown) => {
       connections.delete(key);
-      throw new ServiceUnreachableError('NATS', server, err.message, NATS_FIX);
+      throw err;
     });
     connections.set(key, conn);
   }

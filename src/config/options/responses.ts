@@ -1,21 +1,22 @@
-import type { ResponseStoreName } from '../../protocols/index.js';
-import type { OptionSpec } from '../option-spec.js';
-
-/** Which stores are built: the others are refused at startup, naming the option. */
-const STORES = { memory: true, sqlite: true, etcd: false, nats: false } as const satisfies Record<ResponseStoreName, boolean>;
+import { RESPONSE_STORE_NAMES } from '../../protocols/index.js';
+import { allBuilt, type OptionSpec } from '../option-spec.js';
 
 /** Where the Responses API keeps the responses it stores (`store`, `previous_response_id`, GET/DELETE by id). */
 export const responsesOptions = [
   {
-    key: 'responseStore', flag: 'response-store', env: 'DYN_RESPONSE_STORE', envIsLocal: true, type: 'enum', choices: STORES,
-    group: 'HTTP & Networking', scope: 'frontend', built: true, default: 'memory',
-    notBuiltHint: 'a store shared by a cluster is not built yet: use sqlite to share one file between the frontend processes of a host',
-    help: 'Where /v1/responses keeps stored responses, bounded by --response-store-max-entries and --response-store-ttl-secs. memory: in this frontend process (the processes of a pool do not share it); sqlite: a file (--response-store-path) shared by every frontend process of the host and kept across restarts; etcd and nats (a cluster) are not built yet',
+    key: 'responseStore', flag: 'response-store', env: 'DYN_RESPONSE_STORE', envIsLocal: true, type: 'enum', choices: allBuilt(RESPONSE_STORE_NAMES),
+    group: 'HTTP & Networking', scope: 'frontend', built: true,
+    help:
+      'Where /v1/responses keeps stored responses, bounded by --response-store-max-entries and --response-store-ttl-secs. ' +
+      'memory: in this frontend process; file: one JSON file per response in a directory (--response-store-path) shared by every frontend process of the host and kept across restarts; ' +
+      'etcd: keys under dynamo-ts/responses/ on ETCD_ENDPOINTS, each under a lease of the TTL; nats: the JetStream KV bucket dynamo-ts-responses on NATS_SERVER (nats-server -js). ' +
+      'etcd and nats share the responses between the frontends of every host. ' +
+      'Unset: memory for a frontend of one process, file for a pool of several (--http-workers; by default one per core), so that every process of a pool finds every response; memory is refused for a pool',
   },
   {
     key: 'responseStoreMaxEntries', flag: 'response-store-max-entries', env: 'DYN_RESPONSE_STORE_MAX_ENTRIES', envIsLocal: true, type: 'int', min: 1,
     metavar: '<count>', group: 'HTTP & Networking', scope: 'frontend', built: true, default: 10000,
-    help: 'The most responses the store keeps; storing one more drops the oldest',
+    help: 'The most responses the store keeps; storing one more drops the oldest (the file store checks after a share of the puts: up to 1% more per frontend process between checks)',
   },
   {
     key: 'responseStoreTtlSecs', flag: 'response-store-ttl-secs', env: 'DYN_RESPONSE_STORE_TTL_SECS', envIsLocal: true, type: 'int', min: 1,
@@ -25,6 +26,6 @@ export const responsesOptions = [
   {
     key: 'responseStorePath', flag: 'response-store-path', env: 'DYN_RESPONSE_STORE_PATH', envIsLocal: true, type: 'path',
     group: 'HTTP & Networking', scope: 'frontend', built: true,
-    help: "The sqlite response store's file; unset: dynamo-ts-responses.sqlite in the system's temporary directory, the same for every process of the host",
+    help: "The file response store's directory; unset: dynamo-ts-responses-<uid> in the system's temporary directory (made private to the user), the same for every frontend process of the host",
   },
 ] as const satisfies readonly OptionSpec[];

@@ -1,4 +1,5 @@
 export { HttpService } from './http-service.js';
+export { defaultFileStoreDir } from './responses/index.js';
 export type { HttpServiceOptions, HttpTls } from './service-options.js';
 export { DEFAULT_HTTP_PATHS, type HttpPaths } from '../../protocols/index.js';
 export { SseWriter } from './sse/index.js';

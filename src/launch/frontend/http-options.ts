@@ -4,8 +4,10 @@ import { moduleLogger, type Logger, type MetricsRegistry } from '../../observabi
 import type { RequestLimits } from '../../pipeline/index.js';
 import type { RequestScope } from '../../protocols/index.js';
 import { httpPaths } from './http-paths.js';
-import { tlsFiles } from '../tls.js';
+import { responseStoreChoice } from '../response-store.js';
+import { etcdEndpoints } from '../runtime-options.js';
 import { adminApiServed } from '../surfaces.js';
+import { natsTlsOptions, tlsFiles } from '../tls.js';
 
 /** `--max-request-messages`, `--max-request-tools`, `--max-prompt-chars`. */
 export function requestLimits(config: Config): RequestLimits {
@@ -40,6 +42,14 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     disableAdminApi: !adminApiServed(config),
     anthropicApi: config.enableAnthropicApi ? { stripPreamble: config.stripAnthropicPreamble } : undefined,
     tls: tlsFiles(config),
-    responseStore: { name: config.responseStore, maxEntries: config.responseStoreMaxEntries, ttlSecs: config.responseStoreTtlSecs, path: config.responseStorePath },
+    responseStore: {
+      // The config of one process: a pool's processes have the store the pool chose.
+      name: responseStoreChoice(config, 1).name,
+      maxEntries: config.responseStoreMaxEntries,
+      ttlSecs: config.responseStoreTtlSecs,
+      path: config.responseStorePath,
+      etcdEndpoints: etcdEndpoints(config),
+      nats: { server: config.natsServer, tls: natsTlsOptions(config) },
+    },
   };
 }

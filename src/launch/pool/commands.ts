@@ -18,6 +18,7 @@ import type { ProcessSettings } from './messages.js';
 import { poolAggregators } from './metrics.js';
 import { processPlan, type PoolShape, type ProcessPlan } from './plan.js';
 import { FrontendPool } from './primary.js';
+import { withResponseStore } from '../response-store.js';
 
 export interface RunningCommand {
   stop(): Promise<void>;
@@ -36,14 +37,19 @@ function pooled(shape: PoolShape, single: Command, primary: (config: Config, log
     await raiseFdLimit(config.frontendFdLimitTarget, logger);
     const plan = processPlan(config, shape);
     logger.info({ processes: plan.processes, grpcProcesses: plan.grpcProcesses, reason: plan.reason }, 'frontend processes');
-    return plan.processes === 1 ? single(config, logger) : primary(config, logger, plan);
+    const own = withResponseStore(config, plan.processes, logger);
+    return plan.processes === 1 ? single(own, logger) : primary(own, logger, plan);
   };
 }
 
 function startPool(config: Config, logger: Logger, plan: ProcessPlan, settingsOf: (index: number) => ProcessSettings): Promise<FrontendPool> {
   return FrontendPool.start({
     processes: plan.processes,
-    settingsOf,
+    // Every process keeps stored responses where the primary chose (withResponseStore).
+    settingsOf: (index) => {
+      const settings = settingsOf(index);
+      return { ...settings, overrides: { ...settings.overrides, responseStore: config.responseStore } };
+    },
     logger,
     aggregators: poolAggregators(config),
     // The processes' drain has its own deadline (DYN_HTTP_GRACEFUL_SHUTDOWN_TIMEOUT_SECS); this is a backstop.

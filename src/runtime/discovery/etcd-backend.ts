@@ -5,6 +5,7 @@ import { Etcd3, EtcdLeaseInvalidError, type IOptions, type Lease as EtcdLease, t
 import { ServiceUnreachableError } from '../../protocols/index.js';
 import { KeyExistsError, type DiscoveryBackend, type Lease, type StoreEventHandler } from './backend.js';
 import { Backoff, watchBackoff } from './backoff.js';
+import { etcdReason } from './etcd-reason.js';
 import { WatchedSet } from './watched-set.js';
 
 type FaultHandling = NonNullable<IOptions['faultHandling']>;
@@ -18,12 +19,6 @@ type HostPolicy = ReturnType<NonNullable<FaultHandling['host']>>;
 const PASS_THROUGH = { execute: async <T>(fn: () => Promise<T>) => fn() } as unknown as HostPolicy;
 
 const ETCD_FIX = 'start etcd there, set ETCD_ENDPOINTS to where it runs, or use --discovery-backend file (one host) or kubernetes';
-
-/** grpc-js's "14 UNAVAILABLE: No connection established. Last error: Error: connect ECONNREFUSED ..." → the last error. */
-function etcdReason(err: Error): string {
-  const last = /Last error: (?:Error: )?(.*?)\.?(?: Resolution note:.*)?$/.exec(err.message);
-  return (last?.[1] ?? err.message).trim();
-}
 
 export interface EtcdBackendOptions {
   /** `ETCD_ENDPOINTS`: comma-separated URLs. */

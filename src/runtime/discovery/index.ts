@@ -6,6 +6,7 @@ export { FileDiscoveryBackend, encodeFileKey, decodeFileKey } from './file-backe
 // their heavy client packages) only when chosen; import './etcd-backend.js' or './kube-backend.js' directly.
 export { kubeInstanceId, podIdentity, type PodIdentity } from './kube-identity.js';
 export { DWM, DWM_API_VERSION, FIELD_MANAGER } from './kube-metadata.js';
+export { etcdReason } from './etcd-reason.js';
 export { WatchedSet } from './watched-set.js';
 export { Backoff } from './backoff.js';
 export { watchRecords, type RecordWatchHandlers } from './watch-records.js';

@@ -273,6 +273,8 @@ export interface AnswerEvents extends StreamSink {
   start(): void;
   /** The whole answer, once `finish()` ran. */
   result(): unknown;
+  /** Resolves once what the answer does after its last event is done (e.g. storing it); a unary answer is sent then. */
+  settled?(): Promise<void>;
 }
 
 /** Makes a translated route's events over `out`. */
@@ -292,10 +294,12 @@ export async function answerSingleChoice(
     events.start();
     if (!(await foldAll(generation, fold, (delta) => events.delta(delta)))) return;
     events.finish();
+    await events.settled?.();
     return sendJson(reply, events.result());
   }
   const sse = openEventStream(reply, keepAliveMs);
   const events = answer(sse, fold);
   events.start();
   await streamGeneration(generation, reply, sse, fold, events);
+  await events.settled?.();
 }

@@ -6,4 +6,5 @@ import { RESPONSES_ROUTE } from './responses-route.js';
 export const RESPONSES_ROUTES = { responses: RESPONSES_ROUTE } satisfies Partial<Record<HttpRouteName, HttpRoute>>;
 
 export { newItemId } from './response-object.js';
+export { defaultFileStoreDir } from './store/file-store.js';
 export { DEFAULT_RESPONSE_STORE, RESPONSE_STORES, type ResponseStore, type ResponseStoreOptions, type StoredResponse } from './store/index.js';

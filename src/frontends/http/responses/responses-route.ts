@@ -1,8 +1,10 @@
 // POST /v1/responses: OpenAI's Responses API over the shared pipeline. The body is translated to a
 // chat request, preprocessed, generated and folded like chat; only the wire shapes differ
-// (response-object.ts, response-events.ts). Answers are stored unless `store: false`, and
-// `previous_response_id` reads a stored chain first (stored-responses.ts, stored-routes.ts).
+// (response-object.ts, response-events.ts). Answers are stored unless `store: false`
+// (storing-answer.ts), and `previous_response_id` reads a stored chain first (stored-responses.ts,
+// stored-routes.ts).
 
+import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServedModel } from '../../../models/index.js';
 import type { HeaderRouting, JsonSchema } from '../../../pipeline/index.js';
@@ -26,9 +28,9 @@ import { RESPONSES_FIELDS, responsesModelName, translateResponsesRequest, UNSUPP
 import { ResponseEvents } from './response-events.js';
 import { RESPONSES_API } from './responses-api.js';
 import type { ResponseHead } from './response-object.js';
-import type { StoredEvent } from './store/index.js';
 import type { StoredResponses } from './stored-responses.js';
 import { openStoredResponses, registerStoredRoutes } from './stored-routes.js';
+import { StoringAnswer } from './storing-answer.js';
 
 interface Prepared extends TranslatedChat {
   echo: Record<string, unknown>;
@@ -68,38 +70,19 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
   async respond(generation: Generation<Prepared>, reply: FastifyReply): Promise<unknown> {
     const { prepared } = generation;
     const head: ResponseHead = {
-      id: `resp_${generation.requestId.replaceAll('-', '')}`,
+      // Never the client's x-request-id: a stored response's id must be new, a key the stores take as it is.
+      id: `resp_${randomUUID().replaceAll('-', '')}`,
       createdAt: Math.floor(Date.now() / 1000),
       model: prepared.model,
       echo: prepared.echo,
     };
     return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, (out, fold) => {
       const answer = (to: EventOut): ResponseEvents => new ResponseEvents(to, head, fold, prepared.tools);
-      return prepared.store ? this.storing(out, reply, prepared, answer) : answer(out);
+      if (!prepared.store) return answer(out);
+      return new StoringAnswer(out, answer, (response, events) =>
+        this.stored.put({ response, inputItems: prepared.inputItems, events, owner: prepared.owner }).catch((err: unknown) => reply.log.error({ err }, 'storing the response failed')),
+      );
     });
-  }
-
-  /**
-   * The answer's events, kept as they are written; once the final event is out the response is
-   * stored, before its stream ends (a unary answer is sent after), so a client that asks for it
-   * next finds it.
-   */
-  private storing(out: EventOut, reply: FastifyReply, prepared: Prepared, make: (out: EventOut) => ResponseEvents): ResponseEvents {
-    const events: StoredEvent[] = [];
-    const answer = make({
-      event: (type, data) => {
-        events.push([type, data]);
-        out.event(type, data);
-      },
-      end: () => {
-        const response = answer.result();
-        if (response) {
-          this.stored.put({ response, inputItems: prepared.inputItems, events, owner: prepared.owner }).catch((err: unknown) => reply.log.error({ err }, 'storing the response failed'));
-        }
-        out.end();
-      },
-    });
-    return answer;
   }
 }
 

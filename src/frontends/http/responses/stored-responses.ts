@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { bearerToken, NotFoundError, type KeyCheck } from '../../../protocols/index.js';
 import { previousResponseId } from './request.js';
-import type { ResponseStore, StoredResponse } from './store/index.js';
+import { STORABLE_ID, type ResponseStore, type StoredResponse } from './store/index.js';
 
 type Json = Record<string, unknown>;
 
@@ -71,6 +71,8 @@ export class StoredResponses {
   }
 
   private async find(id: string, owner: string | null): Promise<StoredResponse | undefined> {
+    // No response has any other id: the store is not asked.
+    if (!STORABLE_ID.test(id)) return undefined;
     const stored = await (await this.store).get(id);
     return stored?.owner === owner ? stored : undefined;
   }

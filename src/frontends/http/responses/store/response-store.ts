@@ -1,7 +1,8 @@
 // What the Responses API keeps of a stored response, and the interface every store implements.
-// Stores are asynchronous so that one shared by several processes (a file, a cluster) fits it.
+// Stores are asynchronous so that one shared by several processes (a directory, a cluster) fits it.
 
 import type { ResponseStoreName } from '../../../../protocols/index.js';
+import type { NatsTls } from '../../../../runtime/index.js';
 
 type Json = Record<string, unknown>;
 
@@ -19,8 +20,14 @@ export interface StoredResponse {
   owner: string | null;
 }
 
+/**
+ * What a stored response's id is made of (the ids given are `resp_` and hex): every store can use
+ * it as a key or a file name as it is. Another id is unknown without asking the store.
+ */
+export const STORABLE_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
 export interface ResponseStore {
-  /** Keeps a response under its `response.id`. */
+  /** Keeps a response under its `response.id` (a STORABLE_ID); once it resolves, every reader of the store finds it. */
   put(stored: StoredResponse): Promise<void>;
   /** The response, or undefined when unknown, deleted or expired. */
   get(id: string): Promise<StoredResponse | undefined>;
@@ -29,18 +36,21 @@ export interface ResponseStore {
   close(): Promise<void>;
 }
 
-/** What every store is made from (the --response-store-* options). */
+/** What every store is made from (the --response-store-* options, and the cluster the frontend uses). */
 export interface ResponseStoreSettings {
   /** The most responses kept; storing one more drops the oldest. */
   maxEntries: number;
   /** How long a response is kept, in seconds. */
   ttlSecs: number;
-  /** The file of a store kept in one (sqlite); its own default when absent. */
+  /** The file store's directory; its own default when absent. */
   path?: string;
+  /** The etcd store's endpoints (ETCD_ENDPOINTS); etcd's default port on this host when absent. */
+  etcdEndpoints?: readonly string[];
+  /** The nats store's server (NATS_SERVER) and TLS (--nats-tls-*); NATS's default port on this host when absent. */
+  nats?: { server: string; tls?: NatsTls };
   /** The clock, in milliseconds (tests move it). */
   now?: () => number;
 }
-
 
 /** The store by --response-store name, and its bounds. */
 export interface ResponseStoreOptions extends ResponseStoreSettings {

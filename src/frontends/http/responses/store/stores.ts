@@ -1,31 +1,25 @@
 // The response stores by --response-store name: a row per name that imports its store's module
 // when called, so a store's packages load only when it is chosen. The compiler refuses a name
-// without a row. Stores not built yet fail by name (the config refuses them before that).
-// memory: this process only; sqlite: a file shared by the frontend processes of a host.
+// without a row. memory: this process only; file: a directory shared by the frontend processes of
+// a host; etcd and nats: shared by the frontends of a cluster.
 
 import type { ResponseStoreName } from '../../../../protocols/index.js';
 import type { ResponseStore, ResponseStoreOptions, ResponseStoreSettings } from './response-store.js';
 
-type StoreMaker = (settings: ResponseStoreSettings) => ResponseStore;
+/** Opens a store: a shared one connects (or makes its directory) first, and fails when it cannot. */
+type StoreOpener = (settings: ResponseStoreSettings) => Promise<ResponseStore>;
 
-const notBuilt = (name: string, what: string) => async (): Promise<StoreMaker> => {
-  throw new Error(`The ${name} response store (${what}) is not built yet: use --response-store memory`);
-};
-
-export const RESPONSE_STORES: { readonly [N in ResponseStoreName]: () => Promise<StoreMaker> } = {
+export const RESPONSE_STORES: { readonly [N in ResponseStoreName]: () => Promise<StoreOpener> } = {
   memory: async () => {
     const { MemoryResponseStore } = await import('./memory-store.js');
-    return (settings) => new MemoryResponseStore(settings);
+    return async (settings) => new MemoryResponseStore(settings);
   },
-  sqlite: async () => {
-    const { SqliteResponseStore } = await import('./sqlite-store.js');
-    return (settings) => new SqliteResponseStore(settings);
-  },
-  etcd: notBuilt('etcd', 'shared by a cluster'),
-  nats: notBuilt('nats', 'a NATS KV bucket shared by a cluster'),
+  file: async () => (await import('./file-store.js')).FileResponseStore.open,
+  etcd: async () => (await import('./etcd-store.js')).EtcdResponseStore.open,
+  nats: async () => (await import('./nats-store.js')).NatsResponseStore.open,
 };
 
-/** The store the options name, made. */
+/** The store the options name, open. */
 export async function openResponseStore(options: ResponseStoreOptions): Promise<ResponseStore> {
   return (await RESPONSE_STORES[options.name]())(options);
 }
