@@ -40,5 +40,6 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     anthropicApi: config.enableAnthropicApi ? { stripPreamble: config.stripAnthropicPreamble } : undefined,
     tls: tlsFiles(config),
     responseStore: { name: config.responseStore, maxEntries: config.responseStoreMaxEntries, ttlSecs: config.responseStoreTtlSecs, path: config.responseStorePath },
+    responsesWebSocket: { maxMessageMb: config.responsesWsMaxMessageMb, idleTimeoutSecs: config.responsesWsIdleTimeoutSecs },
   };
 }

@@ -10,9 +10,13 @@ export {
   openEventStream,
   outputParsers,
   prepareTranslatedChat,
+  promptTokensOf,
   sendJson,
+  startGeneration,
   streamGeneration,
+  streamSingleChoice,
   type AnswerEvents,
+  type ClosableOut,
   type EventOut,
   type Generation,
   type GenerationRoute,
@@ -21,4 +25,4 @@ export {
   type PreparedGeneration,
   type TranslatedChat,
 } from './generation-route.js';
-export { modelRoute, modelRouteHandler, namedModel, onlyOutput, type ModelCall, type ModelRouteContext, type ModelRouteSpec } from './model-route.js';
+export { modelRoute, modelRouteHandler, namedModel, onlyOutput, openModelCall, type CallOrigin, type ModelCall, type ModelRouteContext, type ModelRouteSpec } from './model-route.js';

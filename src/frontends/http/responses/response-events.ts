@@ -267,11 +267,12 @@ export class ResponseEvents implements AnswerEvents {
     const choice = this.fold.choices()[0];
     const { status, incompleteReason } = finishedStatus(choice?.finishReason ?? null);
     this.closeOpen(status);
-    const output = this.output;
-    const response = responseObject(this.head, { status, output, usage: this.fold.usage(), incompleteReason });
-    this.final = response;
-    this.emit(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
-    this.out.end();
+    this.end(status, incompleteReason);
+  }
+
+  /** Completes a response created without generating (a WebSocket `generate: false`): no output at all. */
+  finishUngenerated(): void {
+    this.end('completed', null);
   }
 
   /** The final Response object: completed, incomplete or failed; undefined until then. */
@@ -307,6 +308,14 @@ export class ResponseEvents implements AnswerEvents {
     if (kind === 'message') this.messageSeen = true;
     item.open(this.emit, this.output.length);
     return item;
+  }
+
+  /** The final event, completed or incomplete, with the output so far. */
+  private end(status: ResponseStatus, incompleteReason: string | null): void {
+    const response = responseObject(this.head, { status, output: this.output, usage: this.fold.usage(), incompleteReason });
+    this.final = response;
+    this.emit(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
+    this.out.end();
   }
 
   private closeOpen(status: ResponseStatus): void {

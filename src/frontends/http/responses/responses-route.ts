@@ -1,16 +1,19 @@
 // POST /v1/responses: OpenAI's Responses API over the shared pipeline. The body is translated to a
 // chat request, preprocessed, generated and folded like chat; only the wire shapes differ
 // (response-object.ts, response-events.ts). Answers are stored unless `store: false`, and
-// `previous_response_id` reads a stored chain first (stored-responses.ts, stored-routes.ts).
+// `previous_response_id` reads a stored chain first (stored-responses.ts, stored-routes.ts). A GET
+// upgrade at the same path is the WebSocket mode (websocket/), which prepares and answers each
+// `response.create` through this route.
 
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServedModel } from '../../../models/index.js';
-import type { HeaderRouting, JsonSchema } from '../../../pipeline/index.js';
+import type { HeaderRouting, JsonSchema, ResponseFold } from '../../../pipeline/index.js';
 import type { ModelApi } from '../../../protocols/index.js';
 import type { HttpRoute } from '../http-route.js';
 import {
   answerSingleChoice,
-  generatingRoute,
+  generationSpec,
+  modelRouteHandler,
   prepareTranslatedChat,
   type Generation,
   type GenerationRoute,
@@ -19,6 +22,7 @@ import {
   type TranslatedChat,
 } from '../model-route/index.js';
 import { INFERENCE_ERRORS, jsonOrStream, type RouteDoc } from '../openapi/index.js';
+import { postRoute } from '../server.js';
 import { COMPACT_ROUTE } from './compaction.js';
 import { registerInputTokens } from './input-tokens.js';
 import type { OfferedTools } from './offered-tools.js';
@@ -29,8 +33,10 @@ import type { ResponseHead } from './response-object.js';
 import type { StoredEvent } from './store/index.js';
 import type { StoredResponses } from './stored-responses.js';
 import { openStoredResponses, registerStoredRoutes } from './stored-routes.js';
+import { registerResponsesSocket } from './websocket/index.js';
 
-interface Prepared extends TranslatedChat {
+/** A Responses body, validated and preprocessed. */
+export interface PreparedResponse extends TranslatedChat {
   echo: Record<string, unknown>;
   tools: OfferedTools;
   /** Whether the answer is stored, and under whom (stored-responses.ts). */
@@ -39,7 +45,7 @@ interface Prepared extends TranslatedChat {
   inputItems: Record<string, unknown>[];
 }
 
-class ResponsesRoute implements GenerationRoute<Prepared> {
+export class ResponsesRoute implements GenerationRoute<PreparedResponse> {
   readonly endpoint = 'responses';
   readonly api: ModelApi = RESPONSES_API;
 
@@ -52,9 +58,14 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
     return responsesModelName(body);
   }
 
-  async prepare(body: unknown, served: ServedModel, routing: HeaderRouting, req: FastifyRequest): Promise<Prepared> {
+  async prepare(body: unknown, served: ServedModel, routing: HeaderRouting, req: FastifyRequest): Promise<PreparedResponse> {
     const owner = this.stored.ownerOf(req.headers);
-    const translated = translateResponsesRequest(body, await this.stored.earlierItems(body, owner));
+    return this.prepareWith(body, served, routing, owner, await this.stored.earlierItems(body, owner));
+  }
+
+  /** Prepares `body` for `owner`, reading `earlier` (the items of the responses it continues) before its input. */
+  async prepareWith(body: unknown, served: ServedModel, routing: HeaderRouting, owner: string | null, earlier: readonly Record<string, unknown>[]): Promise<PreparedResponse> {
+    const translated = translateResponsesRequest(body, earlier);
     return {
       ...(await prepareTranslatedChat(served, translated.chat, translated.stream, routing)),
       echo: translated.echo,
@@ -65,18 +76,20 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
     };
   }
 
-  async respond(generation: Generation<Prepared>, reply: FastifyReply): Promise<unknown> {
-    const { prepared } = generation;
+  async respond(generation: Generation<PreparedResponse>, reply: FastifyReply): Promise<unknown> {
+    return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, (out, fold) => this.events(generation.prepared, generation.requestId, out, fold, reply.log));
+  }
+
+  /** The events of the answer of request `requestId`, written to `out`; stored once final unless `store: false`. */
+  events(prepared: PreparedResponse, requestId: string, out: EventOut, fold: ResponseFold, log: FastifyBaseLogger): ResponseEvents {
     const head: ResponseHead = {
-      id: `resp_${generation.requestId.replaceAll('-', '')}`,
+      id: `resp_${requestId.replaceAll('-', '')}`,
       createdAt: Math.floor(Date.now() / 1000),
       model: prepared.model,
       echo: prepared.echo,
     };
-    return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, (out, fold) => {
-      const answer = (to: EventOut): ResponseEvents => new ResponseEvents(to, head, fold, prepared.tools);
-      return prepared.store ? this.storing(out, reply, prepared, answer) : answer(out);
-    });
+    const answer = (to: EventOut): ResponseEvents => new ResponseEvents(to, head, fold, prepared.tools);
+    return prepared.store ? this.storing(out, log, prepared, answer) : answer(out);
   }
 
   /**
@@ -84,7 +97,7 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
    * stored, before its stream ends (a unary answer is sent after), so a client that asks for it
    * next finds it.
    */
-  private storing(out: EventOut, reply: FastifyReply, prepared: Prepared, make: (out: EventOut) => ResponseEvents): ResponseEvents {
+  private storing(out: EventOut, log: FastifyBaseLogger, prepared: PreparedResponse, make: (out: EventOut) => ResponseEvents): ResponseEvents {
     const events: StoredEvent[] = [];
     const answer = make({
       event: (type, data) => {
@@ -94,7 +107,7 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
       end: () => {
         const response = answer.result();
         if (response) {
-          this.stored.put({ response, inputItems: prepared.inputItems, events, owner: prepared.owner }).catch((err: unknown) => reply.log.error({ err }, 'storing the response failed'));
+          this.stored.put({ response, inputItems: prepared.inputItems, events, owner: prepared.owner }).catch((err: unknown) => log.error({ err }, 'storing the response failed'));
         }
         out.end();
       },
@@ -137,7 +150,11 @@ const BODY: JsonSchema = {
 const RESPONSES_DOC: RouteDoc = {
   summary: 'Create a model response',
   tag: 'OpenAI',
-  description: 'OpenAI Responses API; streams `response.*` events when `stream: true`. Stored unless `store: false` (GET, DELETE, input_items below it).',
+  description:
+    'OpenAI Responses API; streams `response.*` events when `stream: true`. Stored unless `store: false` (GET, DELETE, input_items below it). ' +
+    'WebSocket mode: a GET at this path with `Upgrade: websocket` (and the API key, as here) opens a connection that takes `response.create` events ' +
+    '(this body without `stream`, plus `generate: false` for a warm-up) and answers each with these events, one response after another; ' +
+    '`previous_response_id` also reads the last responses of the connection, so `store: false` continues too. Errors are `{type: "error", status, error}` events.',
   body: BODY,
   responses: {
     200: jsonOrStream(
@@ -153,7 +170,10 @@ const RESPONSES_DOC: RouteDoc = {
 export const RESPONSES_ROUTE: HttpRoute = {
   register(app, path, ctx) {
     const stored = openStoredResponses(app, ctx);
-    generatingRoute(RESPONSES_DOC, ({ generation }) => new ResponsesRoute(generation, stored)).register(app, path, ctx);
+    const route = new ResponsesRoute(ctx.generation, stored);
+    // Its GET is the WebSocket mode's upgrade.
+    postRoute(app, path, modelRouteHandler(ctx, generationSpec(route, ctx.generation)), RESPONSES_DOC, ['GET']);
+    registerResponsesSocket(app, path, ctx, route, stored);
     registerInputTokens(app, path, ctx, stored);
     registerStoredRoutes(app, path, ctx, stored);
     COMPACT_ROUTE.register(app, `${path}/compact`, ctx);

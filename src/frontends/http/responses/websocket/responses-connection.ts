@@ -1,0 +1,188 @@
+// One Responses WebSocket: its `response.create` events answered one after another, each as a POST
+// with `stream: true` would be (the same checks, generation and events, with their sequence
+// numbers), the events written as text messages. A continuation reads the conversation from this
+// connection's last responses first (connection-responses.ts), else from the response store; a
+// continuation that fails makes its previous response unknown to the connection. What goes wrong
+// with an event is an error event, and the connection stays open for the next one.
+
+import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { RawData, WebSocket } from 'ws';
+import { ResponseFold, routingFromHeaders, type RequestLifecycle } from '../../../../pipeline/index.js';
+import { CancelledError, isDynamoError, ValidationError } from '../../../../protocols/index.js';
+import type { RouteContext } from '../../http-route.js';
+import {
+  openModelCall,
+  promptTokensOf,
+  startGeneration,
+  streamSingleChoice,
+  type ClosableOut,
+  type EventOut,
+  type ModelCall,
+} from '../../model-route/index.js';
+import { previousResponseId } from '../request.js';
+import type { ResponseEvents } from '../response-events.js';
+import type { PreparedResponse, ResponsesRoute } from '../responses-route.js';
+import type { StoredResponses } from '../stored-responses.js';
+import { errorEvent, parseClientEvent, type CreateEvent } from './client-events.js';
+import { ConnectionResponses } from './connection-responses.js';
+
+type Json = Record<string, unknown>;
+
+/** How many of its last responses a connection keeps for continuations. */
+const KEPT_RESPONSES = 8;
+/** Events received and not yet answered, beyond which the next is refused (a client flooding the queue). */
+const MAX_WAITING = 16;
+
+/** What every connection of the service shares. */
+export interface ConnectionContext {
+  ctx: RouteContext;
+  /** The POST route: its preparation and events. */
+  route: ResponsesRoute;
+  stored: StoredResponses;
+  /** Where the connection was opened, for traces. */
+  path: string;
+  /** Closed after this long without an event while nothing is being answered. */
+  idleTimeoutMs: number;
+}
+
+export class ResponsesConnection {
+  private readonly responses = new ConnectionResponses(KEPT_RESPONSES);
+  /** Who the connection is (its upgrade's API key): the owner of what it stores and reads. */
+  private readonly owner: string | null;
+  /** Events are answered in the order they came. */
+  private queue: Promise<void> = Promise.resolve();
+  private waiting = 0;
+  private idle: NodeJS.Timeout | undefined;
+  /** Aborts the response being generated when the connection goes. */
+  private current: AbortController | undefined;
+  private closed = false;
+  private readonly out: EventOut & ClosableOut;
+
+  constructor(
+    private readonly socket: WebSocket,
+    /** The upgrade request: its headers apply to every response of the connection. */
+    private readonly upgrade: FastifyRequest,
+    private readonly shared: ConnectionContext,
+  ) {
+    this.owner = shared.stored.ownerOf(upgrade.headers);
+    const connection = this;
+    this.out = {
+      event: (_type, data) => this.send(data),
+      end: () => undefined,
+      get isClosed() {
+        return connection.closed;
+      },
+    };
+    socket.on('message', (data, isBinary) => this.received(data, isBinary));
+    socket.on('close', () => this.gone());
+    this.armIdle();
+  }
+
+  /** The service is stopping: the client may reconnect elsewhere (1001, going away). */
+  shutdown(): void {
+    this.socket.close(1001, 'server shutting down');
+  }
+
+  private received(data: RawData, isBinary: boolean): void {
+    if (this.waiting >= MAX_WAITING) {
+      this.refuse(new ValidationError(`Too many events waiting: ${MAX_WAITING} are not answered yet; wait for a response to finish`));
+      return;
+    }
+    this.waiting++;
+    clearTimeout(this.idle);
+    this.queue = this.queue
+      .then(() => this.answer(data, isBinary))
+      .finally(() => {
+        if (--this.waiting === 0) this.armIdle();
+      });
+  }
+
+  private async answer(data: RawData, isBinary: boolean): Promise<void> {
+    if (this.closed) return;
+    let event: CreateEvent;
+    try {
+      event = parseClientEvent(data, isBinary);
+    } catch (err) {
+      this.refuse(err);
+      return;
+    }
+    await this.create(event);
+  }
+
+  /** One response: its events, or an error event; never throws. */
+  private async create({ body, generate }: CreateEvent): Promise<void> {
+    const { ctx, route, stored } = this.shared;
+    const requestId = randomUUID();
+    let request: RequestLifecycle | undefined;
+    let previous: string | null = null;
+    let counted = false;
+    try {
+      previous = previousResponseId(body);
+      const origin = { body, requestId, headers: this.upgrade.headers, operation: `response.create ${this.shared.path}` };
+      const opened = openModelCall(ctx, { api: route.api, endpoint: route.endpoint, modelName: (b) => route.modelName(b), streaming: () => true }, origin);
+      request = opened.request;
+      const routing = routingFromHeaders((name) => this.upgrade.headers[name]);
+      const earlier = previous === null ? [] : (this.responses.conversation(previous) ?? (await stored.history(previous, this.owner)));
+      const prepared = await route.prepareWith(body, opened.served, routing, this.owner, earlier);
+      ctx.state.inflight++;
+      counted = true;
+      this.current = new AbortController();
+      const call: ModelCall = { served: opened.served, requestId, request, signal: this.current.signal };
+      const events = generate ? await this.generated(call, prepared) : this.ungenerated(call, prepared);
+      const response = events.result() as Json | undefined;
+      if (response?.status === 'failed') {
+        if (previous !== null) this.responses.forget(previous);
+      } else if (response) {
+        this.responses.keep(String(response.id), [...earlier, ...prepared.inputItems, ...(response.output as Json[])]);
+      }
+    } catch (err) {
+      request?.fail(err);
+      if (!isDynamoError(err)) this.upgrade.log.error({ err }, 'response.create failed');
+      if (previous !== null) this.responses.forget(previous);
+      this.refuse(err);
+    } finally {
+      this.current = undefined;
+      if (counted) ctx.state.inflight--;
+    }
+  }
+
+  /** Generates the response, its events streamed as they come. */
+  private async generated(call: ModelCall, prepared: PreparedResponse): Promise<ResponseEvents> {
+    const generation = await startGeneration(call, prepared, this.shared.ctx.generation);
+    const log = this.upgrade.log;
+    return streamSingleChoice(generation, this.upgrade, this.out, (out, fold) => this.shared.route.events(prepared, call.requestId, out, fold, log));
+  }
+
+  /** A warm-up (`generate: false`): prepared like any response, then completed with no output. */
+  private ungenerated(call: ModelCall, prepared: PreparedResponse): ResponseEvents {
+    call.request.tokenized(prepared.runs);
+    const fold = new ResponseFold({ promptTokens: promptTokensOf(prepared), collectText: false, request: call.request });
+    const events = this.shared.route.events(prepared, call.requestId, this.out, fold, this.upgrade.log);
+    events.start();
+    events.finishUngenerated();
+    call.request.succeed();
+    return events;
+  }
+
+  private refuse(err: unknown): void {
+    this.send(errorEvent(err, this.shared.ctx.state.overloadStatus));
+  }
+
+  private send(data: string): void {
+    if (!this.closed) this.socket.send(data);
+  }
+
+  private armIdle(): void {
+    if (this.closed) return;
+    const secs = this.shared.idleTimeoutMs / 1000;
+    this.idle = setTimeout(() => this.socket.close(1000, `idle for ${secs} s`), this.shared.idleTimeoutMs);
+    this.idle.unref();
+  }
+
+  private gone(): void {
+    this.closed = true;
+    clearTimeout(this.idle);
+    this.current?.abort(new CancelledError('The WebSocket closed'));
+  }
+}
