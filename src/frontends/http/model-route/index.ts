@@ -25,4 +25,4 @@ export {
   type PreparedGeneration,
   type TranslatedChat,
 } from './generation-route.js';
-export { modelRoute, modelRouteHandler, namedModel, onlyOutput, openModelCall, type CallOrigin, type ModelCall, type ModelRouteContext, type ModelRouteSpec } from './model-route.js';
+export { modelRoute, modelRouteHandler, namedModel, onlyOutput, openModelCall, type CallOrigin, type CallSpec, type ModelCall, type ModelRouteContext, type ModelRouteSpec } from './model-route.js';

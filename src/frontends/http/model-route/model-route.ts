@@ -71,11 +71,14 @@ export interface CallOrigin {
   operation: string;
 }
 
+/** What opening a call needs of a route: its API, metrics label, the body's model and whether it streams. */
+export type CallSpec = Pick<ModelRouteSpec<unknown>, 'api' | 'endpoint' | 'modelName' | 'streaming'>;
+
 /**
  * Opens one model call: the service must be serving and the body's model serve the route's API;
  * then the request's events start. Throws the typed error that answers it otherwise.
  */
-export function openModelCall(ctx: ModelRouteContext, spec: Pick<ModelRouteSpec<unknown>, 'api' | 'endpoint' | 'modelName' | 'streaming'>, origin: CallOrigin): { served: ServedModel; request: RequestLifecycle } {
+export function openModelCall(ctx: ModelRouteContext, spec: CallSpec, origin: CallOrigin): { served: ServedModel; request: RequestLifecycle } {
   ctx.state.assertServing();
   const { body, headers } = origin;
   const api = typeof spec.api === 'function' ? spec.api(body) : spec.api;

@@ -16,6 +16,7 @@ import {
   promptTokensOf,
   startGeneration,
   streamSingleChoice,
+  type CallSpec,
   type ClosableOut,
   type EventOut,
   type ModelCall,
@@ -56,8 +57,9 @@ export class ResponsesConnection {
   private idle: NodeJS.Timeout | undefined;
   /** Aborts the response being generated when the connection goes. */
   private current: AbortController | undefined;
-  private closed = false;
-  private readonly out: EventOut & ClosableOut;
+  private readonly out: SocketOut;
+  /** How each event's model call is opened: the POST's API and metrics label, always a stream. */
+  private readonly spec: CallSpec;
 
   constructor(
     private readonly socket: WebSocket,
@@ -66,14 +68,9 @@ export class ResponsesConnection {
     private readonly shared: ConnectionContext,
   ) {
     this.owner = shared.stored.ownerOf(upgrade.headers);
-    const connection = this;
-    this.out = {
-      event: (_type, data) => this.send(data),
-      end: () => undefined,
-      get isClosed() {
-        return connection.closed;
-      },
-    };
+    const { route } = shared;
+    this.spec = { api: route.api, endpoint: route.endpoint, modelName: (body) => route.modelName(body), streaming: () => true };
+    this.out = new SocketOut(socket);
     socket.on('message', (data, isBinary) => this.received(data, isBinary));
     socket.on('close', () => this.gone());
     this.armIdle();
@@ -99,7 +96,7 @@ export class ResponsesConnection {
   }
 
   private async answer(data: RawData, isBinary: boolean): Promise<void> {
-    if (this.closed) return;
+    if (this.out.isClosed) return;
     let event: CreateEvent;
     try {
       event = parseClientEvent(data, isBinary);
@@ -114,23 +111,22 @@ export class ResponsesConnection {
   private async create({ body, generate }: CreateEvent): Promise<void> {
     const { ctx, route, stored } = this.shared;
     const requestId = randomUUID();
+    // Aborted from here on if the connection goes, before generation starts too.
+    const abort = (this.current = new AbortController());
     let request: RequestLifecycle | undefined;
     let previous: string | null = null;
     let counted = false;
     try {
       previous = previousResponseId(body);
-      const origin = { body, requestId, headers: this.upgrade.headers, operation: `response.create ${this.shared.path}` };
-      const opened = openModelCall(ctx, { api: route.api, endpoint: route.endpoint, modelName: (b) => route.modelName(b), streaming: () => true }, origin);
+      const opened = openModelCall(ctx, this.spec, { body, requestId, headers: this.upgrade.headers, operation: `response.create ${this.shared.path}` });
       request = opened.request;
       const routing = routingFromHeaders((name) => this.upgrade.headers[name]);
       const earlier = previous === null ? [] : (this.responses.conversation(previous) ?? (await stored.history(previous, this.owner)));
       const prepared = await route.prepareWith(body, opened.served, routing, this.owner, earlier);
       ctx.state.inflight++;
       counted = true;
-      this.current = new AbortController();
-      const call: ModelCall = { served: opened.served, requestId, request, signal: this.current.signal };
-      const events = generate ? await this.generated(call, prepared) : this.ungenerated(call, prepared);
-      const response = events.result() as Json | undefined;
+      const call: ModelCall = { served: opened.served, requestId, request, signal: abort.signal };
+      const response = (generate ? await this.generated(call, prepared) : this.ungenerated(call, prepared)).result() as Json | undefined;
       if (response?.status === 'failed') {
         if (previous !== null) this.responses.forget(previous);
       } else if (response) {
@@ -166,23 +162,38 @@ export class ResponsesConnection {
   }
 
   private refuse(err: unknown): void {
-    this.send(errorEvent(err, this.shared.ctx.state.overloadStatus));
-  }
-
-  private send(data: string): void {
-    if (!this.closed) this.socket.send(data);
+    this.out.send(errorEvent(err, this.shared.ctx.state.overloadStatus));
   }
 
   private armIdle(): void {
-    if (this.closed) return;
+    if (this.out.isClosed) return;
     const secs = this.shared.idleTimeoutMs / 1000;
     this.idle = setTimeout(() => this.socket.close(1000, `idle for ${secs} s`), this.shared.idleTimeoutMs);
     this.idle.unref();
   }
 
   private gone(): void {
-    this.closed = true;
     clearTimeout(this.idle);
     this.current?.abort(new CancelledError('The WebSocket closed'));
+  }
+}
+
+/** A response's events as the socket's text messages, until it closes (or starts closing). */
+class SocketOut implements EventOut, ClosableOut {
+  constructor(private readonly socket: WebSocket) {}
+
+  get isClosed(): boolean {
+    return this.socket.readyState !== this.socket.OPEN;
+  }
+
+  event(_type: string, data: string): void {
+    this.send(data);
+  }
+
+  /** A response ends with its final event; the connection goes on. */
+  end(): void {}
+
+  send(data: string): void {
+    if (!this.isClosed) this.socket.send(data);
   }
 }

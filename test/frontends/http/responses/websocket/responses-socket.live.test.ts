@@ -278,7 +278,7 @@ describe('Responses WebSocket mode', () => {
   });
 });
 
-describe('Responses WebSocket mode: a response that fails', () => {
+describe('Responses WebSocket mode: a failing response, a draining service', () => {
   let http: Awaited<ReturnType<typeof httpWithEngines>>['http'];
   let baseUrl: string;
   before(async () => {
@@ -300,6 +300,21 @@ describe('Responses WebSocket mode: a response that fails', () => {
       client.send({ type: 'response.create', model: 'scripted', input: 'again', store: false, previous_response_id: base.id });
       const [gone] = await client.answer();
       assert.equal(gone!.error.code, 'previous_response_not_found');
+    } finally {
+      client.close();
+    }
+  });
+
+  test('a draining service answers events with a 503 error event and refuses new upgrades with 503', async () => {
+    const client = await RawClient.open(baseUrl);
+    try {
+      http.beginDraining();
+      client.send({ type: 'response.create', model: 'scripted', input: 'hi', store: false });
+      const [error] = await client.answer();
+      assert.equal(error!.type, 'error');
+      assert.equal(error!.status, 503);
+      assert.equal(error!.error.type, 'server_error');
+      assert.equal(await refusedStatus(baseUrl), 503);
     } finally {
       client.close();
     }
