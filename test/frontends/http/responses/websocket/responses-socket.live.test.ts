@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
+import { MetricsRegistry } from '../../../../../src/observability/index.js';
 import { sseEvents } from '../../../../support/sse-events.js';
 import { httpWithEngines } from '../../../../support/http-with-engines.js';
 import { postJson, serveInProcess } from '../../../../support/in-process.js';
@@ -281,8 +282,9 @@ describe('Responses WebSocket mode', () => {
 describe('Responses WebSocket mode: a failing response, a draining service', () => {
   let http: Awaited<ReturnType<typeof httpWithEngines>>['http'];
   let baseUrl: string;
+  const metrics = new MetricsRegistry();
   before(async () => {
-    ({ http, baseUrl } = await httpWithEngines({ scripted: helloWorldEngine([]), failing: failingAfterHelloEngine() }));
+    ({ http, baseUrl } = await httpWithEngines({ scripted: helloWorldEngine([]), failing: failingAfterHelloEngine() }, { metrics }));
   });
   after(() => http.shutdown());
 
@@ -300,6 +302,10 @@ describe('Responses WebSocket mode: a failing response, a draining service', () 
       client.send({ type: 'response.create', model: 'scripted', input: 'again', store: false, previous_response_id: base.id });
       const [gone] = await client.answer();
       assert.equal(gone!.error.code, 'previous_response_not_found');
+      // Counted as the POST's streams are.
+      const rendered = await metrics.render();
+      assert.match(rendered, /requests_total\{model="scripted",endpoint="responses",request_type="stream",status="success"/);
+      assert.match(rendered, /requests_total\{model="failing",endpoint="responses",request_type="stream",status="error"/);
     } finally {
       client.close();
     }
