@@ -2,6 +2,8 @@
 // pipeline (generation-route.ts: fan-out behind the pre-commit peek, folding, streaming) and the
 // order a delta's pieces were written in.
 export { visitInWrittenOrder } from './delta-order.js';
+// A call that comes by another transport than an HTTP reply (a Responses WebSocket event) opens here.
+export { openModelCall, type CallOrigin, type CallSpec } from './model-route.js';
 export {
   answerSingleChoice,
   foldAll,
@@ -25,4 +27,4 @@ export {
   type PreparedGeneration,
   type TranslatedChat,
 } from './generation-route.js';
-export { modelRoute, modelRouteHandler, namedModel, onlyOutput, openModelCall, type CallOrigin, type CallSpec, type ModelCall, type ModelRouteContext, type ModelRouteSpec } from './model-route.js';
+export { modelRoute, modelRouteHandler, namedModel, onlyOutput, type ModelCall, type ModelRouteContext, type ModelRouteSpec } from './model-route.js';
