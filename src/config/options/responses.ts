@@ -1,7 +1,10 @@
 import { RESPONSE_STORE_NAMES } from '../../protocols/index.js';
 import { allBuilt, type OptionSpec } from '../option-spec.js';
 
-/** Where the Responses API keeps the responses it stores (`store`, `previous_response_id`, GET/DELETE by id). */
+/**
+ * Where the Responses API keeps the responses it stores (`store`, `previous_response_id`, GET/DELETE
+ * by id), and the bounds of its WebSocket mode.
+ */
 export const responsesOptions = [
   {
     key: 'responseStore', flag: 'response-store', env: 'DYN_RESPONSE_STORE', envIsLocal: true, type: 'enum', choices: allBuilt(RESPONSE_STORE_NAMES),
@@ -27,5 +30,15 @@ export const responsesOptions = [
     key: 'responseStorePath', flag: 'response-store-path', env: 'DYN_RESPONSE_STORE_PATH', envIsLocal: true, type: 'path',
     group: 'HTTP & Networking', scope: 'frontend', built: true,
     help: "The file response store's directory; unset: dynamo-ts-responses-<uid> in the system's temporary directory (made private to the user), the same for every frontend process of the host",
+  },
+  {
+    key: 'responsesWsMaxMessageMb', flag: 'responses-ws-max-message-mb', env: 'DYN_RESPONSES_WS_MAX_MESSAGE_MB', envIsLocal: true, type: 'int', min: 1,
+    metavar: '<MB>', group: 'HTTP & Networking', scope: 'frontend', built: true, default: 45,
+    help: 'The largest message a client may send on a /v1/responses WebSocket (a `response.create` event), in MB; a larger one closes the connection with code 1009',
+  },
+  {
+    key: 'responsesWsIdleTimeoutSecs', flag: 'responses-ws-idle-timeout-secs', env: 'DYN_RESPONSES_WS_IDLE_TIMEOUT_SECS', envIsLocal: true, type: 'int', min: 1,
+    metavar: '<seconds>', group: 'HTTP & Networking', scope: 'frontend', built: true, default: 3600,
+    help: 'A /v1/responses WebSocket with no response in progress is closed (code 1000) after this long without a client event; its connection-local responses go with it',
   },
 ] as const satisfies readonly OptionSpec[];

@@ -132,6 +132,13 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
     }
   });
 
+  // A WebSocket upgrade request (the Responses route takes them) answered over HTTP instead, refused
+  // or to a route that takes none, has no HTTP server behind its connection any more: close it.
+  // (Node marks such a request `upgrade`, undeclared in its types.)
+  app.addHook('onResponse', async (req) => {
+    if ((req.raw as IncomingMessage & { upgrade?: boolean }).upgrade) req.raw.socket.destroy();
+  });
+
   app.setErrorHandler(frameworkErrorHandler(opts.bodyLimitMb, state));
 
   app.setNotFoundHandler((req, reply) => {
@@ -166,8 +173,11 @@ export function frameworkErrorHandler(bodyLimitMb: number, state: HttpServiceSta
   };
 }
 
+const NOT_POST = ['GET', 'PUT', 'DELETE', 'PATCH'] as const;
+
 /**
- * Register a POST route plus a 405 (`Allow: POST`) answer for the other methods on that path. With
+ * Register a POST route plus a 405 (`Allow: POST`) answer for the other methods on that path, but
+ * those in `takenElsewhere` (a GET that upgrades to a WebSocket, registered by its route). With
  * `doc`, the route's body, answers and summary appear in /openapi.json (it is listed either way).
  */
 export function postRoute(
@@ -175,13 +185,14 @@ export function postRoute(
   url: string,
   handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
   doc?: RouteDoc,
+  takenElsewhere: readonly (typeof NOT_POST)[number][] = [],
 ): void {
   app.post(url, doc ? documented(doc) : {}, handler);
-  app.route({
-    method: ['GET', 'PUT', 'DELETE', 'PATCH'],
-    url,
-    ...HIDDEN,
-    handler: async (req, reply) =>
-      sendError(reply.header('allow', 'POST'), new MethodNotAllowedError(`Method ${req.method} not allowed on ${url}; use POST`), 0),
-  });
+  app.route({ method: NOT_POST.filter((m) => !takenElsewhere.includes(m)), url, ...HIDDEN, handler: postOnly(url) });
+}
+
+/** The 405 (`Allow: POST`) answer of a POST route's path to any other method. */
+export function postOnly(url: string) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>
+    sendError(reply.header('allow', 'POST'), new MethodNotAllowedError(`Method ${req.method} not allowed on ${url}; use POST`), 0);
 }

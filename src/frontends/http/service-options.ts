@@ -8,7 +8,7 @@ import type { HttpPaths, RequestScope } from '../../protocols/index.js';
 import type { AccessOptions } from './access-hook.js';
 import type { UploadTimeouts } from './body/index.js';
 import type { ReasoningField } from './openai/index.js';
-import type { ResponseStoreOptions } from './responses/index.js';
+import type { ResponsesSocketOptions, ResponseStoreOptions } from './responses/index.js';
 
 export interface HttpServiceOptions {
   host: string;
@@ -55,6 +55,8 @@ export interface HttpServiceOptions {
   version: string;
   /** Where /v1/responses stores responses (--response-store and its bounds); absent: in memory, with the options' defaults. */
   responseStore?: ResponseStoreOptions;
+  /** The bounds of a Responses WebSocket (message size, idle time); absent: the options' defaults. */
+  responsesWebSocket?: ResponsesSocketOptions;
   /** Serve Triton's HTTP/REST protocol (KServe v2) under /v2 over this KServe core (absent: /v2 answers 404). */
   kserve?: KserveCore;
 }

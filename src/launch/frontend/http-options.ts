@@ -51,5 +51,6 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
       etcdEndpoints: etcdEndpoints(config),
       nats: { server: config.natsServer, tls: natsTlsOptions(config) },
     },
+    responsesWebSocket: { maxMessageMb: config.responsesWsMaxMessageMb, idleTimeoutSecs: config.responsesWsIdleTimeoutSecs },
   };
 }

@@ -27,7 +27,7 @@ import type { HttpRoute, RouteContext } from '../http-route.js';
 import type { RouteDoc } from '../openapi/index.js';
 import { postRoute } from '../server.js';
 import { SseWriter } from '../sse/index.js';
-import { modelRouteHandler, type ModelRouteSpec } from './model-route.js';
+import { modelRouteHandler, type ModelCall, type ModelRouteSpec } from './model-route.js';
 import { peekFirst } from './stream-guard.js';
 import { inClientTerms } from './message-origins.js';
 
@@ -112,26 +112,35 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
       return route.prepare(req.body, served, routing, req);
     },
     async run(call, prepared, reply) {
-      call.request.tokenized(prepared.runs);
-      const routeStarted = performance.now();
-      const steps = generateChoices({
-        target: { engine: call.served.router, tokenTable: call.served.tokenTable },
-        prompts: prepared.runs,
-        n: prepared.n,
-        requestId: call.requestId,
-        signal: call.signal,
-        hooks: call.request.contextHooks(),
-      });
-      const routeMs = performance.now() - routeStarted;
-      const peeked = await peekFirst(steps[Symbol.asyncIterator](), opts.preCommitErrorPeekMs);
-      if (opts.perfLog) logTimings(opts.perfLog, call.requestId, call.request.info.startedAt, prepared.runs, routeMs);
-      const guarded: AsyncIterable<DecodedStep> = { [Symbol.asyncIterator]: () => peeked };
-      const promptTokens = prepared.runs.reduce((sum, r) => sum + r.promptTokens, 0);
-      const { requestId, request, signal } = call;
-      await route.respond({ prepared, requestId, request, steps: guarded, promptTokens, signal }, reply);
+      await route.respond(await startGeneration(call, prepared, opts), reply);
       return undefined;
     },
   };
+}
+
+/** A prepared call's engine fan-out, started behind the pre-commit peek, for its route to answer. */
+export async function startGeneration<P extends PreparedGeneration>(call: ModelCall, prepared: P, opts: GenerationRouteOptions): Promise<Generation<P>> {
+  call.request.tokenized(prepared.runs);
+  const routeStarted = performance.now();
+  const steps = generateChoices({
+    target: { engine: call.served.router, tokenTable: call.served.tokenTable },
+    prompts: prepared.runs,
+    n: prepared.n,
+    requestId: call.requestId,
+    signal: call.signal,
+    hooks: call.request.contextHooks(),
+  });
+  const routeMs = performance.now() - routeStarted;
+  const peeked = await peekFirst(steps[Symbol.asyncIterator](), opts.preCommitErrorPeekMs);
+  if (opts.perfLog) logTimings(opts.perfLog, call.requestId, call.request.info.startedAt, prepared.runs, routeMs);
+  const guarded: AsyncIterable<DecodedStep> = { [Symbol.asyncIterator]: () => peeked };
+  const { requestId, request, signal } = call;
+  return { prepared, requestId, request, steps: guarded, promptTokens: promptTokensOf(prepared), signal };
+}
+
+/** Prompt tokens over every prompt of a prepared call. */
+export function promptTokensOf(prepared: PreparedGeneration): number {
+  return prepared.runs.reduce((sum, r) => sum + r.promptTokens, 0);
 }
 
 /** A generating route at its path: POST, described by `doc`; `make` builds it from the service's settings. */
@@ -193,6 +202,11 @@ export function openEventStream(reply: FastifyReply, keepAliveMs: number | undef
   return new SseWriter(reply.raw, headers, keepAliveMs);
 }
 
+/** Where a stream goes (an SSE stream, a WebSocket): closed once the client went away. */
+export interface ClosableOut {
+  readonly isClosed: boolean;
+}
+
 /** How a route writes its stream: the events of each delta, the closing events, the error events. */
 export interface StreamSink {
   delta(delta: ChoiceDelta): void;
@@ -208,8 +222,8 @@ export interface StreamSink {
  */
 export async function streamGeneration(
   generation: Generation<PreparedGeneration>,
-  reply: FastifyReply,
-  sse: SseWriter,
+  reply: Pick<FastifyReply, 'log'>,
+  sse: ClosableOut,
   fold: ResponseFold,
   sink: StreamSink,
 ): Promise<void> {
@@ -287,19 +301,36 @@ export async function answerSingleChoice(
   keepAliveMs: number | undefined,
   answer: SingleChoiceAnswer,
 ): Promise<unknown> {
-  const { stream, reasoning, toolCalls } = generation.prepared;
-  const fold = new ResponseFold({ promptTokens: generation.promptTokens, collectText: !stream, request: generation.request, reasoning, toolCalls });
-  if (!stream) {
-    const events = answer(NOWHERE, fold);
-    events.start();
-    if (!(await foldAll(generation, fold, (delta) => events.delta(delta)))) return;
-    events.finish();
+  if (generation.prepared.stream) {
+    const events = await streamSingleChoice(generation, reply, openEventStream(reply, keepAliveMs), answer);
     await events.settled?.();
-    return sendJson(reply, events.result());
+    return;
   }
-  const sse = openEventStream(reply, keepAliveMs);
-  const events = answer(sse, fold);
+  const fold = singleChoiceFold(generation, false);
+  const events = answer(NOWHERE, fold);
   events.start();
-  await streamGeneration(generation, reply, sse, fold, events);
+  if (!(await foldAll(generation, fold, (delta) => events.delta(delta)))) return;
+  events.finish();
   await events.settled?.();
+  return sendJson(reply, events.result());
+}
+
+/** Streams a translated route's one choice through the route's events into `out`; the events, once done. */
+export async function streamSingleChoice<E extends AnswerEvents>(
+  generation: Generation<TranslatedChat>,
+  reply: Pick<FastifyReply, 'log'>,
+  out: EventOut & ClosableOut,
+  answer: (out: EventOut, fold: ResponseFold) => E,
+): Promise<E> {
+  const fold = singleChoiceFold(generation, true);
+  const events = answer(out, fold);
+  events.start();
+  await streamGeneration(generation, reply, out, fold, events);
+  return events;
+}
+
+/** The fold of a translated route's one choice; a unary answer keeps its text. */
+function singleChoiceFold(generation: Generation<TranslatedChat>, stream: boolean): ResponseFold {
+  const { reasoning, toolCalls } = generation.prepared;
+  return new ResponseFold({ promptTokens: generation.promptTokens, collectText: !stream, request: generation.request, reasoning, toolCalls });
 }

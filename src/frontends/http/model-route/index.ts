@@ -2,6 +2,8 @@
 // pipeline (generation-route.ts: fan-out behind the pre-commit peek, folding, streaming) and the
 // order a delta's pieces were written in.
 export { visitInWrittenOrder } from './delta-order.js';
+// A call that comes by another transport than an HTTP reply (a Responses WebSocket event) opens here.
+export { openModelCall, type CallOrigin, type CallSpec } from './model-route.js';
 export {
   answerSingleChoice,
   foldAll,
@@ -10,9 +12,13 @@ export {
   openEventStream,
   outputParsers,
   prepareTranslatedChat,
+  promptTokensOf,
   sendJson,
+  startGeneration,
   streamGeneration,
+  streamSingleChoice,
   type AnswerEvents,
+  type ClosableOut,
   type EventOut,
   type Generation,
   type GenerationRoute,

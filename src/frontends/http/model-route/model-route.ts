@@ -3,6 +3,7 @@
 // route's endpoint label, cancellation when the client goes away, the in-flight count, and typed
 // error replies. A route says how it checks its body and how it answers.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { ModelManager, ServedModel } from '../../../models/index.js';
 import { traceContextOf } from '../../../observability/index.js';
 import { RequestLifecycle } from '../../../pipeline/index.js';
@@ -60,24 +61,49 @@ export function namedModel(body: unknown, validate: (body: unknown) => unknown):
   return '';
 }
 
+/** What a model call is opened from: its body and where it came from. */
+export interface CallOrigin {
+  body: unknown;
+  requestId: string;
+  /** The headers of the HTTP request that brought it (a WebSocket's: its upgrade request's). */
+  headers: IncomingHttpHeaders;
+  /** What the client called, for traces: the HTTP method and path, or the WebSocket event. */
+  operation: string;
+}
+
+/** What opening a call needs of a route: its API, metrics label, the body's model and whether it streams. */
+export type CallSpec = Pick<ModelRouteSpec<unknown>, 'api' | 'endpoint' | 'modelName' | 'streaming'>;
+
+/**
+ * Opens one model call: the service must be serving and the body's model serve the route's API;
+ * then the request's events start. Throws the typed error that answers it otherwise.
+ */
+export function openModelCall(ctx: ModelRouteContext, spec: CallSpec, origin: CallOrigin): { served: ServedModel; request: RequestLifecycle } {
+  ctx.state.assertServing();
+  const { body, headers } = origin;
+  const api = typeof spec.api === 'function' ? spec.api(body) : spec.api;
+  const served = ctx.models.getFor(spec.modelName(body), api);
+  const request = RequestLifecycle.start({
+    scope: ctx.requestScope,
+    id: origin.requestId,
+    model: served.name,
+    endpoint: spec.endpoint,
+    requestType: spec.streaming?.(body) ? 'stream' : 'unary',
+    trace: headers.traceparent === undefined ? undefined : traceContextOf(headers.traceparent, headers.tracestate),
+    operation: origin.operation,
+  });
+  return { served, request };
+}
+
 export function modelRouteHandler<T>(ctx: ModelRouteContext, spec: ModelRouteSpec<T>) {
   return async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const requestId = requestIdOf(req);
     let request: RequestLifecycle | undefined;
     let counted = false;
     try {
-      ctx.state.assertServing();
-      const api = typeof spec.api === 'function' ? spec.api(req.body) : spec.api;
-      const served = ctx.models.getFor(spec.modelName(req.body), api);
-      request = RequestLifecycle.start({
-        scope: ctx.requestScope,
-        id: requestId,
-        model: served.name,
-        endpoint: spec.endpoint,
-        requestType: spec.streaming?.(req.body) ? 'stream' : 'unary',
-        trace: req.headers.traceparent === undefined ? undefined : traceContextOf(req.headers.traceparent, req.headers.tracestate),
-        operation: `${req.method} ${req.routeOptions.url ?? req.url}`,
-      });
+      const opened = openModelCall(ctx, spec, { body: req.body, requestId, headers: req.headers, operation: `${req.method} ${req.routeOptions.url ?? req.url}` });
+      request = opened.request;
+      const { served } = opened;
       const prepared = await spec.prepare(req, served);
       const abort = new AbortController();
       reply.raw.on('close', () => {

@@ -228,7 +228,13 @@ interface OpenOutput {
   item: StreamedOutput;
 }
 
-export class ResponseEvents implements AnswerEvents {
+/** A Responses answer as the routes drive it: the events, and the warm-up ending of a `generate: false` response. */
+export interface ResponseAnswer extends AnswerEvents {
+  /** Completes the response with no output (WebSocket mode's `generate: false`). */
+  finishUngenerated(): void;
+}
+
+export class ResponseEvents implements ResponseAnswer {
   private sequence = 0;
   /** The items closed so far, for the response's `output`. */
   private readonly output: Json[] = [];
@@ -267,11 +273,12 @@ export class ResponseEvents implements AnswerEvents {
     const choice = this.fold.choices()[0];
     const { status, incompleteReason } = finishedStatus(choice?.finishReason ?? null);
     this.closeOpen(status);
-    const output = this.output;
-    const response = responseObject(this.head, { status, output, usage: this.fold.usage(), incompleteReason });
-    this.final = response;
-    this.emit(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
-    this.out.end();
+    this.end(status, incompleteReason);
+  }
+
+  /** Completes a response created without generating (a WebSocket `generate: false`): no output at all. */
+  finishUngenerated(): void {
+    this.end('completed', null);
   }
 
   /** The final Response object: completed, incomplete or failed; undefined until then. */
@@ -307,6 +314,14 @@ export class ResponseEvents implements AnswerEvents {
     if (kind === 'message') this.messageSeen = true;
     item.open(this.emit, this.output.length);
     return item;
+  }
+
+  /** The final event, completed or incomplete, with the output so far. */
+  private end(status: ResponseStatus, incompleteReason: string | null): void {
+    const response = responseObject(this.head, { status, output: this.output, usage: this.fold.usage(), incompleteReason });
+    this.final = response;
+    this.emit(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
+    this.out.end();
   }
 
   private closeOpen(status: ResponseStatus): void {

@@ -2,17 +2,19 @@
 // chat request, preprocessed, generated and folded like chat; only the wire shapes differ
 // (response-object.ts, response-events.ts). Answers are stored unless `store: false`
 // (storing-answer.ts), and `previous_response_id` reads a stored chain first (stored-responses.ts,
-// stored-routes.ts).
+// stored-routes.ts). A GET upgrade at the same path is the WebSocket mode (websocket/), which
+// prepares and answers each `response.create` through this route.
 
 import { randomUUID } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServedModel } from '../../../models/index.js';
-import type { HeaderRouting, JsonSchema } from '../../../pipeline/index.js';
+import type { HeaderRouting, JsonSchema, ResponseFold } from '../../../pipeline/index.js';
 import type { ModelApi } from '../../../protocols/index.js';
 import type { HttpRoute } from '../http-route.js';
 import {
   answerSingleChoice,
-  generatingRoute,
+  generationSpec,
+  modelRouteHandler,
   prepareTranslatedChat,
   type Generation,
   type GenerationRoute,
@@ -21,18 +23,21 @@ import {
   type TranslatedChat,
 } from '../model-route/index.js';
 import { INFERENCE_ERRORS, jsonOrStream, type RouteDoc } from '../openapi/index.js';
+import { postRoute } from '../server.js';
 import { COMPACT_ROUTE } from './compaction.js';
 import { registerInputTokens } from './input-tokens.js';
 import type { OfferedTools } from './offered-tools.js';
 import { RESPONSES_FIELDS, responsesModelName, translateResponsesRequest, UNSUPPORTED_RESPONSES_FIELDS } from './request.js';
-import { ResponseEvents } from './response-events.js';
+import { ResponseEvents, type ResponseAnswer } from './response-events.js';
 import { RESPONSES_API } from './responses-api.js';
 import type { ResponseHead } from './response-object.js';
 import type { StoredResponses } from './stored-responses.js';
 import { openStoredResponses, registerStoredRoutes } from './stored-routes.js';
 import { StoringAnswer } from './storing-answer.js';
+import { registerResponsesSocket } from './websocket/index.js';
 
-interface Prepared extends TranslatedChat {
+/** A Responses body, validated and preprocessed. */
+export interface PreparedResponse extends TranslatedChat {
   echo: Record<string, unknown>;
   tools: OfferedTools;
   /** Whether the answer is stored, and under whom (stored-responses.ts). */
@@ -41,7 +46,7 @@ interface Prepared extends TranslatedChat {
   inputItems: Record<string, unknown>[];
 }
 
-class ResponsesRoute implements GenerationRoute<Prepared> {
+export class ResponsesRoute implements GenerationRoute<PreparedResponse> {
   readonly endpoint = 'responses';
   readonly api: ModelApi = RESPONSES_API;
 
@@ -54,9 +59,14 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
     return responsesModelName(body);
   }
 
-  async prepare(body: unknown, served: ServedModel, routing: HeaderRouting, req: FastifyRequest): Promise<Prepared> {
+  async prepare(body: unknown, served: ServedModel, routing: HeaderRouting, req: FastifyRequest): Promise<PreparedResponse> {
     const owner = this.stored.ownerOf(req.headers);
-    const translated = translateResponsesRequest(body, await this.stored.earlierItems(body, owner));
+    return this.prepareWith(body, served, routing, owner, await this.stored.earlierItems(body, owner));
+  }
+
+  /** Prepares `body` for `owner`, reading `earlier` (the items of the responses it continues) before its input. */
+  async prepareWith(body: unknown, served: ServedModel, routing: HeaderRouting, owner: string | null, earlier: readonly Record<string, unknown>[]): Promise<PreparedResponse> {
+    const translated = translateResponsesRequest(body, earlier);
     return {
       ...(await prepareTranslatedChat(served, translated.chat, translated.stream, routing)),
       echo: translated.echo,
@@ -67,8 +77,12 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
     };
   }
 
-  async respond(generation: Generation<Prepared>, reply: FastifyReply): Promise<unknown> {
-    const { prepared } = generation;
+  async respond(generation: Generation<PreparedResponse>, reply: FastifyReply): Promise<unknown> {
+    return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, (out, fold) => this.events(generation.prepared, out, fold, reply.log));
+  }
+
+  /** The events of an answer, written to `out`; stored as it ends unless `store: false`. */
+  events(prepared: PreparedResponse, out: EventOut, fold: ResponseFold, log: FastifyBaseLogger): ResponseAnswer {
     const head: ResponseHead = {
       // Never the client's x-request-id: a stored response's id must be new, a key the stores take as it is.
       id: `resp_${randomUUID().replaceAll('-', '')}`,
@@ -76,13 +90,11 @@ class ResponsesRoute implements GenerationRoute<Prepared> {
       model: prepared.model,
       echo: prepared.echo,
     };
-    return answerSingleChoice(generation, reply, this.opts.sseKeepAliveMs, (out, fold) => {
-      const answer = (to: EventOut): ResponseEvents => new ResponseEvents(to, head, fold, prepared.tools);
-      if (!prepared.store) return answer(out);
-      return new StoringAnswer(out, answer, (response, events) =>
-        this.stored.put({ response, inputItems: prepared.inputItems, events, owner: prepared.owner }).catch((err: unknown) => reply.log.error({ err }, 'storing the response failed')),
-      );
-    });
+    const answer = (to: EventOut): ResponseEvents => new ResponseEvents(to, head, fold, prepared.tools);
+    if (!prepared.store) return answer(out);
+    return new StoringAnswer(out, answer, (response, events) =>
+      this.stored.put({ response, inputItems: prepared.inputItems, events, owner: prepared.owner }).catch((err: unknown) => log.error({ err }, 'storing the response failed')),
+    );
   }
 }
 
@@ -120,7 +132,11 @@ const BODY: JsonSchema = {
 const RESPONSES_DOC: RouteDoc = {
   summary: 'Create a model response',
   tag: 'OpenAI',
-  description: 'OpenAI Responses API; streams `response.*` events when `stream: true`. Stored unless `store: false` (GET, DELETE, input_items below it).',
+  description:
+    'OpenAI Responses API; streams `response.*` events when `stream: true`. Stored unless `store: false` (GET, DELETE, input_items below it). ' +
+    'WebSocket mode: a GET at this path with `Upgrade: websocket` (and the API key, as here) opens a connection that takes `response.create` events ' +
+    '(this body without `stream`, plus `generate: false` for a warm-up) and answers each with these events, one response after another; ' +
+    '`previous_response_id` also reads the last responses of the connection, so `store: false` continues too. Errors are `{type: "error", status, error}` events.',
   body: BODY,
   responses: {
     200: jsonOrStream(
@@ -136,7 +152,10 @@ const RESPONSES_DOC: RouteDoc = {
 export const RESPONSES_ROUTE: HttpRoute = {
   register(app, path, ctx) {
     const stored = openStoredResponses(app, ctx);
-    generatingRoute(RESPONSES_DOC, ({ generation }) => new ResponsesRoute(generation, stored)).register(app, path, ctx);
+    const route = new ResponsesRoute(ctx.generation, stored);
+    // Its GET is the WebSocket mode's upgrade.
+    postRoute(app, path, modelRouteHandler(ctx, generationSpec(route, ctx.generation)), RESPONSES_DOC, ['GET']);
+    registerResponsesSocket(app, path, ctx, route, stored);
     registerInputTokens(app, path, ctx, stored);
     registerStoredRoutes(app, path, ctx, stored);
     COMPACT_ROUTE.register(app, `${path}/compact`, ctx);

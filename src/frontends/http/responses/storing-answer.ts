@@ -4,8 +4,8 @@
 // shares the store, finds it.
 
 import type { ChoiceDelta } from '../../../pipeline/index.js';
-import type { AnswerEvents, EventOut } from '../model-route/index.js';
-import type { ResponseEvents } from './response-events.js';
+import type { EventOut } from '../model-route/index.js';
+import type { ResponseAnswer, ResponseEvents } from './response-events.js';
 import type { StoredEvent } from './store/index.js';
 
 type Json = Record<string, unknown>;
@@ -13,7 +13,7 @@ type Json = Record<string, unknown>;
 /** Stores the final Response object and the events written; resolves when done, failed or not (it reports a failure itself). */
 export type StoreAnswer = (response: Json, events: StoredEvent[]) => Promise<void>;
 
-export class StoringAnswer implements AnswerEvents {
+export class StoringAnswer implements ResponseAnswer {
   private readonly events: ResponseEvents;
   private storing: Promise<void> = Promise.resolve();
 
@@ -41,6 +41,10 @@ export class StoringAnswer implements AnswerEvents {
 
   finish(): void {
     this.events.finish();
+  }
+
+  finishUngenerated(): void {
+    this.events.finishUngenerated();
   }
 
   fail(err: unknown): void {
