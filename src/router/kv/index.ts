@@ -20,3 +20,25 @@ export { PendingQueue, type QueuedRequest } from './pending-queue.js';
 export { encodeKvSnapshot, decodeKvSnapshot } from './snapshot.js';
 export { rankKey, workerOfKey, rankOfKey } from './worker-rank.js';
 export type { LowerTier, TieredMatches, RemoteMatches } from './tiered-matches.js';
+export {
+  BUILT_IN_SELECTION,
+  WORKER_SELECTION_TYPES,
+  buildWorkerSelection,
+  isWorkerSelectionType,
+  selectionParameters,
+  type CostSettings,
+  type SelectionParameter,
+  type WorkerSelection,
+  type WorkerSelectionChoice,
+  type WorkerSelectionType,
+} from './worker-selection.js';
+export {
+  PolicyClassQueues,
+  classIndex,
+  singleClassProfile,
+  type AllBusy,
+  type Arrival,
+  type ClassMatrix,
+  type PolicyClassSpec,
+  type PolicyProfile,
+} from './policy-classes.js';

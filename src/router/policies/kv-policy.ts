@@ -1,28 +1,33 @@
 // `--router-mode kv`: route each request to the worker with the lowest cost given how much of its
 // prompt the worker has cached (the KV indexer) and how loaded it is (active sequences).
 import { RoutingDecisionStats } from './decision-tally.js';
-import type { KvCacheEvent, LLMEngineOutput, PreprocessedRequest, QueuePolicy, RouterEvent, StorageTier } from '../../protocols/index.js';
+import { BYPASS_REMOTE_PREFILL, type KvCacheEvent, type LLMEngineOutput, type PreprocessedRequest, type QueuePolicy, type RouterEvent, type StorageTier } from '../../protocols/index.js';
 import {
   ActiveSequences,
   blockKey,
+  buildWorkerSelection,
+  classIndex,
   computeLocalBlockHashes,
   computeSaltSeed,
   computeSequenceHashes,
   KvIndexer,
-  PendingQueue,
-  pickCandidate,
+  PolicyClassQueues,
   rankKey,
   rankOfKey,
+  singleClassProfile,
   workerOfKey,
   TtlPruner,
-  workerCosts,
+  type AllBusy,
   type Candidate,
+  type CostSettings,
   type LowerTier,
+  type PolicyProfile,
   type PrefillPredictor,
   type RemoteMatches,
-  type SelectorWeights,
   type TieredMatches,
   type WorkerOverlap,
+  type WorkerSelection,
+  type WorkerSelectionChoice,
 } from '../kv/index.js';
 import type { StreamObserver } from '../observed-stream.js';
 import type { AnyInstance, DpRanks } from '../worker-instance.js';
@@ -30,9 +35,8 @@ import type { KvEventSink, ReplicaSharing } from './capabilities.js';
 import type { RouterPolicy } from './policy.js';
 import { ReplicaSync, type EventBus } from '../shared-state/replica-sync.js';
 
-export interface KvRouterOptions extends SelectorWeights {
+export interface KvRouterOptions extends CostSettings {
   blockSize: number;
-  temperature: number;
   /** Consume workers' KV events; false selects approximate mode (predicted blocks with a TTL). */
   useKvEvents: boolean;
   ttlSecs: number;
@@ -42,9 +46,13 @@ export interface KvRouterOptions extends SelectorWeights {
   trackPrefillTokens: boolean;
   /** `--router-prefill-load-model aic`: predicted prefill durations make prompt-side load drain; null: static load. */
   prefillPredictor: PrefillPredictor | null;
-  /** Queue requests while every worker's prefill load exceeds this × max_num_batched_tokens; null: no queue. */
+  /** Without a policy profile: queue requests while every worker's prefill load exceeds this × max_num_batched_tokens; null: no queue. */
   queueThreshold: number | null;
   queuePolicy: QueuePolicy;
+  /** The policy classes of a policy file; null: the one class of `queueThreshold` and `queuePolicy`. */
+  policyProfile: PolicyProfile | null;
+  /** The worker-selection instance of this router's stage; null: the built-in cost model with these weights. */
+  workerSelection: WorkerSelectionChoice | null;
   /** `--use-remote-indexer`: overlaps come from another router's served indexer; null: the local indexer. */
   remoteIndexer: RemoteMatches | null;
   random?: () => number;
@@ -68,11 +76,16 @@ export const DEFAULT_KV_ROUTER_OPTIONS: Readonly<Omit<KvRouterOptions, 'blockSiz
   prefillPredictor: null,
   queueThreshold: null,
   queuePolicy: 'fcfs',
+  policyProfile: null,
+  workerSelection: null,
   remoteIndexer: null,
 });
 
 /** Upstream's default max_num_batched_tokens, for workers that do not publish theirs. */
 const DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192;
+
+/** The busy line of a worker without a published capacity. */
+const maxBatchedOf = (inst: AnyInstance): number => inst.capacity?.().maxNumBatchedTokens ?? DEFAULT_MAX_NUM_BATCHED_TOKENS;
 
 /** What routing learned about one request, kept from select() until it is dispatched. */
 interface Analysis {
@@ -93,7 +106,8 @@ export interface KvDecision {
   workerId: bigint;
   dpRank: number;
   overlapBlocks: number;
-  cost: number;
+  /** Null when the worker-selection policy ranks without costs. */
+  cost: number | null;
 }
 
 export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing {
@@ -112,8 +126,10 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   private readonly fetched = new WeakMap<PreprocessedRequest, { localHashes: bigint[]; matches: TieredMatches }>();
   private knownWorkers = new Set<bigint>();
   private liveInstances: readonly AnyInstance[] = [];
-  /** Requests waiting for prefill capacity (only with a queue threshold). */
-  readonly queue: PendingQueue;
+  /** Requests waiting for prefill capacity, by policy class (only classes with a busy line queue). */
+  readonly queue: PolicyClassQueues;
+  /** How a worker is picked among the candidates (the stage's worker-selection instance, or the cost model). */
+  readonly selection: WorkerSelection;
   /** Every decision's predicted overlap, read by /metrics when scraped. */
   readonly decisionStats = new RoutingDecisionStats();
   /** The most recent decision (observability and tests). */
@@ -124,7 +140,10 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   readonly prepare?: (request: PreprocessedRequest, signal: AbortSignal) => Promise<void>;
 
   constructor(options: Partial<KvRouterOptions> & { blockSize: number }) {
-    this.options = Object.freeze({ ...DEFAULT_KV_ROUTER_OPTIONS, ...options });
+    const given = { ...DEFAULT_KV_ROUTER_OPTIONS, ...options };
+    this.selection = buildWorkerSelection(given.workerSelection, given);
+    // A dynamo-default-cost-fn instance's weights are this router's weights, everywhere they are read.
+    this.options = Object.freeze({ ...given, ...this.selection.cost });
     const o = this.options;
     this.sequences = new ActiveSequences({
       blockSize: o.blockSize,
@@ -138,32 +157,53 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     this.pruner = o.useKvEvents || o.remoteIndexer ? null : new TtlPruner(o.ttlSecs * 1000, undefined, undefined, o.now);
     const remote = o.remoteIndexer;
     // Pure load balancing (no credit for any tier's hits) has nothing to ask the remote indexer.
-    const weighsHits = o.overlapScoreCredit > 0 || o.hostCacheHitWeight > 0 || o.diskCacheHitWeight > 0;
+    const weighsHits = this.readsDevice || o.hostCacheHitWeight > 0 || o.diskCacheHitWeight > 0;
     if (remote && weighsHits) this.prepare = (request, signal) => this.fetchMatches(remote, request, signal);
-    this.queue = new PendingQueue(o.queuePolicy, o.now);
+    this.queue = new PolicyClassQueues(o.policyProfile ?? singleClassProfile(o.queueThreshold, o.queuePolicy), o.now);
   }
 
-  /** With a queue threshold: wait while every worker is over it (or others already wait). */
+  /** Device overlap matters: it earns credit, or the selection reads it. */
+  private get readsDevice(): boolean {
+    return this.options.overlapScoreCredit > 0 || this.selection.readsOverlap;
+  }
+
+  /**
+   * The request's policy class decides: wait while every candidate is over its busy line (or
+   * others of its class already wait). A class whose queue is full refuses the request (529).
+   */
   admission(instances: readonly AnyInstance[], request: PreprocessedRequest, signal: AbortSignal): Promise<void> | null {
-    if (this.options.queueThreshold === null) return null;
-    if (this.queue.size === 0 && !this.allOverThreshold(instances)) return null;
-    const a = this.analyze(request);
-    let overlap = 0;
-    for (const blocks of a.overlaps.values()) overlap = Math.max(overlap, blocks);
-    return this.queue.wait({
+    if (this.queue.inert) return null;
+    const isl = request.token_ids.length;
+    // The cached share (best over the candidates) classifies and orders a request; only a bucket matrix needs it up front.
+    let cached = 0;
+    const cachedTokens = (): number => {
+      let overlap = 0;
+      for (const blocks of this.analyze(request).overlaps.values()) overlap = Math.max(overlap, blocks);
+      return Math.min(isl, overlap * this.options.blockSize);
+    };
+    if (this.queue.classifiesByCache) cached = cachedTokens();
+    const index = classIndex(this.queue.profile, request.routing?.policy_class, isl - cached);
+    const arrival = {
       priorityJump: request.routing?.priority ?? 0,
-      uncachedTokens: request.token_ids.length - overlap * this.options.blockSize,
+      rawTokens: isl,
+      get cachedTokens(): number {
+        return cached;
+      },
+      workers: instances.length,
       signal,
+    };
+    return this.queue.admit(index, arrival, (busy) => {
+      const all = this.allBusy(instances)(busy);
+      if (all && !this.queue.classifiesByCache) cached = cachedTokens();
+      return all;
     });
   }
 
-  private allOverThreshold(instances: readonly AnyInstance[]): boolean {
-    const threshold = this.options.queueThreshold;
-    if (threshold === null || instances.length === 0) return false;
-    return instances.every((inst) => {
-      const budget = inst.capacity?.().maxNumBatchedTokens ?? DEFAULT_MAX_NUM_BATCHED_TOKENS;
-      return ranksOf(inst.dpRanks, null).every((rank) => this.sequences.activePrefillTokens(rankKey(inst.id, rank)) > threshold * budget);
-    });
+  /** Whether every rank of every instance is over a class's busy line. */
+  private allBusy(instances: readonly AnyInstance[]): AllBusy {
+    return (busy) =>
+      instances.length > 0 &&
+      instances.every((inst) => ranksOf(inst.dpRanks, null).every((rank) => busy(this.sequences.activePrefillTokens(rankKey(inst.id, rank)), maxBatchedOf(inst))));
   }
 
   queuedRequests(): number {
@@ -172,7 +212,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
 
   /** Load freed somewhere: let the next queued request try. */
   private releaseQueued(): void {
-    if (this.queue.size > 0) this.queue.releaseOne(() => !this.allOverThreshold(this.liveInstances));
+    if (this.queue.size > 0) this.queue.releaseOne(this.allBusy(this.liveInstances));
   }
 
   /** False in approximate mode and with a remote indexer: this router keeps no event-fed indexer. */
@@ -254,10 +294,9 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
       activeRequests: this.sequences.activeRequests(key),
       treeSize: this.indexer.treeSize(inst.id, rank),
     }));
-    const costs = workerCosts(candidates, isl, o.blockSize, o);
-    const i = pickCandidate(costs, candidates.map((c) => c.treeSize), o.temperature, o.random);
+    const { index: i, cost } = this.selection.pick(candidates, isl, o.blockSize, o.random);
     const chosen = pairs[i]!;
-    this.lastDecision = { workerId: chosen.inst.id, dpRank: chosen.rank, overlapBlocks: candidates[i]!.overlapBlocks, cost: costs[i]! };
+    this.lastDecision = { workerId: chosen.inst.id, dpRank: chosen.rank, overlapBlocks: candidates[i]!.overlapBlocks, cost };
     this.decisionStats.decided(candidates[i]!.overlapBlocks, o.blockSize, isl);
     this.pending.set(request, a);
     if (chosen.inst.dpRanks && pinnedRank === null) this.chosenRanks.set(request, chosen.rank);
@@ -309,7 +348,17 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     const isl = request.token_ids.length;
     const overlap = a.overlaps.get(key) ?? 0;
     const expected = request.routing?.expected_output_tokens ?? null;
-    this.sequences.addRequest({ requestId, worker: key, seqHashes, isl, overlapBlocks: overlap, expectedOutputTokens: expected });
+    // A decode worker prefilling locally (conditional disaggregation) carries that prompt load after all.
+    const localPrefill = request.annotations?.includes(BYPASS_REMOTE_PREFILL) === true;
+    this.sequences.addRequest({
+      requestId,
+      worker: key,
+      seqHashes,
+      isl,
+      overlapBlocks: overlap,
+      expectedOutputTokens: expected,
+      ...(localPrefill ? { trackPrefillTokens: true } : {}),
+    });
     const replica = this.replica;
     replica?.added(
       requestId,
@@ -363,11 +412,11 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     this.fetched.set(request, { localHashes, matches: (await remote.query(localHashes, signal)) ?? NO_MATCHES });
   }
 
-  /** What the local indexers hold of a prompt; the device tier only when overlap earns credit. */
+  /** What the local indexers hold of a prompt; the device tier only when its overlap is read. */
   private localMatches(localHashes: readonly bigint[]): TieredMatches {
-    // An overlap credit of 0 means pure load balancing: the device indexer is not consulted.
+    // Pure load balancing (credit 0, a selection that reads no overlap) does not consult the device indexer.
     const o = this.options;
-    const device = o.overlapScoreCredit > 0 ? this.indexer.findMatches(localHashes) : [];
+    const device = this.readsDevice ? this.indexer.findMatches(localHashes) : [];
     // A tier that earns no credit is not consulted either.
     const weights: Readonly<Record<LowerTier, number>> = { host_pinned: o.hostCacheHitWeight, disk: o.diskCacheHitWeight };
     const lower: [LowerTier, WorkerOverlap[]][] = [];
@@ -384,7 +433,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     const found = o.remoteIndexer ? (fetched?.matches ?? NO_MATCHES) : this.localMatches(localHashes);
     const seqHashes = o.trackActiveBlocks ? computeSequenceHashes(localHashes) : null;
     const overlaps = new Map<bigint, number>();
-    if (o.overlapScoreCredit > 0) {
+    if (this.readsDevice) {
       for (const m of found.device) overlaps.set(rankKey(m.workerId, m.dpRank), m.blocks);
     }
     const tier = (name: LowerTier): readonly WorkerOverlap[] | undefined => found.lower.find(([t]) => t === name)?.[1];
