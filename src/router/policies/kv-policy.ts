@@ -30,9 +30,9 @@ import {
   type WorkerSelectionChoice,
 } from '../kv/index.js';
 import type { StreamObserver } from '../observed-stream.js';
-import type { AnyInstance, DpRanks } from '../worker-instance.js';
+import { maxBatchedTokensOf, type AnyInstance, type DpRanks } from '../worker-instance.js';
 import type { KvEventSink, ReplicaSharing } from './capabilities.js';
-import type { RouterPolicy } from './policy.js';
+import type { RouterPolicy, WorkerPreview } from './policy.js';
 import { ReplicaSync, type EventBus } from '../shared-state/replica-sync.js';
 
 export interface KvRouterOptions extends CostSettings {
@@ -80,12 +80,6 @@ export const DEFAULT_KV_ROUTER_OPTIONS: Readonly<Omit<KvRouterOptions, 'blockSiz
   workerSelection: null,
   remoteIndexer: null,
 });
-
-/** Upstream's default max_num_batched_tokens, for workers that do not publish theirs. */
-const DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192;
-
-/** The busy line of a worker without a published capacity. */
-const maxBatchedOf = (inst: AnyInstance): number => inst.capacity?.().maxNumBatchedTokens ?? DEFAULT_MAX_NUM_BATCHED_TOKENS;
 
 /** What routing learned about one request, kept from select() until it is dispatched. */
 interface Analysis {
@@ -203,7 +197,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   private allBusy(instances: readonly AnyInstance[]): AllBusy {
     return (busy) =>
       instances.length > 0 &&
-      instances.every((inst) => ranksOf(inst.dpRanks, null).every((rank) => busy(this.sequences.activePrefillTokens(rankKey(inst.id, rank)), maxBatchedOf(inst))));
+      instances.every((inst) => ranksOf(inst.dpRanks, null).every((rank) => busy(this.sequences.activePrefillTokens(rankKey(inst.id, rank)), maxBatchedTokensOf(inst))));
   }
 
   queuedRequests(): number {
@@ -276,9 +270,33 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
 
   /**
    * Scores every (worker, dp rank) pair (a worker advertises its ranks in its card; a request
-   * naming `dp_rank` is scored on that rank only) and picks the cheapest.
+   * naming `dp_rank` is scored on that rank only) and picks one by the stage's worker selection.
    */
   select<I extends AnyInstance>(instances: readonly I[], request: PreprocessedRequest): I {
+    const { a, chosen, candidate, cost } = this.rank(instances, request);
+    const o = this.options;
+    this.lastDecision = { workerId: chosen.inst.id, dpRank: chosen.rank, overlapBlocks: candidate.overlapBlocks, cost };
+    this.decisionStats.decided(candidate.overlapBlocks, o.blockSize, request.token_ids.length);
+    this.pending.set(request, a);
+    if (chosen.inst.dpRanks && (request.routing?.dp_rank ?? null) === null) this.chosenRanks.set(request, chosen.rank);
+    return chosen.inst;
+  }
+
+  preview(instances: readonly AnyInstance[], request: PreprocessedRequest): WorkerPreview {
+    const { a, chosen, candidate } = this.rank(instances, request);
+    const o = this.options;
+    const credit = candidate.overlapBlocks + o.hostCacheHitWeight * (candidate.hostOverlapBlocks ?? 0) + o.diskCacheHitWeight * (candidate.diskOverlapBlocks ?? 0);
+    return {
+      instance: chosen.inst,
+      dpRank: chosen.inst.dpRanks ? chosen.rank : undefined,
+      cachedTokens: Math.min(request.token_ids.length, Math.floor(credit * o.blockSize)),
+      activePrefillTokens: this.sequences.activePrefillTokens(chosen.key),
+      projectedBlocks: this.sequences.activeBlocks(chosen.key) + this.sequences.newBlocks(chosen.key, a.keys),
+    };
+  }
+
+  /** The pair the worker selection picks, with what it was scored on. */
+  private rank<I extends AnyInstance>(instances: readonly I[], request: PreprocessedRequest) {
     const a = this.analyze(request);
     const isl = request.token_ids.length;
     const o = this.options;
@@ -294,13 +312,8 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
       activeRequests: this.sequences.activeRequests(key),
       treeSize: this.indexer.treeSize(inst.id, rank),
     }));
-    const { index: i, cost } = this.selection.pick(candidates, isl, o.blockSize, o.random);
-    const chosen = pairs[i]!;
-    this.lastDecision = { workerId: chosen.inst.id, dpRank: chosen.rank, overlapBlocks: candidates[i]!.overlapBlocks, cost };
-    this.decisionStats.decided(candidates[i]!.overlapBlocks, o.blockSize, isl);
-    this.pending.set(request, a);
-    if (chosen.inst.dpRanks && pinnedRank === null) this.chosenRanks.set(request, chosen.rank);
-    return chosen.inst;
+    const { index, cost } = this.selection.pick(candidates, isl, o.blockSize, o.random);
+    return { a, chosen: pairs[index]!, candidate: candidates[index]!, cost };
   }
 
   dpRankOf(_instance: AnyInstance, request: PreprocessedRequest): number | undefined {
