@@ -5,20 +5,24 @@ import type { ModelSettings, ModelWatcherSettings, RouterSettings } from '../mod
 import type { BusyThresholds } from '../router/index.js';
 import { requestLimits } from './frontend/index.js';
 import { prefillPredictor } from './prefill-load-model.js';
+import { routingConfiguration } from './router-policy/index.js';
 import { createTokenizer } from './tokenizer-backend.js';
 
 /**
- * The routers' settings. `--load-aware` is upstream's preset: kv routing on load alone (no overlap
- * credit, so the indexer is never consulted). The frontend's `--migration-limit` applies to every
- * model; without it, each card's own limit does.
+ * The routers' settings: the flags, with `--load-aware` (upstream's preset: kv routing on load
+ * alone) and the router policy file's `router:` settings over them, its policy classes and
+ * worker-selection instances, and conditional disaggregation. The frontend's `--migration-limit`
+ * applies to every model; without it, each card's own limit does.
  */
-export function routerSettings(config: Config): RouterSettings {
+export function routerSettings(given: Config): RouterSettings {
+  const routing = routingConfiguration(given);
+  const config = routing.config;
   const ttlSecs = config.routerSessionAffinityTtlSecs;
   return {
-    mode: config.loadAware ? 'kv' : config.routerMode,
+    mode: config.routerMode,
     kv: {
       blockSize: config.kvCacheBlockSize,
-      overlapScoreCredit: config.loadAware ? 0 : config.routerKvOverlapScoreCredit,
+      overlapScoreCredit: config.routerKvOverlapScoreCredit,
       overlapScoreCreditDecay: config.routerKvOverlapScoreCreditDecay,
       prefillLoadScale: config.routerPrefillLoadScale,
       decodeActiveRequestWeight: config.routerDecodeActiveRequestWeight,
@@ -41,6 +45,9 @@ export function routerSettings(config: Config): RouterSettings {
     // `--router-session-affinity-ttl-secs` turns session affinity on, in `--router-session-affinity-mode`.
     sessionAffinity: ttlSecs === undefined ? null : { ttlSecs, mode: config.routerSessionAffinityMode },
     stallTimeoutMs: config.httpBackendStreamTimeoutSecs * 1000,
+    workerSelection: routing.selections,
+    policyProfiles: routing.profiles,
+    conditionalDisagg: routing.conditionalDisagg,
   };
 }
 
@@ -62,7 +69,8 @@ export function modelSettings(config: Config): ModelSettings {
 }
 
 /** What the model watcher does with what it discovers. */
-export function modelWatcherSettings(config: Config): ModelWatcherSettings {
+export function modelWatcherSettings(given: Config): ModelWatcherSettings {
+  const config = effectiveRouterConfig(given);
   return {
     model: modelSettings(config),
     servedName: config.modelName,
@@ -74,10 +82,16 @@ export function modelWatcherSettings(config: Config): ModelWatcherSettings {
   };
 }
 
-/** Fails startup, before anything listens or forks, when router settings do not fit together. */
-export function assertRouterSettings(config: Config): void {
+/** The configuration the routers see: the load-aware preset and the router policy file's `router:` settings applied. */
+export function effectiveRouterConfig(config: Config): Config {
+  return routingConfiguration(config).config;
+}
+
+/** Fails startup, before anything listens or forks, when router settings (and the policy file) do not fit together. */
+export function assertRouterSettings(given: Config): void {
+  const config = effectiveRouterConfig(given);
   prefillPredictor(config);
-  const kv = config.loadAware || config.routerMode === 'kv';
+  const kv = config.routerMode === 'kv';
   if (config.serveIndexer && !kv) throw new ConfigError(`--serve-indexer requires --router-mode kv (got --router-mode ${config.routerMode})`);
   if (config.useRemoteIndexer && !kv) throw new ConfigError(`--use-remote-indexer requires --router-mode kv (got --router-mode ${config.routerMode})`);
   if (config.serveIndexer && config.useRemoteIndexer) throw new ConfigError('--serve-indexer and --use-remote-indexer are mutually exclusive');

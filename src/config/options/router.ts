@@ -22,9 +22,9 @@ export const routerOptions = [
   },
   {
     key: 'routerKvOverlapScoreCredit', flag: 'router-kv-overlap-score-credit', env: 'DYN_ROUTER_KV_OVERLAP_SCORE_CREDIT',
-    type: 'float', min: 0, max: 1, group: 'Router', scope: 'frontend', built: true, default: 1,
+    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 1,
     supersededBy: DEFAULT_PARAMETER('overlap_score_credit'),
-    help: 'Credit multiplier for device-local prefix overlap',
+    help: 'Credit multiplier for device-local prefix overlap; above 1 gives cached blocks extra credit (the adjusted prefill cost stays >= 0); 0 ignores prefix caches',
   },
   {
     key: 'routerKvOverlapScoreCreditDecay', flag: 'router-kv-overlap-score-credit-decay', env: 'DYN_ROUTER_KV_OVERLAP_SCORE_CREDIT_DECAY',
