@@ -148,7 +148,9 @@ export class Disaggregation {
    * Errors of the prefill routing (pinned instance unknown, all busy) are thrown here; a decode
    * pool without prefill workers is a 503 unless --decode-fallback.
    */
-  generate(request: PreprocessedRequest, ctx: GenerateContext, decode: DecodeHop): AsyncIterable<LLMEngineOutput> {
+  generate(given: PreprocessedRequest, ctx: GenerateContext, decode: DecodeHop): AsyncIterable<LLMEngineOutput> {
+    // Only this hop decides where a prompt is prefilled: a client's own bypass mark is dropped (upstream).
+    const request = withoutBypassMark(given);
     const pool = this.pool;
     if (pool === null || pool.instances.length === 0) {
       if (this.decodeNeedsPrefill && !this.decodeFallback) {
@@ -176,6 +178,11 @@ export class Disaggregation {
       [Symbol.asyncIterator]: () => new PrefillThenDecode(prefill, () => prefillWorker, request, ctx, decode),
     };
   }
+}
+
+function withoutBypassMark(request: PreprocessedRequest): PreprocessedRequest {
+  if (!request.annotations?.includes(BYPASS_REMOTE_PREFILL)) return request;
+  return { ...request, annotations: request.annotations.filter((a) => a !== BYPASS_REMOTE_PREFILL) };
 }
 
 /** A router's preview, or null when it cannot route the request now (the normal path then reports why). */

@@ -106,17 +106,20 @@ test('the prefill hop: a mostly cached prompt prefills on the previewed decode w
   assert.equal(remote.prefill_result!.disaggregated_params, 'dummy');
   assert.ok(!remote.annotations?.includes(BYPASS_REMOTE_PREFILL));
   await run(d, { ...REQUEST, routing: { prefill_worker_id: '9' } }, 'req-pinned');
+  const marked = await run(d, { ...REQUEST, annotations: [BYPASS_REMOTE_PREFILL] }, 'req-marked');
+  assert.deepEqual(marked.annotations, [], "a client's own bypass mark is dropped: the router decides");
+  assert.equal(prefilled.length, 3, 'the pinned and the marked request were prefilled remotely');
 
   assert.deepEqual(
     d.prefillDecisions().map((c) => [c.decision, c.reason, c.count]),
     [
       ['local', 'short_or_cached', 1],
-      ['remote', 'cached_share_too_small', 1],
+      ['remote', 'cached_share_too_small', 2],
       ['remote', 'prefill_pinned', 1],
     ],
   );
   assert.deepEqual(logs[0], { request_id: 'req-local', model: 'm', prefill: 'local', reason: 'short_or_cached', decode_worker_id: '42', decode_cached_tokens: 90 });
-  assert.deepEqual(logs.map((l) => (l as { request_id: string }).request_id), ['req-local', 'req-remote', 'req-pinned']);
+  assert.deepEqual(logs.map((l) => (l as { request_id: string }).request_id), ['req-local', 'req-remote', 'req-pinned', 'req-marked']);
 });
 
 test('the prefill hop: a busy prefill pool (its busy line or the busy gate) sends the prefill to the decode worker; the decode guard overrules', async () => {
