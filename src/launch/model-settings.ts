@@ -31,6 +31,7 @@ export function routerSettings(given: Config): RouterSettings {
       temperature: config.routerTemperature,
       useKvEvents: config.routerKvEvents,
       ttlSecs: config.routerTtlSecs,
+      approximateCachePolicy: config.routerApproximateCachePolicy,
       trackActiveBlocks: config.routerTrackActiveBlocks,
       trackOutputBlocks: config.routerTrackOutputBlocks,
       assumeKvReuse: config.routerAssumeKvReuse,
@@ -95,6 +96,9 @@ export function assertRouterSettings(given: Config): void {
   if (config.serveIndexer && !kv) throw new ConfigError(`--serve-indexer requires --router-mode kv (got --router-mode ${config.routerMode})`);
   if (config.useRemoteIndexer && !kv) throw new ConfigError(`--use-remote-indexer requires --router-mode kv (got --router-mode ${config.routerMode})`);
   if (config.serveIndexer && config.useRemoteIndexer) throw new ConfigError('--serve-indexer and --use-remote-indexer are mutually exclusive');
+  if (config.routerApproximateCachePolicy === 'lru' && config.routerKvEvents) {
+    throw new ConfigError('--router-approximate-cache-policy lru requires --no-router-kv-events (it bounds the predictions of approximate mode)');
+  }
 }
 
 /** `--admission-control none` clears the busy thresholds; otherwise the configured ones apply. */

@@ -18,3 +18,8 @@ export type QueuePolicy = (typeof QUEUE_POLICIES)[number];
  * only these two; `lcfs` stays an order of the queue itself, for comparisons.
  */
 export const SELECTABLE_QUEUE_POLICIES = ['fcfs', 'wspt'] as const satisfies readonly QueuePolicy[];
+
+/** `--router-approximate-cache-policy` values: how approximate mode forgets its predicted blocks. */
+export const APPROXIMATE_CACHE_POLICIES = ['ttl', 'lru'] as const;
+
+export type ApproximateCachePolicy = (typeof APPROXIMATE_CACHE_POLICIES)[number];

@@ -145,6 +145,13 @@ test('each deprecated router flag still applies and logs one line naming what re
   assert.throws(() => parse(['--router-queue-policy', 'lcfs']), /--router-queue-policy lcfs is no longer available: upstream accepts only fcfs and wspt/);
 });
 
+test('--router-approximate-cache-policy lru bounds approximate mode: from the flag or the file, never with KV events', () => {
+  assert.equal(routerSettings(config(['--router-mode', 'kv', '--no-router-kv-events', '--router-approximate-cache-policy', 'lru'])).kv.approximateCachePolicy, 'lru');
+  const path = policyFile('router:\n  use_kv_events: false\n  router_approximate_cache_policy: lru\n');
+  assert.equal(routerSettings(config(['--router-mode', 'kv', '--router-policy-config', path])).kv.approximateCachePolicy, 'lru');
+  refused(['--router-mode', 'kv', '--router-approximate-cache-policy', 'lru'], /--router-approximate-cache-policy lru requires --no-router-kv-events/);
+});
+
 test('--load-aware is upstream preset: kv on load alone; a file router setting still wins', () => {
   const settings = routerSettings(config(['--load-aware']));
   assert.equal(settings.mode, 'kv');
@@ -167,7 +174,7 @@ test('a bad policy file is refused at startup naming the file, the line and the 
     ['router:\n  router_ttl_secs: 0\n', 2, /router\.router_ttl_secs must be a number > 0, got 0/],
     ['router:\n  use_kv_events: maybe\n', 2, /router\.use_kv_events: must be a boolean \(as --router-kv-events\), got 'maybe'/],
     ['router:\n  router_tracking_hash: keyed-xxh3-v1\n', 2, /router\.router_tracking_hash: keyed tracking hashes .* not available in dynamo-ts yet/],
-    ['router:\n  router_approximate_cache_policy: lru\n', 2, /router\.router_approximate_cache_policy lru is not supported yet in this build/],
+    ['router:\n  router_approximate_cache_policy: lfu\n', 2, /router\.router_approximate_cache_policy must be one of ttl, lru, got 'lfu'/],
     ['worker_selection:\n  instances:\n    - name: default\n      type: dynamo-two-tier-cost-fn\n', 3, /worker_selection\.instances\[0\]\.name: the instance name 'default' is reserved for the built-in selector/],
     ['policy_classes:\n  - {name: a, quantum: 1\n', 3, /not valid YAML: /],
     ['', 1, /the file is empty/],

@@ -1,7 +1,5 @@
-import { ROUTER_MODES, SELECTABLE_QUEUE_POLICIES } from '../../protocols/index.js';
+import { APPROXIMATE_CACHE_POLICIES, ROUTER_MODES, SELECTABLE_QUEUE_POLICIES } from '../../protocols/index.js';
 import { allBuilt, type OptionSpec } from '../option-spec.js';
-
-const KV_ONLY = 'KV routing is not available yet in this build';
 
 /** Where upstream moves the settings it deprecates for removal in v1.7. */
 const POLICY_FILE = '--router-policy-config';
@@ -72,9 +70,9 @@ export const routerOptions = [
   },
   {
     key: 'routerApproximateCachePolicy', flag: 'router-approximate-cache-policy', env: 'DYN_ROUTER_APPROXIMATE_CACHE_POLICY',
-    type: 'enum', choices: { ttl: true, lru: false },
-    group: 'Router', scope: 'frontend', built: true, notBuiltHint: KV_ONLY, default: 'ttl',
-    help: 'Eviction policy of the predicted cache when KV events are disabled',
+    type: 'enum', choices: allBuilt(APPROXIMATE_CACHE_POLICIES),
+    group: 'Router', scope: 'frontend', built: true, default: 'ttl',
+    help: "How approximate mode (--no-router-kv-events) forgets the blocks it predicts: ttl, after --router-ttl-secs; lru (experimental), when a worker rank holds more than the KV blocks it advertises, least recently routed first (blocks of requests in flight stay)",
   },
   {
     key: 'routerReplicaSync', flag: 'router-replica-sync', env: 'DYN_ROUTER_REPLICA_SYNC', type: 'bool',

@@ -98,6 +98,11 @@ export class ActiveSequences {
     return n;
   }
 
+  /** Whether a request in flight on the worker holds the block (a key of `blockKey`). */
+  holds(worker: bigint, key: number): boolean {
+    return this.workers.get(worker)?.blocks.has(key) ?? false;
+  }
+
   has(requestId: string): boolean {
     return this.requests.has(requestId);
   }

@@ -21,7 +21,18 @@ export interface ExpiredBlock {
   hash: bigint;
 }
 
-export class TtlPruner {
+/** Keeps approximate mode's predicted blocks and says which to forget (by TTL, or by capacity: lru-pruner.ts). */
+export interface PredictionPruner {
+  readonly size: number;
+  /** Predicts the worker rank holds these blocks (seq hashes in prefix order). */
+  record(worker: bigint, seqHashes: readonly bigint[]): void;
+  /** The predictions to forget now. */
+  popExpired(): ExpiredBlock[];
+  /** Forgets a worker, every dp rank of it (keys of worker-rank.ts). */
+  removeWorker(worker: bigint): void;
+}
+
+export class TtlPruner implements PredictionPruner {
   private readonly timers = new Map<bigint, Map<number, Entry>>();
   private queue: Entry[] = [];
   private head = 0;

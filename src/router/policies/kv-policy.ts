@@ -1,7 +1,7 @@
 // `--router-mode kv`: route each request to the worker with the lowest cost given how much of its
 // prompt the worker has cached (the KV indexer) and how loaded it is (active sequences).
 import { RoutingDecisionStats } from './decision-tally.js';
-import { BYPASS_REMOTE_PREFILL, type KvCacheEvent, type LLMEngineOutput, type PreprocessedRequest, type QueuePolicy, type RouterEvent, type StorageTier } from '../../protocols/index.js';
+import { BYPASS_REMOTE_PREFILL, type ApproximateCachePolicy, type KvCacheEvent, type LLMEngineOutput, type PreprocessedRequest, type QueuePolicy, type RouterEvent, type StorageTier } from '../../protocols/index.js';
 import {
   ActiveSequences,
   blockKey,
@@ -11,6 +11,7 @@ import {
   computeSaltSeed,
   computeSequenceHashes,
   KvIndexer,
+  LruPruner,
   PolicyClassQueues,
   rankKey,
   rankOfKey,
@@ -22,6 +23,7 @@ import {
   type CostSettings,
   type LowerTier,
   type PolicyProfile,
+  type PredictionPruner,
   type PrefillPredictor,
   type RemoteMatches,
   type TieredMatches,
@@ -37,9 +39,11 @@ import { ReplicaSync, type EventBus } from '../shared-state/replica-sync.js';
 
 export interface KvRouterOptions extends CostSettings {
   blockSize: number;
-  /** Consume workers' KV events; false selects approximate mode (predicted blocks with a TTL). */
+  /** Consume workers' KV events; false selects approximate mode (predicted blocks, forgotten by `approximateCachePolicy`). */
   useKvEvents: boolean;
   ttlSecs: number;
+  /** Approximate mode: predictions expire after `ttlSecs` (ttl), or are bounded by each worker rank's KV capacity (lru). */
+  approximateCachePolicy: ApproximateCachePolicy;
   trackActiveBlocks: boolean;
   trackOutputBlocks: boolean;
   assumeKvReuse: boolean;
@@ -69,6 +73,7 @@ export const DEFAULT_KV_ROUTER_OPTIONS: Readonly<Omit<KvRouterOptions, 'blockSiz
   temperature: 0,
   useKvEvents: true,
   ttlSecs: 120,
+  approximateCachePolicy: 'ttl',
   trackActiveBlocks: true,
   trackOutputBlocks: false,
   assumeKvReuse: true,
@@ -80,6 +85,12 @@ export const DEFAULT_KV_ROUTER_OPTIONS: Readonly<Omit<KvRouterOptions, 'blockSiz
   workerSelection: null,
   remoteIndexer: null,
 });
+
+/** Approximate mode's pruners by `--router-approximate-cache-policy`. */
+const PREDICTION_PRUNERS: { readonly [P in ApproximateCachePolicy]: (policy: KvRouterPolicy) => PredictionPruner } = {
+  ttl: ({ options: o }) => new TtlPruner(o.ttlSecs * 1000, undefined, undefined, o.now),
+  lru: (policy) => new LruPruner((key) => policy.capacityOf(key), (key, block) => policy.sequences.holds(key, block)),
+};
 
 /** What routing learned about one request, kept from select() until it is dispatched. */
 interface Analysis {
@@ -112,7 +123,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   readonly sequences: ActiveSequences;
   private replica: ReplicaSync | null = null;
   readonly options: Readonly<KvRouterOptions>;
-  private readonly pruner: TtlPruner | null;
+  private readonly pruner: PredictionPruner | null;
   private readonly pending = new WeakMap<PreprocessedRequest, Analysis>();
   /** The dp rank chosen for a request on a worker that advertises ranks, sent with it. */
   private readonly chosenRanks = new WeakMap<PreprocessedRequest, number>();
@@ -148,12 +159,18 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
       now: o.now,
     });
     // A consumer of a remote indexer predicts nothing locally: the serving router holds the cache state.
-    this.pruner = o.useKvEvents || o.remoteIndexer ? null : new TtlPruner(o.ttlSecs * 1000, undefined, undefined, o.now);
+    this.pruner = o.useKvEvents || o.remoteIndexer ? null : PREDICTION_PRUNERS[o.approximateCachePolicy](this);
     const remote = o.remoteIndexer;
     // Pure load balancing (no credit for any tier's hits) has nothing to ask the remote indexer.
     const weighsHits = this.readsDevice || o.hostCacheHitWeight > 0 || o.diskCacheHitWeight > 0;
     if (remote && weighsHits) this.prepare = (request, signal) => this.fetchMatches(remote, request, signal);
     this.queue = new PolicyClassQueues(o.policyProfile ?? singleClassProfile(o.queueThreshold, o.queuePolicy), o.now);
+  }
+
+  /** The KV blocks the worker of a (worker, dp rank) key advertises (each rank has as many); null: none advertised. */
+  capacityOf(key: bigint): number | null {
+    const worker = workerOfKey(key);
+    return this.liveInstances.find((i) => i.id === worker)?.capacity?.().kvTotalBlocks ?? null;
   }
 
   /** Device overlap matters: it earns credit, or the selection reads it. */
