@@ -32,6 +32,7 @@ export function routerSettings(given: Config): RouterSettings {
       useKvEvents: config.routerKvEvents,
       ttlSecs: config.routerTtlSecs,
       approximateCachePolicy: config.routerApproximateCachePolicy,
+      predictedTtlSecs: config.routerPredictedTtlSecs ?? null,
       trackActiveBlocks: config.routerTrackActiveBlocks,
       trackOutputBlocks: config.routerTrackOutputBlocks,
       assumeKvReuse: config.routerAssumeKvReuse,
@@ -96,6 +97,9 @@ export function assertRouterSettings(given: Config): void {
   if (config.serveIndexer && !kv) throw new ConfigError(`--serve-indexer requires --router-mode kv (got --router-mode ${config.routerMode})`);
   if (config.useRemoteIndexer && !kv) throw new ConfigError(`--use-remote-indexer requires --router-mode kv (got --router-mode ${config.routerMode})`);
   if (config.serveIndexer && config.useRemoteIndexer) throw new ConfigError('--serve-indexer and --use-remote-indexer are mutually exclusive');
+  if (config.routerPredictedTtlSecs !== undefined && !config.routerKvEvents) {
+    throw new ConfigError('--router-predicted-ttl-secs requires --router-kv-events (without KV events every decision is a prediction already: --router-ttl-secs)');
+  }
   if (config.routerApproximateCachePolicy === 'lru' && config.routerKvEvents) {
     throw new ConfigError('--router-approximate-cache-policy lru requires --no-router-kv-events (it bounds the predictions of approximate mode)');
   }

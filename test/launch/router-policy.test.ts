@@ -152,6 +152,14 @@ test('--router-approximate-cache-policy lru bounds approximate mode: from the fl
   refused(['--router-mode', 'kv', '--router-approximate-cache-policy', 'lru'], /--router-approximate-cache-policy lru requires --no-router-kv-events/);
 });
 
+test('--router-predicted-ttl-secs predicts on route beside KV events; refused without them, dropped by --load-aware', () => {
+  assert.equal(routerSettings(config(['--router-mode', 'kv', '--router-predicted-ttl-secs', '2.5'])).kv.predictedTtlSecs, 2.5);
+  const path = policyFile('router:\n  router_predicted_ttl_secs: 4\n');
+  assert.equal(routerSettings(config(['--router-mode', 'kv', '--router-policy-config', path])).kv.predictedTtlSecs, 4);
+  refused(['--router-mode', 'kv', '--no-router-kv-events', '--router-predicted-ttl-secs', '2'], /--router-predicted-ttl-secs requires --router-kv-events/);
+  assert.equal(routerSettings(config(['--load-aware', '--router-predicted-ttl-secs', '2'])).kv.predictedTtlSecs, null);
+});
+
 test('--load-aware is upstream preset: kv on load alone; a file router setting still wins', () => {
   const settings = routerSettings(config(['--load-aware']));
   assert.equal(settings.mode, 'kv');

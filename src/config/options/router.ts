@@ -69,6 +69,11 @@ export const routerOptions = [
     help: 'Lifetime of predicted blocks when KV events are disabled',
   },
   {
+    key: 'routerPredictedTtlSecs', flag: 'router-predicted-ttl-secs', env: 'DYN_ROUTER_PREDICTED_TTL_SECS',
+    type: 'float', min: 0, minExclusive: true, group: 'Router', scope: 'frontend', built: true,
+    help: 'Predict-on-route beside KV events: each routing decision also counts as cached on its worker for this many seconds, in a side indexer read with the events\' one, so a burst of requests sharing a prefix stays together before the worker\'s events arrive (needs --router-kv-events; off when unset; independent of --router-ttl-secs)',
+  },
+  {
     key: 'routerApproximateCachePolicy', flag: 'router-approximate-cache-policy', env: 'DYN_ROUTER_APPROXIMATE_CACHE_POLICY',
     type: 'enum', choices: allBuilt(APPROXIMATE_CACHE_POLICIES),
     group: 'Router', scope: 'frontend', built: true, default: 'ttl',

@@ -33,6 +33,7 @@ const LOAD_AWARE: Partial<Record<keyof Config, unknown>> = {
   routerTrackPrefillTokens: true,
   useRemoteIndexer: false,
   serveIndexer: false,
+  routerPredictedTtlSecs: undefined,
 };
 
 const resolved = new WeakMap<Config, RoutingConfiguration>();

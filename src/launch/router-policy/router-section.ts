@@ -28,7 +28,7 @@ const ROUTER_SETTINGS: Readonly<Record<string, keyof Config | { readonly missing
   serve_indexer: 'serveIndexer',
   enable_session_prefix_index: notYet('session prefix indexes (--enable-session-prefix-index)'),
   shared_cache_type: notYet('shared caches (--shared-cache-type)'),
-  router_predicted_ttl_secs: notYet('predict-on-route side indexers (--router-predicted-ttl-secs)'),
+  router_predicted_ttl_secs: 'routerPredictedTtlSecs',
 };
 
 /** The YAML type a setting's value must have, by its option's type. */

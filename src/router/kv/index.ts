@@ -17,6 +17,7 @@ export { PrefillTracker, type PrefillPredictor } from './prefill-tracker.js';
 export { workerCosts, pickCandidate, type SelectorWeights, type Candidate } from './selector.js';
 export { TtlPruner, DEFAULT_MAX_TREE_SIZE, DEFAULT_PRUNE_TARGET_RATIO, type ExpiredBlock, type PredictionPruner } from './ttl-pruner.js';
 export { LruPruner } from './lru-pruner.js';
+export { PredictedBlocks } from './predicted-blocks.js';
 export { PendingQueue, type QueuedRequest } from './pending-queue.js';
 export { encodeKvSnapshot, decodeKvSnapshot } from './snapshot.js';
 export { rankKey, workerOfKey, rankOfKey } from './worker-rank.js';

@@ -13,8 +13,8 @@ import {
   KvIndexer,
   LruPruner,
   PolicyClassQueues,
+  PredictedBlocks,
   rankKey,
-  rankOfKey,
   singleClassProfile,
   workerOfKey,
   TtlPruner,
@@ -44,6 +44,8 @@ export interface KvRouterOptions extends CostSettings {
   ttlSecs: number;
   /** Approximate mode: predictions expire after `ttlSecs` (ttl), or are bounded by each worker rank's KV capacity (lru). */
   approximateCachePolicy: ApproximateCachePolicy;
+  /** With KV events: predict each decision in a side indexer for this long (upstream's predict-on-route); null: off. */
+  predictedTtlSecs: number | null;
   trackActiveBlocks: boolean;
   trackOutputBlocks: boolean;
   assumeKvReuse: boolean;
@@ -74,6 +76,7 @@ export const DEFAULT_KV_ROUTER_OPTIONS: Readonly<Omit<KvRouterOptions, 'blockSiz
   useKvEvents: true,
   ttlSecs: 120,
   approximateCachePolicy: 'ttl',
+  predictedTtlSecs: null,
   trackActiveBlocks: true,
   trackOutputBlocks: false,
   assumeKvReuse: true,
@@ -123,7 +126,10 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   readonly sequences: ActiveSequences;
   private replica: ReplicaSync | null = null;
   readonly options: Readonly<KvRouterOptions>;
-  private readonly pruner: PredictionPruner | null;
+  /** Approximate mode: the blocks predicted from this router's own decisions, in `indexer`. */
+  private readonly predicted: PredictedBlocks | null;
+  /** Predict-on-route beside KV events: decisions predicted in a side indexer for a TTL. */
+  private readonly side: PredictedBlocks | null;
   private readonly pending = new WeakMap<PreprocessedRequest, Analysis>();
   /** The dp rank chosen for a request on a worker that advertises ranks, sent with it. */
   private readonly chosenRanks = new WeakMap<PreprocessedRequest, number>();
@@ -159,7 +165,11 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
       now: o.now,
     });
     // A consumer of a remote indexer predicts nothing locally: the serving router holds the cache state.
-    this.pruner = o.useKvEvents || o.remoteIndexer ? null : PREDICTION_PRUNERS[o.approximateCachePolicy](this);
+    this.predicted = o.useKvEvents || o.remoteIndexer ? null : new PredictedBlocks(this.indexer, PREDICTION_PRUNERS[o.approximateCachePolicy](this));
+    this.side =
+      o.useKvEvents && !o.remoteIndexer && o.predictedTtlSecs !== null
+        ? new PredictedBlocks(new KvIndexer(), new TtlPruner(o.predictedTtlSecs * 1000, undefined, undefined, o.now))
+        : null;
     const remote = o.remoteIndexer;
     // Pure load balancing (no credit for any tier's hits) has nothing to ask the remote indexer.
     const weighsHits = this.readsDevice || o.hostCacheHitWeight > 0 || o.diskCacheHitWeight > 0;
@@ -349,8 +359,8 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
    * blocks for the TTL, as for this router's own decisions. False when this router applies KV events.
    */
   recordRoutingDecision(worker: bigint, localHashes: readonly bigint[], seqHashes: readonly bigint[]): boolean {
-    if (!this.pruner) return false;
-    this.predictStored(worker, localHashes, seqHashes);
+    if (!this.predicted) return false;
+    this.predicted.predict(worker, localHashes, seqHashes);
     return true;
   }
 
@@ -369,9 +379,8 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     this.pending.delete(request);
     const key = this.keyOf(instance, request);
     this.fetched.delete(request);
-    if (this.pruner) {
-      const seq = a.seqHashes ?? computeSequenceHashes(a.localHashes);
-      this.predictStored(key, a.localHashes, seq);
+    for (const predictions of [this.predicted, this.side]) {
+      predictions?.predict(key, a.localHashes, a.seqHashes ?? computeSequenceHashes(a.localHashes));
     }
     const o = this.options;
     const seqHashes = o.trackActiveBlocks ? a.seqHashes : null;
@@ -425,7 +434,8 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
       this.indexer.removeWorker(w);
       for (const ix of this.lowerTiers.values()) ix.removeWorker(w);
       this.sequences.removeWorker(w);
-      this.pruner?.removeWorker(w);
+      this.predicted?.removeWorker(w, false);
+      this.side?.removeWorker(w, true);
     }
     this.knownWorkers = live;
     this.liveInstances = instances;
@@ -446,7 +456,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   private localMatches(localHashes: readonly bigint[]): TieredMatches {
     // Pure load balancing (credit 0, a selection that reads no overlap) does not consult the device indexer.
     const o = this.options;
-    const device = this.readsDevice ? this.indexer.findMatches(localHashes) : [];
+    const device = this.readsDevice ? this.deviceMatches(localHashes) : [];
     // A tier that earns no credit is not consulted either.
     const weights: Readonly<Record<LowerTier, number>> = { host_pinned: o.hostCacheHitWeight, disk: o.diskCacheHitWeight };
     const lower: [LowerTier, WorkerOverlap[]][] = [];
@@ -494,22 +504,22 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     return out;
   }
 
-  /** Approximate mode: the blocks a request sent to the (worker, rank) `key` will have cached. */
-  private predictStored(key: bigint, local: readonly bigint[], seq: readonly bigint[]): void {
-    if (local.length === 0) return;
-    this.indexer.applyEvent(workerOfKey(key), {
-      event_id: 0,
-      dp_rank: rankOfKey(key),
-      data: { stored: { parent_hash: null, blocks: local.map((l, i) => ({ block_hash: seq[i]!, tokens_hash: l, mm_extra_info: null })) } },
-    });
-    this.pruner!.record(key, seq);
+  /** Device matches: the events' indexer, with predict-on-route's predictions where they reach further. */
+  private deviceMatches(localHashes: readonly bigint[]): WorkerOverlap[] {
+    const found = this.indexer.findMatches(localHashes);
+    if (!this.side) return found;
+    const best = new Map<bigint, WorkerOverlap>(found.map((m) => [rankKey(m.workerId, m.dpRank), m]));
+    for (const m of this.side.indexer.findMatches(localHashes)) {
+      const key = rankKey(m.workerId, m.dpRank);
+      const known = best.get(key);
+      if (!known || m.blocks > known.blocks) best.set(key, known ? { ...known, blocks: m.blocks } : m);
+    }
+    return [...best.values()];
   }
 
   private pruneExpired(): void {
-    if (!this.pruner) return;
-    for (const e of this.pruner.popExpired()) {
-      this.indexer.applyEvent(workerOfKey(e.worker), { event_id: 0, dp_rank: rankOfKey(e.worker), data: { removed: { block_hashes: [e.hash] } } });
-    }
+    this.predicted?.prune();
+    this.side?.prune();
   }
 }
 
