@@ -5,7 +5,7 @@
 // advertises no capacity keeps its predictions until it leaves.
 import { blockKey } from './active-sequences.js';
 import type { ExpiredBlock, PredictionPruner } from './ttl-pruner.js';
-import { workerOfKey } from './worker-rank.js';
+import { deleteWorkerRanks } from './worker-rank.js';
 
 export class LruPruner implements PredictionPruner {
   /** Per (worker, dp rank) key: block key → seq hash, least recently routed first (a Map keeps insertion order). */
@@ -54,10 +54,6 @@ export class LruPruner implements PredictionPruner {
   }
 
   removeWorker(worker: bigint): void {
-    for (const [key, blocks] of this.byWorker) {
-      if (workerOfKey(key) !== worker) continue;
-      this.count -= blocks.size;
-      this.byWorker.delete(key);
-    }
+    this.count -= deleteWorkerRanks(this.byWorker, worker);
   }
 }
