@@ -28,6 +28,7 @@ export function formatDefault(spec: OptionSpec, command?: Subcommand): string {
 /** Empty for fully built options; otherwise what is not available yet. */
 export function statusNote(spec: OptionSpec): string {
   if (spec.deprecated !== undefined) return 'deprecated, ignored';
+  if (spec.supersededBy !== undefined) return `deprecated (still applied): use ${spec.supersededBy}`;
   if (!spec.built) return 'not available yet';
   if (spec.type === 'enum') {
     const missing = Object.keys(spec.choices).filter((choice) => spec.choices[choice] === false);

@@ -4,6 +4,7 @@ export { parseCommandLine, type CliResult } from './command-line.js';
 export { type Config, type ConfigSources, OPTIONS } from './option-table.js';
 export { httpPathOption } from './options/http.js';
 export { SCOPE_COMMANDS, SUBCOMMANDS, type OptionSpec, type Subcommand, type ValueSource } from './option-spec.js';
+export { parseValue } from './parse-value.js';
 export { serializeConfig, writeConfigDump } from './dump.js';
 export { renderCommandHelp, renderTopHelp } from './help.js';
 export { renderConfigurationDocs } from './render-docs.js';

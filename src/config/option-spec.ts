@@ -76,6 +76,11 @@ interface BaseSpec<V> {
   readonly notBuiltHint?: string;
   /** Set on deprecated options: they are parsed and validated, then ignored with this warning. */
   readonly deprecated?: string;
+  /**
+   * Set on options upstream deprecates for removal but still applies: they keep working, and a
+   * value given for one logs one line saying what replaces it (e.g. a key of `--router-policy-config`).
+   */
+  readonly supersededBy?: string;
   readonly default?: V;
   /** Per-subcommand defaults that override `default` (e.g. `serve` runs everything in-process). */
   readonly commandDefaults?: Partial<Record<Subcommand, V>>;

@@ -43,6 +43,7 @@ export function resolveConfig(
       continue;
     }
     if (spec.secret === true && resolution.source === 'cli') warnings.push(secretOnCommandLine(spec));
+    if (spec.supersededBy !== undefined && resolution.source !== 'default') warnings.push(supersededWarning(resolution, spec.supersededBy));
     config[spec.key] = resolution.value;
     sources[spec.key] = resolution.source;
     if (appliesTo(spec, command)) resolutions.push(resolution);
@@ -88,6 +89,11 @@ function fromDefault(spec: OptionSpec, command: Subcommand): Resolution {
 function secretOnCommandLine(spec: OptionSpec): string {
   const instead = spec.secretElsewhere === undefined ? spec.env : `${spec.env} or ${spec.secretElsewhere}`;
   return `${displayName(spec)} on the command line can be read by every user of this host (ps, /proc/<pid>/cmdline); set ${instead} instead`;
+}
+
+/** Upstream removes these in v1.7; until then the value still applies. */
+function supersededWarning(resolution: Resolution, replacement: string): string {
+  return `${originName(resolution)} is deprecated and will be removed (upstream v1.7); it still applies for now. Use ${replacement} instead`;
 }
 
 function originName(resolution: Resolution): string {

@@ -5,21 +5,25 @@ import type { ModelSettings, ModelWatcherSettings, RouterSettings } from '../mod
 import type { BusyThresholds } from '../router/index.js';
 import { requestLimits } from './frontend/index.js';
 import { prefillPredictor } from './prefill-load-model.js';
+import { routingConfiguration } from './router-policy/index.js';
 import { createTokenizer } from './tokenizer-backend.js';
 import { nvextRead } from './surfaces.js';
 
 /**
- * The routers' settings. `--load-aware` is upstream's preset: kv routing on load alone (no overlap
- * credit, so the indexer is never consulted). The frontend's `--migration-limit` applies to every
- * model; without it, each card's own limit does.
+ * The routers' settings: the flags, with `--load-aware` (upstream's preset: kv routing on load
+ * alone) and the router policy file's `router:` settings over them, its policy classes and
+ * worker-selection instances, and conditional disaggregation. The frontend's `--migration-limit`
+ * applies to every model; without it, each card's own limit does.
  */
-export function routerSettings(config: Config): RouterSettings {
+export function routerSettings(given: Config): RouterSettings {
+  const routing = routingConfiguration(given);
+  const config = routing.config;
   const ttlSecs = config.routerSessionAffinityTtlSecs;
   return {
-    mode: config.loadAware ? 'kv' : config.routerMode,
+    mode: config.routerMode,
     kv: {
       blockSize: config.kvCacheBlockSize,
-      overlapScoreCredit: config.loadAware ? 0 : config.routerKvOverlapScoreCredit,
+      overlapScoreCredit: config.routerKvOverlapScoreCredit,
       overlapScoreCreditDecay: config.routerKvOverlapScoreCreditDecay,
       prefillLoadScale: config.routerPrefillLoadScale,
       decodeActiveRequestWeight: config.routerDecodeActiveRequestWeight,
@@ -28,6 +32,8 @@ export function routerSettings(config: Config): RouterSettings {
       temperature: config.routerTemperature,
       useKvEvents: config.routerKvEvents,
       ttlSecs: config.routerTtlSecs,
+      approximateCachePolicy: config.routerApproximateCachePolicy,
+      predictedTtlSecs: config.routerPredictedTtlSecs ?? null,
       trackActiveBlocks: config.routerTrackActiveBlocks,
       trackOutputBlocks: config.routerTrackOutputBlocks,
       assumeKvReuse: config.routerAssumeKvReuse,
@@ -42,6 +48,9 @@ export function routerSettings(config: Config): RouterSettings {
     // `--router-session-affinity-ttl-secs` turns session affinity on, in `--router-session-affinity-mode`.
     sessionAffinity: ttlSecs === undefined ? null : { ttlSecs, mode: config.routerSessionAffinityMode },
     stallTimeoutMs: config.httpBackendStreamTimeoutSecs * 1000,
+    workerSelection: routing.selections,
+    policyProfiles: routing.profiles,
+    conditionalDisagg: routing.conditionalDisagg,
   };
 }
 
@@ -63,7 +72,8 @@ export function modelSettings(config: Config): ModelSettings {
 }
 
 /** What the model watcher does with what it discovers. */
-export function modelWatcherSettings(config: Config): ModelWatcherSettings {
+export function modelWatcherSettings(given: Config): ModelWatcherSettings {
+  const config = effectiveRouterConfig(given);
   return {
     model: modelSettings(config),
     servedName: config.modelName,
@@ -75,13 +85,25 @@ export function modelWatcherSettings(config: Config): ModelWatcherSettings {
   };
 }
 
-/** Fails startup, before anything listens or forks, when router settings do not fit together. */
-export function assertRouterSettings(config: Config): void {
+/** The configuration the routers see: the load-aware preset and the router policy file's `router:` settings applied. */
+export function effectiveRouterConfig(config: Config): Config {
+  return routingConfiguration(config).config;
+}
+
+/** Fails startup, before anything listens or forks, when router settings (and the policy file) do not fit together. */
+export function assertRouterSettings(given: Config): void {
+  const config = effectiveRouterConfig(given);
   prefillPredictor(config);
-  const kv = config.loadAware || config.routerMode === 'kv';
+  const kv = config.routerMode === 'kv';
   if (config.serveIndexer && !kv) throw new ConfigError(`--serve-indexer requires --router-mode kv (got --router-mode ${config.routerMode})`);
   if (config.useRemoteIndexer && !kv) throw new ConfigError(`--use-remote-indexer requires --router-mode kv (got --router-mode ${config.routerMode})`);
   if (config.serveIndexer && config.useRemoteIndexer) throw new ConfigError('--serve-indexer and --use-remote-indexer are mutually exclusive');
+  if (config.routerPredictedTtlSecs !== undefined && !config.routerKvEvents) {
+    throw new ConfigError('--router-predicted-ttl-secs requires --router-kv-events (without KV events every decision is a prediction already: --router-ttl-secs)');
+  }
+  if (config.routerApproximateCachePolicy === 'lru' && config.routerKvEvents) {
+    throw new ConfigError('--router-approximate-cache-policy lru requires --no-router-kv-events (it bounds the predictions of approximate mode)');
+  }
 }
 
 /** `--admission-control none` clears the busy thresholds; otherwise the configured ones apply. */

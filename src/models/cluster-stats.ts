@@ -21,6 +21,7 @@ function modelStats(m: ReturnType<ModelManager['list']>[number]): ModelStats {
     downInstances: router.instanceIds.length - routable.length,
     queuedRequests: router.policy.queuedRequests?.() ?? 0,
     decisions: router.policy.decisionStats,
+    prefillDecisions: router.disaggregation.prefillDecisions(),
     endpoint: m.endpoint,
     // The model's router holds its decode (or aggregated) workers; a disaggregated model's prefill pool has its own.
     workers: [...routable.map((i) => workerStats(i, router.load, 'decode')), ...(prefill?.instances ?? []).map((i) => workerStats(i, prefill!.load, 'prefill'))],

@@ -11,6 +11,7 @@ import {
   assembleTensorModel,
   buildModelRouter,
   cardDpRanks,
+  cardRouterSettings,
   cardParsers,
   cardPublishesKvEvents,
   cardWorkerTotals,
@@ -18,6 +19,7 @@ import {
   servedCard,
   type AssembledModel,
   type ModelSettings,
+  type RouterSettings,
   type TensorModelSink,
 } from './assembly/index.js';
 import { isPrefillCard, type JoinedInstance } from './discovery-join.js';
@@ -158,14 +160,29 @@ class ServedLiveModel implements LiveModel {
     const { served } = this.model;
     const { logger, health } = this.ctx;
     const blockSize = Number.isInteger(record.cardJson.kv_cache_block_size) ? (record.cardJson.kv_cache_block_size as number) : served.card.kvCacheBlockSize;
+    const settings = prefillSettings(record, this.ctx.settings.router, served.name, logger);
     const { router, provides } = buildModelRouter(
-      this.ctx.settings.router,
+      settings,
       { ...served.card, kvCacheBlockSize: blockSize },
       { role: 'prefill', publishKvEvents: cardPublishesKvEvents(record.cardJson) },
       { logger: moduleLogger(logger, 'router'), health },
     );
-    logger.info({ model: served.name, component: record.component }, 'prefill workers discovered: serving disaggregated');
+    logger.info({ model: served.name, component: record.component, router_mode: settings.mode }, 'prefill workers discovered: serving disaggregated');
     return { router, wired: this.ctx.wiring.prefill(served.name, provides, record) };
+  }
+}
+
+/**
+ * The prefill hop's router settings: the prefill card's own `router_config` when it declares one
+ * (upstream's per-role router config), else the frontend's. One dynamo-ts cannot apply is logged
+ * as an error and the frontend's settings route the hop.
+ */
+function prefillSettings(record: ModelRecord, frontend: RouterSettings, model: string, logger: Logger): RouterSettings {
+  try {
+    return cardRouterSettings(record.cardJson, frontend);
+  } catch (err) {
+    logger.error({ model, component: record.component, err: (err as Error).message }, 'the prefill workers declare a router_config dynamo-ts cannot apply: routing them with the frontend settings');
+    return frontend;
   }
 }
 

@@ -36,6 +36,8 @@ export interface ModelStats {
   readonly queuedRequests: number;
   /** What the KV router predicted at its decisions; absent for policies that predict no cache hits. */
   readonly decisions?: { readonly overlapBlocks: BucketCounts; readonly kvHitRate: BucketCounts };
+  /** Disaggregated serving: every prefill decision so far, by where the prefill ran and why. */
+  readonly prefillDecisions?: readonly { readonly decision: string; readonly reason: string; readonly count: number }[];
   /** Where the model's workers serve it. */
   readonly endpoint: { readonly namespace: string; readonly component: string; readonly endpoint: string };
   /** The routable workers. */
@@ -95,6 +97,13 @@ export function registerClusterMetrics(registry: MetricsRegistry, source: Cluste
       }
     });
   }
+  registry.scrapedCounter<'model' | 'decision' | 'reason'>(
+    registry.name('prefill_decisions_total'),
+    'Prefill decisions of disaggregated models: remote (on a prefill worker), local (on the decode worker, conditional disaggregation) or skipped (no prefill worker, --decode-fallback), by reason',
+    (emit) => {
+      for (const m of source()) for (const d of m.prefillDecisions ?? []) emit({ model: m.model, decision: d.decision, reason: d.reason }, d.count);
+    },
+  );
   for (const [suffix, [help, read, combine]] of Object.entries(WORKER_GAUGES)) {
     registry.scrapedGauge(registry.name(suffix), help, ['worker_id', 'dp_rank', 'worker_type'], (set) => {
       // A worker serving several models is one series.

@@ -11,7 +11,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const LOG_MODULES = {
   http: 'the HTTP frontend: request errors, server errors, route extensions',
   grpc: 'the KServe gRPC frontend',
-  router: 'routing: migration of requests off lost workers, router state snapshots',
+  router: 'routing: migration of requests off lost workers, router state snapshots, prefill decisions of disaggregated models (debug)',
   discovery: 'model and worker discovery: models and workers arriving, leaving, marked down',
   runtime: 'the distributed runtime: discovery backends, leases, the request and event planes',
   mocker: 'the mocker engine workers',

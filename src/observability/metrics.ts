@@ -80,6 +80,21 @@ export class MetricsRegistry {
     this.registry.registerMetric({ name, help, type: 'histogram', get } as never);
   }
 
+  /**
+   * A counter whose values are kept elsewhere (a component counting with plain numbers) and read
+   * when /metrics is scraped: `read` emits every series with its total so far.
+   */
+  scrapedCounter<L extends string>(name: string, help: string, read: (emit: (labels: Record<L, string>, total: number) => void) => void): void {
+    if (this.scraped.has(name)) return;
+    this.scraped.add(name);
+    const get = () => {
+      const values: { labels: Record<string, string>; value: number }[] = [];
+      read((labels, value) => values.push({ labels, value }));
+      return { name, help, type: 'counter', values, aggregator: 'sum' };
+    };
+    this.registry.registerMetric({ name, help, type: 'counter', get } as never);
+  }
+
   /** The text exposition of every metric (or what `renderThrough` gives instead). */
   render(): Promise<string> {
     return this.exposition ? this.exposition() : this.registry.metrics();

@@ -57,6 +57,8 @@ export interface RoutingHints {
   priority?: number | null;
   /** The session of session affinity (`x-dynamo-session-id` or an agent's session header); the router reads it. */
   session_id?: string | null;
+  /** The policy class (or family) the `x-dynamo-meta-policy-class` header asks for; the kv router's policy classes read it. */
+  policy_class?: string | null;
 }
 
 /** One media item for the engine, as upstream's serde enum `MultimodalData::Url` serializes. */
@@ -66,6 +68,12 @@ export interface MultimodalData {
 
 /** Media by content part type (`image_url`, `video_url`, `audio_url`), in message order. */
 export type MultimodalDataMap = Record<string, MultimodalData[]>;
+
+/**
+ * The annotation conditional disaggregation puts on a request it sends straight to a decode worker:
+ * prefill there, locally, instead of expecting a prefill worker's hand-over (upstream's marker).
+ */
+export const BYPASS_REMOTE_PREFILL = 'x-bypass-remote-prefill';
 
 export interface PreprocessedRequest {
   model: string;

@@ -119,6 +119,8 @@ export interface NvExt {
   router?: { ttft_target?: number | null; itl_target?: number | null } | null;
   /** dynamo-ts: the session of session affinity; the `x-dynamo-session-id` header (and agents' session headers) set it. */
   session_id?: string | null;
+  /** Set only by the `x-dynamo-meta-policy-class` header (the body has no such field): the kv router's policy class or family. */
+  policy_class?: string | null;
 }
 
 /** Root-level extensions accepted on chat and completions. */

@@ -12,3 +12,14 @@ export type RouterMode = (typeof ROUTER_MODES)[number];
 export const QUEUE_POLICIES = ['fcfs', 'wspt', 'lcfs'] as const;
 
 export type QueuePolicy = (typeof QUEUE_POLICIES)[number];
+
+/**
+ * The queue orders a deployment may choose, on the flag and in policy classes: upstream accepts
+ * only these two; `lcfs` stays an order of the queue itself, for comparisons.
+ */
+export const SELECTABLE_QUEUE_POLICIES = ['fcfs', 'wspt'] as const satisfies readonly QueuePolicy[];
+
+/** `--router-approximate-cache-policy` values: how approximate mode forgets its predicted blocks. */
+export const APPROXIMATE_CACHE_POLICIES = ['ttl', 'lru'] as const;
+
+export type ApproximateCachePolicy = (typeof APPROXIMATE_CACHE_POLICIES)[number];

@@ -1,6 +1,29 @@
 export { Router, type RouterOptions } from './router.js';
 export { PushRouter, type PushRouterOptions } from './push-router.js';
-export { Disaggregation, prefillRequest, decodeRequest, type PrefillPool, type DecodeHop } from './disaggregation.js';
+export {
+  Disaggregation,
+  prefillRequest,
+  decodeRequest,
+  localPrefillRequest,
+  type PrefillPool,
+  type DecodeHop,
+  type DecisionLogger,
+  type ConditionalDisagg,
+  type PrefillDecisionCount,
+} from './disaggregation.js';
+export {
+  CONDITIONAL_DISAGG_POLICIES,
+  DEFAULT_EFF_ISL_RATIO_THRESHOLD,
+  DEFAULT_EFF_ISL_THRESHOLD,
+  LOAD_AWARE_POLICIES,
+  decidePrefill,
+  type ConditionalDisaggPolicy,
+  type ConditionalDisaggSettings,
+  type PrefillDecision,
+  type PrefillFacts,
+  type PrefillReason,
+  type PrefillVerdict,
+} from './conditional-disagg.js';
 export { LLM_RESUMABLE, type ResumableRequests } from './resumable-requests.js';
 export { TensorRouter } from './tensor-router.js';
 export type { WorkerInstance, WorkerCapacity, StreamingEngine, AnyInstance, DpRanks } from './worker-instance.js';
@@ -49,6 +72,7 @@ export {
   KvRouterPolicy,
   DEFAULT_KV_ROUTER_OPTIONS,
   type RouterPolicy,
+  type WorkerPreview,
   type KvEventSink,
   type PolicyProvides,
   type ReplicaSharing,
@@ -88,3 +112,16 @@ export {
 } from './shared-state/index.js';
 export type { RouterStateStore, LockRelease } from '../runtime/index.js';
 export { decodeVllmEventBatch, type LowerTier, type PrefillPredictor, type RemoteMatches, type TieredMatches, type VllmEventBatch } from './kv/index.js';
+export {
+  BUILT_IN_SELECTION,
+  WORKER_SELECTION_TYPES,
+  isWorkerSelectionType,
+  selectionParameters,
+  singleClassProfile,
+  type ClassMatrix,
+  type PolicyClassSpec,
+  type PolicyProfile,
+  type SelectionParameter,
+  type WorkerSelectionChoice,
+  type WorkerSelectionType,
+} from './kv/index.js';

@@ -5,7 +5,7 @@ import { NO_BUSY_THRESHOLDS, type BusyThresholds } from './busy.js';
 import { InstanceHealth } from './instance-health.js';
 import { NO_MIGRATION, type Migration } from './layers/migration-settings.js';
 import { LoadTracker } from './load-tracker.js';
-import type { RouterPolicy } from './policies/index.js';
+import type { RouterPolicy, WorkerPreview } from './policies/index.js';
 import type { StreamingEngine } from './worker-instance.js';
 import type { RequestView } from './request-views.js';
 import { composeLayers, sendToTarget, targetOf, type Decision, type Dispatch, type Instance, type RouteStep } from './route.js';
@@ -45,6 +45,7 @@ export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<R
   readonly affinity: SessionAffinity | null;
   private readonly dispatch: Dispatch<Req, Out>;
   private readonly choose: readonly RouteStep<Req, Out>[];
+  private readonly gates: readonly RouteStep<Req, Out>[];
 
   constructor(
     readonly modelName: string,
@@ -62,6 +63,7 @@ export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<R
     const chain = routingChain<Req, Out>(this);
     this.dispatch = composeLayers(chain.layers, sendToTarget);
     this.choose = chain.choose;
+    this.gates = chain.gates;
   }
 
   /** The routable instances. A health change is seen on the next read, so no router needs to subscribe. */
@@ -100,5 +102,17 @@ export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<R
     const decision: Decision<Req, Out> = { request, candidates: this.instances, target: null };
     for (const step of this.choose) step(decision);
     return targetOf(decision);
+  }
+
+  /**
+   * Where a request would go now and what the policy tracks of that worker, without dispatching
+   * it or counting a decision; null when the policy cannot tell. Throws as routing would (no
+   * worker, every worker busy, an unknown pinned one).
+   */
+  preview(request: Req): WorkerPreview | null {
+    if (!this.policy.preview) return null;
+    const decision: Decision<Req, Out> = { request, candidates: this.instances, target: null };
+    for (const step of this.gates) step(decision);
+    return this.policy.preview(decision.target ? [decision.target] : decision.candidates, request);
   }
 }

@@ -27,6 +27,8 @@ export interface RoutingChain<Req, Out> {
   readonly layers: readonly RoutingLayer<Req, Out>[];
   /** The steps that choose an instance, in the same order, without queueing or dispatch. */
   readonly choose: readonly RouteStep<Req, Out>[];
+  /** The steps before the policy's pick: pinning, session target, the gates. */
+  readonly gates: readonly RouteStep<Req, Out>[];
 }
 
 export function routingChain<Req, Out>(router: RouterView<Req, Out>): RoutingChain<Req, Out> {
@@ -49,6 +51,7 @@ export function routingChain<Req, Out>(router: RouterView<Req, Out>): RoutingCha
       lostWorker(router),
     ],
     choose: [...gates, select],
+    gates,
   };
 }
 

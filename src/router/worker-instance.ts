@@ -33,3 +33,11 @@ export interface WorkerCapacity {
 
 /** Any instance, whatever its client: what policies look at (ids, device, capacity). */
 export type AnyInstance = WorkerInstance<unknown>;
+
+/** Upstream's default max_num_batched_tokens, for workers that do not publish theirs. */
+const DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192;
+
+/** The prefill tokens a worker batches per step: the unit of prefill busy lines. */
+export function maxBatchedTokensOf(inst: AnyInstance): number {
+  return inst.capacity?.().maxNumBatchedTokens ?? DEFAULT_MAX_NUM_BATCHED_TOKENS;
+}

@@ -1,7 +1,9 @@
-import { QUEUE_POLICIES, ROUTER_MODES } from '../../protocols/index.js';
+import { APPROXIMATE_CACHE_POLICIES, ROUTER_MODES, SELECTABLE_QUEUE_POLICIES } from '../../protocols/index.js';
 import { allBuilt, type OptionSpec } from '../option-spec.js';
 
-const KV_ONLY = 'KV routing is not available yet in this build';
+/** Where upstream moves the settings it deprecates for removal in v1.7. */
+const POLICY_FILE = '--router-policy-config';
+const DEFAULT_PARAMETER = (name: string) => `${name} in the parameters of a dynamo-default-cost-fn worker_selection instance in ${POLICY_FILE}`;
 
 export const routerOptions = [
   {
@@ -13,26 +15,31 @@ export const routerOptions = [
   {
     key: 'loadAware', flag: 'load-aware', env: 'DYN_ROUTER_LOAD_AWARE', type: 'bool',
     group: 'Router', scope: 'frontend', built: true, default: false,
-    help: 'Preset for KV load-aware routing without cache-reuse signals; implies --router-mode kv',
+    supersededBy: `a dynamo-default-cost-fn instance with overlap_score_credit 0 and the router: tracking settings in ${POLICY_FILE}`,
+    help: 'Preset for KV routing on load alone; implies --router-mode kv. As upstream: overlap credit 0, no KV events (the router predicts), no KV-reuse assumption, active blocks and prefill tokens tracked, no remote or served indexer',
   },
   {
     key: 'routerKvOverlapScoreCredit', flag: 'router-kv-overlap-score-credit', env: 'DYN_ROUTER_KV_OVERLAP_SCORE_CREDIT',
-    type: 'float', min: 0, max: 1, group: 'Router', scope: 'frontend', built: true, default: 1,
-    help: 'Credit multiplier for device-local prefix overlap',
+    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 1,
+    supersededBy: DEFAULT_PARAMETER('overlap_score_credit'),
+    help: 'Credit multiplier for device-local prefix overlap; above 1 gives cached blocks extra credit (the adjusted prefill cost stays >= 0); 0 ignores prefix caches',
   },
   {
     key: 'routerKvOverlapScoreCreditDecay', flag: 'router-kv-overlap-score-credit-decay', env: 'DYN_ROUTER_KV_OVERLAP_SCORE_CREDIT_DECAY',
     type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 0,
-    help: 'Decay of the overlap credit with prefix depth',
+    supersededBy: DEFAULT_PARAMETER('overlap_score_credit_decay'),
+    help: 'Decay of the overlap credit on workers whose prefill queue exceeds the least-loaded one\'s (0: none; 1 halves it at one request of excess)',
   },
   {
     key: 'routerPrefillLoadScale', flag: 'router-prefill-load-scale', env: 'DYN_ROUTER_PREFILL_LOAD_SCALE',
     type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 1,
+    supersededBy: DEFAULT_PARAMETER('prefill_load_scale'),
     help: 'Scale of the prompt-side prefill load before decode blocks are added',
   },
   {
     key: 'routerDecodeActiveRequestWeight', flag: 'router-decode-active-request-weight', env: 'DYN_ROUTER_DECODE_ACTIVE_REQUEST_WEIGHT',
     type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 0,
+    supersededBy: DEFAULT_PARAMETER('decode_active_request_weight'),
     help: 'Weight of active decode requests in the worker cost',
   },
   {
@@ -48,6 +55,7 @@ export const routerOptions = [
   {
     key: 'routerTemperature', flag: 'router-temperature', env: 'DYN_ROUTER_TEMPERATURE',
     type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 0,
+    supersededBy: DEFAULT_PARAMETER('router_temperature'),
     help: 'Softmax temperature for sampling among workers; 0 picks the best deterministically',
   },
   {
@@ -61,10 +69,15 @@ export const routerOptions = [
     help: 'Lifetime of predicted blocks when KV events are disabled',
   },
   {
+    key: 'routerPredictedTtlSecs', flag: 'router-predicted-ttl-secs', env: 'DYN_ROUTER_PREDICTED_TTL_SECS',
+    type: 'float', min: 0, minExclusive: true, group: 'Router', scope: 'frontend', built: true,
+    help: 'Predict-on-route beside KV events: each routing decision also counts as cached on its worker for this many seconds, in a side indexer read with the events\' one, so a burst of requests sharing a prefix stays together before the worker\'s events arrive (needs --router-kv-events; off when unset; independent of --router-ttl-secs)',
+  },
+  {
     key: 'routerApproximateCachePolicy', flag: 'router-approximate-cache-policy', env: 'DYN_ROUTER_APPROXIMATE_CACHE_POLICY',
-    type: 'enum', choices: { ttl: true, lru: false },
-    group: 'Router', scope: 'frontend', built: true, notBuiltHint: KV_ONLY, default: 'ttl',
-    help: 'Eviction policy of the predicted cache when KV events are disabled',
+    type: 'enum', choices: allBuilt(APPROXIMATE_CACHE_POLICIES),
+    group: 'Router', scope: 'frontend', built: true, default: 'ttl',
+    help: "How approximate mode (--no-router-kv-events) forgets the blocks it predicts: ttl, after --router-ttl-secs; lru (experimental), when a worker rank holds more than the KV blocks it advertises, least recently routed first (blocks of requests in flight stay)",
   },
   {
     key: 'routerReplicaSync', flag: 'router-replica-sync', env: 'DYN_ROUTER_REPLICA_SYNC', type: 'bool',
@@ -115,13 +128,50 @@ export const routerOptions = [
   {
     key: 'routerQueueThreshold', flag: 'router-queue-threshold', env: 'DYN_ROUTER_QUEUE_THRESHOLD',
     type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true,
-    help: 'Queue requests once load exceeds this fraction of prefill capacity (no queue when unset)',
+    supersededBy: `policy_classes[].prefill_busy_threshold_frac in ${POLICY_FILE}`,
+    help: 'Queue requests while every worker\'s active prefill tokens exceed this multiple of its max_num_batched_tokens (no queue when unset); without a policy file it is the busy threshold of the one policy class, default',
   },
   {
     key: 'routerQueuePolicy', flag: 'router-queue-policy', env: 'DYN_ROUTER_QUEUE_POLICY',
-    type: 'enum', choices: allBuilt(QUEUE_POLICIES),
+    type: 'enum', choices: allBuilt(SELECTABLE_QUEUE_POLICIES),
+    removed: { lcfs: 'upstream accepts only fcfs and wspt for the router queue' },
     group: 'Router', scope: 'frontend', built: true, default: 'fcfs',
-    help: 'Order of the router queue: fcfs (tail TTFT), wspt (average TTFT) or lcfs (comparison only)',
+    supersededBy: `policy_classes[].queue_policy in ${POLICY_FILE}`,
+    help: 'Order of the router queue: fcfs (priority, then arrival: tail TTFT) or wspt (priority over uncached prompt tokens: average TTFT); without a policy file it is the order of the one policy class, default',
+  },
+  {
+    key: 'routerPolicyConfig', flag: 'router-policy-config', env: 'DYN_ROUTER_POLICY_CONFIG',
+    type: 'path', mustExist: true, metavar: '<file.yaml>',
+    group: 'Router', scope: 'frontend', built: true,
+    help: 'KV router policy file, read once at startup (docs/router-configuration.md): router: shared settings (they win over the flags), policy_classes (queues: prefill_busy_threshold[_frac], queue_policy, quantum, limits) with default_policy_family and uncached_isl_buckets, models: per-model profiles, and worker_selection (instances of dynamo-default-cost-fn or dynamo-two-tier-cost-fn, chosen per stage: aggregated, prefill, decode). Needs --router-mode kv; a bad file stops startup naming the file, line and key',
+  },
+  {
+    key: 'routerPrefillPolicy', flag: 'router-prefill-policy', env: 'DYN_ROUTER_PREFILL_POLICY', type: 'string',
+    group: 'Router', scope: 'frontend', built: true,
+    supersededBy: `worker_selection.prefill in ${POLICY_FILE}`,
+    help: 'The worker_selection instance that picks prefill workers (disaggregated serving), by name; default: the built-in selector. Wins over DYN_ROUTER_WORKER_SELECTION_POLICY and the file\'s worker_selection.prefill',
+  },
+  {
+    key: 'routerDecodePolicy', flag: 'router-decode-policy', env: 'DYN_ROUTER_DECODE_POLICY', type: 'string',
+    group: 'Router', scope: 'frontend', built: true,
+    supersededBy: `worker_selection.decode in ${POLICY_FILE}`,
+    help: 'The worker_selection instance that picks decode workers, by name; default: the built-in selector. Wins over DYN_ROUTER_WORKER_SELECTION_POLICY and the file\'s worker_selection.decode',
+  },
+  {
+    key: 'routerWorkerSelectionPolicy', env: 'DYN_ROUTER_WORKER_SELECTION_POLICY', type: 'string',
+    group: 'Router', scope: 'frontend', built: true,
+    help: 'The worker_selection instance every stage uses (aggregated, prefill, decode), over the file\'s per-stage choices; default: the built-in selector (a quick A/B of a policy against it)',
+  },
+  {
+    key: 'routerConditionalDisagg', flag: 'router-conditional-disagg', env: 'DYN_ROUTER_CONDITIONAL_DISAGG', type: 'bool',
+    group: 'Router', scope: 'frontend', built: true, default: false,
+    help: 'Disaggregated serving: let a request skip the remote prefill and prefill on its decode worker when the policy of --router-conditional-disagg-config says so (short or mostly cached prompts, or a busy prefill pool); such requests carry the x-bypass-remote-prefill annotation. Needs --router-mode kv with KV events',
+  },
+  {
+    key: 'routerConditionalDisaggConfig', flag: 'router-conditional-disagg-config', env: 'DYN_ROUTER_CONDITIONAL_DISAGG_CONFIG',
+    type: 'string', metavar: '<JSON>',
+    group: 'Router', scope: 'frontend', built: true,
+    help: 'Conditional disaggregation settings, a JSON object: policy (isl_bounding, the default: skip when the uncached prompt is under eff_isl_threshold, 2048 tokens, and under eff_isl_ratio_threshold, 0.7, of the prompt; prefill_load: skip when the chosen prefill worker is busy; isl_or_load: either), prefill_busy_threshold (a multiple of max_num_batched_tokens; default --router-queue-threshold), decode_busy_threshold (never skip onto a decode worker whose projected KV blocks exceed this share of its capacity). Needs --router-conditional-disagg',
   },
   {
     key: 'routerMinInitialWorkers', flag: 'router-min-initial-workers', env: 'DYN_ROUTER_MIN_INITIAL_WORKERS',

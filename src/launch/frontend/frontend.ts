@@ -10,7 +10,7 @@ import { DistributedRuntime, namespaceScope } from '../../runtime/index.js';
 import { ConfiguredBridges } from '../bridge/index.js';
 import { startFrontendServices, type FrontendServices } from './frontend-services.js';
 import { startInteractiveChat } from './interactive-chat.js';
-import { assertRouterSettings, modelWatcherSettings } from '../model-settings.js';
+import { assertRouterSettings, effectiveRouterConfig, modelWatcherSettings } from '../model-settings.js';
 import { installRouteExtensions, loadRouteExtensions } from './route-extensions.js';
 import { assertRouterStateSupported, frontendEventPlane, routerStateFactory } from '../router-state.js';
 import { runtimeOptionsFromConfig } from '../runtime-options.js';
@@ -42,13 +42,15 @@ export async function startFrontend(config: Config, logger: Logger): Promise<Fro
  * processes waits there for its models, so it never answers 404 for a model its siblings serve).
  */
 export async function runFrontend(
-  config: Config,
+  given: Config,
   logger: Logger,
   runtime: DistributedRuntime,
   observer?: ModelWatcherObserver,
   beforeListen?: (services: FrontendServices) => Promise<void>,
 ): Promise<FrontendService> {
-  assertRouterSettings(config);
+  assertRouterSettings(given);
+  // The router policy file's `router:` settings count as flags from here on.
+  const config = effectiveRouterConfig(given);
   const models = new ModelManager();
   models.holdUntilWorkers(config.routerMinInitialWorkers);
   // Extensions load first: a bad one fails startup before anything listens.

@@ -1,7 +1,9 @@
-// The router of a served model, from the frontend's router settings (launch translates its flags).
-// A router's workers override some KV settings by their role, as upstream's per-role router config
-// overrides do: the decode hop and the prefill pool route differently from aggregated workers, and
-// workers that publish no KV events get approximate routing. The overrides are data here.
+// The router of a served model, from the frontend's router settings (launch translates its flags
+// and the router policy file). A router's workers override some KV settings by their role, as
+// upstream's per-role router config overrides do: the decode hop and the prefill pool route
+// differently from aggregated workers, and workers that publish no KV events get approximate
+// routing. The overrides are data here. Each role also has its worker-selection instance, and each
+// model its policy-class profile.
 import type { ModelDeploymentCard, RouterMode, WorkerType } from '../../protocols/index.js';
 import {
   buildRouterPolicy,
@@ -9,17 +11,29 @@ import {
   PushRouter,
   SessionAffinity,
   type BusyThresholds,
+  type ConditionalDisaggSettings,
+  type DecisionLogger,
   type InstanceHealth,
   type KvRouterOptions,
   type MigrationLogger,
+  type PolicyProfile,
   type PolicyProvides,
   type RemoteMatches,
   type RouterOptions,
   type SessionAffinityOptions,
+  type WorkerSelectionChoice,
 } from '../../router/index.js';
 
-/** The kv policy's settings; the block size, when unset, is each card's. */
-export type KvRouterSettings = Partial<Omit<KvRouterOptions, 'blockSize' | 'remoteIndexer'>> & { readonly blockSize?: number };
+/** The kv policy's settings; the block size, when unset, is each card's; selection and profile come per role and model. */
+export type KvRouterSettings = Partial<Omit<KvRouterOptions, 'blockSize' | 'remoteIndexer' | 'workerSelection' | 'policyProfile'>> & {
+  readonly blockSize?: number;
+};
+
+/** Policy-class profiles: a model's own, else the root one, else the kv settings' single class. */
+export interface PolicyProfiles {
+  readonly root: PolicyProfile | null;
+  readonly models: Readonly<Record<string, PolicyProfile>>;
+}
 
 /** How every router of the frontend is built. */
 export interface RouterSettings {
@@ -34,6 +48,11 @@ export interface RouterSettings {
   readonly sessionAffinity: SessionAffinityOptions | null;
   /** A stream silent this long fails as a lost worker; 0: never. */
   readonly stallTimeoutMs: number;
+  /** The worker-selection instance of each role's routers; null: the built-in selector. */
+  readonly workerSelection: Readonly<Record<WorkerType, WorkerSelectionChoice | null>>;
+  readonly policyProfiles: PolicyProfiles;
+  /** `--router-conditional-disagg`; null: off. */
+  readonly conditionalDisagg: ConditionalDisaggSettings | null;
 }
 
 /** The workers a router routes to: their role, and whether they publish KV events. */
@@ -55,12 +74,22 @@ const ROLE_OVERRIDES: { readonly [R in WorkerType]: KvRouterSettings } = {
   prefill: { trackActiveBlocks: false },
 };
 
+/**
+ * With conditional disaggregation the decode hop keeps its overlap credit (upstream): the decode
+ * worker's cached prefix is what decides whether it may prefill locally.
+ */
+const CONDITIONAL_DECODE: KvRouterSettings = { assumeKvReuse: false, trackPrefillTokens: false };
+
+function roleOverrides(role: WorkerType, settings: RouterSettings): KvRouterSettings {
+  return role === 'decode' && settings.conditionalDisagg !== null ? CONDITIONAL_DECODE : ROLE_OVERRIDES[role];
+}
+
 /** Workers that publish no KV events (bridged engines without an events endpoint): the router predicts the cache from its own decisions. */
 const WITHOUT_KV_EVENTS: KvRouterSettings = { useKvEvents: false };
 
 /** What the routers of one process share: where migration warnings go, and the record of down instances. */
 export interface RouterDeps {
-  logger?: MigrationLogger;
+  logger?: MigrationLogger & DecisionLogger;
   health?: InstanceHealth;
   /** `--use-remote-indexer`: where the model's kv policy gets its overlaps instead of a local indexer. */
   remoteIndexer?: RemoteMatches;
@@ -72,7 +101,7 @@ export interface ModelRouter {
   readonly provides: PolicyProvides;
 }
 
-const silent: MigrationLogger = { warn: () => undefined };
+const silent: MigrationLogger & DecisionLogger = { warn: () => undefined, debug: () => undefined };
 
 /** The router of `card`'s workers, in the settings' mode, with their role's overrides. */
 export function buildModelRouter(settings: RouterSettings, card: ModelDeploymentCard, workers: RouterWorkers = AGGREGATED_WORKERS, deps: RouterDeps = {}): ModelRouter {
@@ -81,10 +110,12 @@ export function buildModelRouter(settings: RouterSettings, card: ModelDeployment
     load,
     kv: {
       ...settings.kv,
-      ...ROLE_OVERRIDES[workers.role],
+      ...roleOverrides(workers.role, settings),
       ...(workers.publishKvEvents ? {} : WITHOUT_KV_EVENTS),
       blockSize: settings.kv.blockSize ?? card.kvCacheBlockSize,
       remoteIndexer: deps.remoteIndexer ?? null,
+      workerSelection: settings.workerSelection[workers.role],
+      policyProfile: profileOf(settings.policyProfiles, card.displayName),
     },
   });
   const router = new PushRouter(card.displayName, policy, {
@@ -94,9 +125,15 @@ export function buildModelRouter(settings: RouterSettings, card: ModelDeployment
     decodeFallback: settings.decodeFallback,
     migration: { limit: settings.migration.limit ?? card.migrationLimit, maxSeqLen: settings.migration.maxSeqLen, logger: deps.logger ?? silent },
     affinity: settings.sessionAffinity && new SessionAffinity(settings.sessionAffinity),
+    conditionalDisagg: settings.conditionalDisagg,
+    decisionLogger: deps.logger,
     ...lostWorkerOptions(settings, deps.health),
   });
   return { router, provides };
+}
+
+function profileOf(profiles: PolicyProfiles, model: string): PolicyProfile | null {
+  return Object.hasOwn(profiles.models, model) ? profiles.models[model]! : profiles.root;
 }
 
 export type LostWorkerOptions = Pick<RouterOptions, 'health' | 'stallTimeoutMs'>;

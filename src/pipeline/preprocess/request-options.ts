@@ -120,6 +120,8 @@ export function routingHints(nvext: NvExt | null | undefined, salt: string | nul
     cache_salt: salt,
     priority: hints?.priority ?? null,
     session_id: nvext?.session_id ?? null,
+    // Only a header sets it; a request without one carries no such key.
+    ...(nvext?.policy_class ? { policy_class: nvext.policy_class } : {}),
   };
 }
 

@@ -51,7 +51,7 @@ function sessionHeader(headers: HeaderLookup): string | undefined {
 /** The `nvext` fields routing headers can set. */
 export type HeaderRouting = Pick<
   NvExt,
-  'backend_instance_id' | 'decode_worker_id' | 'prefill_worker_id' | 'dp_rank' | 'prefill_dp_rank' | 'agent_hints' | 'session_id' | 'cache_salt'
+  'backend_instance_id' | 'decode_worker_id' | 'prefill_worker_id' | 'dp_rank' | 'prefill_dp_rank' | 'agent_hints' | 'session_id' | 'cache_salt' | 'policy_class'
 >;
 
 /** A request without routing headers. */
@@ -88,6 +88,8 @@ export function routingFromHeaders(headers: HeaderLookup): HeaderRouting {
   if (session !== undefined) out.session_id = session;
   const tenant = header(headers, 'x-tenant-id');
   if (tenant !== undefined) out.cache_salt = tenant;
+  const policyClass = header(headers, 'x-dynamo-meta-policy-class');
+  if (policyClass !== undefined) out.policy_class = policyClass;
   return out;
 }
 

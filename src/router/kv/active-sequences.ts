@@ -36,6 +36,8 @@ export interface NewRequest {
   isl: number;
   overlapBlocks: number;
   expectedOutputTokens?: number | null;
+  /** Overrides the tracker's `trackPrefillTokens` for this request (a decode worker prefilling locally). */
+  trackPrefillTokens?: boolean;
 }
 
 interface WorkerState {
@@ -96,6 +98,11 @@ export class ActiveSequences {
     return n;
   }
 
+  /** Whether a request in flight on the worker holds the block (a key of `blockKey`). */
+  holds(worker: bigint, key: number): boolean {
+    return this.workers.get(worker)?.blocks.has(key) ?? false;
+  }
+
   has(requestId: string): boolean {
     return this.requests.has(requestId);
   }
@@ -112,7 +119,8 @@ export class ActiveSequences {
       keys.push(key);
       worker.blocks.set(key, (worker.blocks.get(key) ?? 0) + 1);
     }
-    const prefill = this.opts.trackPrefillTokens === false ? 0 : Math.max(0, req.isl - req.overlapBlocks * this.opts.blockSize);
+    const tracked = req.trackPrefillTokens ?? this.opts.trackPrefillTokens !== false;
+    const prefill = tracked ? Math.max(0, req.isl - req.overlapBlocks * this.opts.blockSize) : 0;
     worker.prefillTokens += prefill;
     if (worker.prefill && prefill > 0) {
       const cached = Math.min(req.isl, req.overlapBlocks * this.opts.blockSize);

@@ -4,7 +4,7 @@
 // Every prediction has the same TTL, so expiry order is insertion order and a FIFO replaces the
 // heap; refreshed entries leave a stale FIFO entry behind that is skipped when it surfaces.
 import { blockKey } from './active-sequences.js';
-import { workerOfKey } from './worker-rank.js';
+import { deleteWorkerRanks } from './worker-rank.js';
 
 export const DEFAULT_MAX_TREE_SIZE = 1 << 20;
 export const DEFAULT_PRUNE_TARGET_RATIO = 0.8;
@@ -21,7 +21,18 @@ export interface ExpiredBlock {
   hash: bigint;
 }
 
-export class TtlPruner {
+/** Keeps approximate mode's predicted blocks and says which to forget (by TTL, or by capacity: lru-pruner.ts). */
+export interface PredictionPruner {
+  readonly size: number;
+  /** Predicts the worker rank holds these blocks (seq hashes in prefix order). */
+  record(worker: bigint, seqHashes: readonly bigint[]): void;
+  /** The predictions to forget now. */
+  popExpired(): ExpiredBlock[];
+  /** Forgets a worker, every dp rank of it (keys of worker-rank.ts). */
+  removeWorker(worker: bigint): void;
+}
+
+export class TtlPruner implements PredictionPruner {
   private readonly timers = new Map<bigint, Map<number, Entry>>();
   private queue: Entry[] = [];
   private head = 0;
@@ -78,10 +89,6 @@ export class TtlPruner {
 
   /** Forgets a worker, every dp rank of it (keys of worker-rank.ts). */
   removeWorker(worker: bigint): void {
-    for (const [key, byKey] of this.timers) {
-      if (workerOfKey(key) !== worker) continue;
-      this.count -= byKey.size;
-      this.timers.delete(key);
-    }
+    this.count -= deleteWorkerRanks(this.timers, worker);
   }
 }

@@ -14,3 +14,14 @@ export function workerOfKey(key: bigint): bigint {
 export function rankOfKey(key: bigint): number {
   return Number(key >> 64n);
 }
+
+/** Deletes every dp rank of `worker` from a map keyed by these keys; returns the entries their values held. */
+export function deleteWorkerRanks(byKey: Map<bigint, { readonly size: number }>, worker: bigint): number {
+  let removed = 0;
+  for (const [key, entries] of byKey) {
+    if (workerOfKey(key) !== worker) continue;
+    removed += entries.size;
+    byKey.delete(key);
+  }
+  return removed;
+}

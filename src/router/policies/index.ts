@@ -1,4 +1,4 @@
-export type { RouterPolicy } from './policy.js';
+export type { RouterPolicy, WorkerPreview } from './policy.js';
 export type { KvEventSink, PolicyProvides, ReplicaSharing } from './capabilities.js';
 export {
   buildRouterPolicy,

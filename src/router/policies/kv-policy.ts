@@ -1,50 +1,64 @@
 // `--router-mode kv`: route each request to the worker with the lowest cost given how much of its
 // prompt the worker has cached (the KV indexer) and how loaded it is (active sequences).
 import { RoutingDecisionStats } from './decision-tally.js';
-import type { KvCacheEvent, LLMEngineOutput, PreprocessedRequest, QueuePolicy, RouterEvent, StorageTier } from '../../protocols/index.js';
+import { BYPASS_REMOTE_PREFILL, type ApproximateCachePolicy, type KvCacheEvent, type LLMEngineOutput, type PreprocessedRequest, type QueuePolicy, type RouterEvent, type StorageTier } from '../../protocols/index.js';
 import {
   ActiveSequences,
   blockKey,
+  buildWorkerSelection,
+  classIndex,
   computeLocalBlockHashes,
   computeSaltSeed,
   computeSequenceHashes,
   KvIndexer,
-  PendingQueue,
-  pickCandidate,
+  LruPruner,
+  PolicyClassQueues,
+  PredictedBlocks,
   rankKey,
-  rankOfKey,
+  singleClassProfile,
   workerOfKey,
   TtlPruner,
-  workerCosts,
+  type AllBusy,
   type Candidate,
+  type CostSettings,
   type LowerTier,
+  type PolicyProfile,
+  type PredictionPruner,
   type PrefillPredictor,
   type RemoteMatches,
-  type SelectorWeights,
   type TieredMatches,
   type WorkerOverlap,
+  type WorkerSelection,
+  type WorkerSelectionChoice,
 } from '../kv/index.js';
 import type { StreamObserver } from '../observed-stream.js';
-import type { AnyInstance, DpRanks } from '../worker-instance.js';
+import { maxBatchedTokensOf, type AnyInstance, type DpRanks } from '../worker-instance.js';
 import type { KvEventSink, ReplicaSharing } from './capabilities.js';
-import type { RouterPolicy } from './policy.js';
+import type { RouterPolicy, WorkerPreview } from './policy.js';
 import { ReplicaSync, type EventBus } from '../shared-state/replica-sync.js';
 
-export interface KvRouterOptions extends SelectorWeights {
+export interface KvRouterOptions extends CostSettings {
   blockSize: number;
-  temperature: number;
-  /** Consume workers' KV events; false selects approximate mode (predicted blocks with a TTL). */
+  /** Consume workers' KV events; false selects approximate mode (predicted blocks, forgotten by `approximateCachePolicy`). */
   useKvEvents: boolean;
   ttlSecs: number;
+  /** Approximate mode: predictions expire after `ttlSecs` (ttl), or are bounded by each worker rank's KV capacity (lru). */
+  approximateCachePolicy: ApproximateCachePolicy;
+  /** With KV events: predict each decision in a side indexer for this long (upstream's predict-on-route); null: off. */
+  predictedTtlSecs: number | null;
   trackActiveBlocks: boolean;
   trackOutputBlocks: boolean;
   assumeKvReuse: boolean;
   trackPrefillTokens: boolean;
   /** `--router-prefill-load-model aic`: predicted prefill durations make prompt-side load drain; null: static load. */
   prefillPredictor: PrefillPredictor | null;
-  /** Queue requests while every worker's prefill load exceeds this × max_num_batched_tokens; null: no queue. */
+  /** Without a policy profile: queue requests while every worker's prefill load exceeds this × max_num_batched_tokens; null: no queue. */
   queueThreshold: number | null;
   queuePolicy: QueuePolicy;
+  /** The policy classes of a policy file; null: the one class of `queueThreshold` and `queuePolicy`. */
+  policyProfile: PolicyProfile | null;
+  /** The worker-selection instance of this router's stage; null: the built-in cost model with these weights. */
+  workerSelection: WorkerSelectionChoice | null;
   /** `--use-remote-indexer`: overlaps come from another router's served indexer; null: the local indexer. */
   remoteIndexer: RemoteMatches | null;
   random?: () => number;
@@ -61,6 +75,8 @@ export const DEFAULT_KV_ROUTER_OPTIONS: Readonly<Omit<KvRouterOptions, 'blockSiz
   temperature: 0,
   useKvEvents: true,
   ttlSecs: 120,
+  approximateCachePolicy: 'ttl',
+  predictedTtlSecs: null,
   trackActiveBlocks: true,
   trackOutputBlocks: false,
   assumeKvReuse: true,
@@ -68,11 +84,16 @@ export const DEFAULT_KV_ROUTER_OPTIONS: Readonly<Omit<KvRouterOptions, 'blockSiz
   prefillPredictor: null,
   queueThreshold: null,
   queuePolicy: 'fcfs',
+  policyProfile: null,
+  workerSelection: null,
   remoteIndexer: null,
 });
 
-/** Upstream's default max_num_batched_tokens, for workers that do not publish theirs. */
-const DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192;
+/** Approximate mode's pruners by `--router-approximate-cache-policy`. */
+const PREDICTION_PRUNERS: { readonly [P in ApproximateCachePolicy]: (policy: KvRouterPolicy) => PredictionPruner } = {
+  ttl: ({ options: o }) => new TtlPruner(o.ttlSecs * 1000, undefined, undefined, o.now),
+  lru: (policy) => new LruPruner((key) => policy.capacityOf(key), (key, block) => policy.sequences.holds(key, block)),
+};
 
 /** What routing learned about one request, kept from select() until it is dispatched. */
 interface Analysis {
@@ -93,7 +114,8 @@ export interface KvDecision {
   workerId: bigint;
   dpRank: number;
   overlapBlocks: number;
-  cost: number;
+  /** Null when the worker-selection policy ranks without costs. */
+  cost: number | null;
 }
 
 export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing {
@@ -104,7 +126,10 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   readonly sequences: ActiveSequences;
   private replica: ReplicaSync | null = null;
   readonly options: Readonly<KvRouterOptions>;
-  private readonly pruner: TtlPruner | null;
+  /** Approximate mode: the blocks predicted from this router's own decisions, in `indexer`. */
+  private readonly predicted: PredictedBlocks | null;
+  /** Predict-on-route beside KV events: decisions predicted in a side indexer for a TTL. */
+  private readonly side: PredictedBlocks | null;
   private readonly pending = new WeakMap<PreprocessedRequest, Analysis>();
   /** The dp rank chosen for a request on a worker that advertises ranks, sent with it. */
   private readonly chosenRanks = new WeakMap<PreprocessedRequest, number>();
@@ -112,8 +137,10 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   private readonly fetched = new WeakMap<PreprocessedRequest, { localHashes: bigint[]; matches: TieredMatches }>();
   private knownWorkers = new Set<bigint>();
   private liveInstances: readonly AnyInstance[] = [];
-  /** Requests waiting for prefill capacity (only with a queue threshold). */
-  readonly queue: PendingQueue;
+  /** Requests waiting for prefill capacity, by policy class (only classes with a busy line queue). */
+  readonly queue: PolicyClassQueues;
+  /** How a worker is picked among the candidates (the stage's worker-selection instance, or the cost model). */
+  readonly selection: WorkerSelection;
   /** Every decision's predicted overlap, read by /metrics when scraped. */
   readonly decisionStats = new RoutingDecisionStats();
   /** The most recent decision (observability and tests). */
@@ -124,7 +151,10 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   readonly prepare?: (request: PreprocessedRequest, signal: AbortSignal) => Promise<void>;
 
   constructor(options: Partial<KvRouterOptions> & { blockSize: number }) {
-    this.options = Object.freeze({ ...DEFAULT_KV_ROUTER_OPTIONS, ...options });
+    const given = { ...DEFAULT_KV_ROUTER_OPTIONS, ...options };
+    this.selection = buildWorkerSelection(given.workerSelection, given);
+    // A dynamo-default-cost-fn instance's weights are this router's weights, everywhere they are read.
+    this.options = Object.freeze({ ...given, ...this.selection.cost });
     const o = this.options;
     this.sequences = new ActiveSequences({
       blockSize: o.blockSize,
@@ -135,35 +165,66 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
       now: o.now,
     });
     // A consumer of a remote indexer predicts nothing locally: the serving router holds the cache state.
-    this.pruner = o.useKvEvents || o.remoteIndexer ? null : new TtlPruner(o.ttlSecs * 1000, undefined, undefined, o.now);
+    this.predicted = o.useKvEvents || o.remoteIndexer ? null : new PredictedBlocks(this.indexer, PREDICTION_PRUNERS[o.approximateCachePolicy](this));
+    this.side =
+      o.useKvEvents && !o.remoteIndexer && o.predictedTtlSecs !== null
+        ? new PredictedBlocks(new KvIndexer(), new TtlPruner(o.predictedTtlSecs * 1000, undefined, undefined, o.now))
+        : null;
     const remote = o.remoteIndexer;
     // Pure load balancing (no credit for any tier's hits) has nothing to ask the remote indexer.
-    const weighsHits = o.overlapScoreCredit > 0 || o.hostCacheHitWeight > 0 || o.diskCacheHitWeight > 0;
+    const weighsHits = this.readsDevice || o.hostCacheHitWeight > 0 || o.diskCacheHitWeight > 0;
     if (remote && weighsHits) this.prepare = (request, signal) => this.fetchMatches(remote, request, signal);
-    this.queue = new PendingQueue(o.queuePolicy, o.now);
+    this.queue = new PolicyClassQueues(o.policyProfile ?? singleClassProfile(o.queueThreshold, o.queuePolicy), o.now);
   }
 
-  /** With a queue threshold: wait while every worker is over it (or others already wait). */
+  /** The KV blocks the worker of a (worker, dp rank) key advertises (each rank has as many); null: none advertised. */
+  capacityOf(key: bigint): number | null {
+    const worker = workerOfKey(key);
+    return this.liveInstances.find((i) => i.id === worker)?.capacity?.().kvTotalBlocks ?? null;
+  }
+
+  /** Device overlap matters: it earns credit, or the selection reads it. */
+  private get readsDevice(): boolean {
+    return this.options.overlapScoreCredit > 0 || this.selection.readsOverlap;
+  }
+
+  /**
+   * The request's policy class decides: wait while every candidate is over its busy line (or
+   * others of its class already wait). A class whose queue is full refuses the request (529).
+   */
   admission(instances: readonly AnyInstance[], request: PreprocessedRequest, signal: AbortSignal): Promise<void> | null {
-    if (this.options.queueThreshold === null) return null;
-    if (this.queue.size === 0 && !this.allOverThreshold(instances)) return null;
-    const a = this.analyze(request);
-    let overlap = 0;
-    for (const blocks of a.overlaps.values()) overlap = Math.max(overlap, blocks);
-    return this.queue.wait({
+    if (this.queue.inert) return null;
+    const isl = request.token_ids.length;
+    // The cached share (best over the candidates) classifies and orders a request; only a bucket matrix needs it up front.
+    let cached = 0;
+    const cachedTokens = (): number => {
+      let overlap = 0;
+      for (const blocks of this.analyze(request).overlaps.values()) overlap = Math.max(overlap, blocks);
+      return Math.min(isl, overlap * this.options.blockSize);
+    };
+    if (this.queue.classifiesByCache) cached = cachedTokens();
+    const index = classIndex(this.queue.profile, request.routing?.policy_class, isl - cached);
+    const arrival = {
       priorityJump: request.routing?.priority ?? 0,
-      uncachedTokens: request.token_ids.length - overlap * this.options.blockSize,
+      rawTokens: isl,
+      get cachedTokens(): number {
+        return cached;
+      },
+      workers: instances.length,
       signal,
+    };
+    return this.queue.admit(index, arrival, (busy) => {
+      const all = this.allBusy(instances)(busy);
+      if (all && !this.queue.classifiesByCache) cached = cachedTokens();
+      return all;
     });
   }
 
-  private allOverThreshold(instances: readonly AnyInstance[]): boolean {
-    const threshold = this.options.queueThreshold;
-    if (threshold === null || instances.length === 0) return false;
-    return instances.every((inst) => {
-      const budget = inst.capacity?.().maxNumBatchedTokens ?? DEFAULT_MAX_NUM_BATCHED_TOKENS;
-      return ranksOf(inst.dpRanks, null).every((rank) => this.sequences.activePrefillTokens(rankKey(inst.id, rank)) > threshold * budget);
-    });
+  /** Whether every rank of every instance is over a class's busy line. */
+  private allBusy(instances: readonly AnyInstance[]): AllBusy {
+    return (busy) =>
+      instances.length > 0 &&
+      instances.every((inst) => ranksOf(inst.dpRanks, null).every((rank) => busy(this.sequences.activePrefillTokens(rankKey(inst.id, rank)), maxBatchedTokensOf(inst))));
   }
 
   queuedRequests(): number {
@@ -172,7 +233,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
 
   /** Load freed somewhere: let the next queued request try. */
   private releaseQueued(): void {
-    if (this.queue.size > 0) this.queue.releaseOne(() => !this.allOverThreshold(this.liveInstances));
+    if (this.queue.size > 0) this.queue.releaseOne(this.allBusy(this.liveInstances));
   }
 
   /** False in approximate mode and with a remote indexer: this router keeps no event-fed indexer. */
@@ -236,9 +297,33 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
 
   /**
    * Scores every (worker, dp rank) pair (a worker advertises its ranks in its card; a request
-   * naming `dp_rank` is scored on that rank only) and picks the cheapest.
+   * naming `dp_rank` is scored on that rank only) and picks one by the stage's worker selection.
    */
   select<I extends AnyInstance>(instances: readonly I[], request: PreprocessedRequest): I {
+    const { a, chosen, candidate, cost } = this.rank(instances, request);
+    const o = this.options;
+    this.lastDecision = { workerId: chosen.inst.id, dpRank: chosen.rank, overlapBlocks: candidate.overlapBlocks, cost };
+    this.decisionStats.decided(candidate.overlapBlocks, o.blockSize, request.token_ids.length);
+    this.pending.set(request, a);
+    if (chosen.inst.dpRanks && (request.routing?.dp_rank ?? null) === null) this.chosenRanks.set(request, chosen.rank);
+    return chosen.inst;
+  }
+
+  preview(instances: readonly AnyInstance[], request: PreprocessedRequest): WorkerPreview {
+    const { a, chosen, candidate } = this.rank(instances, request);
+    const o = this.options;
+    const credit = candidate.overlapBlocks + o.hostCacheHitWeight * (candidate.hostOverlapBlocks ?? 0) + o.diskCacheHitWeight * (candidate.diskOverlapBlocks ?? 0);
+    return {
+      instance: chosen.inst,
+      dpRank: chosen.inst.dpRanks ? chosen.rank : undefined,
+      cachedTokens: Math.min(request.token_ids.length, Math.floor(credit * o.blockSize)),
+      activePrefillTokens: this.sequences.activePrefillTokens(chosen.key),
+      projectedBlocks: this.sequences.activeBlocks(chosen.key) + this.sequences.newBlocks(chosen.key, a.keys),
+    };
+  }
+
+  /** The pair the worker selection picks, with what it was scored on. */
+  private rank<I extends AnyInstance>(instances: readonly I[], request: PreprocessedRequest) {
     const a = this.analyze(request);
     const isl = request.token_ids.length;
     const o = this.options;
@@ -254,14 +339,8 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
       activeRequests: this.sequences.activeRequests(key),
       treeSize: this.indexer.treeSize(inst.id, rank),
     }));
-    const costs = workerCosts(candidates, isl, o.blockSize, o);
-    const i = pickCandidate(costs, candidates.map((c) => c.treeSize), o.temperature, o.random);
-    const chosen = pairs[i]!;
-    this.lastDecision = { workerId: chosen.inst.id, dpRank: chosen.rank, overlapBlocks: candidates[i]!.overlapBlocks, cost: costs[i]! };
-    this.decisionStats.decided(candidates[i]!.overlapBlocks, o.blockSize, isl);
-    this.pending.set(request, a);
-    if (chosen.inst.dpRanks && pinnedRank === null) this.chosenRanks.set(request, chosen.rank);
-    return chosen.inst;
+    const { index, cost } = this.selection.pick(candidates, isl, o.blockSize, o.random);
+    return { a, chosen: pairs[index]!, candidate: candidates[index]!, cost };
   }
 
   dpRankOf(_instance: AnyInstance, request: PreprocessedRequest): number | undefined {
@@ -280,8 +359,8 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
    * blocks for the TTL, as for this router's own decisions. False when this router applies KV events.
    */
   recordRoutingDecision(worker: bigint, localHashes: readonly bigint[], seqHashes: readonly bigint[]): boolean {
-    if (!this.pruner) return false;
-    this.predictStored(worker, localHashes, seqHashes);
+    if (!this.predicted) return false;
+    this.predicted.predict(worker, localHashes, seqHashes);
     return true;
   }
 
@@ -300,16 +379,25 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     this.pending.delete(request);
     const key = this.keyOf(instance, request);
     this.fetched.delete(request);
-    if (this.pruner) {
-      const seq = a.seqHashes ?? computeSequenceHashes(a.localHashes);
-      this.predictStored(key, a.localHashes, seq);
+    for (const predictions of [this.predicted, this.side]) {
+      predictions?.predict(key, a.localHashes, a.seqHashes ?? computeSequenceHashes(a.localHashes));
     }
     const o = this.options;
     const seqHashes = o.trackActiveBlocks ? a.seqHashes : null;
     const isl = request.token_ids.length;
     const overlap = a.overlaps.get(key) ?? 0;
     const expected = request.routing?.expected_output_tokens ?? null;
-    this.sequences.addRequest({ requestId, worker: key, seqHashes, isl, overlapBlocks: overlap, expectedOutputTokens: expected });
+    // A decode worker prefilling locally (conditional disaggregation) carries that prompt load after all.
+    const localPrefill = request.annotations?.includes(BYPASS_REMOTE_PREFILL) === true;
+    this.sequences.addRequest({
+      requestId,
+      worker: key,
+      seqHashes,
+      isl,
+      overlapBlocks: overlap,
+      expectedOutputTokens: expected,
+      ...(localPrefill ? { trackPrefillTokens: true } : {}),
+    });
     const replica = this.replica;
     replica?.added(
       requestId,
@@ -346,7 +434,8 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
       this.indexer.removeWorker(w);
       for (const ix of this.lowerTiers.values()) ix.removeWorker(w);
       this.sequences.removeWorker(w);
-      this.pruner?.removeWorker(w);
+      this.predicted?.removeWorker(w, false);
+      this.side?.removeWorker(w, true);
     }
     this.knownWorkers = live;
     this.liveInstances = instances;
@@ -363,11 +452,11 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     this.fetched.set(request, { localHashes, matches: (await remote.query(localHashes, signal)) ?? NO_MATCHES });
   }
 
-  /** What the local indexers hold of a prompt; the device tier only when overlap earns credit. */
+  /** What the local indexers hold of a prompt; the device tier only when its overlap is read. */
   private localMatches(localHashes: readonly bigint[]): TieredMatches {
-    // An overlap credit of 0 means pure load balancing: the device indexer is not consulted.
+    // Pure load balancing (credit 0, a selection that reads no overlap) does not consult the device indexer.
     const o = this.options;
-    const device = o.overlapScoreCredit > 0 ? this.indexer.findMatches(localHashes) : [];
+    const device = this.readsDevice ? this.deviceMatches(localHashes) : [];
     // A tier that earns no credit is not consulted either.
     const weights: Readonly<Record<LowerTier, number>> = { host_pinned: o.hostCacheHitWeight, disk: o.diskCacheHitWeight };
     const lower: [LowerTier, WorkerOverlap[]][] = [];
@@ -384,7 +473,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     const found = o.remoteIndexer ? (fetched?.matches ?? NO_MATCHES) : this.localMatches(localHashes);
     const seqHashes = o.trackActiveBlocks ? computeSequenceHashes(localHashes) : null;
     const overlaps = new Map<bigint, number>();
-    if (o.overlapScoreCredit > 0) {
+    if (this.readsDevice) {
       for (const m of found.device) overlaps.set(rankKey(m.workerId, m.dpRank), m.blocks);
     }
     const tier = (name: LowerTier): readonly WorkerOverlap[] | undefined => found.lower.find(([t]) => t === name)?.[1];
@@ -415,22 +504,22 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     return out;
   }
 
-  /** Approximate mode: the blocks a request sent to the (worker, rank) `key` will have cached. */
-  private predictStored(key: bigint, local: readonly bigint[], seq: readonly bigint[]): void {
-    if (local.length === 0) return;
-    this.indexer.applyEvent(workerOfKey(key), {
-      event_id: 0,
-      dp_rank: rankOfKey(key),
-      data: { stored: { parent_hash: null, blocks: local.map((l, i) => ({ block_hash: seq[i]!, tokens_hash: l, mm_extra_info: null })) } },
-    });
-    this.pruner!.record(key, seq);
+  /** Device matches: the events' indexer, with predict-on-route's predictions where they reach further. */
+  private deviceMatches(localHashes: readonly bigint[]): WorkerOverlap[] {
+    const found = this.indexer.findMatches(localHashes);
+    if (!this.side) return found;
+    const best = new Map<bigint, WorkerOverlap>(found.map((m) => [rankKey(m.workerId, m.dpRank), m]));
+    for (const m of this.side.indexer.findMatches(localHashes)) {
+      const key = rankKey(m.workerId, m.dpRank);
+      const known = best.get(key);
+      if (!known || m.blocks > known.blocks) best.set(key, known ? { ...known, blocks: m.blocks } : m);
+    }
+    return [...best.values()];
   }
 
   private pruneExpired(): void {
-    if (!this.pruner) return;
-    for (const e of this.pruner.popExpired()) {
-      this.indexer.applyEvent(workerOfKey(e.worker), { event_id: 0, dp_rank: rankOfKey(e.worker), data: { removed: { block_hashes: [e.hash] } } });
-    }
+    this.predicted?.prune();
+    this.side?.prune();
   }
 }
 

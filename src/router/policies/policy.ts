@@ -24,4 +24,22 @@ export interface RouterPolicy<Req = PreprocessedRequest, Out = LLMEngineOutput> 
   overlapBlocks?(instance: AnyInstance, request: Req): number;
   /** Present when the policy predicts cache hits: its decisions' overlap, for /metrics. */
   readonly decisionStats?: RoutingDecisionStats;
+  /**
+   * Where the request would go among `instances` now, and what the policy tracks of that worker,
+   * without dispatching or counting a decision (conditional disaggregation asks before routing).
+   */
+  preview?(instances: readonly AnyInstance[], request: Req): WorkerPreview;
+}
+
+/** A worker the policy would pick, as its load tracking sees it. */
+export interface WorkerPreview {
+  readonly instance: AnyInstance;
+  /** The dp rank it would choose on that worker; undefined when the worker advertises none. */
+  readonly dpRank: number | undefined;
+  /** Prompt tokens cached on it, counting lower tiers at their weights. */
+  readonly cachedTokens: number;
+  /** Its prompt tokens not yet prefilled. */
+  readonly activePrefillTokens: number;
+  /** Its active KV blocks with the blocks this request would add. */
+  readonly projectedBlocks: number;
 }
