@@ -2,7 +2,7 @@
 // preprocessors and routers are built, and what the model watcher does with discovered workers.
 import { ConfigError, type Config } from '../config/index.js';
 import type { ModelSettings, ModelWatcherSettings, RouterSettings } from '../models/index.js';
-import type { BusyThresholds } from '../router/index.js';
+import type { BusyThresholds, SilenceBounds } from '../router/index.js';
 import { requestLimits } from './frontend/index.js';
 import { prefillPredictor } from './prefill-load-model.js';
 import { createTokenizer } from './tokenizer-backend.js';
@@ -41,6 +41,21 @@ export function routerSettings(config: Config): RouterSettings {
     // `--router-session-affinity-ttl-secs` turns session affinity on, in `--router-session-affinity-mode`.
     sessionAffinity: ttlSecs === undefined ? null : { ttlSecs, mode: config.routerSessionAffinityMode },
     stallTimeoutMs: config.httpBackendStreamTimeoutSecs * 1000,
+    silence: silenceBounds(config),
+  };
+}
+
+/** `--worker-silence-*`: when a silent stream gets its worker pinged; null with the check off. */
+function silenceBounds(config: Config): SilenceBounds | null {
+  if (!config.workerSilenceCheck) return null;
+  const ceilingMs = config.workerSilenceCeilingSecs * 1000;
+  return {
+    firstTokenMs: Math.min(config.workerSilenceFirstTokenSecs * 1000, ceilingMs),
+    prefillTokensPerSec: config.workerSilencePrefillRate,
+    paceFactor: config.workerSilencePaceFactor,
+    floorMs: Math.min(config.workerSilenceFloorSecs * 1000, ceilingMs),
+    ceilingMs,
+    pingTimeoutMs: config.workerPingTimeoutSecs * 1000,
   };
 }
 

@@ -16,6 +16,8 @@ import {
   type RemoteMatches,
   type RouterOptions,
   type SessionAffinityOptions,
+  type SilenceBounds,
+  type WorkerLiveness,
 } from '../../router/index.js';
 
 /** The kv policy's settings; the block size, when unset, is each card's. */
@@ -34,6 +36,8 @@ export interface RouterSettings {
   readonly sessionAffinity: SessionAffinityOptions | null;
   /** A stream silent this long fails as a lost worker; 0: never. */
   readonly stallTimeoutMs: number;
+  /** How long an LLM stream may be silent before its worker is pinged; null: no such check. */
+  readonly silence: SilenceBounds | null;
 }
 
 /** The workers a router routes to: their role, and whether they publish KV events. */
@@ -62,6 +66,8 @@ const WITHOUT_KV_EVENTS: KvRouterSettings = { useKvEvents: false };
 export interface RouterDeps {
   logger?: MigrationLogger;
   health?: InstanceHealth;
+  /** The process's watch for silent workers (LLM routers only: media and tensor work has no pace). */
+  liveness?: WorkerLiveness | null;
   /** `--use-remote-indexer`: where the model's kv policy gets its overlaps instead of a local indexer. */
   remoteIndexer?: RemoteMatches;
 }
@@ -95,6 +101,7 @@ export function buildModelRouter(settings: RouterSettings, card: ModelDeployment
     migration: { limit: settings.migration.limit ?? card.migrationLimit, maxSeqLen: settings.migration.maxSeqLen, logger: deps.logger ?? silent },
     affinity: settings.sessionAffinity && new SessionAffinity(settings.sessionAffinity),
     ...lostWorkerOptions(settings, deps.health),
+    liveness: deps.liveness,
   });
   return { router, provides };
 }
