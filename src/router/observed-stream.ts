@@ -223,6 +223,11 @@ class ObservedStream<Out> implements PushingIterator<Out> {
   private observe(out: Out): void {
     if (!this.sawOutput) {
       this.sawOutput = true;
+      // The watch's bound after a first output may be shorter than the one the timer was armed with.
+      if (this.timer && this.watch?.heard) {
+        clearTimeout(this.timer);
+        this.arm(this.watch.ms);
+      }
       for (const o of this.first) o.onFirstOutput!(out);
     }
     for (const o of this.every) o.onOutput!(out);

@@ -100,7 +100,8 @@ export class WorkerLiveness {
     worker.ping ??= this.health.ping(worker.id, b.pingTimeoutMs).finally(() => (worker.ping = null));
     const answered = await worker.ping;
     if (!answered) {
-      this.declare(worker, `unresponsive: no answer to a request-plane ping within ${secs(b.pingTimeoutMs)} s after ${secs(silentMs)} s without output`);
+      const pace = worker.gapMs < 0 ? '' : ` (its recent pace: an output every ${Math.round(worker.gapMs)} ms)`;
+      this.declare(worker, `unresponsive: no answer to a request-plane ping within ${secs(b.pingTimeoutMs)} s after ${secs(silentMs)} s without output${pace}`);
       return false;
     }
     const quietMs = performance.now() - worker.progressAt;
