@@ -12,7 +12,7 @@ import type { ModelSettings, TensorModelSink } from './assembly/index.js';
 import { DiscoveryJoin } from './discovery-join.js';
 import { goLive, modelKind, type LiveModel, type LiveModelContext } from './live-models.js';
 import type { ModelManager } from './model-manager.js';
-import { LoadReports, PolicyWiring, type RouterStateFactory, type ServedIndexers } from './wiring/index.js';
+import { LoadReports, PolicyWiring, type EventPlaneStatus, type RouterStateFactory, type ServedIndexers } from './wiring/index.js';
 
 /** How the watcher serves what it discovers (launch translates the frontend's flags). */
 export interface ModelWatcherSettings {
@@ -35,6 +35,8 @@ export interface ModelWatcherDeps {
   requestClient: RequestPlaneClient;
   /** Where workers publish KV events and load reports. */
   events: () => EventPlane;
+  /** Whether the event plane is up: KV routers predict while it is down. */
+  planes?: EventPlaneStatus;
   models: ModelManager;
   settings: ModelWatcherSettings;
   logger: Logger;
@@ -78,7 +80,14 @@ export class ModelWatcher {
     this.stops.push(this.health.subscribe((change) => this.onHealthChange(change)));
     this.pool = settings.preprocessWorkers > 0 ? new PreprocessPool(settings.preprocessWorkers, settings.preprocessMinChars) : undefined;
     this.loads = new LoadReports(deps.events, logger);
-    this.wiring = new PolicyWiring({ events: deps.events, logger, replicaSync: settings.replicaSync, routerState: deps.routerState, indexers: deps.indexers });
+    this.wiring = new PolicyWiring({
+      events: deps.events,
+      planes: deps.planes,
+      logger,
+      replicaSync: settings.replicaSync,
+      routerState: deps.routerState,
+      indexers: deps.indexers,
+    });
     const { backend, requestClient, inScope } = deps;
     const rejected = (name: string, err: Error): void => deps.observer?.modelRejected?.(name, err);
     this.context = {

@@ -104,7 +104,12 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   readonly sequences: ActiveSequences;
   private replica: ReplicaSync | null = null;
   readonly options: Readonly<KvRouterOptions>;
-  private readonly pruner: TtlPruner | null;
+  /** Approximate mode: the cache is always predicted from this router's own decisions. */
+  private readonly approximate: boolean;
+  /** Events are applied but the event plane is down: predictions stand in for them meanwhile. */
+  private interrupted = false;
+  /** Expires predicted blocks: approximate mode's, or those made while events were interrupted. */
+  private pruner: TtlPruner | null;
   private readonly pending = new WeakMap<PreprocessedRequest, Analysis>();
   /** The dp rank chosen for a request on a worker that advertises ranks, sent with it. */
   private readonly chosenRanks = new WeakMap<PreprocessedRequest, number>();
@@ -135,7 +140,8 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
       now: o.now,
     });
     // A consumer of a remote indexer predicts nothing locally: the serving router holds the cache state.
-    this.pruner = o.useKvEvents || o.remoteIndexer ? null : new TtlPruner(o.ttlSecs * 1000, undefined, undefined, o.now);
+    this.approximate = !o.useKvEvents && !o.remoteIndexer;
+    this.pruner = this.approximate ? this.newPruner() : null;
     const remote = o.remoteIndexer;
     // Pure load balancing (no credit for any tier's hits) has nothing to ask the remote indexer.
     const weighsHits = o.overlapScoreCredit > 0 || o.hostCacheHitWeight > 0 || o.diskCacheHitWeight > 0;
@@ -187,12 +193,30 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   applyKvEvent(workerId: bigint, event: KvCacheEvent, tier: StorageTier = 'device'): void {
     if (!this.appliesEvents) return;
     if (tier === 'device') {
+      if (this.pruner) this.settlePredictions(rankKey(workerId, event.dp_rank), event);
       this.indexer.applyEvent(workerId, event);
     } else if (tier !== 'external') {
       let ix = this.lowerTiers.get(tier);
       if (!ix) this.lowerTiers.set(tier, (ix = new KvIndexer()));
       ix.applyEvent(workerId, event);
     }
+  }
+
+  setEventsFlowing(flowing: boolean): void {
+    if (!this.appliesEvents) return;
+    this.interrupted = !flowing;
+    if (!flowing) this.pruner ??= this.newPruner();
+  }
+
+  /** Predictions made while events were interrupted give way to what the worker reports. */
+  private settlePredictions(key: bigint, event: KvCacheEvent): void {
+    const data = event.data;
+    if (data === 'cleared') this.pruner!.forgetKey(key);
+    else if ('stored' in data) this.pruner!.confirm(key, data.stored.blocks.map((b) => b.block_hash));
+  }
+
+  private newPruner(): TtlPruner {
+    return new TtlPruner(this.options.ttlSecs * 1000, undefined, undefined, this.options.now);
   }
 
   /** Every tier's cached blocks as single-block store events (the router snapshot's content). */
@@ -280,7 +304,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
    * blocks for the TTL, as for this router's own decisions. False when this router applies KV events.
    */
   recordRoutingDecision(worker: bigint, localHashes: readonly bigint[], seqHashes: readonly bigint[]): boolean {
-    if (!this.pruner) return false;
+    if (!this.approximate) return false;
     this.predictStored(worker, localHashes, seqHashes);
     return true;
   }
@@ -300,7 +324,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     this.pending.delete(request);
     const key = this.keyOf(instance, request);
     this.fetched.delete(request);
-    if (this.pruner) {
+    if (this.approximate || this.interrupted) {
       const seq = a.seqHashes ?? computeSequenceHashes(a.localHashes);
       this.predictStored(key, a.localHashes, seq);
     }
