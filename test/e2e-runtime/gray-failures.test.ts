@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { RunningProcess } from '../support/processes.js';
-import { MODEL, startFrontendProcess, startMockerProcess, stopAll, waitForModel } from './helpers.js';
+import { MODEL, startFrontendProcess, startMockerProcess, stopAll, until, waitForModel } from './helpers.js';
 
 /**
  * The longest a stream that has started answering may wait with the default bounds: 10 × its
@@ -40,15 +40,6 @@ after(async () => {
   await stopAll([frontend?.proc, ...workers]);
   rmSync(root, { recursive: true, force: true });
 });
-
-/** Polls `check` every 100 ms until it holds, failing past `timeoutMs`. */
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function metrics(): Promise<string> {
   return (await fetch(`${frontend.baseUrl}/metrics`)).text();

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { startEtcd, startNats, type InfraServer } from '../support/infra-servers.js';
 import { postJson } from '../support/in-process.js';
 import type { RunningProcess } from '../support/processes.js';
-import { MODEL, startFrontendProcess, startMockerProcess, stopAll, waitForModel } from './helpers.js';
+import { MODEL, startFrontendProcess, startMockerProcess, stopAll, until, waitForModel } from './helpers.js';
 
 /** Predicted blocks live this long, so what the router holds after it is what workers reported. */
 const PREDICTION_TTL_SECS = 2;
@@ -33,14 +33,6 @@ after(async () => {
   await stopAll([frontend?.proc, ...workers]);
   await Promise.all([etcd?.dispose(), nats?.dispose()]);
 });
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 interface Health {
   status: string;

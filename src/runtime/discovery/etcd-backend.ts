@@ -189,8 +189,10 @@ export class EtcdDiscoveryBackend implements DiscoveryBackend {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.watchers].map((w) => w.cancel().catch(() => undefined)));
+    // Forgotten first: a watcher cancelled on purpose is not an outage.
+    const watchers = [...this.watchers];
     this.watchers.clear();
+    await Promise.all(watchers.map((w) => w.cancel().catch(() => undefined)));
     this.client.close();
   }
 }
