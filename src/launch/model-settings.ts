@@ -2,7 +2,7 @@
 // preprocessors and routers are built, and what the model watcher does with discovered workers.
 import { ConfigError, type Config } from '../config/index.js';
 import type { ModelSettings, ModelWatcherSettings, RouterSettings } from '../models/index.js';
-import type { BusyThresholds } from '../router/index.js';
+import type { BusyThresholds, SilenceBounds } from '../router/index.js';
 import { requestLimits } from './frontend/index.js';
 import { prefillPredictor } from './prefill-load-model.js';
 import { routingConfiguration } from './router-policy/index.js';
@@ -51,6 +51,21 @@ export function routerSettings(given: Config): RouterSettings {
     workerSelection: routing.selections,
     policyProfiles: routing.profiles,
     conditionalDisagg: routing.conditionalDisagg,
+    silence: silenceBounds(config),
+  };
+}
+
+/** `--worker-silence-*`: when a silent stream gets its worker pinged; null with the check off. */
+function silenceBounds(config: Config): SilenceBounds | null {
+  if (!config.workerSilenceCheck) return null;
+  const ceilingMs = config.workerSilenceCeilingSecs * 1000;
+  return {
+    firstTokenMs: Math.min(config.workerSilenceFirstTokenSecs * 1000, ceilingMs),
+    prefillTokensPerSec: config.workerSilencePrefillRate,
+    paceFactor: config.workerSilencePaceFactor,
+    floorMs: Math.min(config.workerSilenceFloorSecs * 1000, ceilingMs),
+    ceilingMs,
+    pingTimeoutMs: config.workerPingTimeoutSecs * 1000,
   };
 }
 

@@ -4,7 +4,7 @@
 import { moduleLogger, type Logger } from '../observability/index.js';
 import type { PreprocessPool } from '../pipeline/index.js';
 import { cardWorkerType } from '../protocols/index.js';
-import { INDEXER_QUERY_ENDPOINT, type InstanceHealth, type PushRouter, type WorkerInstance } from '../router/index.js';
+import { INDEXER_QUERY_ENDPOINT, type InstanceHealth, type PushRouter, type WorkerInstance, type WorkerLiveness } from '../router/index.js';
 import type { EndpointInstance, ModelRecord, RequestPlaneClient } from '../runtime/index.js';
 import {
   assembleModel,
@@ -45,6 +45,8 @@ export interface LiveModelContext {
   readonly models: ModelManager;
   readonly tensorModels?: TensorModelSink;
   readonly health: InstanceHealth;
+  /** Silent LLM workers are pinged and failed over (null: off). */
+  readonly liveness: WorkerLiveness | null;
   readonly loads: LoadReports;
   readonly wiring: PolicyWiring;
   readonly logger: Logger;
@@ -100,7 +102,7 @@ class ServedLiveModel implements LiveModel {
       model = assembleModel(card, ctx.settings, record, {
         parsers,
         workers: { role: cardWorkerType(record.cardJson), publishKvEvents: cardPublishesKvEvents(record.cardJson) },
-        deps: { logger: routerLogger, health: ctx.health, remoteIndexer },
+        deps: { logger: routerLogger, health: ctx.health, liveness: ctx.liveness, remoteIndexer },
         pool: ctx.pool,
       });
     } catch (err) {
@@ -158,14 +160,14 @@ class ServedLiveModel implements LiveModel {
    */
   private prefillPool(record: ModelRecord): NonNullable<ServedLiveModel['prefill']> {
     const { served } = this.model;
-    const { logger, health } = this.ctx;
+    const { logger, health, liveness } = this.ctx;
     const blockSize = Number.isInteger(record.cardJson.kv_cache_block_size) ? (record.cardJson.kv_cache_block_size as number) : served.card.kvCacheBlockSize;
     const settings = prefillSettings(record, this.ctx.settings.router, served.name, logger);
     const { router, provides } = buildModelRouter(
       settings,
       { ...served.card, kvCacheBlockSize: blockSize },
       { role: 'prefill', publishKvEvents: cardPublishesKvEvents(record.cardJson) },
-      { logger: moduleLogger(logger, 'router'), health },
+      { logger: moduleLogger(logger, 'router'), health, liveness },
     );
     logger.info({ model: served.name, component: record.component, router_mode: settings.mode }, 'prefill workers discovered: serving disaggregated');
     return { router, wired: this.ctx.wiring.prefill(served.name, provides, record) };

@@ -3,16 +3,16 @@
 // what their policies take from outside (wiring/). Workers' load reports feed each instance's
 // capacity, which busy detection reads. One InstanceHealth, shared by every router built here,
 // takes a lost instance out of routing at once; it comes back when discovery registers it again or
-// a probe of its transport succeeds.
+// it answers a ping over its request plane. One WorkerLiveness beside it finds workers gone silent.
 import type { Logger } from '../observability/index.js';
 import { PreprocessPool } from '../pipeline/index.js';
-import { InstanceHealth, type HealthChange } from '../router/index.js';
+import { InstanceHealth, WorkerLiveness, type HealthChange } from '../router/index.js';
 import type { DiscoveryBackend, EventPlane, ModelRecord, NamespaceScope, RequestPlaneClient } from '../runtime/index.js';
 import type { ModelSettings, TensorModelSink } from './assembly/index.js';
 import { DiscoveryJoin } from './discovery-join.js';
 import { goLive, modelKind, type LiveModel, type LiveModelContext } from './live-models.js';
 import type { ModelManager } from './model-manager.js';
-import { LoadReports, PolicyWiring, type RouterStateFactory, type ServedIndexers } from './wiring/index.js';
+import { LoadReports, PolicyWiring, type EventPlaneStatus, type RouterStateFactory, type ServedIndexers } from './wiring/index.js';
 
 /** How the watcher serves what it discovers (launch translates the frontend's flags). */
 export interface ModelWatcherSettings {
@@ -35,6 +35,8 @@ export interface ModelWatcherDeps {
   requestClient: RequestPlaneClient;
   /** Where workers publish KV events and load reports. */
   events: () => EventPlane;
+  /** Whether the event plane is up: KV routers predict while it is down. */
+  planes?: EventPlaneStatus;
   models: ModelManager;
   settings: ModelWatcherSettings;
   logger: Logger;
@@ -59,6 +61,8 @@ export interface ModelWatcherObserver {
 export class ModelWatcher {
   /** Which instances are down, for every router built here. */
   readonly health: InstanceHealth;
+  /** Which workers went silent, for every LLM router built here; null when that check is off. */
+  readonly liveness: WorkerLiveness | null;
   private readonly join: DiscoveryJoin;
   private readonly live = new Map<string, LiveModel>();
   private readonly loads: LoadReports;
@@ -70,11 +74,20 @@ export class ModelWatcher {
 
   constructor(private readonly deps: ModelWatcherDeps) {
     const { settings, logger } = deps;
-    this.health = new InstanceHealth({ probe: (id) => this.probe(id) });
+    this.health = new InstanceHealth({ probe: (id, timeoutMs) => this.probe(id, timeoutMs) });
+    const silence = settings.model.router.silence;
+    this.liveness = silence ? new WorkerLiveness(this.health, silence) : null;
     this.stops.push(this.health.subscribe((change) => this.onHealthChange(change)));
     this.pool = settings.preprocessWorkers > 0 ? new PreprocessPool(settings.preprocessWorkers, settings.preprocessMinChars) : undefined;
     this.loads = new LoadReports(deps.events, logger);
-    this.wiring = new PolicyWiring({ events: deps.events, logger, replicaSync: settings.replicaSync, routerState: deps.routerState, indexers: deps.indexers });
+    this.wiring = new PolicyWiring({
+      events: deps.events,
+      planes: deps.planes,
+      logger,
+      replicaSync: settings.replicaSync,
+      routerState: deps.routerState,
+      indexers: deps.indexers,
+    });
     const { backend, requestClient, inScope } = deps;
     const rejected = (name: string, err: Error): void => deps.observer?.modelRejected?.(name, err);
     this.context = {
@@ -84,6 +97,7 @@ export class ModelWatcher {
       models: deps.models,
       tensorModels: deps.tensorModels,
       health: this.health,
+      liveness: this.liveness,
       loads: this.loads,
       wiring: this.wiring,
       logger,
@@ -107,6 +121,7 @@ export class ModelWatcher {
         deregistered: ({ instanceId }) => {
           this.loads.forget(instanceId);
           this.health.forget(instanceId);
+          this.liveness?.forget(instanceId);
         },
       },
     );
@@ -142,19 +157,21 @@ export class ModelWatcher {
   }
 
   /** A down worker's load reports no longer count: it must never look least loaded. */
-  private onHealthChange({ id, down, reason }: HealthChange): void {
+  private onHealthChange({ id, down, reason, downMs }: HealthChange): void {
     const { logger } = this.deps;
+    const instance = id.toString(16);
     if (down) {
       this.loads.forget(id);
-      logger.warn({ instance: id.toString(16), reason }, 'worker instance marked down: it leaves routing until it is back');
+      logger.warn({ instance, reason }, `worker instance marked down: it leaves routing until it is back (${reason})`);
     } else {
-      logger.info({ instance: id.toString(16), reason }, 'worker instance back in routing');
+      const downSecs = Math.round((downMs ?? 0) / 100) / 10;
+      logger.info({ instance, reason, downSecs }, `worker instance back in routing after ${downSecs} s down (${reason})`);
     }
   }
 
-  /** A down instance is reachable again when a cheap connect to its transport succeeds. */
-  private async probe(id: bigint): Promise<boolean> {
+  /** Does the instance's process answer a ping over its request plane? */
+  private async probe(id: bigint, timeoutMs?: number): Promise<boolean> {
     const instance = this.join.endpointInstances().find((i) => i.instanceId === id);
-    return instance ? this.deps.requestClient.probe(instance) : false;
+    return instance ? this.deps.requestClient.probe(instance, timeoutMs) : false;
   }
 }

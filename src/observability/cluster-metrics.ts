@@ -30,7 +30,7 @@ export interface ModelStats {
   readonly totalKvBlocks: number | null;
   /** Discovered instances, down ones included. */
   readonly instances: number;
-  /** Instances marked down (router/instance-health.ts) and not routed to. */
+  /** Instances marked down (router/health/instance-health.ts) and not routed to. */
   readonly downInstances: number;
   /** Requests held in the router queue, waiting for capacity. */
   readonly queuedRequests: number;

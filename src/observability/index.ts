@@ -4,6 +4,7 @@ export { parseTraceparent, traceContextOf, traceIdOf, type ParsedTraceparent } f
 export { MetricsRegistry, type BucketCounts } from './metrics.js';
 export { FrontendMetrics, meteredRequestScope, type RequestStatus } from './frontend-metrics.js';
 export { registerClusterMetrics, type ClusterStatsSource, type ModelStats, type WorkerStats } from './cluster-metrics.js';
+export { registerPlaneMetrics } from './plane-metrics.js';
 export { registerProcessMetrics } from './process-metrics.js';
 export { DashboardFeed, type DashboardEventName, type DashboardFeedOptions, type DashboardWatcher } from './dashboard-feed.js';
 export type { DashboardSnapshot, ModelRow, WorkerRow } from './dashboard-snapshot.js';

@@ -39,15 +39,23 @@ export class MetricsRegistry {
 
   /**
    * A gauge whose series are read when /metrics is scraped, not kept up to date: `read` is
-   * called per scrape and sets every series that exists now (the others disappear).
+   * called per scrape and sets every series that exists now (the others disappear). `aggregator`
+   * says how a frontend pool combines the processes' values (prom-client's default: their sum).
    */
-  scrapedGauge<L extends string>(name: string, help: string, labelNames: readonly L[], read: (set: (labels: Record<L, string>, value: number) => void) => void): Gauge<L> {
+  scrapedGauge<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    read: (set: (labels: Record<L, string>, value: number) => void) => void,
+    aggregator?: 'min' | 'max' | 'sum',
+  ): Gauge<L> {
     return this.getOrCreate(name, () =>
       new Gauge({
         name,
         help,
         labelNames,
         registers: [this.registry],
+        ...(aggregator && { aggregator }),
         collect() {
           this.reset();
           read((labels, value) => this.set(labels as never, value));

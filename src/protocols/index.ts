@@ -8,6 +8,7 @@ export * from './kv-hashing.js';
 export * from './model-card.js';
 export * from './router-modes.js';
 export * from './runtime-part-names.js';
+export * from './plane-status.js';
 export * from './response-store-names.js';
 export * from './request-events.js';
 export * from './engine-events.js';

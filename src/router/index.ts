@@ -57,7 +57,15 @@ export {
   type MigrationSettings,
 } from './layers/index.js';
 export { SessionAffinity, MAX_SESSION_ID_BYTES, MAX_SESSIONS, type SessionAffinityMode, type SessionAffinityOptions } from './session-affinity.js';
-export { InstanceHealth, type InstanceHealthOptions, type InstanceProbe, type HealthChange } from './instance-health.js';
+export {
+  InstanceHealth,
+  WorkerLiveness,
+  DEFAULT_SILENCE_BOUNDS,
+  type InstanceHealthOptions,
+  type InstanceProbe,
+  type HealthChange,
+  type SilenceBounds,
+} from './health/index.js';
 export {
   buildRouterPolicy,
   createRouterPolicy,

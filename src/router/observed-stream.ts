@@ -22,10 +22,20 @@ export interface StreamObserver<Out = LLMEngineOutput> {
  * output. Time counts only while a `next()` is pending: a slow consumer is not a silent worker.
  */
 export interface SilenceWatch {
-  ms: number;
+  /** How long the stream may stay silent; read each time the watchdog arms, so it may follow the stream. */
+  readonly ms: number;
   error(): Error;
   /** Called once the stream failed for silence: stop the call. */
   onSilent(): void;
+  /** Told when each output arrived (a pace to derive `ms` from). */
+  heard?(at: number): void;
+  /**
+   * The silence reached `ms` (`silentMs` in all): resolves true to keep waiting another `ms` (the
+   * worker answers and is busy), false to fail the stream. Absent: the silence fails it.
+   */
+  overdue?(silentMs: number): Promise<boolean>;
+  /** Given once the stream is read: fails it at once, as silent (its worker was found unresponsive elsewhere). */
+  attach?(failNow: () => void): void;
 }
 
 /**
@@ -97,6 +107,10 @@ class ObservedStream<Out> implements PushingIterator<Out> {
   /** Fails the pending `next()` when the watchdog fires (inner streams that cannot fail themselves). */
   private failPending: ((err: Error) => void) | null = null;
   private silent = false;
+  /** A silence failure no read was waiting for: the next read gets it. */
+  private unread: Error | null = null;
+  /** When the watch last chose to keep waiting: silence is counted again from there. */
+  private graceFrom = 0;
   private readonly failable: FailableIterator | null;
   /** Set once the consumer takes the outputs pushed. */
   private sink: StreamSink<Out> | null = null;
@@ -110,11 +124,18 @@ class ObservedStream<Out> implements PushingIterator<Out> {
     this.first = observers.filter((o) => o.onFirstOutput);
     const f = inner as Partial<FailableIterator>;
     this.failable = typeof f.fail === 'function' && 'failable' in f ? (f as FailableIterator) : null;
-    if (watch) this.arm(watch.ms);
+    if (watch) {
+      this.arm(watch.ms);
+      watch.attach?.(() => this.failSilent(watch.error()));
+    }
   }
 
   next(): Promise<IteratorResult<Out>> {
-    if (this.done) return Promise.resolve(DONE);
+    if (this.done) {
+      const unread = this.unread;
+      this.unread = null;
+      return unread ? Promise.reject(unread) : Promise.resolve(DONE);
+    }
     if (!this.watch) return this.inner.next().then(this.onItem, this.onError);
     this.waiting = true;
     this.waitingSince = performance.now();
@@ -152,7 +173,10 @@ class ObservedStream<Out> implements PushingIterator<Out> {
     pushItems(this.inner, {
       item: (out) => {
         if (this.sink !== sink) return;
-        if (this.watch) this.waitingSince = deliveryNow();
+        if (this.watch) {
+          this.waitingSince = deliveryNow();
+          this.watch.heard?.(this.waitingSince);
+        }
         this.observe(out);
         sink.item(out);
       },
@@ -189,13 +213,21 @@ class ObservedStream<Out> implements PushingIterator<Out> {
     this.waiting = false;
     this.failPending = null;
     if (r.done) this.finish();
-    else this.observe(r.value);
+    else {
+      this.watch?.heard?.(performance.now());
+      this.observe(r.value);
+    }
     return r;
   };
 
   private observe(out: Out): void {
     if (!this.sawOutput) {
       this.sawOutput = true;
+      // The watch's bound after a first output may be shorter than the one the timer was armed with.
+      if (this.timer && this.watch?.heard) {
+        clearTimeout(this.timer);
+        this.arm(this.watch.ms);
+      }
       for (const o of this.first) o.onFirstOutput!(out);
     }
     for (const o of this.every) o.onOutput!(out);
@@ -223,13 +255,36 @@ class ObservedStream<Out> implements PushingIterator<Out> {
   }
 
   private check(): void {
+    this.timer = null;
     const watch = this.watch!;
-    const silentMs = this.waiting ? performance.now() - this.waitingSince : 0;
-    if (silentMs < watch.ms) {
-      this.arm(watch.ms - silentMs);
+    const now = performance.now();
+    const silentMs = this.waiting ? now - this.waitingSince : 0;
+    const quietMs = this.waiting ? now - Math.max(this.waitingSince, this.graceFrom) : 0;
+    const limit = watch.ms;
+    if (quietMs < limit) {
+      this.arm(limit - quietMs);
       return;
     }
-    const err = watch.error();
+    if (!watch.overdue) {
+      this.failSilent(watch.error());
+      return;
+    }
+    const decided = (keepWaiting: boolean): void => {
+      if (this.done) return;
+      if (!keepWaiting) {
+        this.failSilent(watch.error());
+        return;
+      }
+      this.graceFrom = performance.now();
+      this.arm(watch.ms);
+    };
+    watch.overdue(silentMs).then(decided, () => decided(false));
+  }
+
+  /** Fails the stream as silent: its consumer hears `err`, and the silent call is stopped. */
+  private failSilent(err: Error): void {
+    if (this.done) return;
+    const watch = this.watch!;
     const sink = this.sink;
     if (sink) {
       // Pushed: the consumer hears the failure now, and the silent call is closed and stopped.
@@ -243,8 +298,8 @@ class ObservedStream<Out> implements PushingIterator<Out> {
     }
     const fail = this.failPending;
     this.failPending = null;
-    if (!fail && this.failable) {
-      // The pending read rejects with `err` and reaches onError like any failure.
+    if (!fail && this.failable?.failable) {
+      // The pending (or next) read rejects with `err` and reaches onError like any failure.
       this.failable.fail(err);
       watch.onSilent();
       return;
@@ -253,6 +308,7 @@ class ObservedStream<Out> implements PushingIterator<Out> {
     this.waiting = false;
     this.finish(err);
     watch.onSilent();
-    fail?.(err);
+    if (fail) fail(err);
+    else this.unread = err;
   }
 }

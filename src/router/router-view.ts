@@ -1,7 +1,7 @@
 // What the routing layers read from their router. They read it on every request, so
 // `/busy_threshold` changes and instance changes apply to the next request.
 import type { BusyThresholds } from './busy.js';
-import type { InstanceHealth } from './instance-health.js';
+import type { InstanceHealth, WorkerLiveness } from './health/index.js';
 import type { Migration } from './layers/migration-settings.js';
 import type { LoadTracker } from './load-tracker.js';
 import type { RouterPolicy } from './policies/index.js';
@@ -18,6 +18,8 @@ export interface RouterView<Req, Out> {
   readonly health: InstanceHealth;
   /** A stream silent this long fails as a lost worker (DYN_HTTP_BACKEND_STREAM_TIMEOUT_SECS); 0: never. */
   readonly stallTimeoutMs: number;
+  /** The process's watch for silent workers (pinged, then failed over); null: only the stall timeout. */
+  readonly liveness: WorkerLiveness | null;
   readonly requests: RequestView<Req>;
   readonly busyThresholds: BusyThresholds;
   /** The router's own count of requests in flight and prompt tokens not yet prefilled, per instance. */

@@ -2,7 +2,7 @@
 // routing-chain.ts. Generic over the kind of request, so LLM and tensor models share it.
 import type { GenerateContext } from '../protocols/index.js';
 import { NO_BUSY_THRESHOLDS, type BusyThresholds } from './busy.js';
-import { InstanceHealth } from './instance-health.js';
+import { InstanceHealth, type WorkerLiveness } from './health/index.js';
 import { NO_MIGRATION, type Migration } from './layers/migration-settings.js';
 import { LoadTracker } from './load-tracker.js';
 import type { RouterPolicy, WorkerPreview } from './policies/index.js';
@@ -23,6 +23,8 @@ export interface RouterOptions<Req = unknown, Out = unknown> {
   health?: InstanceHealth;
   /** A stream silent this long fails as a lost worker; 0 or absent: never. */
   stallTimeoutMs?: number;
+  /** The process's watch for silent workers, shared with its health record; absent: only the stall timeout. */
+  liveness?: WorkerLiveness | null;
   /** The router mode the policy was made for; `round-robin` when absent. */
   mode?: string;
   /** Session affinity; off when absent. */
@@ -38,6 +40,7 @@ export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<R
   readonly load: LoadTracker;
   readonly health: InstanceHealth;
   readonly stallTimeoutMs: number;
+  readonly liveness: WorkerLiveness | null;
   readonly mode: string;
   /** Busy thresholds; replaced at runtime by `/busy_threshold`. */
   busyThresholds: BusyThresholds;
@@ -58,6 +61,7 @@ export class Router<Req, Out> implements StreamingEngine<Req, Out>, RouterView<R
     this.migration = opts.migration ?? (NO_MIGRATION as Migration<Req, Out>);
     this.health = opts.health ?? new InstanceHealth();
     this.stallTimeoutMs = opts.stallTimeoutMs ?? 0;
+    this.liveness = opts.liveness ?? null;
     this.mode = opts.mode ?? 'round-robin';
     this.affinity = opts.affinity ?? null;
     const chain = routingChain<Req, Out>(this);

@@ -16,7 +16,8 @@ import {
 } from './discovery/index.js';
 import { EVENT_PLANES, defaultEventPlane, type EventPlane, type EventPlaneDeps, type EventPlaneName } from './event-plane/index.js';
 import { withFileChecksums } from './card-checksums.js';
-import { closeNatsConnections, natsConnection, type NatsTls } from './nats-connection.js';
+import { closeNatsConnections, natsConnection, watchNatsConnection, type NatsTls } from './nats-connection.js';
+import { PlaneStatus } from './plane-status.js';
 import type { PartMaker } from './part-table.js';
 import {
   listenHosts,
@@ -89,6 +90,18 @@ function usesNats(opts: RuntimeOptions): boolean {
   return opts.requestPlane === 'nats' || eventPlaneOf(opts) === 'nats';
 }
 
+/** The planes that run over NATS report its losses and returns; returns the function that stops them. */
+function watchNats(opts: RuntimeOptions, planes: PlaneStatus): () => void {
+  const what = `NATS at ${opts.natsServer}`;
+  const stops = [
+    ...(eventPlaneOf(opts) === 'nats' ? [watchNatsConnection(opts.natsServer, opts.natsTls, planes.connection('events', what))] : []),
+    ...(opts.requestPlane === 'nats' ? [watchNatsConnection(opts.natsServer, opts.natsTls, planes.connection('requests', what))] : []),
+  ];
+  return () => {
+    for (const stop of stops) stop();
+  };
+}
+
 /** Model card options, as upstream register_model() takes them. */
 export interface RegisterModelOptions {
   /** Bit-flag names, e.g. ['Chat', 'Completions']. */
@@ -117,6 +130,8 @@ class Shared {
     readonly backend: DiscoveryBackend,
     readonly firstLease: () => Promise<Lease>,
     private readonly makers: PlaneMakers,
+    readonly planes: PlaneStatus,
+    private readonly unwatch: () => void,
   ) {
     this.hosts = listenHosts(DISCOVERY_REACH[opts.discovery], opts);
   }
@@ -148,11 +163,13 @@ class Shared {
       lease: this.firstLease,
       ...this.hosts,
       memScope: this.opts.memScope,
+      planes: this.planes,
     });
     return this.eventPlane;
   }
 
   async close(): Promise<void> {
+    this.unwatch();
     await this.requestServer?.close();
     await this.client?.close();
     await this.eventPlane?.close();
@@ -183,6 +200,7 @@ export class DistributedRuntime {
       REQUEST_PLANE_SERVERS[opts.requestPlane](),
       EVENT_PLANES[eventPlaneOf(opts)](),
     ]);
+    const planes = new PlaneStatus(opts.logger);
     const backend = makeBackend({
       etcdEndpoints: opts.etcdEndpoints,
       fileKvRoot: opts.fileKvRoot,
@@ -191,9 +209,11 @@ export class DistributedRuntime {
       env: opts.podEnv,
       kubeconfig: opts.kubeconfig,
       logger: opts.logger,
+      planes,
     });
     let first: DistributedRuntime | null = null;
-    const shared = new Shared(opts, backend, async () => first!.lease, { requestServer, events });
+    const unwatch = watchNats(opts, planes);
+    const shared = new Shared(opts, backend, async () => first!.lease, { requestServer, events }, planes, unwatch);
     let lease: Lease | undefined;
     try {
       lease = await backend.grantLease();
@@ -201,6 +221,7 @@ export class DistributedRuntime {
       if (usesNats(opts)) await natsConnection(opts.natsServer, opts.natsTls);
     } catch (err) {
       // Nothing may keep the process alive after a failed start (the etcd client's channels).
+      unwatch();
       await lease?.revoke().catch(() => undefined);
       await backend.close().catch(() => undefined);
       await closeNatsConnections();
@@ -225,6 +246,11 @@ export class DistributedRuntime {
 
   get discovery(): DiscoveryBackend {
     return this.shared.backend;
+  }
+
+  /** Loss and return of the planes this process depends on (shared with its siblings). */
+  get planes(): PlaneStatus {
+    return this.shared.planes;
   }
 
   /** The event plane (KV events, metrics). */

@@ -14,6 +14,7 @@ export { annotatedData, remoteCall, type RemoteCallLogger } from './remote-strea
 export { tensorEngineHandler, RemoteTensorClient } from './tensor-endpoint.js';
 export { mediaHandler, RemoteMediaClient, type MediaEngine } from './media-endpoint.js';
 export { connectNats, natsConnection, closeNatsConnections, type NatsTls } from './nats-connection.js';
+export { PlaneStatus, type PlaneConnection, type PlaneChange, type PlaneLogger } from './plane-status.js';
 export { randomInstanceId, instanceIdHex, parseInstanceIdHex } from './ids.js';
 export { AsyncQueue, queueStream, type OpenedQueue, type QueueClose } from './async-queue/index.js';
 export * from './discovery/index.js';

@@ -14,10 +14,17 @@ export interface NatsTls {
   insecure?: boolean;
 }
 import { ServiceUnreachableError } from '../protocols/index.js';
+import type { PlaneConnection } from './plane-status.js';
 
 const NATS_FIX = 'start nats-server there, set NATS_SERVER to where it runs, or use --event-plane zmq and --request-plane tcp (the defaults with --discovery-backend file)';
 
 const connections = new Map<string, Promise<NatsConnection>>();
+/** Per connection, who is told of its losses and returns. */
+const watchers = new Map<string, Set<PlaneConnection>>();
+
+function connectionKey(server: string, tls?: NatsTls): string {
+  return tls ? `${server}\n${JSON.stringify(tls)}` : server;
+}
 
 function tlsOptions(tls: NatsTls): NonNullable<ConnectionOptions['tls']> {
   // The transport hands unknown keys on to tls.connect, which is where rejectUnauthorized goes.
@@ -41,16 +48,41 @@ export function connectNats(server: string, tls?: NatsTls): Promise<NatsConnecti
 
 /** The process's shared connection to `server` (connectNats), closed by closeNatsConnections(). */
 export function natsConnection(server: string, tls?: NatsTls): Promise<NatsConnection> {
-  const key = tls ? `${server}\n${JSON.stringify(tls)}` : server;
+  const key = connectionKey(server, tls);
   let conn = connections.get(key);
   if (!conn) {
-    conn = connectNats(server, tls).catch((err: unknown) => {
-      connections.delete(key);
-      throw err;
-    });
+    conn = connectNats(server, tls).then(
+      (nc) => {
+        void reportStatus(nc, key);
+        return nc;
+      },
+      (err: unknown) => {
+        connections.delete(key);
+        throw err;
+      },
+    );
     connections.set(key, conn);
   }
   return conn;
+}
+
+/** Tells `watcher` when the connection to `server` is lost and when it is back; returns the function that stops it. */
+export function watchNatsConnection(server: string, tls: NatsTls | undefined, watcher: PlaneConnection): () => void {
+  const key = connectionKey(server, tls);
+  let set = watchers.get(key);
+  if (!set) watchers.set(key, (set = new Set()));
+  set.add(watcher);
+  return () => set.delete(watcher);
+}
+
+/** The client reconnects by itself, forever: its status says when it lost the server and when it is back. */
+async function reportStatus(nc: NatsConnection, key: string): Promise<void> {
+  for await (const status of nc.status()) {
+    const set = watchers.get(key);
+    if (!set) continue;
+    if (status.type === 'disconnect') for (const w of set) w.lost(`disconnected from ${status.server}`);
+    else if (status.type === 'reconnect') for (const w of set) w.restored();
+  }
 }
 
 export async function closeNatsConnections(): Promise<void> {

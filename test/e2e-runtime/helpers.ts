@@ -46,6 +46,15 @@ export async function streamChat(baseUrl: string, maxTokens: number, onFirstChun
   return text;
 }
 
+/** Polls `check` every 100 ms until it holds, failing past `timeoutMs`. */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 export async function stopAll(procs: (RunningProcess | undefined)[]): Promise<void> {
   await Promise.all(procs.map((p) => p?.stop(3000)));
 }

@@ -19,6 +19,41 @@ export const runtimeOptions = [
     help: 'A request no longer migrates once prompt + generated tokens exceed this (exactly this many still migrates)',
   },
   {
+    key: 'workerSilenceCheck', flag: 'worker-silence-check', env: 'DYN_WORKER_SILENCE_CHECK', envIsLocal: true, type: 'bool',
+    group: 'Fault Tolerance', scope: 'frontend', built: true, default: true,
+    help: 'Ping a worker whose stream stays silent past its bound (the --worker-silence-* settings); one that does not answer, or answers but sends nothing on any stream for the ceiling, leaves routing and its streams migrate',
+  },
+  {
+    key: 'workerSilenceFloorSecs', flag: 'worker-silence-floor-secs', env: 'DYN_WORKER_SILENCE_FLOOR_SECS', envIsLocal: true,
+    type: 'float', min: 0, minExclusive: true, group: 'Fault Tolerance', scope: 'frontend', built: true, default: 1.5,
+    help: "Shortest silence after a stream's first token that gets its worker pinged",
+  },
+  {
+    key: 'workerSilencePaceFactor', flag: 'worker-silence-pace-factor', env: 'DYN_WORKER_SILENCE_PACE_FACTOR', envIsLocal: true,
+    type: 'float', min: 1, group: 'Fault Tolerance', scope: 'frontend', built: true, default: 10,
+    help: "After its first token a stream may be silent this many times its worker's recent gap between tokens (within the floor and the ceiling)",
+  },
+  {
+    key: 'workerSilenceCeilingSecs', flag: 'worker-silence-ceiling-secs', env: 'DYN_WORKER_SILENCE_CEILING_SECS', envIsLocal: true,
+    type: 'float', min: 0, minExclusive: true, group: 'Fault Tolerance', scope: 'frontend', built: true, default: 30,
+    help: 'Longest silence before a worker is pinged; also how long a worker that answers pings may send nothing on any stream before it counts as stuck',
+  },
+  {
+    key: 'workerSilenceFirstTokenSecs', flag: 'worker-silence-first-token-secs', env: 'DYN_WORKER_SILENCE_FIRST_TOKEN_SECS', envIsLocal: true,
+    type: 'float', min: 0, minExclusive: true, group: 'Fault Tolerance', scope: 'frontend', built: true, default: 3,
+    help: "Silence before a stream's first token that gets its worker pinged, plus the prompt's time at --worker-silence-prefill-rate",
+  },
+  {
+    key: 'workerSilencePrefillRate', flag: 'worker-silence-prefill-rate', env: 'DYN_WORKER_SILENCE_PREFILL_RATE', envIsLocal: true,
+    type: 'float', min: 0, minExclusive: true, group: 'Fault Tolerance', scope: 'frontend', built: true, default: 5000,
+    help: 'Prompt tokens per second a worker prefills at the slowest: sets the first-token bound of long prompts',
+  },
+  {
+    key: 'workerPingTimeoutSecs', flag: 'worker-ping-timeout-secs', env: 'DYN_WORKER_PING_TIMEOUT_SECS', envIsLocal: true,
+    type: 'float', min: 0, minExclusive: true, group: 'Fault Tolerance', scope: 'frontend', built: true, default: 1,
+    help: 'How long a worker may take to answer a request-plane ping before it counts as unresponsive',
+  },
+  {
     key: 'admissionControl', flag: 'admission-control', env: 'DYN_ADMISSION_CONTROL', type: 'enum',
     choices: { none: true, 'token-capacity': true }, group: 'Fault Tolerance', scope: 'frontend', built: true,
     help: 'token-capacity applies the busy thresholds below; none clears them. Unset: they apply when given (newest upstream). Router queueing stays with --router-queue-threshold',

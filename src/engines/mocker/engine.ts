@@ -120,6 +120,11 @@ export class MockerEngine implements EngineClient {
     return { queue: seq.channel, tap: watch ? (out) => watch.output(out) : undefined };
   }
 
+  /** Publishes the whole KV cache again (`cleared`, then its blocks): routers that missed events catch up. */
+  announceKvCache(): void {
+    if (!this.closed) this.scheduler.kv.announce();
+  }
+
   /** Stops the loop and ends every open stream; later generate() calls fail. */
   close(): void {
     if (this.closed) return;

@@ -28,6 +28,11 @@ export class KvBlockManager {
   private readonly releaseStamps: number[] = [];
   private releasedHead = 0;
   private stamp = 0;
+  /**
+   * Each cached full block's parent and tokens hash, as its store event named them, so the whole
+   * cache can be announced again (`announce`). Kept only when events are emitted.
+   */
+  private readonly stored = new Map<bigint, { parent: bigint | null; tokensHash: bigint }>();
 
   constructor(
     readonly capacity: number,
@@ -86,6 +91,8 @@ export class KvBlockManager {
     }
     let stored: KvCacheStoredBlock[] | null = null;
     let storedParent = parent;
+    /** The full block before the current one in this sequence. */
+    let previous = parent;
     let full = 0;
     // The blocks evicted to make room go out as one event, before the blocks stored in their place
     // (an engine announces a step's cache changes as one batch, not one message per block).
@@ -102,9 +109,15 @@ export class KvBlockManager {
           if (victim !== null) (evicted ??= []).push(victim);
         }
         this.active.set(b, 1);
-        if (isFull) (stored ??= []).push({ block_hash: b, tokens_hash: localHashes[full]!, mm_extra_info: null });
+        if (isFull) {
+          (stored ??= []).push({ block_hash: b, tokens_hash: localHashes[full]!, mm_extra_info: null });
+          if (this.emit) this.stored.set(b, { parent: previous, tokensHash: localHashes[full]! });
+        }
       }
-      if (isFull) full++;
+      if (isFull) {
+        full++;
+        previous = b as bigint;
+      }
     }
     if (evicted && this.emit) this.emit({ removed: { block_hashes: evicted } });
     if (stored && this.emit) this.emit({ stored: { parent_hash: storedParent, blocks: stored } });
@@ -129,7 +142,10 @@ export class KvBlockManager {
   destroy(blocks: readonly BlockId[]): void {
     const removed: bigint[] = [];
     for (const b of blocks) {
-      if (this.active.delete(b) && typeof b === 'bigint') removed.push(b);
+      if (this.active.delete(b) && typeof b === 'bigint') {
+        removed.push(b);
+        this.stored.delete(b);
+      }
     }
     if (removed.length > 0 && this.emit) this.emit({ removed: { block_hashes: removed } });
   }
@@ -144,9 +160,44 @@ export class KvBlockManager {
       this.active.set(seqHash, 1);
     } else {
       this.active.set(seqHash, 1);
-      this.emit?.({
-        stored: { parent_hash: parent, blocks: [{ block_hash: seqHash, tokens_hash: localHash, mm_extra_info: null }] },
-      });
+      if (this.emit) {
+        this.stored.set(seqHash, { parent, tokensHash: localHash });
+        this.emit({ stored: { parent_hash: parent, blocks: [{ block_hash: seqHash, tokens_hash: localHash, mm_extra_info: null }] } });
+      }
+    }
+  }
+
+  /**
+   * Announces the whole cache again: `cleared`, then every cached full block, parents before
+   * children, a chain of blocks per store event. A router that missed events (its event plane was
+   * down) then holds exactly this cache.
+   */
+  announce(): void {
+    const emit = this.emit;
+    if (!emit) return;
+    emit('cleared');
+    const children = new Map<bigint | null, bigint[]>();
+    for (const [block, { parent }] of this.stored) {
+      // A block whose parent is no longer cached starts a chain of its own.
+      const from = parent !== null && this.stored.has(parent) ? parent : null;
+      const list = children.get(from);
+      if (list) list.push(block);
+      else children.set(from, [block]);
+    }
+    const pending = [...(children.get(null) ?? [])].reverse();
+    while (pending.length > 0) {
+      let block = pending.pop()!;
+      const first = this.stored.get(block)!;
+      const chain: KvCacheStoredBlock[] = [];
+      for (;;) {
+        chain.push({ block_hash: block, tokens_hash: this.stored.get(block)!.tokensHash, mm_extra_info: null });
+        const next = children.get(block);
+        if (!next) break;
+        // The first child continues this chain; its siblings start chains of their own later.
+        for (let i = next.length - 1; i >= 1; i--) pending.push(next[i]!);
+        block = next[0]!;
+      }
+      emit({ stored: { parent_hash: first.parent, blocks: chain } });
     }
   }
 
@@ -180,6 +231,7 @@ export class KvBlockManager {
       const block = released[at]!;
       if (this.inactive.get(block) !== stamps[at]) continue;
       this.inactive.delete(block);
+      this.stored.delete(block);
       this.compactReleased();
       return block;
     }

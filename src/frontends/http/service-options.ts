@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { KserveCore } from '../../kserve/index.js';
 import type { DashboardFeed, MetricsRegistry } from '../../observability/index.js';
 import type { RequestLimits } from '../../pipeline/index.js';
-import type { HttpPaths, RequestScope } from '../../protocols/index.js';
+import type { HttpPaths, PlaneStatusView, RequestScope } from '../../protocols/index.js';
 import type { AccessOptions } from './access-hook.js';
 import type { UploadTimeouts } from './body/index.js';
 import type { ReasoningField } from './openai/index.js';
@@ -59,6 +59,8 @@ export interface HttpServiceOptions {
   responsesWebSocket?: ResponsesSocketOptions;
   /** Serve Triton's HTTP/REST protocol (KServe v2) under /v2 over this KServe core (absent: /v2 answers 404). */
   kserve?: KserveCore;
+  /** The outages of the planes this process depends on, which /health reports (absent: none known). */
+  planes?: PlaneStatusView;
 }
 
 export interface HttpTls {

@@ -3,8 +3,8 @@ import type { RunningGrpcFrontend } from '../../frontends/grpc/index.js';
 import { HttpService } from '../../frontends/http/index.js';
 import { createKserveCore, type KserveCore } from '../../kserve/index.js';
 import { clusterStats, type ModelManager } from '../../models/index.js';
-import { DashboardFeed, meteredRequestScope, MetricsRegistry, registerClusterMetrics, registerProcessMetrics, type Logger } from '../../observability/index.js';
-import type { RequestScope } from '../../protocols/index.js';
+import { DashboardFeed, meteredRequestScope, MetricsRegistry, registerClusterMetrics, registerPlaneMetrics, registerProcessMetrics, type Logger } from '../../observability/index.js';
+import type { PlaneStatusView, RequestScope } from '../../protocols/index.js';
 import { apiKeyStore } from '../api-keys.js';
 import { httpServiceOptions } from './http-options.js';
 import { kserveLayout, startKserveGrpc } from './kserve.js';
@@ -29,8 +29,9 @@ export interface FrontendServices {
 /**
  * The HTTP service and, when configured, the KServe gRPC frontend over one model manager and one
  * metrics registry. Both publish their requests' events in one scope, counted into the registry.
+ * `planes` (the runtime's) is what /health and /metrics say of etcd, NATS and ZMQ.
  */
-export async function startFrontendServices(config: Config, models: ModelManager, logger: Logger): Promise<FrontendServices> {
+export async function startFrontendServices(config: Config, models: ModelManager, logger: Logger, planes?: PlaneStatusView): Promise<FrontendServices> {
   const kserve = kserveLayout(config);
   const metrics = new MetricsRegistry(config.metricsPrefix);
   const keys = apiKeyStore(config, logger);
@@ -38,6 +39,7 @@ export async function startFrontendServices(config: Config, models: ModelManager
   const tracing = await traceFrontend(config, requests.scope);
   const stats = clusterStats(models);
   registerClusterMetrics(metrics, stats);
+  if (planes) registerPlaneMetrics(metrics, planes);
   const stopProcessMetrics = registerProcessMetrics(metrics, requests.scope);
   const access = { keys: keys.keys, adminApi: adminApiServed(config), protectMetrics: config.protectMetrics };
   const dashboard = config.dashboard
@@ -49,7 +51,7 @@ export async function startFrontendServices(config: Config, models: ModelManager
   try {
     // One KServe core for gRPC and Triton's HTTP routes: same models, checks and statistics.
     core = createKserveCore(models, requests.scope, config.modelRepository);
-    http = new HttpService({ ...httpServiceOptions(config, logger, metrics, requests.scope), access, dashboard, kserve: core, port: kserve?.httpPort ?? config.httpPort }, models);
+    http = new HttpService({ ...httpServiceOptions(config, logger, metrics, requests.scope), access, dashboard, kserve: core, planes, port: kserve?.httpPort ?? config.httpPort }, models);
     grpc = kserve ? await startKserveGrpc(config, kserve, core, metrics, logger, keys.keys) : undefined;
   } catch (err) {
     stopProcessMetrics();

@@ -56,7 +56,7 @@ export async function runFrontend(
   // Extensions load first: a bad one fails startup before anything listens.
   const extensions = await loadRouteExtensions(config);
   // The services start before the watcher: discovered tensor models register with their KServe core.
-  const services = await startFrontendServices(config, models, logger);
+  const services = await startFrontendServices(config, models, logger, runtime.planes);
   const { http, grpc } = services;
   try {
     await installRouteExtensions(http, models, logger, extensions);
@@ -68,6 +68,7 @@ export async function runFrontend(
     backend: runtime.discovery,
     requestClient: runtime.requestClient,
     events: () => runtime.events,
+    planes: runtime.planes,
     models,
     settings: modelWatcherSettings(config),
     logger: moduleLogger(logger, 'discovery'),

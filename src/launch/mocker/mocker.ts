@@ -80,6 +80,7 @@ export async function runMockers(flags: Config, root: Logger, makeRuntimes: () =
     for (const [i, rt] of runtimes.entries()) await endpointOf(rt).serveEndpoint(handlers[i]!);
     logger.info({ model: card.displayName, modelType: card.modelType.join(' | '), endpoint: `${ep.namespace}.${ep.component}.${ep.endpoint}`, instances: runtimes.map((r) => r.instanceIdHex) }, 'dynamo-ts mocker registered');
   };
+  const stopAnnouncing = announceAfterEventOutages(runtimes[0]!, engines);
   let startup: NodeJS.Timeout | undefined;
   if (config.startupTime) {
     startup = setTimeout(() => void serve().catch((err: Error) => logger.error({ err: err.message }, 'registration failed')), config.startupTime * 1000);
@@ -92,9 +93,33 @@ export async function runMockers(flags: Config, root: Logger, makeRuntimes: () =
     card,
     async stop() {
       clearTimeout(startup);
+      stopAnnouncing();
       for (const rt of runtimes.slice().reverse()) await rt.shutdown();
       for (const engine of engines) engine.close();
       await tracing.stop();
     },
+  };
+}
+
+/**
+ * KV events published while the event plane was down are lost: once it is back, each engine
+ * publishes its whole cache again, so routers that predicted meanwhile hold the truth. The delay lets
+ * the routers' own connections come back first (they reconnect as this process does).
+ */
+const ANNOUNCE_AFTER_MS = 2_000;
+
+function announceAfterEventOutages(runtime: DistributedRuntime, engines: readonly MockerEngine[]): () => void {
+  const timers = new Set<NodeJS.Timeout>();
+  const stop = runtime.planes.subscribe(({ plane, up }) => {
+    if (plane !== 'events' || !up || engines.length === 0) return;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      for (const engine of engines) engine.announceKvCache();
+    }, ANNOUNCE_AFTER_MS);
+    timers.add(timer);
+  });
+  return () => {
+    stop();
+    for (const timer of timers) clearTimeout(timer);
   };
 }

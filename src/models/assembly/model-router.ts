@@ -22,6 +22,8 @@ import {
   type RouterOptions,
   type SessionAffinityOptions,
   type WorkerSelectionChoice,
+  type SilenceBounds,
+  type WorkerLiveness,
 } from '../../router/index.js';
 
 /** The kv policy's settings; the block size, when unset, is each card's; selection and profile come per role and model. */
@@ -53,6 +55,8 @@ export interface RouterSettings {
   readonly policyProfiles: PolicyProfiles;
   /** `--router-conditional-disagg`; null: off. */
   readonly conditionalDisagg: ConditionalDisaggSettings | null;
+  /** How long an LLM stream may be silent before its worker is pinged; null: no such check. */
+  readonly silence: SilenceBounds | null;
 }
 
 /** The workers a router routes to: their role, and whether they publish KV events. */
@@ -91,6 +95,8 @@ const WITHOUT_KV_EVENTS: KvRouterSettings = { useKvEvents: false };
 export interface RouterDeps {
   logger?: MigrationLogger & DecisionLogger;
   health?: InstanceHealth;
+  /** The process's watch for silent workers (LLM routers only: media and tensor work has no pace). */
+  liveness?: WorkerLiveness | null;
   /** `--use-remote-indexer`: where the model's kv policy gets its overlaps instead of a local indexer. */
   remoteIndexer?: RemoteMatches;
 }
@@ -128,6 +134,7 @@ export function buildModelRouter(settings: RouterSettings, card: ModelDeployment
     conditionalDisagg: settings.conditionalDisagg,
     decisionLogger: deps.logger,
     ...lostWorkerOptions(settings, deps.health),
+    liveness: deps.liveness,
   });
   return { router, provides };
 }

@@ -6,8 +6,11 @@
 import type { Logger } from '../../observability/index.js';
 import type { RouterEvent } from '../../protocols/index.js';
 import { startSessionAffinitySync, type KvEventSink, type PolicyProvides, type PushRouter, type ReplicaSharing, type RouterSnapshots } from '../../router/index.js';
-import { componentScope, randomInstanceId, subscribeKvEvents, type EventPlane } from '../../runtime/index.js';
+import { componentScope, randomInstanceId, subscribeKvEvents, type EventPlane, type PlaneStatus } from '../../runtime/index.js';
 import type { ServedIndexers } from './served-indexers.js';
+
+/** Whether the event plane is up, and its changes (the runtime's plane status). */
+export type EventPlaneStatus = Pick<PlaneStatus, 'isUp' | 'subscribe'>;
 
 /** Starts the snapshots of a policy's KV state for one worker component: loads (or resets) the saved state first. */
 export type RouterStateFactory = (kv: KvEventSink, namespace: string, component: string) => Promise<RouterSnapshots | null>;
@@ -15,6 +18,8 @@ export type RouterStateFactory = (kv: KvEventSink, namespace: string, component:
 export interface PolicyWiringDeps {
   /** Where workers publish KV events and router replicas share their state. */
   events: () => EventPlane;
+  /** While the event plane is down, KV event sinks predict from their own decisions. */
+  planes?: EventPlaneStatus;
   logger: Logger;
   /** `--router-replica-sync`. */
   replicaSync: boolean;
@@ -78,7 +83,21 @@ export class PolicyWiring {
       (err) => logger.warn({ err: err.message }, 'undecodable KV event'),
     );
     subscription.catch((err: Error) => logger.error({ model, err: err.message }, 'cannot subscribe to KV events'));
-    return subscription;
+    const stopFollowing = this.followEventPlane(kv);
+    return subscription.then((stop) => () => {
+      stopFollowing();
+      stop();
+    });
+  }
+
+  /** The sink predicts while the event plane is down and goes back to events when it returns. */
+  private followEventPlane(kv: KvEventSink): () => void {
+    const planes = this.deps.planes;
+    if (!planes) return () => undefined;
+    kv.setEventsFlowing(planes.isUp('events'));
+    return planes.subscribe(({ plane, up }) => {
+      if (plane === 'events') kv.setEventsFlowing(up);
+    });
   }
 
   /** With --router-replica-sync, the policy's active sequences are shared with the other replicas. */

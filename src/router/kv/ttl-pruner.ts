@@ -87,6 +87,21 @@ export class TtlPruner implements PredictionPruner {
     return out;
   }
 
+  /** The worker rank `key` reported these blocks itself (an event): they are no longer predictions to expire. */
+  confirm(key: bigint, seqHashes: readonly bigint[]): void {
+    const byKey = this.timers.get(key);
+    if (!byKey) return;
+    for (const hash of seqHashes) if (byKey.delete(blockKey(hash))) this.count--;
+  }
+
+  /** The worker rank `key` cleared its cache: nothing predicted of it remains. */
+  forgetKey(key: bigint): void {
+    const byKey = this.timers.get(key);
+    if (!byKey) return;
+    this.count -= byKey.size;
+    this.timers.delete(key);
+  }
+
   /** Forgets a worker, every dp rank of it (keys of worker-rank.ts). */
   removeWorker(worker: bigint): void {
     this.count -= deleteWorkerRanks(this.timers, worker);

@@ -20,6 +20,11 @@ export interface KvEventSink {
   tieredMatches(localHashes: readonly bigint[], deviceOnly: boolean): TieredMatches;
   /** Another router's decision, in approximate mode; false when events are applied instead. */
   recordRoutingDecision(worker: bigint, localHashes: readonly bigint[], seqHashes: readonly bigint[]): boolean;
+  /**
+   * The event plane is down (`false`) or back (`true`). While it is down the sink predicts what its
+   * own decisions cached, as approximate mode does, instead of going blind to new prompts.
+   */
+  setEventsFlowing(flowing: boolean): void;
 }
 
 /** A policy that tracks its requests' active sequences: it may share them with the other router replicas. */

@@ -130,6 +130,13 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   private readonly predicted: PredictedBlocks | null;
   /** Predict-on-route beside KV events: decisions predicted in a side indexer for a TTL. */
   private readonly side: PredictedBlocks | null;
+  /** Events are applied but the event plane is down: predictions stand in for them meanwhile. */
+  private interrupted = false;
+  /**
+   * What was predicted into the event-fed indexer while events were interrupted: expired after the
+   * TTL unless the worker reports it (its events settle it) once they flow again.
+   */
+  private interim: { blocks: PredictedBlocks; pruner: TtlPruner } | null = null;
   private readonly pending = new WeakMap<PreprocessedRequest, Analysis>();
   /** The dp rank chosen for a request on a worker that advertises ranks, sent with it. */
   private readonly chosenRanks = new WeakMap<PreprocessedRequest, number>();
@@ -248,12 +255,28 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   applyKvEvent(workerId: bigint, event: KvCacheEvent, tier: StorageTier = 'device'): void {
     if (!this.appliesEvents) return;
     if (tier === 'device') {
+      if (this.interim) this.settlePredictions(this.interim.pruner, rankKey(workerId, event.dp_rank), event);
       this.indexer.applyEvent(workerId, event);
     } else if (tier !== 'external') {
       let ix = this.lowerTiers.get(tier);
       if (!ix) this.lowerTiers.set(tier, (ix = new KvIndexer()));
       ix.applyEvent(workerId, event);
     }
+  }
+
+  setEventsFlowing(flowing: boolean): void {
+    if (!this.appliesEvents) return;
+    this.interrupted = !flowing;
+    if (flowing || this.interim) return;
+    const pruner = new TtlPruner(this.options.ttlSecs * 1000, undefined, undefined, this.options.now);
+    this.interim = { blocks: new PredictedBlocks(this.indexer, pruner), pruner };
+  }
+
+  /** Predictions made while events were interrupted give way to what the worker reports. */
+  private settlePredictions(pruner: TtlPruner, key: bigint, event: KvCacheEvent): void {
+    const data = event.data;
+    if (data === 'cleared') pruner.forgetKey(key);
+    else if ('stored' in data) pruner.confirm(key, data.stored.blocks.map((b) => b.block_hash));
   }
 
   /** Every tier's cached blocks as single-block store events (the router snapshot's content). */
@@ -379,7 +402,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     this.pending.delete(request);
     const key = this.keyOf(instance, request);
     this.fetched.delete(request);
-    for (const predictions of [this.predicted, this.side]) {
+    for (const predictions of [this.predicted, this.side, this.interrupted ? this.interim?.blocks : null]) {
       predictions?.predict(key, a.localHashes, a.seqHashes ?? computeSequenceHashes(a.localHashes));
     }
     const o = this.options;
@@ -436,6 +459,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
       this.sequences.removeWorker(w);
       this.predicted?.removeWorker(w, false);
       this.side?.removeWorker(w, true);
+      this.interim?.blocks.removeWorker(w, false);
     }
     this.knownWorkers = live;
     this.liveInstances = instances;
@@ -520,6 +544,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   private pruneExpired(): void {
     this.predicted?.prune();
     this.side?.prune();
+    this.interim?.blocks.prune();
   }
 }
 

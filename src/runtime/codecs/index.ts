@@ -7,6 +7,8 @@ export {
   encodeAck,
   AckDecoder,
   isRejectionAck,
+  PING_HEADER,
+  PING_PATH,
   DEFAULT_TCP_MAX_MESSAGE_SIZE,
   type RequestFrame,
 } from './tcp-frame.js';

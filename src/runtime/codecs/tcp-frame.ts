@@ -11,6 +11,14 @@ export interface RequestFrame {
   payload: Buffer;
 }
 
+/**
+ * A ping: a frame with this header (and no payload) asks only for an ack, which proves the worker
+ * process reads its request plane. dynamo-ts workers ack it as accepted and do nothing else; any
+ * other answer (upstream's rejection of the unknown path `PING_PATH`) proves the same.
+ */
+export const PING_HEADER = 'x-dynamo-ping';
+export const PING_PATH = '_ping';
+
 /** Upstream's default `DYN_TCP_MAX_MESSAGE_SIZE`: 32 MiB. */
 export const DEFAULT_TCP_MAX_MESSAGE_SIZE = 32 * 1024 * 1024;
 

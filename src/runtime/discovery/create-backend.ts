@@ -1,5 +1,6 @@
 import type { DiscoveryBackendName } from '../../protocols/index.js';
 import type { PartTable } from '../part-table.js';
+import type { PlaneStatus } from '../plane-status.js';
 import type { DiscoveryBackend, DiscoveryLogger } from './backend.js';
 
 export type { DiscoveryBackendName };
@@ -16,6 +17,8 @@ export interface DiscoveryBackendOptions {
   /** kubernetes: `KUBECONFIG`; unset: ~/.kube/config, else the in-cluster service account. */
   kubeconfig?: string;
   logger?: DiscoveryLogger;
+  /** Where a backend with a server (etcd) reports losing and regaining it. */
+  planes?: PlaneStatus;
 }
 
 /**
@@ -45,7 +48,12 @@ export const DISCOVERY_BACKENDS: PartTable<DiscoveryBackendName, DiscoveryBacken
   },
   etcd: async () => {
     const { EtcdDiscoveryBackend } = await import('./etcd-backend.js');
-    return (opts) => new EtcdDiscoveryBackend({ endpoints: opts.etcdEndpoints, leaseTtlSecs: opts.leaseTtlSecs });
+    return (opts) =>
+      new EtcdDiscoveryBackend({
+        endpoints: opts.etcdEndpoints,
+        leaseTtlSecs: opts.leaseTtlSecs,
+        connection: opts.planes?.connection('discovery', `etcd at ${opts.etcdEndpoints.join(',')}`),
+      });
   },
   kubernetes: async () => {
     const { KubeDiscoveryBackend } = await import('./kube-backend.js');

@@ -3,6 +3,7 @@
 // connections are retried with a 50 ms → 5 s exponential backoff (backoff.ts).
 import { Etcd3, EtcdLeaseInvalidError, type IOptions, type Lease as EtcdLease, type Watcher } from 'etcd3';
 import { ServiceUnreachableError } from '../../protocols/index.js';
+import type { PlaneConnection } from '../plane-status.js';
 import { KeyExistsError, type DiscoveryBackend, type Lease, type StoreEventHandler } from './backend.js';
 import { Backoff, watchBackoff } from './backoff.js';
 import { etcdReason } from './etcd-reason.js';
@@ -24,6 +25,8 @@ export interface EtcdBackendOptions {
   /** `ETCD_ENDPOINTS`: comma-separated URLs. */
   endpoints: string[];
   leaseTtlSecs: number;
+  /** Told when etcd is lost (a keep-alive fails, a watch stream breaks) and when it is back. */
+  connection?: PlaneConnection;
 }
 
 /**
@@ -46,6 +49,7 @@ class EtcdLeaseHandle implements Lease {
     private readonly client: Etcd3,
     private readonly lease: EtcdLease,
     ttlSecs: number,
+    private readonly connection?: PlaneConnection,
   ) {
     this.intervalMs = (ttlSecs * 1000) / 3;
     lease.on('lost', (err: Error) => this.lose(err));
@@ -62,10 +66,15 @@ class EtcdLeaseHandle implements Lease {
     try {
       await this.lease.keepaliveOnce({ deadline: new Date(Date.now() + this.intervalMs) });
       this.backoff.reset();
+      this.connection?.restored();
       this.schedule(this.intervalMs);
     } catch (err) {
-      if (err instanceof EtcdLeaseInvalidError) this.lose(err);
-      else this.schedule(Math.min(this.backoff.next(), this.intervalMs));
+      if (err instanceof EtcdLeaseInvalidError) {
+        this.lose(err);
+        return;
+      }
+      this.connection?.lost(`lease keep-alive failed: ${etcdReason(err as Error)}`);
+      this.schedule(Math.min(this.backoff.next(), this.intervalMs));
     }
   }
 
@@ -128,7 +137,7 @@ export class EtcdDiscoveryBackend implements DiscoveryBackend {
     } catch (err) {
       throw new ServiceUnreachableError('etcd', this.opts.endpoints.join(','), etcdReason(err as Error), ETCD_FIX);
     }
-    return new EtcdLeaseHandle(BigInt(id), this.client, lease, this.opts.leaseTtlSecs);
+    return new EtcdLeaseHandle(BigInt(id), this.client, lease, this.opts.leaseTtlSecs, this.opts.connection);
   }
 
   async watch(prefix: string, handler: StoreEventHandler): Promise<() => void> {
@@ -145,7 +154,10 @@ export class EtcdDiscoveryBackend implements DiscoveryBackend {
     watcher.on('delete', (kv) => view.delete(kv.key.toString('utf8')));
     // The watcher resumes from its last revision on its own; a re-list also covers compaction gaps.
     let disconnected = false;
-    watcher.on('disconnected', () => (disconnected = true));
+    watcher.on('disconnected', (err?: Error) => {
+      disconnected = true;
+      if (this.watchers.has(watcher)) this.opts.connection?.lost(`watch stream broke${err ? `: ${etcdReason(err)}` : ''}`);
+    });
     watcher.on('connected', () => {
       if (!disconnected) return;
       disconnected = false;
@@ -156,7 +168,10 @@ export class EtcdDiscoveryBackend implements DiscoveryBackend {
           .getAll()
           .prefix(prefix)
           .exec()
-          .then((res) => view.resync(res.kvs.map((kv) => [kv.key.toString('utf8'), kv.value.toString('utf8')])))
+          .then((res) => {
+            view.resync(res.kvs.map((kv) => [kv.key.toString('utf8'), kv.value.toString('utf8')]));
+            this.opts.connection?.restored();
+          })
           .catch(() => setTimeout(relist, backoff.next()).unref());
       };
       relist();
@@ -169,8 +184,10 @@ export class EtcdDiscoveryBackend implements DiscoveryBackend {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.watchers].map((w) => w.cancel().catch(() => undefined)));
+    // Forgotten first: a watcher cancelled on purpose is not an outage.
+    const watchers = [...this.watchers];
     this.watchers.clear();
+    await Promise.all(watchers.map((w) => w.cancel().catch(() => undefined)));
     this.client.close();
   }
 }

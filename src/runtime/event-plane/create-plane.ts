@@ -2,6 +2,7 @@ import type { DiscoveryBackendName, EventPlaneName } from '../../protocols/index
 import type { DiscoveryBackend, Lease } from '../discovery/index.js';
 import type { NatsTls } from '../nats-connection.js';
 import type { PartTable } from '../part-table.js';
+import type { PlaneStatus } from '../plane-status.js';
 import type { EventPlane } from './types.js';
 
 export type { EventPlaneName };
@@ -16,6 +17,8 @@ export interface EventPlaneDeps {
   bindHost?: string;
   /** inproc only: planes with the same scope share one subscriber table. */
   memScope?: string;
+  /** zmq: where subscribers report losing and regaining publishers. */
+  planes?: PlaneStatus;
 }
 
 /** Upstream's default when unset: nats with etcd or kubernetes discovery, zmq otherwise. */
@@ -37,7 +40,7 @@ export const EVENT_PLANES: PartTable<EventPlaneName, EventPlaneDeps, EventPlane>
   },
   zmq: async () => {
     const { ZmqEventPlane } = await import('./zmq-plane.js');
-    return (deps) => new ZmqEventPlane({ backend: deps.backend, lease: deps.lease, advertiseHost: deps.advertiseHost, bindHost: deps.bindHost });
+    return (deps) => new ZmqEventPlane({ backend: deps.backend, lease: deps.lease, advertiseHost: deps.advertiseHost, bindHost: deps.bindHost, planes: deps.planes });
   },
   inproc: async () => {
     const { LocalEventPlane } = await import('./local-plane.js');

@@ -13,6 +13,7 @@ import {
   type DiscoveryBackend,
   type Lease,
 } from '../discovery/index.js';
+import type { PlaneStatus } from '../plane-status.js';
 import type { EventPlane } from './types.js';
 
 export interface ZmqEventPlaneOptions {
@@ -23,6 +24,8 @@ export interface ZmqEventPlaneOptions {
   advertiseHost: string;
   /** Where the PUB socket binds; all interfaces when unset. */
   bindHost?: string;
+  /** Where a subscriber reports losing and regaining a publisher it is connected to. */
+  planes?: PlaneStatus;
 }
 
 /** ZMQ binds to addresses, not names: a host name binds all interfaces (it is still what others dial). */
@@ -63,6 +66,13 @@ export class ZmqEventPlane implements EventPlane {
     const socket = new Subscriber();
     socket.subscribe(subject);
     const connected = new Map<string, string>();
+    const publisher = (endpoint: string) => this.opts.planes?.connection('events', `ZMQ event publisher ${endpoint}`);
+    const known = (endpoint: string): boolean => [...connected.values()].includes(endpoint);
+    // ZMQ reconnects by itself; its socket events say when a publisher was lost and when it is back.
+    socket.events.on('disconnect', ({ address }) => {
+      if (known(address)) publisher(address)?.lost('connection closed');
+    });
+    socket.events.on('connect', ({ address }) => publisher(address)?.restored());
     void (async () => {
       for await (const [, payload] of socket) handler(payload!);
     })().catch(() => undefined);
@@ -75,7 +85,9 @@ export class ZmqEventPlane implements EventPlane {
       onDelete: (key) => {
         const endpoint = connected.get(key);
         connected.delete(key);
-        if (endpoint && ![...connected.values()].includes(endpoint)) socket.disconnect(endpoint);
+        if (!endpoint || known(endpoint)) return;
+        socket.disconnect(endpoint);
+        publisher(endpoint)?.gone();
       },
     });
     const stop = (): void => {

@@ -8,7 +8,7 @@ import { CallHomeServer } from './call-home-server.js';
 import { dialable, type DialableTransport } from './dialable.js';
 import { streamLocal } from './local-plane.js';
 import { NatsRequestSender } from './nats-plane.js';
-import { probeInstance } from './probe.js';
+import { probeInstance, type PingSenders } from './probe.js';
 import { TcpRequestSender } from './tcp-sender.js';
 import type { TcpTls } from './tcp-tls.js';
 import type { NatsTls } from '../nats-connection.js';
@@ -30,6 +30,9 @@ export interface RequestClientOptions {
   callHomeTimeoutMs?: number;
 }
 
+/** How long a probe waits for a worker's answer unless told otherwise. */
+const PROBE_TIMEOUT_MS = 2_000;
+
 /** Streams one call over a transport kind, to the address the worker published for it. */
 type Dial = (address: string, target: EndpointInstance, request: unknown, ctx: CallContext) => AsyncIterable<unknown>;
 
@@ -41,15 +44,17 @@ export class MultiTransportClient implements RequestPlaneClient {
     inproc: (name, _target, request, ctx) => streamLocal(name, request, ctx),
     tcp: (address, target, request, ctx) => this.remote(target, request, ctx, (h, p) => this.tcp.send(address, h, p)),
     nats_tcp: (subject, target, request, ctx) => {
-      const nats = (this.nats ??= new NatsRequestSender(this.opts.natsServer, this.opts.natsTls));
+      const nats = this.natsSender();
       return this.remote(target, request, ctx, (h, p) => nats.send(subject, h, p));
     },
   };
+  private readonly pingSenders: PingSenders;
 
   constructor(private readonly opts: RequestClientOptions) {
     const { advertiseHost, bindHost, maxMessageSize, tcpTls } = opts;
     this.callHome = new CallHomeServer({ advertiseHost, bindHost, maxMessageSize, tls: tcpTls });
     this.tcp = new TcpRequestSender(tcpTls);
+    this.pingSenders = { tcp: this.tcp, nats: () => this.natsSender() };
   }
 
   stream(target: EndpointInstance, request: unknown, ctx: CallContext): AsyncIterable<unknown> {
@@ -60,8 +65,12 @@ export class MultiTransportClient implements RequestPlaneClient {
     return this.dials[route.kind](route.address, target, request, ctx);
   }
 
-  probe(target: EndpointInstance): Promise<boolean> {
-    return probeInstance(target, this.opts.natsServer);
+  probe(target: EndpointInstance, timeoutMs = PROBE_TIMEOUT_MS): Promise<boolean> {
+    return probeInstance(target, this.pingSenders, timeoutMs);
+  }
+
+  private natsSender(): NatsRequestSender {
+    return (this.nats ??= new NatsRequestSender(this.opts.natsServer, this.opts.natsTls));
   }
 
   async close(): Promise<void> {

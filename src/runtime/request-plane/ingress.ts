@@ -1,6 +1,6 @@
 // The worker half shared by the TCP and NATS request planes: look up the handler a request names,
 // ack at once, then decode the two-part payload, dial the caller back and stream the response.
-import { PAYLOAD_CODECS, decodeTwoPart, parseRequestControl, stringifyJsonWithU64 } from '../codecs/index.js';
+import { PAYLOAD_CODECS, PING_HEADER, decodeTwoPart, parseRequestControl, stringifyJsonWithU64 } from '../codecs/index.js';
 import { dialCallHome, sendResponseStream } from './call-home-sender.js';
 import { ENGINE_SHUTDOWN } from './engine-shutdown.js';
 import type { TcpTls } from './tcp-tls.js';
@@ -35,10 +35,12 @@ export class Ingress {
 
   /**
    * Returns the ack text ('' = accepted) and, when accepted, starts answering. Older callers name
-   * the bare endpoint; that works when this process serves it for a single instance.
+   * the bare endpoint; that works when this process serves it for a single instance. A ping is
+   * answered by its ack alone.
    */
   accept(path: string, headers: Record<string, string>, payload: Buffer): string {
     if (this.closed) return 'Server unavailable: shutting down';
+    if (headers[PING_HEADER] !== undefined) return '';
     const handler = this.handlers.get(path) ?? this.byBareEndpoint(path);
     if (!handler) return `Server unavailable: no endpoint ${path} here`;
     void this.respond(handler, headers, payload).catch((err: Error) =>

@@ -3,7 +3,7 @@
 // a NATS request whose reply is the ack. Responses still stream back over TCP.
 import { headers as natsHeaders, type Subscription } from '@nats-io/transport-node';
 import { WorkerLostError } from '../../protocols/index.js';
-import { isRejectionAck } from '../codecs/index.js';
+import { isRejectionAck, PING_HEADER } from '../codecs/index.js';
 import type { EndpointId, Transport } from '../discovery/index.js';
 import { instanceIdHex } from '../ids.js';
 import { natsConnection, type NatsTls } from '../nats-connection.js';
@@ -88,5 +88,18 @@ export class NatsRequestSender {
     }
     const text = Buffer.from(reply.data).toString('utf8');
     if (isRejectionAck(text)) throw new WorkerLostError(text);
+  }
+
+  /** True when the worker subscribed to `subject` answers a ping within `timeoutMs` (no responders, a timeout: false). */
+  async ping(subject: string, timeoutMs: number): Promise<boolean> {
+    const h = natsHeaders();
+    h.set(PING_HEADER, '1');
+    try {
+      const nc = await natsConnection(this.server, this.tls);
+      await nc.request(subject, new Uint8Array(0), { timeout: timeoutMs, headers: h });
+      return true;
+    } catch {
+      return false;
+    }
   }
 }

@@ -2,14 +2,17 @@
 // back in frame order.
 import type { Socket } from 'node:net';
 import { OverloadedError, WorkerLostError } from '../../protocols/index.js';
-import { AckDecoder, encodeRequestFrame, isRejectionAck } from '../codecs/index.js';
+import { AckDecoder, encodeRequestFrame, isRejectionAck, PING_HEADER, PING_PATH } from '../codecs/index.js';
 import { splitAddress } from './call-home-sender.js';
 import { dialSocket, type TcpTls } from './tcp-tls.js';
 
+/** A frame waiting for its ack: the ack's text, or the connection's end before it. */
 interface PendingAck {
-  resolve(): void;
-  reject(err: Error): void;
+  acked(text: string): void;
+  lost(err: Error): void;
 }
+
+const PING_FRAME = encodeRequestFrame(PING_PATH, { [PING_HEADER]: '1' }, Buffer.alloc(0));
 
 class WorkerConnection {
   private readonly acks: PendingAck[] = [];
@@ -28,33 +31,58 @@ class WorkerConnection {
     this.ready.catch(() => undefined);
     const decoder = new AckDecoder();
     this.socket.on('data', (chunk: Buffer) => {
-      for (const text of decoder.push(chunk)) {
-        const ack = this.acks.shift();
-        if (!ack) continue;
-        if (!isRejectionAck(text)) ack.resolve();
-        else if (text.startsWith('Server overloaded:')) ack.reject(new OverloadedError(text));
-        else ack.reject(new WorkerLostError(text));
-      }
+      for (const text of decoder.push(chunk)) this.acks.shift()?.acked(text);
     });
     this.socket.on('error', () => undefined);
     this.socket.on('close', () => {
       this.closed = true;
       onClose();
-      for (const ack of this.acks.splice(0)) ack.reject(new WorkerLostError(`connection to worker ${address} closed before it acknowledged the request`));
+      for (const ack of this.acks.splice(0)) ack.lost(new WorkerLostError(`connection to worker ${address} closed before it acknowledged the request`));
     });
   }
 
   async send(frame: Buffer): Promise<void> {
+    await this.opened();
+    return new Promise<void>((resolve, reject) => {
+      this.write(frame, {
+        acked: (text) => {
+          if (!isRejectionAck(text)) resolve();
+          else if (text.startsWith('Server overloaded:')) reject(new OverloadedError(text));
+          else reject(new WorkerLostError(text));
+        },
+        lost: reject,
+      });
+    });
+  }
+
+  /**
+   * True when the worker acks a ping within `timeoutMs`, whatever the ack says. Acks come in frame
+   * order, so a late ack still takes its place in the queue; only the answer is given up on.
+   */
+  async ping(timeoutMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const answered = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+      this.opened().then(
+        () => this.write(PING_FRAME, { acked: () => resolve(true), lost: () => resolve(false) }),
+        () => resolve(false),
+      );
+    });
+    return answered.finally(() => clearTimeout(timer));
+  }
+
+  private async opened(): Promise<void> {
     try {
       await this.ready;
     } catch (err) {
       throw new WorkerLostError(`worker at ${this.address} is unreachable: ${(err as Error).message}`);
     }
     if (this.closed) throw new WorkerLostError(`connection to worker ${this.address} is closed`);
-    return new Promise<void>((resolve, reject) => {
-      this.acks.push({ resolve, reject });
-      this.socket.write(frame);
-    });
+  }
+
+  private write(frame: Buffer, ack: PendingAck): void {
+    this.acks.push(ack);
+    this.socket.write(frame);
   }
 
   close(): void {
@@ -77,15 +105,22 @@ export class TcpRequestSender {
   /** `transport` is `host:port/{instance_id:x}/{endpoint}`; resolves when the worker accepts. */
   send(transport: string, headers: Record<string, string>, payload: Buffer): Promise<void> {
     const { address, path } = splitTcpTransport(transport);
-    let conn = this.connections.get(address);
-    if (!conn || conn.closed) {
-      const fresh = new WorkerConnection(address, () => {
-        if (this.connections.get(address) === fresh) this.connections.delete(address);
-      }, this.tls);
-      this.connections.set(address, fresh);
-      conn = fresh;
-    }
-    return conn.send(encodeRequestFrame(path, { ...headers, 'x-endpoint-path': path }, payload));
+    return this.connection(address).send(encodeRequestFrame(path, { ...headers, 'x-endpoint-path': path }, payload));
+  }
+
+  /** True when the worker behind `transport` acks a ping within `timeoutMs`, on the connection requests take. */
+  ping(transport: string, timeoutMs: number): Promise<boolean> {
+    return this.connection(splitTcpTransport(transport).address).ping(timeoutMs);
+  }
+
+  private connection(address: string): WorkerConnection {
+    const conn = this.connections.get(address);
+    if (conn && !conn.closed) return conn;
+    const fresh = new WorkerConnection(address, () => {
+      if (this.connections.get(address) === fresh) this.connections.delete(address);
+    }, this.tls);
+    this.connections.set(address, fresh);
+    return fresh;
   }
 
   close(): void {

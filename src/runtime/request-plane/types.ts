@@ -40,8 +40,8 @@ export interface CallContext {
 /** Frontend side: sends a request to one discovered instance and streams back its items. */
 export interface RequestPlaneClient {
   stream(target: EndpointInstance, request: unknown, ctx: CallContext): AsyncIterable<unknown>;
-  /** True when the instance is reachable again (a cheap connect to its transport). */
-  probe(target: EndpointInstance): Promise<boolean>;
+  /** True when the instance's process answers a ping over its transport within `timeoutMs` (default 2 s). */
+  probe(target: EndpointInstance, timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
 }
 

@@ -150,3 +150,32 @@ test('eviction takes the least recently released block, through revivals and re-
     assert.deepEqual(kv.inactiveBlocks(), lru, `run ${run}: cached blocks in release order`);
   }
 });
+
+test('announce: a router that missed every event rebuilds exactly the cache from the announcement', async () => {
+  const { KvIndexer } = await import('../../../src/router/kv/index.js');
+  let kv: KvBlockManager;
+  const live = new KvIndexer();
+  let sink = (data: KvCacheEventData): void => void live.applyEvent(7n, { event_id: 0, dp_rank: 0, data });
+  kv = new KvBlockManager(12, (data) => sink(data));
+  // Two sequences sharing a prefix, one branching, evictions and a destroyed block along the way.
+  const seq = (...ids: number[]): void => {
+    assert.ok(kv.use(full(...ids), full(...ids.map((i) => i + 1000)), null));
+    kv.deref(full(...ids));
+  };
+  seq(1, 2, 3, 4);
+  seq(1, 2, 5, 6);
+  seq(1, 2, 5, 7);
+  seq(20, 21, 22);
+  seq(30, 31, 32, 33);
+  kv.use(full(40), full(1040), null);
+  kv.destroy(full(40));
+  const reported = (ix: InstanceType<typeof KvIndexer>): string[] =>
+    ix.dumpEvents().map((e) => JSON.stringify(e.event.data, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))).sort();
+
+  const missed = new KvIndexer();
+  missed.applyEvent(7n, { event_id: 0, dp_rank: 0, data: { stored: { parent_hash: null, blocks: [{ block_hash: 999n, tokens_hash: 999n, mm_extra_info: null }] } } });
+  sink = (data) => void missed.applyEvent(7n, { event_id: 0, dp_rank: 0, data });
+  kv.announce();
+  assert.deepEqual(reported(missed), reported(live), 'the stale block is cleared and every cached block is back');
+  assert.ok(reported(live).length > 0);
+});

@@ -72,6 +72,33 @@ test('approximate mode predicts the routed blocks and forgets them after the TTL
   assert.deepEqual(policy.indexer.findMatches(local), []);
 });
 
+test('events interrupted: the kv policy predicts what it routes; events back: reported blocks stay, a clear drops the predictions', async () => {
+  let now = 0;
+  const policy = new KvRouterPolicy({ blockSize: 4, ttlSecs: 0.2, now: () => now });
+  const router = new PushRouter('m', policy);
+  router.setInstances(instances(1, 2));
+  const first = [1, 2, 3, 4, 5, 6, 7, 8];
+  const second = [9, 9, 9, 9, 8, 8, 8, 8];
+  const matches = (tokens: number[]) => policy.indexer.findMatches(computeLocalBlockHashes(tokens, 4)).map((m) => [m.workerId, m.blocks]);
+  // With events flowing, nothing is predicted: the worker's events say what it holds.
+  await drain(router.generate(request(first), ctx('a')));
+  assert.deepEqual(matches(first), []);
+  policy.setEventsFlowing(false);
+  await drain(router.generate(request(first), ctx('b')));
+  const chosen = policy.lastDecision!.workerId;
+  assert.deepEqual(matches(first), [[chosen, 2]], 'cache awareness kept while events are down');
+  await drain(router.generate(request(second), ctx('c')));
+  const other = policy.lastDecision!.workerId;
+  policy.setEventsFlowing(true);
+  // Back: the worker that got `first` reports it; the other clears its cache.
+  policy.applyKvEvent(chosen, storeEvent(first, 4));
+  policy.applyKvEvent(other === chosen ? 3n : other, { event_id: 0, dp_rank: 0, data: 'cleared' });
+  now = 250;
+  router.pick(request([7, 7, 7, 7]));
+  assert.deepEqual(matches(first), [[chosen, 2]], 'a reported block does not expire as a prediction');
+  if (other !== chosen) assert.deepEqual(matches(second), [], 'a cleared worker holds nothing predicted');
+});
+
 test('removed instances leave the kv indexer', () => {
   const policy = new KvRouterPolicy({ blockSize: 4 });
   const router = new PushRouter('m', policy);

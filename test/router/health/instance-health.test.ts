@@ -2,9 +2,9 @@
 // they come back on re-registration or a successful probe.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ROUTER_MODES, WorkerLostError, type EngineClient, type LLMEngineOutput, type PreprocessedRequest, type RouterMode } from '../../src/protocols/index.js';
-import { computeLocalBlockHashes, computeSequenceHashes } from '../../src/router/kv/index.js';
-import { createRouterPolicy, InstanceHealth, KvRouterPolicy, LoadTracker, PushRouter, type HealthChange, type WorkerInstance } from '../../src/router/index.js';
+import { ROUTER_MODES, WorkerLostError, type EngineClient, type LLMEngineOutput, type PreprocessedRequest, type RouterMode } from '../../../src/protocols/index.js';
+import { computeLocalBlockHashes, computeSequenceHashes } from '../../../src/router/kv/index.js';
+import { createRouterPolicy, InstanceHealth, KvRouterPolicy, LoadTracker, PushRouter, type HealthChange, type WorkerInstance } from '../../../src/router/index.js';
 
 function request(tokens: number[] = [1, 2, 3, 4, 5, 6, 7, 8]): PreprocessedRequest {
   return { model: 'm', token_ids: tokens, stop_conditions: {}, sampling_options: {}, output_options: {}, eos_token_ids: [], routing: null };

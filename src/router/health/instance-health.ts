@@ -1,10 +1,11 @@
 // Which worker instances are down: one record per frontend process, shared by every router, so an
 // instance lost by one request leaves routing for all of them at once (reference/operate-faults.md
 // §2.4). An instance comes back when discovery shows it registered again (`markUp`) or when a probe
-// of its transport succeeds; probes run after a backoff that doubles while they keep failing.
+// succeeds: a ping the worker process answers over its request plane. Probes run after a backoff
+// that doubles while they keep failing.
 
-/** A cheap check that an instance is reachable again (a connect to its transport); false or a throw: still down. */
-export type InstanceProbe = (id: bigint) => Promise<boolean>;
+/** Does the instance answer a ping within `timeoutMs`? false or a throw: no. */
+export type InstanceProbe = (id: bigint, timeoutMs?: number) => Promise<boolean>;
 
 export interface InstanceHealthOptions {
   /** Without a probe an instance stays down until discovery registers it again. */
@@ -15,14 +16,18 @@ export interface InstanceHealthOptions {
   maxProbeBackoffMs?: number;
 }
 
-export type HealthChange = { id: bigint; down: boolean; reason: string };
+/** A change of one instance; `downMs`, when it comes back, is how long it was down. */
+export type HealthChange = { id: bigint; down: boolean; reason: string; downMs?: number };
 
 const DEFAULT_PROBE_BACKOFF_MS = 1_000;
-const DEFAULT_MAX_PROBE_BACKOFF_MS = 30_000;
+/** A probe is one small frame: a worker that answers again is back within 5 s. */
+const DEFAULT_MAX_PROBE_BACKOFF_MS = 5_000;
 
 interface DownRecord {
   timer: NodeJS.Timeout | null;
   backoffMs: number;
+  /** performance.now() when it went down. */
+  since: number;
 }
 
 export class InstanceHealth {
@@ -41,10 +46,15 @@ export class InstanceHealth {
     return this.down.has(id);
   }
 
+  /** The instances down now. */
+  downIds(): bigint[] {
+    return [...this.down.keys()];
+  }
+
   /** The instance failed a request as lost: it leaves routing until it registers again or a probe succeeds. */
   markDown(id: bigint, reason: string): void {
     if (this.down.has(id)) return;
-    const record: DownRecord = { timer: null, backoffMs: this.opts.probeBackoffMs ?? DEFAULT_PROBE_BACKOFF_MS };
+    const record: DownRecord = { timer: null, backoffMs: this.opts.probeBackoffMs ?? DEFAULT_PROBE_BACKOFF_MS, since: performance.now() };
     this.down.set(id, record);
     this.scheduleProbe(id, record);
     this.emit({ id, down: true, reason });
@@ -52,13 +62,20 @@ export class InstanceHealth {
 
   /** The instance is back (registered again, or its probe succeeded). */
   markUp(id: bigint, reason: string): void {
+    const record = this.down.get(id);
     if (!this.clear(id)) return;
-    this.emit({ id, down: false, reason });
+    this.emit({ id, down: false, reason, downMs: performance.now() - record!.since });
   }
 
   /** The instance left discovery: nothing more to probe or report. */
   forget(id: bigint): void {
     if (this.clear(id)) this.changes++;
+  }
+
+  /** Does the instance answer a ping now? Without a probe nothing can answer. */
+  ping(id: bigint, timeoutMs: number): Promise<boolean> {
+    const probe = this.opts.probe;
+    return probe ? probe(id, timeoutMs).catch(() => false) : Promise.resolve(false);
   }
 
   /** Told of every change; returns the function that stops it. */
