@@ -71,7 +71,7 @@ interface BaseSpec<V> {
   readonly envAliases?: readonly string[];
   /**
    * A former name of the env var that is no longer read. Setting it would silently do nothing, so
-   * the feature using the option refuses to start while it is set (`retiredEnvSet`).
+   * the feature using the option refuses to start while it is set (e.g. `ais-perf-config.ts`).
    */
   readonly retiredEnv?: string;
   readonly group: Group;
