@@ -6,9 +6,10 @@ import { defaultFor, metavarOf, type OptionSpec, type OptionValue, type Subcomma
 export function usageForms(spec: OptionSpec): string {
   if (spec.flag === undefined) return `${spec.env}=${metavarOf(spec)}`;
   const short = spec.short === undefined ? '' : `-${spec.short}, `;
-  if (spec.type === 'bool') return `${short}--${spec.flag}, --no-${spec.flag}`;
+  const aliases = (spec.flagAliases ?? []).map((alias) => (spec.type === 'bool' ? `, --${alias}, --no-${alias}` : `, --${alias}`)).join('');
+  if (spec.type === 'bool') return `${short}--${spec.flag}, --no-${spec.flag}${aliases}`;
   const repeat = spec.type === 'list' ? ' (repeatable)' : '';
-  return `${short}--${spec.flag} ${metavarOf(spec)}${repeat}`;
+  return `${short}--${spec.flag}${aliases} ${metavarOf(spec)}${repeat}`;
 }
 
 export function formatValue(value: OptionValue): string {
@@ -39,5 +40,6 @@ export function statusNote(spec: OptionSpec): string {
 
 export function envNote(spec: OptionSpec): string {
   const aliases = spec.envAliases?.length ? ` (also ${spec.envAliases.join(', ')})` : '';
-  return spec.envIsLocal === true ? `${spec.env} (dynamo-ts only)` : `${spec.env}${aliases}`;
+  const retired = spec.retiredEnv === undefined ? '' : ` (${spec.retiredEnv} retired)`;
+  return spec.envIsLocal === true ? `${spec.env} (dynamo-ts only)` : `${spec.env}${aliases}${retired}`;
 }

@@ -9,3 +9,4 @@ export { serializeConfig, writeConfigDump } from './dump.js';
 export { renderCommandHelp, renderTopHelp } from './help.js';
 export { renderConfigurationDocs } from './render-docs.js';
 export { packageVersion, versionText } from './version.js';
+export { aisPerfModel, missingAisIdentityFlags, type AisPerfModel } from './ais-perf-config.js';

@@ -33,7 +33,7 @@ export const GROUPS = [
   'Security',
   'HTTP Endpoint Paths',
   'Router',
-  'AIC Prefill Load Model',
+  'AISimulate Perf Model',
   'Fault Tolerance',
   'Model Discovery',
   'Infrastructure',
@@ -54,6 +54,11 @@ interface BaseSpec<V> {
   readonly key: string;
   /** Long flag without the leading dashes; absent for environment-only options. */
   readonly flag?: string;
+  /**
+   * Other long spellings of the flag (e.g. the legacy name of a renamed flag). Any one spelling
+   * may be used, but not two of them together: that is refused, since which one wins is a guess.
+   */
+  readonly flagAliases?: readonly string[];
   /** Single-letter alias without the dash. */
   readonly short?: string;
   readonly env: string;
@@ -64,6 +69,11 @@ interface BaseSpec<V> {
    * and users copy (upstream's table adds `_ENV` to the path variables).
    */
   readonly envAliases?: readonly string[];
+  /**
+   * A former name of the env var that is no longer read. Setting it would silently do nothing, so
+   * the feature using the option refuses to start while it is set (e.g. `ais-perf-config.ts`).
+   */
+  readonly retiredEnv?: string;
   readonly group: Group;
   readonly scope: Scope;
   readonly help: string;
@@ -124,6 +134,8 @@ export interface EnumSpec extends BaseSpec<string> {
   readonly choices: Readonly<Record<string, boolean>>;
   /** Values upstream once accepted and has since removed, each with the reason given when one is used. */
   readonly removed?: Readonly<Record<string, string>>;
+  /** Legacy spellings of a choice, each read as the choice it names (e.g. `aic` for `ais`). */
+  readonly choiceAliases?: Readonly<Record<string, string>>;
 }
 
 export interface ListSpec extends BaseSpec<readonly string[]> {

@@ -46,6 +46,7 @@ export function parseValue(spec: OptionSpec, raw: string, origin: string): Optio
       if (spec.removed !== undefined && Object.hasOwn(spec.removed, raw)) {
         throw new ConfigError(`${origin} ${raw} is no longer available: ${spec.removed[raw]}`);
       }
+      if (spec.choiceAliases !== undefined && Object.hasOwn(spec.choiceAliases, raw)) return spec.choiceAliases[raw];
       return Object.hasOwn(spec.choices, raw) ? raw : fail();
     case 'list':
       return splitListEnv(raw);

@@ -13,14 +13,18 @@ export interface CliSetting {
 interface FlagHit {
   readonly spec: OptionSpec;
   readonly negated: boolean;
+  /** Which long spelling of the flag (its name or one of its aliases) was written. */
+  readonly spelling: string;
 }
 
 const byLongName = new Map<string, FlagHit>();
 const byShortName = new Map<string, OptionSpec>();
 for (const spec of OPTIONS) {
   if (spec.flag === undefined) continue;
-  byLongName.set(spec.flag, { spec, negated: false });
-  if (spec.type === 'bool') byLongName.set(`no-${spec.flag}`, { spec, negated: true });
+  for (const spelling of [spec.flag, ...(spec.flagAliases ?? [])]) {
+    byLongName.set(spelling, { spec, negated: false, spelling });
+    if (spec.type === 'bool') byLongName.set(`no-${spelling}`, { spec, negated: true, spelling });
+  }
   if (spec.short !== undefined) byShortName.set(spec.short, spec);
 }
 
@@ -35,6 +39,7 @@ function isOptionToken(token: string): boolean {
  */
 export function scanArgs(command: Subcommand, args: readonly string[]): Map<OptionSpec, CliSetting> {
   const settings = new Map<OptionSpec, CliSetting>();
+  const spellings = new Map<OptionSpec, string>();
   for (let i = 0; i < args.length; i++) {
     const token = args[i]!;
     if (!isOptionToken(token)) throw new ConfigError(`unexpected argument '${token}' for 'dynamo-ts ${command}'`);
@@ -52,6 +57,7 @@ export function scanArgs(command: Subcommand, args: readonly string[]): Map<Opti
       const where = SCOPE_COMMANDS[spec.scope].map((c) => `'dynamo-ts ${c}'`).join(' and ');
       throw new ConfigError(`${name} is a '${spec.scope}' option; it applies to ${where}, not 'dynamo-ts ${command}'`);
     }
+    noMixedSpellings(spellings, hit);
     if (spec.type === 'bool') {
       settings.set(spec, boolSetting(spec, name, negated, inline));
       continue;
@@ -79,7 +85,16 @@ export function scanArgs(command: Subcommand, args: readonly string[]): Map<Opti
 function lookup(name: string): FlagHit | undefined {
   if (name.startsWith('--')) return byLongName.get(name.slice(2));
   const spec = byShortName.get(name.slice(1));
-  return spec === undefined ? undefined : { spec, negated: false };
+  return spec === undefined ? undefined : { spec, negated: false, spelling: spec.flag! };
+}
+
+/** One option written under two of its long spellings (e.g. a renamed flag and its legacy name) is refused. */
+function noMixedSpellings(spellings: Map<OptionSpec, string>, { spec, spelling }: FlagHit): void {
+  const earlier = spellings.get(spec);
+  if (earlier !== undefined && earlier !== spelling) {
+    throw new ConfigError(`--${earlier} and --${spelling}: new and legacy spellings cannot be combined`);
+  }
+  spellings.set(spec, spelling);
 }
 
 function boolSetting(spec: OptionSpec, name: string, negated: boolean, inline: string | undefined): CliSetting {

@@ -23,14 +23,14 @@ test('none is the static load: no predictor', () => {
 });
 
 test('aic names every missing requirement, comma-joined, as upstream', () => {
-  fails(['--router-prefill-load-model', 'aic'], /^--router-prefill-load-model=aic requires --router-mode kv, --aic-backend, --aic-system, --aic-model-path$/);
+  fails(['--router-prefill-load-model', 'aic'], /^--router-prefill-load-model=ais requires --router-mode kv, --ais-backend, --ais-system, --ais-model-path$/);
   fails([...AIC, '--no-router-track-prefill-tokens'], /requires --router-track-prefill-tokens$/);
   fails([...AIC, '--dyn-chat-processor', 'vllm'], /requires --dyn-chat-processor dynamo$/);
   assert.ok(prefillPredictor(config(['--load-aware', ...AIC.slice(2)])), '--load-aware implies kv');
 });
 
 test('the MoE rule tp × attention-dp == moe-tp × moe-ep is checked with the numbers', () => {
-  fails([...AIC, '--aic-tp-size', '2', '--aic-moe-ep-size', '4'], /\(2 × 1 = 2\) must equal --aic-moe-tp-size × --aic-moe-ep-size \(1 × 4 = 4\)/);
+  fails([...AIC, '--aic-tp-size', '2', '--aic-moe-ep-size', '4'], /\(2 × 1 = 2\) must equal --ais-moe-tp-size × --ais-moe-ep-size \(1 × 4 = 4\)/);
   fails([...AIC, '--aic-attention-dp-size', '2'], /must equal/);
   assert.ok(prefillPredictor(config([...AIC, '--aic-tp-size', '2', '--aic-attention-dp-size', '4', '--aic-moe-tp-size', '1', '--aic-moe-ep-size', '8'])));
   assert.ok(prefillPredictor(config([...AIC, '--aic-tp-size', '8', '--aic-moe-tp-size', '8', '--aic-moe-ep-size', '1', '--aic-attention-dp-size', '1'])), 'Kimi-style TP-only MoE');
@@ -45,7 +45,7 @@ test('the analytic predictor is the mocker\'s prefill time over the tensor-paral
 });
 
 test('serve refuses to start with incomplete aic settings, and serves with complete ones', async () => {
-  await assert.rejects(serveInProcess(['--router-mode', 'kv', '--router-prefill-load-model', 'aic']), /--router-prefill-load-model=aic requires --aic-backend/);
+  await assert.rejects(serveInProcess(['--router-mode', 'kv', '--router-prefill-load-model', 'aic']), /--router-prefill-load-model=ais requires --ais-backend/);
   const { service, baseUrl } = await serveInProcess([...AIC, '--speedup-ratio', '50']);
   try {
     const res = await fetch(`${baseUrl}/v1/completions`, {

@@ -3,6 +3,10 @@ import { allBuilt, type OptionSpec } from '../option-spec.js';
 
 /** Where upstream moves the settings it deprecates for removal in v1.7. */
 const POLICY_FILE = '--router-policy-config';
+/** The AISimulate perf model settings (`--router-prefill-load-model ais`); the legacy `aic` spellings are aliases. */
+const AIS = { group: 'AISimulate Perf Model', scope: 'frontend', built: true } as const;
+const RECORDED = 'recorded; the analytic predictor does not vary with it';
+const MOE_RULE = 'with any MoE size, tp × attention-dp must equal moe-tp × moe-ep';
 const DEFAULT_PARAMETER = (name: string) => `${name} in the parameters of a dynamo-default-cost-fn worker_selection instance in ${POLICY_FILE}`;
 
 export const routerOptions = [
@@ -116,9 +120,9 @@ export const routerOptions = [
   },
   {
     key: 'routerPrefillLoadModel', flag: 'router-prefill-load-model', env: 'DYN_ROUTER_PREFILL_LOAD_MODEL',
-    type: 'enum', choices: { none: true, aic: true },
+    type: 'enum', choices: { none: true, ais: true }, choiceAliases: { aic: 'ais' },
     group: 'Router', scope: 'frontend', built: true, default: 'none',
-    help: "Prompt-side load model: none (static) or aic (each worker's oldest active prefill drains over its predicted duration; needs --router-mode kv and the --aic-backend/--aic-system/--aic-model-path settings). NVIDIA's AIC database is not available in dynamo-ts: the prediction comes from an analytic model (the mocker's prefill timing divided by --aic-tp-size) behind an interface a database-backed predictor can implement",
+    help: "Prompt-side load model: none (static) or ais (each worker's oldest active prefill drains over its predicted duration; needs --router-mode kv and the AISimulate perf model: --ais-backend/--ais-system/--ais-model-path or --ais-perf-config; aic, the legacy name, is read as ais). NVIDIA's AISimulate database is not available in dynamo-ts: the prediction comes from an analytic model (the mocker's prefill timing divided by the tp size) behind an interface a database-backed predictor can implement",
   },
   {
     key: 'routerEventThreads', flag: 'router-event-threads', env: 'DYN_ROUTER_EVENT_THREADS',
@@ -205,43 +209,64 @@ export const routerOptions = [
     help: 'Experimental: query the KV indexer another router serves with --serve-indexer on the workers\' component instead of keeping a local one',
   },
   {
-    key: 'aicBackend', flag: 'aic-backend', env: 'DYN_AIC_BACKEND', type: 'string',
-    group: 'AIC Prefill Load Model', scope: 'frontend', built: true,
-    help: 'Backend family modelled by AIC, e.g. vllm or sglang (required with --router-prefill-load-model aic; recorded, the analytic predictor does not vary with it)',
+    key: 'aisPerfConfig', flag: 'ais-perf-config', env: 'DYN_AIS_PERF_CONFIG', type: 'string', metavar: '<json|file>',
+    ...AIS,
+    help: 'The complete AISimulate perf model config (backend, system, model and worker_type required; tp, moe_tp_size, moe_ep_size, attention_dp, nextn and backend_version optional) as a JSON object or the path of a JSON/YAML file; read when --router-prefill-load-model ais needs it; cannot be combined with the flat --ais-* identity flags, which stand for a config with worker_type aggregated',
   },
   {
-    key: 'aicSystem', flag: 'aic-system', env: 'DYN_AIC_SYSTEM', type: 'string',
-    group: 'AIC Prefill Load Model', scope: 'frontend', built: true,
-    help: 'AIC hardware/system identifier, e.g. h200_sxm (required with --router-prefill-load-model aic; recorded, the analytic predictor does not vary with it)',
+    key: 'aisBackend', flag: 'ais-backend', flagAliases: ['aic-backend'], env: 'DYN_AIS_BACKEND', retiredEnv: 'DYN_AIC_BACKEND', type: 'string',
+    ...AIS,
+    help: `Backend family the perf model describes, e.g. vllm or sglang (config key backend; ${RECORDED})`,
   },
   {
-    key: 'aicModelPath', flag: 'aic-model-path', env: 'DYN_AIC_MODEL_PATH', type: 'string',
-    group: 'AIC Prefill Load Model', scope: 'frontend', built: true,
-    help: 'Model path or identifier used for the AIC performance lookup (required with --router-prefill-load-model aic; recorded, the analytic predictor does not vary with it)',
+    key: 'aisSystem', flag: 'ais-system', flagAliases: ['aic-system'], env: 'DYN_AIS_SYSTEM', retiredEnv: 'DYN_AIC_SYSTEM', type: 'string',
+    ...AIS,
+    help: `Hardware/system identifier, e.g. h200_sxm (config key system; ${RECORDED})`,
   },
   {
-    key: 'aicBackendVersion', flag: 'aic-backend-version', env: 'DYN_AIC_BACKEND_VERSION', type: 'string',
-    group: 'AIC Prefill Load Model', scope: 'frontend', built: true,
-    help: 'Pinned AIC database version (backend default when unset; recorded, the analytic predictor does not vary with it)',
+    key: 'aisBackendVersion', flag: 'ais-backend-version', flagAliases: ['aic-backend-version'], env: 'DYN_AIS_BACKEND_VERSION', retiredEnv: 'DYN_AIC_BACKEND_VERSION', type: 'string',
+    ...AIS,
+    help: `Pinned perf database version, the backend's default when unset (config key backend_version; ${RECORDED})`,
   },
   {
-    key: 'aicTpSize', flag: 'aic-tp-size', env: 'DYN_AIC_TP_SIZE', type: 'int', min: 1,
-    group: 'AIC Prefill Load Model', scope: 'frontend', built: true, default: 1,
-    help: 'Tensor-parallel size modelled by AIC: the analytic predictor divides the prefill time by it',
+    key: 'aisTpSize', flag: 'ais-tp-size', flagAliases: ['aic-tp-size'], env: 'DYN_AIS_TP_SIZE', retiredEnv: 'DYN_AIC_TP_SIZE', type: 'int', min: 1,
+    ...AIS,
+    help: 'Tensor-parallel size (config key tp, 1 when unset): the analytic predictor divides the prefill time by it',
   },
   {
-    key: 'aicMoeTpSize', flag: 'aic-moe-tp-size', env: 'DYN_AIC_MOE_TP_SIZE', type: 'int', min: 1,
-    group: 'AIC Prefill Load Model', scope: 'frontend', built: true,
-    help: 'MoE tensor-parallel size; with any MoE size, tp × attention-dp must equal moe-tp × moe-ep',
+    key: 'aisModelPath', flag: 'ais-model-path', flagAliases: ['aic-model-path'], env: 'DYN_AIS_MODEL_PATH', retiredEnv: 'DYN_AIC_MODEL_PATH', type: 'string',
+    ...AIS,
+    help: `Model path or identifier of the perf lookup (config key model; ${RECORDED})`,
   },
   {
-    key: 'aicMoeEpSize', flag: 'aic-moe-ep-size', env: 'DYN_AIC_MOE_EP_SIZE', type: 'int', min: 1,
-    group: 'AIC Prefill Load Model', scope: 'frontend', built: true,
-    help: 'MoE expert-parallel size; with any MoE size, tp × attention-dp must equal moe-tp × moe-ep',
+    key: 'aisMoeTpSize', flag: 'ais-moe-tp-size', flagAliases: ['aic-moe-tp-size'], env: 'DYN_AIS_MOE_TP_SIZE', retiredEnv: 'DYN_AIC_MOE_TP_SIZE', type: 'int', min: 1,
+    ...AIS,
+    help: `MoE tensor-parallel size (config key moe_tp_size); ${MOE_RULE}`,
   },
   {
-    key: 'aicAttentionDpSize', flag: 'aic-attention-dp-size', env: 'DYN_AIC_ATTENTION_DP_SIZE', type: 'int', min: 1,
-    group: 'AIC Prefill Load Model', scope: 'frontend', built: true,
-    help: 'Attention data-parallel size; with any MoE size, tp × attention-dp must equal moe-tp × moe-ep',
+    key: 'aisMoeEpSize', flag: 'ais-moe-ep-size', flagAliases: ['aic-moe-ep-size'], env: 'DYN_AIS_MOE_EP_SIZE', retiredEnv: 'DYN_AIC_MOE_EP_SIZE', type: 'int', min: 1,
+    ...AIS,
+    help: `MoE expert-parallel size (config key moe_ep_size); ${MOE_RULE}`,
+  },
+  {
+    key: 'aisAttentionDpSize', flag: 'ais-attention-dp-size', flagAliases: ['aic-attention-dp-size'], env: 'DYN_AIS_ATTENTION_DP_SIZE', retiredEnv: 'DYN_AIC_ATTENTION_DP_SIZE', type: 'int', min: 1,
+    ...AIS,
+    help: `Attention data-parallel size (config key attention_dp); ${MOE_RULE}`,
+  },
+  {
+    key: 'aisNextn', flag: 'ais-nextn', flagAliases: ['aic-nextn'], env: 'DYN_AIS_NEXTN', retiredEnv: 'DYN_AIC_NEXTN', type: 'int', min: 0,
+    ...AIS,
+    help: `Speculative (MTP) draft tokens per step (config key nextn; ${RECORDED})`,
+  },
+  {
+    key: 'aisNextnAcceptRates', flag: 'ais-nextn-accept-rates', flagAliases: ['aic-nextn-accept-rates'], env: 'DYN_AIS_NEXTN_ACCEPT_RATES', retiredEnv: 'DYN_AIC_NEXTN_ACCEPT_RATES', type: 'string',
+    pattern: { regex: /^\d*\.?\d+(,\d*\.?\d+)*$/, describe: 'comma-separated numbers' },
+    ...AIS,
+    help: `Comma-separated conditional acceptance rates: entry i is P(draft i accepted | all earlier drafts accepted) (${RECORDED})`,
+  },
+  {
+    key: 'aisMtpSeed', flag: 'ais-mtp-seed', flagAliases: ['aic-mtp-seed'], env: 'DYN_AIS_MTP_SEED', retiredEnv: 'DYN_AIC_MTP_SEED', type: 'int', default: 42,
+    ...AIS,
+    help: `Seed of the simulated draft acceptance (${RECORDED})`,
   },
 ] as const satisfies readonly OptionSpec[];

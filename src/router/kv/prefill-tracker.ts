@@ -1,5 +1,5 @@
 // The prompt-side load of one worker under a prefill duration model (`--router-prefill-load-model
-// aic`, reference/disagg-router.md §3.4). Prefills run one after another, so only the oldest active
+// ais`, reference/disagg-router.md §3.4). Prefills run one after another, so only the oldest active
 // one (the anchor) drains, at the rate its predicted duration gives:
 // - every request modeled: load = Σtokens − anchor_tokens·elapsed/anchor_duration, floored at 0
 //   (past the anchor's own duration the backlog keeps draining at that rate);

@@ -50,7 +50,7 @@ export interface KvRouterOptions extends CostSettings {
   trackOutputBlocks: boolean;
   assumeKvReuse: boolean;
   trackPrefillTokens: boolean;
-  /** `--router-prefill-load-model aic`: predicted prefill durations make prompt-side load drain; null: static load. */
+  /** `--router-prefill-load-model ais`: predicted prefill durations make prompt-side load drain; null: static load. */
   prefillPredictor: PrefillPredictor | null;
   /** Without a policy profile: queue requests while every worker's prefill load exceeds this × max_num_batched_tokens; null: no queue. */
   queueThreshold: number | null;
