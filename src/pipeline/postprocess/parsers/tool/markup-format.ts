@@ -29,6 +29,20 @@ export interface ParameterArgumentsMarkup {
   commaArrays?: boolean;
   /** Values escape `<`, `>`, `&` and quotes as XML entities. */
   xmlEntities?: boolean;
+  /**
+   * Reads the key from the text between `start` and `keyEnd` (quotes stripped by default); an `as`
+   * the markup states (DSML's `string="true"`) decides the value's type instead of the schema.
+   */
+  readKey?: (raw: string) => ParameterKey;
+  /** Whitespace around a value is layout (by default one newline each side is). */
+  trimValues?: boolean;
+}
+
+/** A parameter's name, and the type its markup states for the value, if it does. */
+export interface ParameterKey {
+  key: string;
+  /** `text`: the value as written; `json`: the JSON it spells, else the text. */
+  as?: 'text' | 'json';
 }
 
 export interface ToolMarkupFormat {

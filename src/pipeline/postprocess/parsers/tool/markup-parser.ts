@@ -9,8 +9,8 @@ import { JsonValueScanner } from './json-value-scanner.js';
 import { firstMarker, partialMarkerLength } from '../marker-scan.js';
 import type { ToolCallParser, ToolCallParserOptions, ToolParseItem, ToolSpec } from './parser.js';
 import { HeldToolParser } from './held-parser.js';
-import type { ParameterArgumentsMarkup, ToolMarkupFormat } from './markup-format.js';
-import { parameterType, typedValue } from './parameter-value.js';
+import type { ParameterArgumentsMarkup, ParameterKey, ToolMarkupFormat } from './markup-format.js';
+import { jsonOr, parameterType, typedValue } from './parameter-value.js';
 
 type State =
   | 'content'
@@ -63,7 +63,7 @@ export class ToolMarkupParser extends HeldToolParser<State> {
     value: () => this.stepValue(),
   };
   private name = '';
-  private key = '';
+  private key: ParameterKey = { key: '' };
   /** The call being read opened without its section (`bareCalls`). */
   private bare = false;
   /** Checks raw JSON arguments as they come, to end them where the object ends. */
@@ -239,7 +239,8 @@ export class ToolMarkupParser extends HeldToolParser<State> {
     const markup = this.parameterMarkup();
     const index = this.held.indexOf(markup.keyEnd);
     if (index < 0) return false;
-    this.key = stripQuotes(this.held.slice(0, index));
+    const raw = this.held.slice(0, index);
+    this.key = markup.readKey?.(raw) ?? { key: stripQuotes(raw) };
     this.held = this.held.slice(index + markup.keyEnd.length);
     this.state = markup.valueStart === undefined ? 'value' : 'valueOpen';
     return true;
@@ -276,10 +277,11 @@ export class ToolMarkupParser extends HeldToolParser<State> {
   /** One `"key":value` piece of the arguments object. */
   private parameter(text: string): void {
     const markup = this.parameterMarkup();
-    const laid = stripLayout(text);
+    const laid = markup.trimValues === true ? text.trim() : stripLayout(text);
     const value = markup.xmlEntities === true ? decodeXmlEntities(laid) : laid;
-    const type = parameterType(this.tools, this.name, this.key);
-    this.items.member(this.key, typedValue(value, type, markup));
+    const { key, as } = this.key;
+    const typed = as === 'text' ? value : as === 'json' ? jsonOr(value, value) : typedValue(value, parameterType(this.tools, this.name, key), markup);
+    this.items.member(key, typed);
   }
 
   private closeParameters(): void {

@@ -19,7 +19,7 @@ export function parameterType(tools: readonly ToolSpec[], name: string, key: str
 }
 
 /** `text` parsed as JSON, or `fallback` when it is not JSON. */
-function jsonOr(text: string, fallback: unknown): unknown {
+export function jsonOr(text: string, fallback: unknown): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -11,6 +11,7 @@ import {
   mistralToolCallParser,
   nemotronDeciToolCallParser,
   phi4ToolCallParser,
+  qwen25ToolCallParser,
 } from './json-formats.js';
 import {
   deepseekV31ToolCallParser,
@@ -18,6 +19,11 @@ import {
   harmonyToolCallParser,
   kimiK2ToolCallParser,
 } from './json-calls.js';
+import { deepseekV32ToolCallParser, deepseekV4ToolCallParser } from './dsml-calls.js';
+import { gemma4ToolCallParser } from './gemma4-calls.js';
+import { kimiK3ToolCallParser } from './kimi-k3-calls.js';
+import { minimaxM3ToolCallParser } from './minimax-m3-calls.js';
+import { museGlimmerToolCallParser } from './muse-glimmer-calls.js';
 import { pythonicToolCallParser } from './pythonic.js';
 import { glm47ToolCallParser, minimaxM2ToolCallParser, qwen3CoderToolCallParser } from './xml-calls.js';
 
@@ -30,11 +36,25 @@ export const TOOL_CALL_PARSERS: Record<ToolCallParserName, ToolCallParserFactory
   harmony: harmonyToolCallParser,
   deepseek_v3: deepseekV3ToolCallParser,
   deepseek_v3_1: deepseekV31ToolCallParser,
+  deepseek_v3_2: deepseekV32ToolCallParser,
+  deepseek_v4: deepseekV4ToolCallParser,
+  'deepseek-v4': deepseekV4ToolCallParser,
+  deepseekv4: deepseekV4ToolCallParser,
   kimi_k2: kimiK2ToolCallParser,
+  kimi_k3: kimiK3ToolCallParser,
+  'kimi-k3': kimiK3ToolCallParser,
   glm47: glm47ToolCallParser,
   minimax_m2: minimaxM2ToolCallParser,
+  minimax_m3: minimaxM3ToolCallParser,
+  'minimax-m3': minimaxM3ToolCallParser,
+  gemma4: gemma4ToolCallParser,
+  'gemma-4': gemma4ToolCallParser,
   jamba: jambaToolCallParser,
   nemotron_deci: nemotronDeciToolCallParser,
+  // Nemotron Nano writes Qwen3-Coder's format.
+  nemotron_nano: qwen3CoderToolCallParser,
+  qwen25: qwen25ToolCallParser,
+  muse_glimmer: museGlimmerToolCallParser,
   phi4: phi4ToolCallParser,
   default: defaultToolCallParser,
 };
