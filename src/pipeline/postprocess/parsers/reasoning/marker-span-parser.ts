@@ -95,7 +95,8 @@ export class MarkerSpanParser extends HeldTextParser {
   private settleLabel(): boolean {
     const label = this.format.spanLabel!;
     const end = firstMarker(this.held, this.spanEnds);
-    const opening = end === null ? this.held : this.held.slice(0, end.index);
+    // Up to the span's end, or but for a tail that may yet be one.
+    const opening = this.held.slice(0, end?.index ?? this.held.length - partialMarkerLength(this.held, this.spanEnds));
     if (opening.startsWith(label)) this.held = this.held.slice(label.length);
     else if (label.startsWith(opening)) {
       if (end === null) return false;

@@ -8,8 +8,11 @@
 //   </｜DSML｜invoke>
 //   </｜DSML｜tool_calls>
 //
-// V3.2 names the block `function_calls`, V4 `tool_calls`; nothing else differs.
+// V3.2 names the block `function_calls`, V4 `tool_calls`; nothing else differs. As upstream, the
+// markup never reaches the text: a block or invoke that is not a call is dropped, and so is an
+// invoke the stream cuts off (each call is released once its invoke closes).
 
+import { closedCallsOnly } from './closed-calls.js';
 import { markupToolParser } from './markup-parser.js';
 import type { ParameterKey } from './markup-format.js';
 import type { ToolCallParserFactory } from './parser.js';
@@ -29,7 +32,7 @@ function dsmlKey(raw: string): ParameterKey {
 
 function dsmlToolCallParser(block: string): ToolCallParserFactory {
   const start = `<｜DSML｜${block}>`;
-  return markupToolParser({
+  return closedCallsOnly(markupToolParser({
     section: { starts: [BLOCK_SEPARATOR + start, start], ends: [`</｜DSML｜${block}>`] },
     // An invoke the model writes without its block is a call too, as upstream recovers it.
     bareCalls: true,
@@ -47,7 +50,8 @@ function dsmlToolCallParser(block: string): ToolCallParserFactory {
       trimValues: true,
     },
     callEnd: '</｜DSML｜invoke>',
-  });
+    dropsMalformed: true,
+  }));
 }
 
 export const deepseekV32ToolCallParser = dsmlToolCallParser('function_calls');

@@ -7,14 +7,15 @@
 //     <|close|>call<|sep|>
 //   <|close|>tools<|sep|><|close|>message<|sep|><|end_of_msg|>
 //
-// As upstream: the response channel (or text outside any channel) is the answer and streams; a call
+// As upstream: the response channel (or text outside any channel, until a response channel closed)
+// is the answer and streams; a call
 // is released once it closes, with the id `tool:index-1`; arguments are typed by their `type`
 // attribute (a `json` body is taken as written); text after the message closes is dropped, and
 // so is other channel markup. A call cut off by the end of the stream is kept only when its last
 // argument closed; a call without a tool name, or with a body that does not read, is dropped.
 // Engines that put spaces between special tokens write `<|open|> tools <|sep|>`: read the same.
 
-import { firstMarker, partialMarkerLength } from '../marker-scan.js';
+import { firstMarker, partialMarkerLength, type MarkerHit } from '../marker-scan.js';
 import { HeldToolParser } from './held-parser.js';
 import type { ToolCallParser, ToolCallParserOptions, ToolParseItem, WholeCall } from './parser.js';
 
@@ -184,6 +185,8 @@ class KimiK3ToolParser extends HeldToolParser<State> {
     },
   };
   private readonly spaced = new SpacedMarkers();
+  /** The response channel closed: text outside it from now on is epilogue, dropped as upstream drops it. */
+  private answered = false;
   /** A bare call (outside a tools section) is being read. */
   private bare = false;
 
@@ -193,7 +196,7 @@ class KimiK3ToolParser extends HeldToolParser<State> {
 
   override finish(): ToolParseItem[] {
     const settled = super.push(this.spaced.finish());
-    if (this.state === 'content' || this.state === 'response') this.items.content(this.held);
+    if ((this.state === 'content' && !this.answered) || this.state === 'response') this.items.content(this.held);
     else if (this.state === 'call') this.recoverCall(this.held);
     this.held = '';
     this.state = 'content';
@@ -202,8 +205,9 @@ class KimiK3ToolParser extends HeldToolParser<State> {
 
   /** Answer text up to the next marker; what the marker does decides the next state. */
   private stepText(markers: readonly string[]): boolean {
-    const hit = this.contentUntil(markers);
+    const hit = this.state === 'content' && this.answered ? this.dropUntil(markers) : this.contentUntil(markers);
     if (hit === null) return false;
+    if (hit.marker === RESPONSE_CLOSE) this.answered = true;
     if (MESSAGE_ENDS.includes(hit.marker)) this.state = 'epilogue';
     else if (hit.marker === RESPONSE_OPEN) this.state = 'response';
     else if (hit.marker === TOOLS_OPEN) this.state = 'tools';
@@ -211,6 +215,13 @@ class KimiK3ToolParser extends HeldToolParser<State> {
     else if (hit.marker === CALL_OPEN) this.openCall(true);
     else if (hit.marker === RESPONSE_CLOSE) this.state = 'content';
     return true;
+  }
+
+  /** Drops the held text up to the first of `markers` and the marker; null when none has come. */
+  private dropUntil(markers: readonly string[]): MarkerHit | null {
+    const hit = firstMarker(this.held, markers);
+    this.held = hit === null ? this.held.slice(this.held.length - partialMarkerLength(this.held, markers)) : this.held.slice(hit.index + hit.marker.length);
+    return hit;
   }
 
   /** `<|open|>message …<|sep|>`: its attributes are dropped. */

@@ -52,6 +52,8 @@ export interface ToolMarkupFormat {
   bareCalls?: boolean;
   /** A call to a function the request's tools do not name is no call but content. */
   knownNamesOnly?: boolean;
+  /** Markup that turns out not to be a call is dropped, not shown as content (DSML never shows its markup). */
+  dropsMalformed?: boolean;
   /** Open a call; its name follows. */
   callStarts: readonly string[];
   /** End the name; not consumed (a name end may also open what follows). */

@@ -23,7 +23,8 @@ type State =
   | 'parameters'
   | 'key'
   | 'valueOpen'
-  | 'value';
+  | 'value'
+  | 'discard';
 
 /** A name no longer than this that has not ended is not a name. */
 const MAX_NAME = 256;
@@ -61,6 +62,7 @@ export class ToolMarkupParser extends HeldToolParser<State> {
     key: () => this.stepKey(),
     valueOpen: () => this.skipTo(this.parameterMarkup().valueStart ?? '', () => (this.state = 'value')),
     value: () => this.stepValue(),
+    discard: () => this.stepDiscard(),
   };
   private name = '';
   private key: ParameterKey = { key: '' };
@@ -93,12 +95,12 @@ export class ToolMarkupParser extends HeldToolParser<State> {
         break;
       case 'section':
         // A section left open after its calls leaves only layout (or a cut marker) behind.
-        if ((this.raw + rest).trim() !== '') this.items.content(this.raw + rest);
+        if ((this.raw + rest).trim() !== '') this.release(this.raw + rest);
         break;
       case 'name':
       case 'opening':
       case 'jsonLead':
-        this.items.content(this.raw + rest);
+        this.release(this.raw + rest);
         break;
       case 'json':
         this.held = rest;
@@ -110,6 +112,7 @@ export class ToolMarkupParser extends HeldToolParser<State> {
         this.closeParameters();
         break;
       case 'closing':
+      case 'discard':
         break;
       case 'parameters':
       case 'key':
@@ -289,12 +292,34 @@ export class ToolMarkupParser extends HeldToolParser<State> {
     this.afterCall();
   }
 
-  /** The block so far was not a call: released as content, and the scan goes on after it. */
+  /**
+   * The block so far was not a call: released as content, and the scan goes on after it; a format
+   * that drops such markup drops the rest of its section too.
+   */
   private malformed(): boolean {
-    this.items.content(this.raw);
+    this.release(this.raw);
     this.raw = '';
+    const inSection = this.format.section !== undefined && !this.bare;
+    this.state = this.format.dropsMalformed === true && inSection ? 'discard' : 'content';
+    return true;
+  }
+
+  /** Drops a broken section up to and including its end marker. */
+  private stepDiscard(): boolean {
+    const ends = this.format.section?.ends ?? [];
+    const hit = firstMarker(this.held, ends);
+    if (hit === null) {
+      this.held = this.held.slice(this.held.length - partialMarkerLength(this.held, ends));
+      return false;
+    }
+    this.held = this.held.slice(hit.index + hit.marker.length);
     this.state = 'content';
     return true;
+  }
+
+  /** Markup that was no call: content, unless the format drops it. */
+  private release(markup: string): void {
+    if (this.format.dropsMalformed !== true) this.items.content(markup);
   }
 
   private consume(length: number): void {
