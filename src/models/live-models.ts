@@ -12,6 +12,7 @@ import {
   buildModelRouter,
   cardDpRanks,
   cardParsers,
+  cardStructuralTag,
   cardPublishesKvEvents,
   cardWorkerTotals,
   isTensorCard,
@@ -93,10 +94,12 @@ class ServedLiveModel implements LiveModel {
     try {
       const card = servedCard(record.cardJson, name, ctx.localModelPath);
       const parsers = cardParsers(record.cardJson, name);
+      const structuralTag = cardStructuralTag(record.cardJson, name);
       const routerLogger = moduleLogger(logger, 'router');
       const remoteIndexer = ctx.useRemoteIndexer ? remoteIndexerOf(record, name, routerLogger, ctx) : undefined;
       model = assembleModel(card, ctx.settings, record, {
         parsers,
+        structuralTag,
         workers: { role: cardWorkerType(record.cardJson), publishKvEvents: cardPublishesKvEvents(record.cardJson) },
         deps: { logger: routerLogger, health: ctx.health, remoteIndexer },
         pool: ctx.pool,

@@ -8,10 +8,9 @@
 //   <|close|>tools<|sep|><|close|>message<|sep|><|end_of_msg|>
 //
 // As upstream: the response channel (or text outside any channel, until a response channel closed)
-// is the answer and streams; a call
-// is released once it closes, with the id `tool:index-1`; arguments are typed by their `type`
-// attribute (a `json` body is taken as written); text after the message closes is dropped, and
-// so is other channel markup. A call cut off by the end of the stream is kept only when its last
+// is the answer and streams; a call is released once it closes, with the id `tool:index-1`;
+// arguments are typed by their `type` attribute (a `json` body is taken as written); text after
+// the message closes is dropped, and so is other channel markup. A call cut off by the end of the stream is kept only when its last
 // argument closed; a call without a tool name, or with a body that does not read, is dropped.
 // Engines that put spaces between special tokens write `<|open|> tools <|sep|>`: read the same.
 
