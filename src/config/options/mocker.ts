@@ -110,6 +110,8 @@ export const mockerOptions = [
   },
   {
     key: 'dynStructuralTag', flag: 'dyn-structural-tag', env: 'DYN_STRUCTURAL_TAG', type: 'string', bareValue: 'true',
+    // The object's fields are checked when the worker starts (launch/structural-tag-flags.ts).
+    pattern: { regex: /^(?:true|false|1|0|yes|no|on|off|\s*\{[\s\S]*\}\s*)$/i, describe: 'true, false or a JSON object' },
     metavar: '[<bool|JSON>]', group: 'Mocker Engine', scope: 'worker', built: true,
     help: "Structural-tag guided decoding of tool calls, published in the card's runtime_config (structural_tag_mode, structural_tag_scope, structural_tag_schema, structural_tag): the frontend then sends each eligible request a grammar of the tool-call parser's own format (a parser without one falls back to plain parsing). true (also the flag alone), false, or a JSON object of upstream's fields, each optional: scope auto|always (default always), schema auto|strict (default auto), allow_tool_calls_with_structured_output, exclude_special_tokens, reasoning_boundary auto|structural_tag|backend, tool_arguments_any_order; unknown fields are refused. Unset: on for `worker openai` (as upstream's engine workers), off for the mocker (as upstream's native mocker, whose output follows no grammar)",
   },
