@@ -3,7 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { ToolParseItem } from './parser.js';
-import type { CallEvent } from './json-stream.js';
+import type { CallEvent } from './json/index.js';
 
 export function upstreamCallId(): string {
   return `call-${randomUUID()}`;

@@ -1,5 +1,5 @@
 // The items of the marker formats' parsers, collected over a push and taken at its end, on the
-// shared numbering and sink (tool-call-items.ts); plus the arguments object these formats build
+// shared numbering and sink (call-items.ts); plus the arguments object these formats build
 // from named parameters, one `"key":value` member at a time.
 
 import type { ToolCallParserOptions, ToolParseItem, WholeCall } from './parser.js';

@@ -12,20 +12,20 @@ import {
   nemotronDeciToolCallParser,
   phi4ToolCallParser,
   qwen25ToolCallParser,
-} from './json-formats.js';
+} from './json/index.js';
 import {
   deepseekV31ToolCallParser,
+  deepseekV32ToolCallParser,
   deepseekV3ToolCallParser,
+  deepseekV4ToolCallParser,
+  glm47ToolCallParser,
   harmonyToolCallParser,
   kimiK2ToolCallParser,
-} from './json-calls.js';
-import { deepseekV32ToolCallParser, deepseekV4ToolCallParser } from './dsml-calls.js';
-import { gemma4ToolCallParser } from './gemma4-calls.js';
-import { kimiK3ToolCallParser } from './kimi-k3-calls.js';
-import { minimaxM3ToolCallParser } from './minimax-m3-calls.js';
-import { museGlimmerToolCallParser } from './muse-glimmer-calls.js';
+  minimaxM2ToolCallParser,
+  qwen3CoderToolCallParser,
+} from './markup/index.js';
 import { pythonicToolCallParser } from './pythonic.js';
-import { glm47ToolCallParser, minimaxM2ToolCallParser, qwen3CoderToolCallParser } from './xml-calls.js';
+import { gemma4ToolCallParser, kimiK3ToolCallParser, minimaxM3ToolCallParser, museGlimmerToolCallParser } from './whole/index.js';
 
 export const TOOL_CALL_PARSERS: Record<ToolCallParserName, ToolCallParserFactory> = {
   hermes: hermesToolCallParser,

@@ -7,7 +7,7 @@
 import type { ChatCompletionRequest, ToolCallParserName } from '../../../../protocols/index.js';
 import type { ToolCallParser, ToolCallParserFactory, ToolParseItem, ToolSpec } from './parser.js';
 import { TOOL_CALL_PARSERS } from './registry.js';
-import { namedToolCallParser, requiredToolCallParser } from './guided-calls.js';
+import { namedToolCallParser, requiredToolCallParser } from './json/index.js';
 
 /** Makes one parser per choice; undefined when the request gets none (the fold then does no work). */
 export type ChoiceToolCalls = () => ToolCallParser;

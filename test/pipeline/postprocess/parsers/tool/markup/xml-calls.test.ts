@@ -7,9 +7,9 @@ import {
   glm47ToolCallParser,
   minimaxM2ToolCallParser,
   qwen3CoderToolCallParser,
-} from '../../../../../src/pipeline/postprocess/parsers/tool/xml-calls.js';
-import { TOOL_CALL_PARSERS } from '../../../../../src/pipeline/postprocess/index.js';
-import { assertToolParse, builtCall, counted } from './support.js';
+} from '../../../../../../src/pipeline/postprocess/parsers/tool/markup/xml-calls.js';
+import { TOOL_CALL_PARSERS } from '../../../../../../src/pipeline/postprocess/index.js';
+import { assertToolParse, builtCall, counted } from '../support.js';
 
 const WEATHER = [
   {

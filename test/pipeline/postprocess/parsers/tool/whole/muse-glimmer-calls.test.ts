@@ -3,8 +3,8 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { TOOL_CALL_PARSERS } from '../../../../../src/pipeline/postprocess/index.js';
-import { assertToolParse, call, counted } from './support.js';
+import { TOOL_CALL_PARSERS } from '../../../../../../src/pipeline/postprocess/index.js';
+import { assertToolParse, call, counted } from '../support.js';
 
 const muse = TOOL_CALL_PARSERS.muse_glimmer;
 const param = (name: string, value: string): string => `<atem:parameter name="${name}">${value}</atem:parameter>`;

@@ -3,8 +3,8 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { TOOL_CALL_PARSERS } from '../../../../../src/pipeline/postprocess/index.js';
-import { assertToolParse, builtCall, counted } from './support.js';
+import { TOOL_CALL_PARSERS } from '../../../../../../src/pipeline/postprocess/index.js';
+import { assertToolParse, builtCall, counted } from '../support.js';
 
 const v4 = TOOL_CALL_PARSERS.deepseek_v4;
 const v32 = TOOL_CALL_PARSERS.deepseek_v3_2;

@@ -1,7 +1,7 @@
 // The JSON tool-call formats of reference/http.md §8.1, with the markers upstream's parser configs
 // use (lib/parsers/src/tool_calling/config.rs). Each is a JsonToolFormat for the shared parser.
 
-import type { ToolCallParserFactory } from './parser.js';
+import type { ToolCallParserFactory } from '../parser.js';
 import { JsonToolCallParser, type JsonToolFormat } from './json-framed.js';
 import { JsonCallListReader, JsonCallReader } from './json-stream.js';
 import { MistralNamedCallReader } from './mistral-named.js';

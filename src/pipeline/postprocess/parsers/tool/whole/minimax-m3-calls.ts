@@ -10,12 +10,12 @@
 // complete invoke is dropped; an invoke written without the block is a call too; a block or invoke
 // the stream cuts off keeps the calls completed before and drops the rest.
 
-import type { ToolCallParserFactory, ToolSpec, WholeCall } from './parser.js';
-import { partialMarkerLength } from '../marker-scan.js';
+import type { ToolCallParserFactory, ToolSpec, WholeCall } from '../parser.js';
+import { partialMarkerLength } from '../../marker-scan.js';
 import { minimaxParameters } from './minimax-m3-values.js';
 import { wholeCallsParser, type RunRead } from './whole-calls.js';
 
-export const MINIMAX_M3_NAMESPACE = ']<]minimax[>[';
+const MINIMAX_M3_NAMESPACE = ']<]minimax[>[';
 const BLOCK_OPEN = `${MINIMAX_M3_NAMESPACE}<tool_call>`;
 const BLOCK_CLOSE = `${MINIMAX_M3_NAMESPACE}</tool_call>`;
 const INVOKE_OPEN = `${MINIMAX_M3_NAMESPACE}<invoke`;

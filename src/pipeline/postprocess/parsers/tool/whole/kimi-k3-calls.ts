@@ -14,9 +14,9 @@
 // argument closed; a call without a tool name, or with a body that does not read, is dropped.
 // Engines that put spaces between special tokens write `<|open|> tools <|sep|>`: read the same.
 
-import { firstMarker, partialMarkerLength, type MarkerHit } from '../marker-scan.js';
-import { HeldToolParser } from './held-parser.js';
-import type { ToolCallParser, ToolCallParserOptions, ToolParseItem, WholeCall } from './parser.js';
+import { firstMarker, partialMarkerLength, type MarkerHit } from '../../marker-scan.js';
+import { HeldToolParser } from '../held-parser.js';
+import type { ToolCallParser, ToolCallParserOptions, ToolParseItem, WholeCall } from '../parser.js';
 
 const SEP = '<|sep|>';
 const RESPONSE_OPEN = '<|open|>response<|sep|>';

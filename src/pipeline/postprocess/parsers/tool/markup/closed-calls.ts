@@ -2,7 +2,7 @@
 // the calls (DeepSeek's DSML). The inner parser streams; this holds each call's pieces until its
 // end, and drops the call still open when the stream ends (the inner parser would close it).
 
-import type { ToolCallParser, ToolCallParserFactory, ToolParseItem } from './parser.js';
+import type { ToolCallParser, ToolCallParserFactory, ToolParseItem } from '../parser.js';
 
 class ClosedCallsOnly implements ToolCallParser {
   /** The open call's pieces, held until it ends. */

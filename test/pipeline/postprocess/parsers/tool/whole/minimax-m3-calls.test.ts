@@ -3,8 +3,8 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { TOOL_CALL_PARSERS } from '../../../../../src/pipeline/postprocess/index.js';
-import { assertToolParse, builtCall, counted } from './support.js';
+import { TOOL_CALL_PARSERS } from '../../../../../../src/pipeline/postprocess/index.js';
+import { assertToolParse, builtCall, counted } from '../support.js';
 
 const m3 = TOOL_CALL_PARSERS.minimax_m3;
 const T = ']<]minimax[>[';

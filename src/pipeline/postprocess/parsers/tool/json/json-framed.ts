@@ -1,10 +1,10 @@
 // The JSON tool-call formats share one shape: content, then a start marker (or, for some, bare JSON
 // at the start of the message), a JSON body of calls, optional separators and more bodies, an
-// optional end marker, and content again. Only the markers and the body differ (tool-json-formats.ts).
+// optional end marker, and content again. Only the markers and the body differ (json-formats.ts).
 
-import { firstMarker, partialMarkerLength } from '../marker-scan.js';
-import { CallNumbering, upstreamCallId, type ItemSink } from './call-items.js';
-import type { ToolCallParser, ToolCallParserOptions, ToolParseItem } from './parser.js';
+import { firstMarker, partialMarkerLength } from '../../marker-scan.js';
+import { CallNumbering, upstreamCallId, type ItemSink } from '../call-items.js';
+import type { ToolCallParser, ToolCallParserOptions, ToolParseItem } from '../parser.js';
 import type { CallBodyReader, CallEvent } from './json-stream.js';
 
 export interface JsonToolFormat {

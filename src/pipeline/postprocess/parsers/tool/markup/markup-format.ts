@@ -1,5 +1,5 @@
 // How a model marks its tool calls up, as data: the markers that open and close a run of calls,
-// a call, its name and its arguments. One engine (tool-markup-parser.ts) reads every such format.
+// a call, its name and its arguments. One engine (markup-parser.ts) reads every such format.
 
 /**
  * The arguments are written as one raw JSON object (kimi_k2, deepseek, harmony); what follows the

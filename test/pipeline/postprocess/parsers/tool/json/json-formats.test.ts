@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { TOOL_CALL_PARSERS, type ToolCallParserFactory } from '../../../../../src/pipeline/postprocess/index.js';
-import { assertToolParse, call, counted } from './support.js';
+import { TOOL_CALL_PARSERS, type ToolCallParserFactory } from '../../../../../../src/pipeline/postprocess/index.js';
+import { assertToolParse, call, counted } from '../support.js';
 
 const WEATHER = '{"location": "San Francisco, CA", "unit": "fahrenheit"}';
 const TIME = '{"timezone":"UTC"}';

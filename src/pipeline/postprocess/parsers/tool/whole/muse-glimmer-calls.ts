@@ -14,9 +14,9 @@
 // streams, framing never reaches it, and an invoke the stream cuts off is dropped. A reasoning
 // message that runs into a tool header without `<|eom|>` ends there, as upstream recovers it.
 
-import { firstMarker, partialMarkerLength } from '../marker-scan.js';
-import { HeldToolParser } from './held-parser.js';
-import type { ToolCallParser, ToolCallParserOptions, ToolParseItem, ToolSpec } from './parser.js';
+import { firstMarker, partialMarkerLength } from '../../marker-scan.js';
+import { HeldToolParser } from '../held-parser.js';
+import type { ToolCallParser, ToolCallParserOptions, ToolParseItem, ToolSpec } from '../parser.js';
 
 const START = '<|start|>';
 const MESSAGE = '<|message|>';

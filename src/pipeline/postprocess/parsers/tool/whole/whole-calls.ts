@@ -3,8 +3,8 @@
 // call that never closes out of the calls (as text or dropped, by format). Content streams at once
 // but for a tail that could still begin an opener.
 
-import type { ToolCallParser, ToolCallParserOptions, ToolParseItem, ToolSpec, WholeCall } from './parser.js';
-import { HeldToolParser } from './held-parser.js';
+import type { ToolCallParser, ToolCallParserOptions, ToolParseItem, ToolSpec, WholeCall } from '../parser.js';
+import { HeldToolParser } from '../held-parser.js';
 
 /** What a format read of a run of calls so far. */
 export interface RunRead {

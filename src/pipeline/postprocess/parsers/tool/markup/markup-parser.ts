@@ -1,14 +1,14 @@
 // The engine for every tool-call format written as markers around a name and its arguments
-// (tool-markup-format.ts). Content streams at once but for a tail that could still begin a marker;
+// (markup-format.ts). Content streams at once but for a tail that could still begin a marker;
 // a call streams as soon as its name is known, its arguments as they come (raw JSON as written,
 // parameters one `"key":value` piece each as it completes). Markup that turns out not to be a call
 // (no name, arguments that are not a JSON object, junk where a call must start) is released as the
 // content it was.
 
-import { JsonValueScanner } from './json-value-scanner.js';
-import { firstMarker, partialMarkerLength } from '../marker-scan.js';
-import type { ToolCallParser, ToolCallParserOptions, ToolParseItem, ToolSpec } from './parser.js';
-import { HeldToolParser } from './held-parser.js';
+import { JsonValueScanner } from '../json/index.js';
+import { firstMarker, partialMarkerLength } from '../../marker-scan.js';
+import type { ToolCallParser, ToolCallParserOptions, ToolParseItem, ToolSpec } from '../parser.js';
+import { HeldToolParser } from '../held-parser.js';
 import type { ParameterArgumentsMarkup, ParameterKey, ToolMarkupFormat } from './markup-format.js';
 import { jsonOr, parameterType, typedValue } from './parameter-value.js';
 

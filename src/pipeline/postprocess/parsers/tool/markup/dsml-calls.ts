@@ -15,7 +15,7 @@
 import { closedCallsOnly } from './closed-calls.js';
 import { markupToolParser } from './markup-parser.js';
 import type { ParameterKey } from './markup-format.js';
-import type { ToolCallParserFactory } from './parser.js';
+import type { ToolCallParserFactory } from '../parser.js';
 
 const INVOKE = '<｜DSML｜invoke name=';
 /** The encoders write the block after the text and a blank line: that line belongs to the block. */

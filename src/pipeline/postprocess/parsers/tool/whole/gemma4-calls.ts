@@ -5,7 +5,7 @@
 // stream cuts off before `<tool_call|>` is released as the text it was.
 
 import { gemmaArguments } from './gemma4-literal.js';
-import type { ToolCallParserFactory } from './parser.js';
+import type { ToolCallParserFactory } from '../parser.js';
 import { wholeCallsParser, type RunRead } from './whole-calls.js';
 
 const END = '<tool_call|>';

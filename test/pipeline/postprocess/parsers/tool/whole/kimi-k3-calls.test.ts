@@ -3,8 +3,8 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { TOOL_CALL_PARSERS } from '../../../../../src/pipeline/postprocess/index.js';
-import { assertToolParse, counted } from './support.js';
+import { TOOL_CALL_PARSERS } from '../../../../../../src/pipeline/postprocess/index.js';
+import { assertToolParse, counted } from '../support.js';
 
 const k3 = TOOL_CALL_PARSERS.kimi_k3;
 const SEP = '<|sep|>';
