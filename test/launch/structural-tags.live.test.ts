@@ -1,7 +1,9 @@
 // Structural tags end to end: the mocker's flags go into its card, the frontend reads them and
 // sends each eligible request the tool-call parser's grammar, which is what the engine receives;
-// the parser of the card then reads the call, whatever the tool choice. Turned off, the engine
-// gets the tool choice's JSON schema as before.
+// the parser of the card then reads the call, whatever the tool choice. Off (the mocker's default),
+// the engine gets the tool choice's JSON schema as before. Every builder's payload, the older
+// spellings and `false` are checked without a server (pipeline/preprocess/structural-tag.test.ts,
+// launch/structural-tag-flags.test.ts).
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -92,32 +94,16 @@ describe('serve --dyn-structural-tag \'{"scope": "auto", "schema": "strict"}\'',
   });
 });
 
-describe('serve with the older spellings, and turned off', () => {
-  test('--dyn-enable-structural-tag --dyn-structural-tag-scope auto: a named choice is tagged', async () => {
-    const ctx = await serveRecording(['--dyn-enable-structural-tag', '--dyn-structural-tag-scope', 'auto']);
-    try {
-      const answer = await chat(ctx.server, { tool_choice: { type: 'function', function: { name: 'forecast' } } });
-      const tag = guided(ctx.received.at(-1))?.structural_tag as { format: { tags: { begin: string }[] } };
-      assert.deepEqual(tag.format.tags.map((t) => t.begin), ['<tool_call>\n{"name": "forecast", "arguments": ']);
-      assert.equal(answer.choices[0]!.message.tool_calls?.[0]?.function.name, 'forecast');
-    } finally {
-      await ctx.server.service.stop();
-    }
-  });
+describe('serve with the mocker\'s default (off)', () => {
+  let ctx: Awaited<ReturnType<typeof serveRecording>>;
+  before(async () => (ctx = await serveRecording([])));
+  after(() => ctx.server.service.stop());
 
-  test('off (the mocker\'s default, or --dyn-structural-tag false): the tool choice\'s JSON schema, no tag', async () => {
-    for (const flags of [[], ['--dyn-structural-tag', 'false']]) {
-      const ctx = await serveRecording(flags);
-      try {
-        const answer = await chat(ctx.server, { tool_choice: 'required' });
-        const gd = guided(ctx.received.at(-1));
-        assert.equal(gd?.structural_tag, null, flags.join(' '));
-        assert.equal((gd?.json as { type: string }).type, 'array');
-        // The output is no guided JSON: no call is read from it.
-        assert.equal(answer.choices[0]!.message.tool_calls, undefined);
-      } finally {
-        await ctx.server.service.stop();
-      }
-    }
+  test('the tool choice\'s JSON schema, no tag, and no call read from output that is not that JSON', async () => {
+    const answer = await chat(ctx.server, { tool_choice: 'required' });
+    const gd = guided(ctx.received.at(-1));
+    assert.equal(gd?.structural_tag, null);
+    assert.equal((gd?.json as { type: string }).type, 'array');
+    assert.equal(answer.choices[0]!.message.tool_calls, undefined);
   });
 });
