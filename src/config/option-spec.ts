@@ -115,7 +115,8 @@ export interface NumberSpec extends BaseSpec<number> {
 
 export interface BoolSpec extends BaseSpec<boolean> {
   readonly type: 'bool';
-  readonly default: boolean;
+  /** Absent: unset unless given (`undefined` in `Config`), for an older spelling whose absence matters. */
+  readonly default?: boolean;
 }
 
 export interface StringSpec extends BaseSpec<string> {
@@ -126,6 +127,8 @@ export interface StringSpec extends BaseSpec<string> {
   readonly mustExistUnless?: { readonly regex: RegExp; readonly describe: string };
   /** A value constraint beyond non-emptiness, with the phrase used in the error message. */
   readonly pattern?: { readonly regex: RegExp; readonly describe: string };
+  /** The flag may stand alone (no value after it), meaning this value. */
+  readonly bareValue?: string;
 }
 
 export interface EnumSpec extends BaseSpec<string> {
@@ -159,7 +162,7 @@ export type OptionValue = number | boolean | string | readonly string[] | undefi
 
 /** The value type an option contributes to `Config`. */
 export type ValueOf<S> = S extends { readonly type: 'bool' }
-  ? boolean
+  ? boolean | MissingDefault<S>
   : S extends { readonly type: 'int' | 'float' }
     ? number | MissingDefault<S>
     : S extends { readonly type: 'string' | 'path' }

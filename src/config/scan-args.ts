@@ -65,9 +65,13 @@ export function scanArgs(command: Subcommand, args: readonly string[]): Map<Opti
     let raw = inline;
     if (raw === undefined) {
       const next = args[i + 1];
-      if (next === undefined || next.startsWith('--')) throw new ConfigError(`${name} requires a value ${metavarOf(spec)}`);
-      raw = next;
-      i++;
+      const bare = spec.type === 'string' ? spec.bareValue : undefined;
+      if (bare !== undefined && (next === undefined || isOptionToken(next))) raw = bare;
+      else if (next === undefined || next.startsWith('--')) throw new ConfigError(`${name} requires a value ${metavarOf(spec)}`);
+      else {
+        raw = next;
+        i++;
+      }
     }
     const flagName = displayName(spec);
     if (spec.type === 'list') {

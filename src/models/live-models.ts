@@ -13,6 +13,7 @@ import {
   cardDpRanks,
   cardRouterSettings,
   cardParsers,
+  cardStructuralTag,
   cardPublishesKvEvents,
   cardWorkerTotals,
   isTensorCard,
@@ -97,10 +98,12 @@ class ServedLiveModel implements LiveModel {
     try {
       const card = servedCard(record.cardJson, name, ctx.localModelPath);
       const parsers = cardParsers(record.cardJson, name);
+      const structuralTag = cardStructuralTag(record.cardJson, name);
       const routerLogger = moduleLogger(logger, 'router');
       const remoteIndexer = ctx.useRemoteIndexer ? remoteIndexerOf(record, name, routerLogger, ctx) : undefined;
       model = assembleModel(card, ctx.settings, record, {
         parsers,
+        structuralTag,
         workers: { role: cardWorkerType(record.cardJson), publishKvEvents: cardPublishesKvEvents(record.cardJson) },
         deps: { logger: routerLogger, health: ctx.health, liveness: ctx.liveness, remoteIndexer },
         pool: ctx.pool,

@@ -14,6 +14,7 @@ export * from './request-events.js';
 export * from './engine-events.js';
 export * from './media.js';
 export * from './parser-names.js';
+export * from './structural-tag.js';
 export * from './api-keys.js';
 export * from './tally.js';
 export * from './hub-repo-ref.js';

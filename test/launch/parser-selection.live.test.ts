@@ -29,9 +29,9 @@ test('serve: the workers\' parser flags reach the ServedModel through their card
 });
 
 test('an unknown parser name is a startup error on the worker (exit 2, the flag and the allowed names)', async () => {
-  const tool = await runCli(['mocker', '--dyn-tool-call-parser', 'qwen25']);
+  const tool = await runCli(['mocker', '--dyn-tool-call-parser', 'qwen_2_5']);
   assert.equal(tool.code, 2);
-  assert.match(tool.output, /--dyn-tool-call-parser must be one of hermes, llama3_json, .*default, got 'qwen25'/);
+  assert.match(tool.output, /--dyn-tool-call-parser must be one of hermes, llama3_json, .*default, got 'qwen_2_5'/);
   const reasoning = await runCli(['serve', '--dyn-reasoning-parser', 'think']);
   assert.equal(reasoning.code, 2);
   assert.match(reasoning.output, /--dyn-reasoning-parser must be one of basic, deepseek_r1, .*minimax_append_think, .*got 'think'/);

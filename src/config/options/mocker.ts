@@ -1,4 +1,4 @@
-import { REASONING_PARSER_NAMES, THINKING_MODES, TOOL_CALL_PARSER_NAMES } from '../../protocols/index.js';
+import { REASONING_PARSER_NAMES, STRUCTURAL_TAG_SCHEMAS, STRUCTURAL_TAG_SCOPES, THINKING_MODES, TOOL_CALL_PARSER_NAMES } from '../../protocols/index.js';
 import { allBuilt, type OptionSpec } from '../option-spec.js';
 
 /** Upstream's mocker has no env vars; every DYN_MOCKER_* variable is a dynamo-ts addition (envIsLocal). */
@@ -107,6 +107,28 @@ export const mockerOptions = [
     key: 'dynDefaultThinkingMode', flag: 'dyn-default-thinking-mode', env: 'DYN_DEFAULT_THINKING_MODE', envIsLocal: true,
     type: 'enum', choices: allBuilt(THINKING_MODES), metavar: '<mode>', group: 'Mocker Engine', scope: 'worker', built: true,
     help: `The deployment's thinking default (${THINKING_MODES.join(' or ')}), published in the card's runtime_config.runtime_data.default_thinking_mode: the frontend states it to the chat template (thinking, enable_thinking, thinking_mode) and starts the reasoning parser accordingly, unless a request sets its own thinking control; the template's own default when unset`,
+  },
+  {
+    key: 'dynStructuralTag', flag: 'dyn-structural-tag', env: 'DYN_STRUCTURAL_TAG', type: 'string', bareValue: 'true',
+    // The object's fields are checked when the worker starts (launch/structural-tag-flags.ts).
+    pattern: { regex: /^(?:true|false|1|0|yes|no|on|off|\s*\{[\s\S]*\}\s*)$/i, describe: 'true, false or a JSON object' },
+    metavar: '[<bool|JSON>]', group: 'Mocker Engine', scope: 'worker', built: true,
+    help: "Structural-tag guided decoding of tool calls, published in the card's runtime_config (structural_tag_mode, structural_tag_scope, structural_tag_schema, structural_tag): the frontend then sends each eligible request a grammar of the tool-call parser's own format (a parser without one falls back to plain parsing). true (also the flag alone), false, or a JSON object of upstream's fields, each optional: scope auto|always (default always), schema auto|strict (default auto), allow_tool_calls_with_structured_output, exclude_special_tokens, reasoning_boundary auto|structural_tag|backend, tool_arguments_any_order; unknown fields are refused. Unset: on for `worker openai` (as upstream's engine workers), off for the mocker (as upstream's native mocker, whose output follows no grammar)",
+  },
+  {
+    key: 'dynEnableStructuralTag', flag: 'dyn-enable-structural-tag', env: 'DYN_ENABLE_STRUCTURAL_TAG', type: 'bool',
+    group: 'Mocker Engine', scope: 'worker', built: true,
+    help: 'Older spelling of --dyn-structural-tag true / false (a deprecation warning is logged); not with --dyn-structural-tag',
+  },
+  {
+    key: 'dynStructuralTagScope', flag: 'dyn-structural-tag-scope', env: 'DYN_STRUCTURAL_TAG_SCOPE', type: 'enum',
+    choices: allBuilt(STRUCTURAL_TAG_SCOPES), group: 'Mocker Engine', scope: 'worker', built: true,
+    help: 'Older spelling of --dyn-structural-tag \'{"scope": …}\' (a deprecation warning is logged): auto builds a tag for required and named tool choices, and for auto when a tool is strict or parallel_tool_calls is false; always for every tool choice but none',
+  },
+  {
+    key: 'dynStructuralTagSchema', flag: 'dyn-structural-tag-schema', env: 'DYN_STRUCTURAL_TAG_SCHEMA', type: 'enum',
+    choices: allBuilt(STRUCTURAL_TAG_SCHEMAS), group: 'Mocker Engine', scope: 'worker', built: true,
+    help: 'Older spelling of --dyn-structural-tag \'{"schema": …}\' (a deprecation warning is logged): auto enforces a tool\'s parameters schema unless the tool says strict: false; strict enforces every tool\'s',
   },
   {
     key: 'mockerOutput', flag: 'mocker-output', env: 'DYN_MOCKER_OUTPUT', envIsLocal: true, type: 'enum',

@@ -36,8 +36,13 @@ function commonFields(req: PreprocessedRequest, model: string): Record<string, u
     skip_special_tokens: req.output_options.skip_special_tokens ?? undefined,
   };
   const guided = s.guided_decoding;
-  // vLLM's request fields for the same constraints.
-  if (guided) for (const [field, value] of Object.entries(guided)) if (value != null && field in GUIDED_FIELDS) body[GUIDED_FIELDS[field]!] = value;
+  // vLLM's request fields for the same constraints; vLLM takes a structural tag as JSON text.
+  if (guided) {
+    for (const [field, value] of Object.entries(guided)) {
+      if (value == null || !(field in GUIDED_FIELDS)) continue;
+      body[GUIDED_FIELDS[field]!] = field === 'structural_tag' && typeof value === 'object' ? JSON.stringify(value) : value;
+    }
+  }
   return body;
 }
 

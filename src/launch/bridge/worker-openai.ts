@@ -4,7 +4,7 @@ import type { Config } from '../../config/index.js';
 import { moduleLogger, type Logger } from '../../observability/index.js';
 import { DistributedRuntime } from '../../runtime/index.js';
 import { runtimeOptionsFromConfig } from '../runtime-options.js';
-import { loadConfiguredCard, parseEndpoint, thinkingDefault } from '../served-model.js';
+import { loadConfiguredCard, parseEndpoint, workerParsers } from '../served-model.js';
 import { bridgeTokenizer, startBridgedUpstream, type BridgedUpstream, type BridgeModel } from './bridge.js';
 import { upstreamsFromFlags, type UpstreamSpec } from './bridge-upstreams.js';
 
@@ -17,14 +17,17 @@ export interface RunningBridgeWorker {
   stop(): Promise<void>;
 }
 
-/** The model of the worker flags: the card of --model-path or --model-name, the endpoint and the upstream settings. */
-export function bridgeModelFromConfig(config: Config): BridgeModel {
+/**
+ * The model of the worker flags: the card of --model-path or --model-name, the endpoint and the
+ * upstream settings. Structural tags are on unless turned off, as for upstream's engine workers.
+ */
+export function bridgeModelFromConfig(config: Config, warn: (message: string) => void = () => {}): BridgeModel {
   const card = loadConfiguredCard(config, config.kvCacheBlockSize ?? VLLM_BLOCK_SIZE);
   return {
     card,
     endpoint: parseEndpoint(config.endpoint ?? `dyn://${config.namespace || 'dynamo'}.backend.generate`),
     upstreamModel: config.upstreamModel ?? card.displayName,
-    runtimeConfig: { tool_call_parser: config.dynToolCallParser ?? null, reasoning_parser: config.dynReasoningParser ?? null, ...thinkingDefault(config) },
+    runtimeConfig: workerParsers(config, true, warn),
     responseTimeoutMs: config.upstreamTimeout * 1000,
     healthIntervalMs: config.upstreamHealthInterval * 1000,
   };
@@ -33,7 +36,7 @@ export function bridgeModelFromConfig(config: Config): BridgeModel {
 export async function startOpenAiWorker(config: Config, root: Logger): Promise<RunningBridgeWorker> {
   const specs = upstreamsFromFlags(config);
   const logger = moduleLogger(root, 'bridge');
-  const model = bridgeModelFromConfig(config);
+  const model = bridgeModelFromConfig(config, (message) => logger.warn({}, message));
   const onLeaseLost = (): void => {
     logger.error({}, 'discovery lease lost: exiting so a supervisor can restart this worker');
     process.exit(1);

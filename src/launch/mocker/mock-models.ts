@@ -8,13 +8,15 @@ import type { WorkerType } from '../../protocols/index.js';
 import { engineHandler, kvEventPublisher, loadMetricsPublisher, mediaHandler, type DistributedRuntime, type EndpointHandler } from '../../runtime/index.js';
 import { mockerEngineOptions } from './mocker-options.js';
 import { mockerOutputScript } from './mocker-output.js';
-import { thinkingDefault, type EndpointId } from '../served-model.js';
+import type { EndpointId } from '../served-model.js';
 
 export interface MockModelSetup {
   config: Config;
   card: ModelDeploymentCard;
   blockSize: number;
   endpoint: EndpointId;
+  /** What the card's runtime config says of how the output is parsed (launch/served-model.ts). */
+  parsers: Record<string, unknown>;
 }
 
 /**
@@ -37,7 +39,7 @@ export interface MockModel {
 
 type MockModelType = Config['modelType'];
 
-const llmMock: MockModelLoader = ({ config, card, blockSize, endpoint }) => {
+const llmMock: MockModelLoader = ({ config, card, blockSize, endpoint, parsers }) => {
   const vocab = buildMockVocabulary(sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path));
   const output = mockerOutputScript(config, card);
   const settings = mockerEngineOptions(config, vocab, blockSize);
@@ -76,9 +78,7 @@ const llmMock: MockModelLoader = ({ config, card, blockSize, endpoint }) => {
         kv_events: publishesKvEvents && options.enablePrefixCaching,
         kv_event_publishing_enabled: publishesKvEvents && options.enablePrefixCaching,
         // The frontend applies these to the model's output (reference/http.md §8).
-        tool_call_parser: config.dynToolCallParser ?? null,
-        reasoning_parser: config.dynReasoningParser ?? null,
-        ...thinkingDefault(config),
+        ...parsers,
       },
     };
   };

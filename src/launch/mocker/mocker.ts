@@ -11,7 +11,7 @@ import { MOCK_MODELS } from './mock-models.js';
 import { mockerBlockSize, mockerWorkerType } from './mocker-options.js';
 import { traceEngines } from '../tracing.js';
 import { runtimeOptionsFromConfig } from '../runtime-options.js';
-import { loadConfiguredCard, parseEndpoint } from '../served-model.js';
+import { loadConfiguredCard, parseEndpoint, workerParsers } from '../served-model.js';
 
 export interface RunningMocker {
   /** One per engine, in the same order. */
@@ -62,7 +62,9 @@ export async function runMockers(flags: Config, root: Logger, makeRuntimes: () =
   // Prefill workers serve the `prefill` component by convention (pairing is by role, not by name).
   const component = mockerWorkerType(config) === 'prefill' ? 'prefill' : 'backend';
   const ep = parseEndpoint(config.endpoint ?? `dyn://${config.namespace || 'dynamo'}.${component}.generate`);
-  const instancesOf = MOCK_MODELS[config.modelType]({ config, card: loaded, blockSize, endpoint: ep });
+  // The mocker's output follows no grammar: structural tags stay off unless asked for (upstream's native mocker).
+  const parsers = workerParsers(config, false, (message) => logger.warn({}, message));
+  const instancesOf = MOCK_MODELS[config.modelType]({ config, card: loaded, blockSize, endpoint: ep, parsers });
   const runtimes = await makeRuntimes();
   const model = instancesOf(runtimes);
   const card: ModelDeploymentCard = { ...loaded, modelType: model.modelType };

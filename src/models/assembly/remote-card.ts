@@ -1,7 +1,19 @@
 // A worker's published card (`card_json`) → the ModelDeploymentCard the frontend serves. The card
 // names its tokenizer files by absolute path (upstream CheckedFiles); on one host they are read in
 // place. BLAKE3 checksums are checked before this runs (the discovery join, runtime/card-checksums.ts).
-import { REASONING_PARSER_NAMES, THINKING_MODES, TOOL_CALL_PARSER_NAMES, ValidationError, type ModelDeploymentCard, type ModelInput, type ModelTypeFlag } from '../../protocols/index.js';
+import {
+  REASONING_PARSER_NAMES,
+  STRUCTURAL_TAG_SCHEMAS,
+  STRUCTURAL_TAG_SCOPES,
+  structuralTagConfig,
+  THINKING_MODES,
+  TOOL_CALL_PARSER_NAMES,
+  ValidationError,
+  type ModelDeploymentCard,
+  type ModelInput,
+  type ModelTypeFlag,
+  type StructuralTagPolicy,
+} from '../../protocols/index.js';
 import type { DpRanks, WorkerTotals } from '../../router/index.js';
 import { loadCardFromFiles, loadModelCard } from '../card-loader.js';
 import type { ModelParsers } from '../model-manager.js';
@@ -108,6 +120,36 @@ export function cardParsers(card: Json, model: string): ModelParsers {
     // Upstream's workers publish the deployment's thinking default in the runtime data map.
     defaultThinking: pick(runtimeData, 'default_thinking_mode', THINKING_MODES),
   };
+}
+
+/**
+ * The structural-tag settings a worker's card publishes: upstream's newest `structural_tag` object,
+ * else the v1.5 fields (`structural_tag_mode` on, with `structural_tag_scope` and `_schema`, each
+ * `auto` when absent). Null when off or unsaid. A value this frontend does not know refuses the
+ * card, as upstream's card reader does.
+ */
+export function cardStructuralTag(card: Json, model: string): StructuralTagPolicy | null {
+  const runtimeConfig = (card.runtime_config ?? {}) as Json;
+  const refuse = (what: string): never => {
+    throw new ValidationError(`model ${model}: its card's runtime_config.${what}; the model is not served until its workers publish a valid one`);
+  };
+  if (runtimeConfig.structural_tag !== undefined && runtimeConfig.structural_tag !== null) {
+    try {
+      const { scope, schema } = structuralTagConfig(runtimeConfig.structural_tag);
+      return { scope, schema };
+    } catch (err) {
+      return refuse(`structural_tag ${(err as Error).message}`);
+    }
+  }
+  const mode = runtimeConfig.structural_tag_mode ?? 'off';
+  if (mode !== 'on' && mode !== 'off') refuse(`structural_tag_mode is '${String(mode)}' (known: off, on)`);
+  const pick = <N extends string>(field: string, known: readonly N[]): N => {
+    const value = runtimeConfig[field] ?? 'auto';
+    return known.includes(value as N) ? (value as N) : refuse(`${field} is '${String(value)}' (known: ${known.join(', ')})`);
+  };
+  const scope = pick('structural_tag_scope', STRUCTURAL_TAG_SCOPES);
+  const schema = pick('structural_tag_schema', STRUCTURAL_TAG_SCHEMAS);
+  return mode === 'on' ? { scope, schema } : null;
 }
 
 /** False when the worker's card says it publishes no KV events (`runtime_config.kv_events: false`, written by bridges). */

@@ -32,6 +32,7 @@ export { tokenLogprobs, type LogprobAlternative, type TokenLogprob } from './tok
 export {
   REASONING_PARSERS,
   reasoningFor,
+  replyStartsInReasoning,
   type ChoiceReasoning,
   type ReasoningParser,
   type ReasoningParserFactory,

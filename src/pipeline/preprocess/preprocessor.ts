@@ -3,7 +3,9 @@
 
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { ChatMessage, ModelDeploymentCard, ThinkingMode } from '../../protocols/index.js';
+import type { ChatMessage, ModelDeploymentCard, ReasoningParserName, ThinkingMode } from '../../protocols/index.js';
+import { replyStartsInReasoning } from '../postprocess/index.js';
+import { toolCallTag, type StructuralTag, type ToolCallFormat, type ToolCallTag } from '../structural-tags/index.js';
 import {
   NotImplementedError,
   type ChatCompletionRequest,
@@ -45,6 +47,8 @@ export interface PreprocessorOptions extends ValidationOptions {
   pool?: PreprocessPool;
   /** The deployment's thinking default from the model's card; a request's own control wins. */
   defaultThinking?: ThinkingMode | null;
+  /** The card's output parsers and structural-tag settings: what tool-call grammar a chat's engine gets. */
+  parsers?: ToolCallFormat & { reasoning: ReasoningParserName | null };
 }
 
 export interface PreparedRequest {
@@ -60,6 +64,11 @@ export interface PreparedRequest {
   templateMs: number;
   /** `performance.now()` when the tokenizer started; 0 when the client sent token ids. */
   tokenizeStartedAt: number;
+  /**
+   * The engine was given the tool-call parser's own grammar (a structural tag): the calls come in
+   * that format whatever the tool choice, and that parser reads them.
+   */
+  toolCallsNative?: boolean;
 }
 
 interface Prompt {
@@ -140,7 +149,10 @@ export class Preprocessor {
   async preprocessChat(req: ChatCompletionRequest, routing: HeaderRouting = NO_HEADER_ROUTING): Promise<PreparedRequest> {
     this.checkMedia(req.messages);
     const media = multiModalData(req.messages);
-    const prepared = this.prepare(req, await this.chatPrompt(req), routing);
+    const prompt = await this.chatPrompt(req);
+    const toolTag = this.toolCallTag(req, prompt.text);
+    const prepared = this.prepare(req, prompt, routing, toolTag?.tag);
+    if (toolTag?.native === true) prepared.toolCallsNative = true;
     if (media) {
       // As upstream: the media beside the tokens, and the original messages for workers whose
       // multimodal processor tokenizes them itself (TRT-LLM).
@@ -243,7 +255,20 @@ export class Preprocessor {
     return { tokens, text, tokenizeMs: performance.now() - started, templateMs, tokenizeStartedAt: started };
   }
 
-  private prepare(req: ChatCompletionRequest | CompletionRequest, prompt: Prompt, headerRouting: HeaderRouting): PreparedRequest {
+  /**
+   * The structural tag of a chat's tool calls, from the card's settings (none when the worker
+   * applies the template and the tool choice itself, or the client sent a structural tag of its own).
+   */
+  private toolCallTag(req: ChatCompletionRequest, prompt: string | undefined): ToolCallTag | null {
+    const parsers = this.opts.parsers;
+    if (parsers === undefined || this.opts.forwardMessages === true || req.structural_tag != null) return null;
+    return toolCallTag(req, parsers, {
+      toolsLeftOutForNone: this.opts.excludeToolsWhenToolChoiceNone ?? true,
+      startsInReasoning: replyStartsInReasoning(parsers.reasoning, req, prompt),
+    });
+  }
+
+  private prepare(req: ChatCompletionRequest | CompletionRequest, prompt: Prompt, headerRouting: HeaderRouting, toolTag?: StructuralTag): PreparedRequest {
     const promptTokens = prompt.tokens.length;
     const ignoreEos = req.ignore_eos === true;
     const stop = stopConditions(req, this.card.eosTokenIds);
@@ -254,7 +279,7 @@ export class Preprocessor {
       model: req.model,
       token_ids: prompt.tokens,
       stop_conditions: stop,
-      sampling_options: samplingOptions(req),
+      sampling_options: samplingOptions(req, toolTag),
       output_options: outputOptions(req),
       eos_token_ids: ignoreEos ? [] : [...this.card.eosTokenIds],
       mdc_sum: null,

@@ -10,6 +10,7 @@ import type {
   SamplingOptions,
   StopConditions,
 } from '../../protocols/index.js';
+import type { StructuralTag } from '../structural-tags/index.js';
 import { toolChoiceSchema } from './tool-choice-schema.js';
 
 type AnyRequest = ChatCompletionRequest | CompletionRequest;
@@ -37,7 +38,8 @@ export function stopConditions(req: AnyRequest, eosTokenIds: readonly number[]):
   };
 }
 
-export function samplingOptions(req: AnyRequest): SamplingOptions {
+/** `toolTag`: the structural tag of the request's tool calls, which replaces the tool choice's JSON schema. */
+export function samplingOptions(req: AnyRequest, toolTag?: StructuralTag): SamplingOptions {
   const greedy = req.nvext?.greed_sampling === true;
   const options: SamplingOptions = {
     n: req.n ?? null,
@@ -55,15 +57,16 @@ export function samplingOptions(req: AnyRequest): SamplingOptions {
     detokenize: req.detokenize ?? null,
     allowed_token_ids: req.allowed_token_ids ?? null,
     bad_words_token_ids: req.bad_words_token_ids ?? null,
-    guided_decoding: guidedDecoding(req),
+    guided_decoding: guidedDecoding(req, toolTag),
   };
   return options;
 }
 
 /** The guided-decoding block, or null when no constraint is set (a lone modifier engages nothing). */
-function guidedDecoding(req: AnyRequest): Record<string, unknown> | null {
-  let json = req.guided_json ?? (isChat(req) ? toolChoiceSchema(req) : null);
-  if (json === null && isChat(req) && req.response_format) {
+function guidedDecoding(req: AnyRequest, toolTag: StructuralTag | undefined): Record<string, unknown> | null {
+  let json = req.guided_json ?? (isChat(req) && toolTag === undefined ? toolChoiceSchema(req) : null);
+  // A tool-call tag is taken only where no response format constrains the answer, or a forced choice overrides it.
+  if (json === null && isChat(req) && req.response_format && toolTag === undefined) {
     const format = req.response_format;
     if (format.type === 'json_object') json = { type: 'object' };
     if (format.type === 'json_schema') json = format.json_schema.schema ?? null;
@@ -73,7 +76,7 @@ function guidedDecoding(req: AnyRequest): Record<string, unknown> | null {
     regex: req.guided_regex ?? null,
     choice: req.guided_choice ?? null,
     grammar: req.guided_grammar ?? null,
-    structural_tag: req.structural_tag ?? null,
+    structural_tag: req.structural_tag ?? toolTag ?? null,
   };
   if (Object.values(constraint).every((v) => v === null)) return null;
   return {

@@ -2,7 +2,7 @@
 // schema (reference/http.md §8.3 point 3, upstream's tool_choice schema): a named function's output
 // is its parameters object; `required` writes an array of at least one `{"name", "parameters"}`
 // object, one alternative per tool, with every tool's `$defs` hoisted to the root (where `$ref`
-// looks them up). The postprocessor parses that output (postprocess/parsers/tool-guided-calls.ts).
+// looks them up). The postprocessor parses that output (postprocess/parsers/tool/json/guided-calls.ts).
 
 import type { ChatCompletionRequest, ChatTool } from '../../protocols/index.js';
 import { fail } from './validation-failure.js';

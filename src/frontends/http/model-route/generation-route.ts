@@ -67,7 +67,7 @@ export function outputParsers(served: ServedModel, chat: ChatCompletionRequest, 
   return {
     // The rendered prompt says whether the reply starts inside an open reasoning span.
     reasoning: reasoningFor(served.parsers.reasoning, chat, run?.formattedPrompt),
-    toolCalls: toolCallsFor(served.parsers.toolCall, toolRequest),
+    toolCalls: toolCallsFor(served.parsers.toolCall, toolRequest, run?.toolCallsNative === true),
   };
 }
 

@@ -3,9 +3,12 @@
 // per name in protocols/parser-names.ts.
 
 import type { ReasoningParserName } from '../../../../protocols/index.js';
+import { gemma4Reasoning } from './gemma4.js';
 import { graniteReasoning } from './granite.js';
 import { harmonyReasoning } from './harmony.js';
 import { KIMI_THINK_OPEN, kimiReasoning } from './kimi.js';
+import { KIMI_K3_THINK_OPEN, kimiK3Reasoning } from './kimi-k3.js';
+import { MINIMAX_M3_THINK_OPEN, minimaxM3Reasoning } from './minimax-m3.js';
 import { mistralReasoning } from './mistral.js';
 import { deepseekOff, kimiOff, nemotronOff, type ReasoningRule } from './rules.js';
 import { THINK_OPEN, thinkTags } from './think-tags.js';
@@ -20,6 +23,10 @@ const DEEPSEEK_V4: ReasoningRule = {
   start: { promptOpener: THINK_OPEN },
   off: deepseekOff(true),
 };
+
+const MINIMAX_M3: ReasoningRule = { parser: minimaxM3Reasoning, start: { promptOpener: MINIMAX_M3_THINK_OPEN } };
+const GEMMA4: ReasoningRule = { parser: gemma4Reasoning, start: 'markup' };
+const KIMI_K3: ReasoningRule = { parser: kimiK3Reasoning, start: { promptOpener: KIMI_K3_THINK_OPEN } };
 
 const NEMOTRON: ReasoningRule = { parser: thinkTags(), start: 'inside', off: nemotronOff, whenOff: leadingMarkerDropped([THINK_OPEN]) };
 
@@ -40,11 +47,17 @@ export const REASONING_PARSERS: Record<ReasoningParserName, ReasoningRule> = {
   nemotron3: NEMOTRON,
   nemotron_v3: NEMOTRON,
   kimi_k25: { parser: thinkTags(['<|tool_calls_section_begin|>']), start: 'inside', off: kimiOff },
+  kimi_k3: KIMI_K3,
+  'kimi-k3': KIMI_K3,
   minimax_m2: {
     parser: thinkTags(['<minimax:tool_call>', '<invoke name=']),
     start: 'inside',
     off: deepseekOff(true),
   },
+  minimax_m3: MINIMAX_M3,
+  'minimax-m3': MINIMAX_M3,
+  gemma4: GEMMA4,
+  'gemma-4': GEMMA4,
   // MiniMax-M2's template writes `<think>` itself and the model never does.
   minimax_append_think: { parser: thinkTags(), start: 'inside' },
   mistral: { parser: mistralReasoning, start: 'inside' },

@@ -32,6 +32,20 @@ export function reasoningFor(
   return () => rule.parser({ startsInside });
 }
 
+/**
+ * Whether this request's reply starts inside a reasoning span its rendered prompt opened (or the
+ * family's template always opens): where a forced tool call's grammar must let reasoning run first.
+ */
+export function replyStartsInReasoning(
+  name: ReasoningParserName | null,
+  request: Pick<ChatCompletionRequest, 'chat_template_args'>,
+  prompt: string | undefined,
+): boolean {
+  if (name === null) return false;
+  const rule = REASONING_PARSERS[name];
+  return !(rule.off?.(request.chat_template_args) ?? false) && repliesStartInside(rule.start, prompt);
+}
+
 function repliesStartInside(start: ReplyStart, prompt: string | undefined): boolean {
   if (start === 'inside') return true;
   if (start === 'markup' || prompt === undefined) return false;

@@ -3,7 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { ToolParseItem } from './parser.js';
-import type { CallEvent } from './json-stream.js';
+import type { CallEvent } from './json/index.js';
 
 export function upstreamCallId(): string {
   return `call-${randomUUID()}`;
@@ -24,8 +24,9 @@ export class CallNumbering {
     return this.calls;
   }
 
-  start(): { index: number; id: string } {
-    return { index: this.calls, id: this.newCallId() };
+  /** `id`: the one the format gives the call (Kimi K3 names its calls), else a new one. */
+  start(id?: string): { index: number; id: string } {
+    return { index: this.calls, id: id ?? this.newCallId() };
   }
 
   end(): number {
@@ -46,8 +47,8 @@ export class ItemSink {
     else this.items.push({ type: 'content', text });
   }
 
-  callStart(name: string): void {
-    this.items.push({ type: 'call_start', ...this.numbering.start(), name });
+  callStart(name: string, id?: string): void {
+    this.items.push({ type: 'call_start', ...this.numbering.start(id), name });
   }
 
   callArguments(fragment: string): void {

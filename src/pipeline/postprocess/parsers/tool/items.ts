@@ -1,8 +1,8 @@
 // The items of the marker formats' parsers, collected over a push and taken at its end, on the
-// shared numbering and sink (tool-call-items.ts); plus the arguments object these formats build
+// shared numbering and sink (call-items.ts); plus the arguments object these formats build
 // from named parameters, one `"key":value` member at a time.
 
-import type { ToolCallParserOptions, ToolParseItem } from './parser.js';
+import type { ToolCallParserOptions, ToolParseItem, WholeCall } from './parser.js';
 import { CallNumbering, type ItemSink, upstreamCallId } from './call-items.js';
 
 export class ToolItems {
@@ -20,9 +20,16 @@ export class ToolItems {
     this.sink.content(text);
   }
 
-  startCall(name: string): void {
+  startCall(name: string, id?: string): void {
     this.members = 0;
-    this.sink.callStart(name);
+    this.sink.callStart(name, id);
+  }
+
+  /** A call read whole: its start, its arguments JSON in one piece, its end. */
+  wholeCall(call: WholeCall): void {
+    this.startCall(call.name, call.id);
+    this.fragment(call.arguments);
+    this.endCall();
   }
 
   fragment(text: string): void {

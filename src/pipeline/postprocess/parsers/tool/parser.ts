@@ -21,6 +21,15 @@ export interface ToolCallParser {
   finish(): ToolParseItem[];
 }
 
+/** A call a format read whole (its markup closed): released at once. */
+export interface WholeCall {
+  name: string;
+  /** The arguments object as JSON text. */
+  arguments: string;
+  /** The id the format gives the call; a new one otherwise. */
+  id?: string;
+}
+
 /** A function tool of the request, as the parser may need it (e.g. to type parameters given as text). */
 export interface ToolSpec {
   name: string;

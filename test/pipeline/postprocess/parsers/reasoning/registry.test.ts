@@ -180,6 +180,29 @@ const CASES: Record<ReasoningParserName, Case[]> = {
   nemotron3: [{ what: 'starts inside', text: 'Checking.</think>Paris.', reasoning: 'Checking.', content: 'Paris.' }],
   nemotron_v3: [{ what: 'starts inside', text: 'Checking.</think>Paris.', reasoning: 'Checking.', content: 'Paris.' }],
   step3: [{ what: 'starts inside', text: 'Step by step.</think>7.', reasoning: 'Step by step.', content: '7.' }],
+  minimax_m3: [
+    { what: 'the prompt opened the span', prompt: '<mm:think>', text: 'Weigh it.</mm:think>Yes.', reasoning: 'Weigh it.', content: 'Yes.' },
+    { what: 'the reply shows only the end marker', text: 'Weigh it.</mm:think>Yes.', reasoning: 'Weigh it.', content: 'Yes.' },
+    { what: 'the reply opens the span itself', text: 'So: <mm:think>hm</mm:think>Yes.', reasoning: 'hm', content: 'So: Yes.' },
+    { what: 'no marker at all is answer', text: 'Just yes.', reasoning: '', content: 'Just yes.' },
+  ],
+  'minimax-m3': [{ what: 'the kebab alias', text: '<mm:think>hm</mm:think>Yes.', reasoning: 'hm', content: 'Yes.' }],
+  gemma4: [
+    { what: 'the thought label is dropped', text: '<|channel>thought\nAdd them.<channel|>It is 4.', reasoning: 'Add them.', content: 'It is 4.' },
+    { what: 'no markers', text: 'It is 4.', reasoning: '', content: 'It is 4.' },
+  ],
+  'gemma-4': [{ what: 'the kebab alias', text: 'A <|channel>thought\nB<channel|> C', reasoning: 'B', content: 'A  C' }],
+  kimi_k3: [
+    {
+      what: 'the prompt opened the span; the response channel follows',
+      prompt: '<|open|>think<|sep|>',
+      text: 'Check it.<|close|>think<|sep|><|open|>response<|sep|>Done.',
+      reasoning: 'Check it.',
+      content: '<|open|>response<|sep|>Done.',
+    },
+    { what: 'a thinking-off reply', text: '<|open|>response<|sep|>Done.', reasoning: '', content: '<|open|>response<|sep|>Done.' },
+  ],
+  'kimi-k3': [{ what: 'the kebab alias', text: '<|open|>think<|sep|>a<|close|>think<|sep|>b', reasoning: 'a', content: 'b' }],
 };
 
 test('the registry has a parser for every name and nothing else', () => {

@@ -7,8 +7,9 @@ import {
   glm47ToolCallParser,
   minimaxM2ToolCallParser,
   qwen3CoderToolCallParser,
-} from '../../../../../src/pipeline/postprocess/parsers/tool/xml-calls.js';
-import { assertToolParse, builtCall, counted } from './support.js';
+} from '../../../../../../src/pipeline/postprocess/parsers/tool/markup/xml-calls.js';
+import { TOOL_CALL_PARSERS } from '../../../../../../src/pipeline/postprocess/index.js';
+import { assertToolParse, builtCall, counted } from '../support.js';
 
 const WEATHER = [
   {
@@ -183,4 +184,15 @@ test('glm47: a call to a function the request does not offer is content, as upst
   ], { tools });
   // Without tools in the request nothing is checked.
   assertToolParse(glm47ToolCallParser, unknown, [builtCall(1, 'rm_rf', { path: '/' })]);
+});
+
+test('nemotron_nano: reads the qwen3_coder format, schema typing and the bare back-off included', () => {
+  const nano = TOOL_CALL_PARSERS.nemotron_nano;
+  const text =
+    'Looking.\n<tool_call>\n<function=get_weather>\n<parameter=location>\nBergen\n</parameter>\n<parameter=days>\n4\n</parameter>\n</function>\n</tool_call>' +
+    '<function=now>\n</function> end';
+  assertToolParse(nano, text, [{ content: 'Looking.\n' }, builtCall(1, 'get_weather', { location: 'Bergen', days: 4 }), builtCall(2, 'now', {}), { content: ' end' }], {
+    tools: WEATHER,
+  });
+  assert.equal(nano, qwen3CoderToolCallParser);
 });

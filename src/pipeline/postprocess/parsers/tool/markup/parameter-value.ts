@@ -2,7 +2,7 @@
 // for: typed by the tool's parameter schema when the request gave one, as upstream does, so
 // `<parameter=n>3</parameter>` is the number 3 for an integer parameter and the text "3" for a string.
 
-import type { ToolSpec } from './parser.js';
+import type { ToolSpec } from '../parser.js';
 import type { ParameterArgumentsMarkup } from './markup-format.js';
 
 /** The JSON schema type of parameter `key` of tool `name`, when the request says. */
@@ -19,7 +19,7 @@ export function parameterType(tools: readonly ToolSpec[], name: string, key: str
 }
 
 /** `text` parsed as JSON, or `fallback` when it is not JSON. */
-function jsonOr(text: string, fallback: unknown): unknown {
+export function jsonOr(text: string, fallback: unknown): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -1,7 +1,7 @@
 // The JSON tool-call formats of reference/http.md §8.1, with the markers upstream's parser configs
 // use (lib/parsers/src/tool_calling/config.rs). Each is a JsonToolFormat for the shared parser.
 
-import type { ToolCallParserFactory } from './parser.js';
+import type { ToolCallParserFactory } from '../parser.js';
 import { JsonToolCallParser, type JsonToolFormat } from './json-framed.js';
 import { JsonCallListReader, JsonCallReader } from './json-stream.js';
 import { MistralNamedCallReader } from './mistral-named.js';
@@ -11,6 +11,9 @@ const objectOrArray = (): JsonCallListReader => new JsonCallListReader(true);
 
 /** `<tool_call>{"name": …, "arguments": {…}}</tool_call>`, several per message (Hermes, Qwen2.5/3). */
 const HERMES: JsonToolFormat = { starts: ['<tool_call>'], ends: ['</tool_call>'], body: oneObject };
+
+/** Hermes' markers, but a call counts only once `</tool_call>` closes it; markup never reaches the text. */
+const QWEN25: JsonToolFormat = { ...HERMES, wholeBodies: true };
 
 /** `<|python_tag|>{"name": …, "parameters": {…}}`, or the bare object; several separated by `;`. */
 const LLAMA3_JSON: JsonToolFormat = {
@@ -51,6 +54,7 @@ const factory =
     new JsonToolCallParser(format, options);
 
 export const hermesToolCallParser = factory(HERMES);
+export const qwen25ToolCallParser = factory(QWEN25);
 export const llama3JsonToolCallParser = factory(LLAMA3_JSON);
 export const mistralToolCallParser = factory(MISTRAL);
 export const jambaToolCallParser = factory(JAMBA);

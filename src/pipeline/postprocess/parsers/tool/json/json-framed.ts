@@ -1,10 +1,10 @@
 // The JSON tool-call formats share one shape: content, then a start marker (or, for some, bare JSON
 // at the start of the message), a JSON body of calls, optional separators and more bodies, an
-// optional end marker, and content again. Only the markers and the body differ (tool-json-formats.ts).
+// optional end marker, and content again. Only the markers and the body differ (json-formats.ts).
 
-import { firstMarker, partialMarkerLength } from '../marker-scan.js';
-import { CallNumbering, upstreamCallId, type ItemSink } from './call-items.js';
-import type { ToolCallParser, ToolCallParserOptions, ToolParseItem } from './parser.js';
+import { firstMarker, partialMarkerLength } from '../../marker-scan.js';
+import { CallNumbering, upstreamCallId, type ItemSink } from '../call-items.js';
+import type { ToolCallParser, ToolCallParserOptions, ToolParseItem } from '../parser.js';
 import type { CallBodyReader, CallEvent } from './json-stream.js';
 
 export interface JsonToolFormat {
@@ -18,9 +18,15 @@ export interface JsonToolFormat {
   separator?: string;
   /** A message that starts (after whitespace) with `{` or `[` is a body without a start marker. */
   bareAtStart?: boolean;
+  /**
+   * A body's calls are released only once its end marker closes it; a body that is not a call,
+   * breaks, or is still open when the stream ends is dropped, markers and all (Qwen2.5's
+   * "never leak tool-call markup", as upstream's qwen25).
+   */
+  wholeBodies?: boolean;
 }
 
-type Mode = 'content' | 'body' | 'after' | 'between' | 'skip';
+type Mode = 'content' | 'body' | 'after' | 'between' | 'skip' | 'discard';
 
 export class JsonToolCallParser implements ToolCallParser {
   private held = '';
@@ -31,6 +37,8 @@ export class JsonToolCallParser implements ToolCallParser {
   /** Content other than whitespace was released: bare JSON no longer opens a body. */
   private textSeen = false;
   private readonly numbering: CallNumbering;
+  /** With `wholeBodies`: the events of the open body, given once its end marker comes. */
+  private pending: CallEvent[] = [];
 
   constructor(
     private readonly format: JsonToolFormat,
@@ -48,7 +56,10 @@ export class JsonToolCallParser implements ToolCallParser {
 
   finish(): ToolParseItem[] {
     const sink = this.numbering.sink();
-    if (this.mode === 'body') {
+    if (this.format.wholeBodies === true && this.mode !== 'content' && this.mode !== 'between') {
+      // An open body never closed: dropped, with its calls.
+      this.pending = [];
+    } else if (this.mode === 'body') {
       const reader = this.reader!;
       const events: CallEvent[] = [];
       reader.finish(events);
@@ -71,11 +82,13 @@ export class JsonToolCallParser implements ToolCallParser {
       case 'body':
         return this.bodyStep(sink);
       case 'after':
-        return this.afterStep();
+        return this.afterStep(sink);
       case 'between':
         return this.betweenStep();
       case 'skip':
         return this.skipStep(sink);
+      case 'discard':
+        return this.discardStep();
     }
   }
 
@@ -102,6 +115,7 @@ export class JsonToolCallParser implements ToolCallParser {
     const events: CallEvent[] = [];
     const taken = reader.feed(this.held, events);
     this.held = this.held.slice(taken);
+    if (this.format.wholeBodies === true) return this.wholeBodyStep(reader, events);
     sink.events(events);
     if (reader.state === 'reading') return false;
     if (reader.state === 'not_call') {
@@ -116,8 +130,34 @@ export class JsonToolCallParser implements ToolCallParser {
     return true;
   }
 
+  /** With `wholeBodies`: the body's events wait for its end marker; a body that is no call or breaks is dropped. */
+  private wholeBodyStep(reader: CallBodyReader, events: CallEvent[]): boolean {
+    this.pending.push(...events);
+    if (reader.state === 'reading') return false;
+    if (reader.state === 'complete') this.mode = 'after';
+    else this.discardBody();
+    return true;
+  }
+
+  /** Drops the open body up to and including its end marker. */
+  private discardBody(): void {
+    this.pending = [];
+    this.mode = 'discard';
+  }
+
+  private discardStep(): boolean {
+    const hit = firstMarker(this.held, this.format.ends);
+    if (hit === null) {
+      this.held = this.held.slice(this.held.length - partialMarkerLength(this.held, this.format.ends));
+      return false;
+    }
+    this.held = this.held.slice(hit.index + hit.marker.length);
+    this.mode = 'between';
+    return true;
+  }
+
   /** After a body: whitespace, then a separator (another body), an end marker, or content again. */
-  private afterStep(): boolean {
+  private afterStep(sink: ItemSink): boolean {
     const rest = this.held.trimStart();
     if (rest === '') return false;
     const { separator, ends } = this.format;
@@ -129,9 +169,16 @@ export class JsonToolCallParser implements ToolCallParser {
     if (end !== undefined) {
       this.held = rest.slice(end.length);
       this.mode = 'between';
+      sink.events(this.pending);
+      this.pending = [];
       return true;
     }
     if (partialMarkerLength(rest, ends) === rest.length) return false;
+    if (this.format.wholeBodies === true) {
+      // Text after the object inside the wrapper: the body is not a call.
+      this.discardBody();
+      return true;
+    }
     return this.betweenStep();
   }
 

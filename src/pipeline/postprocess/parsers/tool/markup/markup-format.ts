@@ -1,5 +1,5 @@
 // How a model marks its tool calls up, as data: the markers that open and close a run of calls,
-// a call, its name and its arguments. One engine (tool-markup-parser.ts) reads every such format.
+// a call, its name and its arguments. One engine (markup-parser.ts) reads every such format.
 
 /**
  * The arguments are written as one raw JSON object (kimi_k2, deepseek, harmony); what follows the
@@ -29,6 +29,20 @@ export interface ParameterArgumentsMarkup {
   commaArrays?: boolean;
   /** Values escape `<`, `>`, `&` and quotes as XML entities. */
   xmlEntities?: boolean;
+  /**
+   * Reads the key from the text between `start` and `keyEnd` (quotes stripped by default); an `as`
+   * the markup states (DSML's `string="true"`) decides the value's type instead of the schema.
+   */
+  readKey?: (raw: string) => ParameterKey;
+  /** Whitespace around a value is layout (by default one newline each side is). */
+  trimValues?: boolean;
+}
+
+/** A parameter's name, and the type its markup states for the value, if it does. */
+export interface ParameterKey {
+  key: string;
+  /** `text`: the value as written; `json`: the JSON it spells, else the text. */
+  as?: 'text' | 'json';
 }
 
 export interface ToolMarkupFormat {
@@ -38,6 +52,8 @@ export interface ToolMarkupFormat {
   bareCalls?: boolean;
   /** A call to a function the request's tools do not name is no call but content. */
   knownNamesOnly?: boolean;
+  /** Markup that turns out not to be a call is dropped, not shown as content (DSML never shows its markup). */
+  dropsMalformed?: boolean;
   /** Open a call; its name follows. */
   callStarts: readonly string[];
   /** End the name; not consumed (a name end may also open what follows). */

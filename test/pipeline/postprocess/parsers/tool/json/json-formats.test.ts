@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
-import { TOOL_CALL_PARSERS, type ToolCallParserFactory } from '../../../../../src/pipeline/postprocess/index.js';
-import { assertToolParse, call } from './support.js';
+import assert from 'node:assert/strict';
+import { TOOL_CALL_PARSERS, type ToolCallParserFactory } from '../../../../../../src/pipeline/postprocess/index.js';
+import { assertToolParse, call, counted } from '../support.js';
 
 const WEATHER = '{"location": "San Francisco, CA", "unit": "fahrenheit"}';
 const TIME = '{"timezone":"UTC"}';
@@ -60,6 +61,40 @@ describe('hermes', () => {
 
   it('gives double-encoded arguments as their JSON', () => {
     assertToolParse(hermes, '<tool_call>{"name": "f", "arguments": "{\\"a\\": 1}"}</tool_call>', [call(1, 'f', '{"a": 1}')]);
+  });
+});
+
+describe('qwen25', () => {
+  const qwen25 = parser('qwen25');
+  const LOOKUP = '{"query": "tide tables", "limit": 5}';
+
+  it("reads Hermes' format: text around calls, several calls, a name-only call", () => {
+    assertToolParse(
+      qwen25,
+      `Searching.\n<tool_call>\n{"name": "search", "arguments": ${LOOKUP}}\n</tool_call>\n<tool_call>{"name": "clock"}</tool_call>\nDone.`,
+      [{ content: 'Searching.\n' }, call(1, 'search', LOOKUP), call(2, 'clock', '{}'), { content: '\nDone.' }],
+    );
+  });
+
+  it('releases a call only once </tool_call> closes it', () => {
+    const q = counted(qwen25);
+    assert.deepEqual(q.push(`<tool_call>{"name": "search", "arguments": ${LOOKUP}}`), []);
+    assert.deepEqual(q.push('\n</tool_call>'), [
+      { type: 'call_start', index: 0, id: 'call-1', name: 'search' },
+      { type: 'call_arguments', index: 0, fragment: LOOKUP },
+      { type: 'call_end', index: 0 },
+    ]);
+  });
+
+  it('never shows its markup: a wrapper that holds no call, a broken call, a call never closed are dropped', () => {
+    assertToolParse(qwen25, 'a <tool_call>not json</tool_call> b', [{ content: 'a  b' }]);
+    assertToolParse(qwen25, 'a <tool_call>{"name": "f", "arguments": {"x": 1} oops</tool_call> b', [{ content: 'a  b' }]);
+    assertToolParse(qwen25, `a <tool_call>{"name": "f", "arguments": ${LOOKUP}}`, [{ content: 'a ' }]);
+    assertToolParse(qwen25, 'a <tool_call>{"name": "f", "argu', [{ content: 'a ' }]);
+  });
+
+  it('keeps the calls closed before one the stream cuts off', () => {
+    assertToolParse(qwen25, `<tool_call>{"name": "a", "arguments": {}}</tool_call><tool_call>{"name": "b", "arguments": {"k"`, [call(1, 'a', '{}')]);
   });
 });
 

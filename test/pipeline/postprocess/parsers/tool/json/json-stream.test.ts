@@ -5,9 +5,9 @@ import {
   JsonCallReader,
   type CallBodyReader,
   type CallEvent,
-} from '../../../../../src/pipeline/postprocess/parsers/tool/json-stream.js';
-import { JsonValueScanner } from '../../../../../src/pipeline/postprocess/parsers/tool/json-value-scanner.js';
-import { cuttings } from '../support.js';
+} from '../../../../../../src/pipeline/postprocess/parsers/tool/json/json-stream.js';
+import { JsonValueScanner } from '../../../../../../src/pipeline/postprocess/parsers/tool/json/json-value-scanner.js';
+import { cuttings } from '../../support.js';
 
 interface Read {
   names: string[];

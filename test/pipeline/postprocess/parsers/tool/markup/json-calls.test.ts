@@ -8,10 +8,10 @@ import {
   deepseekV3ToolCallParser,
   harmonyToolCallParser,
   kimiK2ToolCallParser,
-} from '../../../../../src/pipeline/postprocess/parsers/tool/json-calls.js';
-import { REASONING_PARSERS } from '../../../../../src/pipeline/postprocess/index.js';
-import { cuttings, pushAll } from '../support.js';
-import { assertToolParse, call, counted, run, type Seen } from './support.js';
+} from '../../../../../../src/pipeline/postprocess/parsers/tool/markup/json-calls.js';
+import { REASONING_PARSERS } from '../../../../../../src/pipeline/postprocess/index.js';
+import { cuttings, pushAll } from '../../support.js';
+import { assertToolParse, call, counted, run, type Seen } from '../support.js';
 
 const ARGS = '{"location": "Paris, France", "unit": "celsius", "days": [1, 2]}';
 

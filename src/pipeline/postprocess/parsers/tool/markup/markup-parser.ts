@@ -1,16 +1,16 @@
 // The engine for every tool-call format written as markers around a name and its arguments
-// (tool-markup-format.ts). Content streams at once but for a tail that could still begin a marker;
+// (markup-format.ts). Content streams at once but for a tail that could still begin a marker;
 // a call streams as soon as its name is known, its arguments as they come (raw JSON as written,
 // parameters one `"key":value` piece each as it completes). Markup that turns out not to be a call
 // (no name, arguments that are not a JSON object, junk where a call must start) is released as the
 // content it was.
 
-import { JsonValueScanner } from './json-value-scanner.js';
-import { firstMarker, partialMarkerLength } from '../marker-scan.js';
-import type { ToolCallParser, ToolCallParserOptions, ToolParseItem, ToolSpec } from './parser.js';
-import { HeldToolParser } from './held-parser.js';
-import type { ParameterArgumentsMarkup, ToolMarkupFormat } from './markup-format.js';
-import { parameterType, typedValue } from './parameter-value.js';
+import { JsonValueScanner } from '../json/index.js';
+import { firstMarker, partialMarkerLength } from '../../marker-scan.js';
+import type { ToolCallParser, ToolCallParserOptions, ToolParseItem, ToolSpec } from '../parser.js';
+import { HeldToolParser } from '../held-parser.js';
+import type { ParameterArgumentsMarkup, ParameterKey, ToolMarkupFormat } from './markup-format.js';
+import { jsonOr, parameterType, typedValue } from './parameter-value.js';
 
 type State =
   | 'content'
@@ -23,7 +23,8 @@ type State =
   | 'parameters'
   | 'key'
   | 'valueOpen'
-  | 'value';
+  | 'value'
+  | 'discard';
 
 /** A name no longer than this that has not ended is not a name. */
 const MAX_NAME = 256;
@@ -61,9 +62,10 @@ export class ToolMarkupParser extends HeldToolParser<State> {
     key: () => this.stepKey(),
     valueOpen: () => this.skipTo(this.parameterMarkup().valueStart ?? '', () => (this.state = 'value')),
     value: () => this.stepValue(),
+    discard: () => this.stepDiscard(),
   };
   private name = '';
-  private key = '';
+  private key: ParameterKey = { key: '' };
   /** The call being read opened without its section (`bareCalls`). */
   private bare = false;
   /** Checks raw JSON arguments as they come, to end them where the object ends. */
@@ -93,12 +95,12 @@ export class ToolMarkupParser extends HeldToolParser<State> {
         break;
       case 'section':
         // A section left open after its calls leaves only layout (or a cut marker) behind.
-        if ((this.raw + rest).trim() !== '') this.items.content(this.raw + rest);
+        if ((this.raw + rest).trim() !== '') this.release(this.raw + rest);
         break;
       case 'name':
       case 'opening':
       case 'jsonLead':
-        this.items.content(this.raw + rest);
+        this.release(this.raw + rest);
         break;
       case 'json':
         this.held = rest;
@@ -110,6 +112,7 @@ export class ToolMarkupParser extends HeldToolParser<State> {
         this.closeParameters();
         break;
       case 'closing':
+      case 'discard':
         break;
       case 'parameters':
       case 'key':
@@ -239,7 +242,8 @@ export class ToolMarkupParser extends HeldToolParser<State> {
     const markup = this.parameterMarkup();
     const index = this.held.indexOf(markup.keyEnd);
     if (index < 0) return false;
-    this.key = stripQuotes(this.held.slice(0, index));
+    const raw = this.held.slice(0, index);
+    this.key = markup.readKey?.(raw) ?? { key: stripQuotes(raw) };
     this.held = this.held.slice(index + markup.keyEnd.length);
     this.state = markup.valueStart === undefined ? 'value' : 'valueOpen';
     return true;
@@ -276,10 +280,11 @@ export class ToolMarkupParser extends HeldToolParser<State> {
   /** One `"key":value` piece of the arguments object. */
   private parameter(text: string): void {
     const markup = this.parameterMarkup();
-    const laid = stripLayout(text);
+    const laid = markup.trimValues === true ? text.trim() : stripLayout(text);
     const value = markup.xmlEntities === true ? decodeXmlEntities(laid) : laid;
-    const type = parameterType(this.tools, this.name, this.key);
-    this.items.member(this.key, typedValue(value, type, markup));
+    const { key, as } = this.key;
+    const typed = as === 'text' ? value : as === 'json' ? jsonOr(value, value) : typedValue(value, parameterType(this.tools, this.name, key), markup);
+    this.items.member(key, typed);
   }
 
   private closeParameters(): void {
@@ -287,12 +292,34 @@ export class ToolMarkupParser extends HeldToolParser<State> {
     this.afterCall();
   }
 
-  /** The block so far was not a call: released as content, and the scan goes on after it. */
+  /**
+   * The block so far was not a call: released as content, and the scan goes on after it; a format
+   * that drops such markup drops the rest of its section too.
+   */
   private malformed(): boolean {
-    this.items.content(this.raw);
+    this.release(this.raw);
     this.raw = '';
+    const inSection = this.format.section !== undefined && !this.bare;
+    this.state = this.format.dropsMalformed === true && inSection ? 'discard' : 'content';
+    return true;
+  }
+
+  /** Drops a broken section up to and including its end marker. */
+  private stepDiscard(): boolean {
+    const ends = this.format.section?.ends ?? [];
+    const hit = firstMarker(this.held, ends);
+    if (hit === null) {
+      this.held = this.held.slice(this.held.length - partialMarkerLength(this.held, ends));
+      return false;
+    }
+    this.held = this.held.slice(hit.index + hit.marker.length);
     this.state = 'content';
     return true;
+  }
+
+  /** Markup that was no call: content, unless the format drops it. */
+  private release(markup: string): void {
+    if (this.format.dropsMalformed !== true) this.items.content(markup);
   }
 
   private consume(length: number): void {

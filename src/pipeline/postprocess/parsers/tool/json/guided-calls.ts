@@ -5,7 +5,7 @@
 // one call of that function.
 
 import { JsonValueScanner } from './json-value-scanner.js';
-import type { ToolCallParserFactory } from './parser.js';
+import type { ToolCallParserFactory } from '../parser.js';
 import { JsonToolCallParser } from './json-framed.js';
 import { JsonCallListReader, type CallBodyReader, type CallEvent, type CallReaderState } from './json-stream.js';
 

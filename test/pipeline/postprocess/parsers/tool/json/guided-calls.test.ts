@@ -5,9 +5,9 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { toolCallsFor, type ToolCallParserFactory } from '../../../../../src/pipeline/postprocess/index.js';
-import { namedToolCallParser, requiredToolCallParser } from '../../../../../src/pipeline/postprocess/parsers/tool/guided-calls.js';
-import { assertToolParse, call, run } from './support.js';
+import { toolCallsFor, type ToolCallParserFactory } from '../../../../../../src/pipeline/postprocess/index.js';
+import { namedToolCallParser, requiredToolCallParser } from '../../../../../../src/pipeline/postprocess/parsers/tool/json/guided-calls.js';
+import { assertToolParse, call, run } from '../support.js';
 
 const tools = [
   { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object' } } },

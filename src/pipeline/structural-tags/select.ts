@@ -1,0 +1,70 @@
+// Whether a chat request gets a structural tag, and which, as upstream's frontend decides it from
+// the model's card: the tool-call parser's builder, the card's scope and schema, the request's tool
+// choice. A tag for a tool call means the output is in the parser's own format (the card's parser
+// reads it, not the guided-JSON one); a tag for `tool_choice: "none"` only bans opening a call.
+
+import type { ChatCompletionRequest, ToolCallParserName, StructuralTagPolicy } from '../../protocols/index.js';
+import { structuralTag, tag, type StructuralTag } from './formats.js';
+import { STRUCTURAL_TAG_BUILDERS } from './registry.js';
+
+/** What the model's card says of its tool calls, for the preprocessor. */
+export interface ToolCallFormat {
+  toolCall: ToolCallParserName | null;
+  /** The card's structural-tag settings; null: off. */
+  structuralTag: StructuralTagPolicy | null;
+}
+
+export interface ToolCallTag {
+  tag: StructuralTag;
+  /** The grammar is the tool-call parser's own format: the output is parsed with it. */
+  native: boolean;
+}
+
+type TagRequestFields = Pick<ChatCompletionRequest, 'tools' | 'tool_choice' | 'parallel_tool_calls' | 'response_format'>;
+
+export interface TagContext {
+  /** The chat template left tools out of the prompt for `tool_choice: "none"`. */
+  toolsLeftOutForNone: boolean;
+  /** The reply starts inside a reasoning span the prompt opened: a forced call's grammar lets it run first. */
+  startsInReasoning: boolean;
+}
+
+/**
+ * Kimi K2's forced calls take their tag even with structural tags off: its native section is the
+ * only format the K2 parser reads, as upstream treats them.
+ */
+const forcedNeedsTag = (parser: ToolCallParserName | null): boolean => parser === 'kimi_k2';
+
+export function toolCallTag(request: TagRequestFields, format: ToolCallFormat, context: TagContext): ToolCallTag | null {
+  const choice = request.tool_choice ?? 'auto';
+  const named = typeof choice === 'object' && choice !== null;
+  const forced = named || choice === 'required';
+  const policy = format.structuralTag;
+  if (policy === null && !(forced && forcedNeedsTag(format.toolCall))) return null;
+  // A response format constrains the answer itself: an automatic choice keeps it, a forced one wins.
+  const structuredOutput = request.response_format != null && request.response_format.type !== 'text';
+  if (structuredOutput && !forced) return null;
+  const builder = format.toolCall === null ? undefined : STRUCTURAL_TAG_BUILDERS[format.toolCall];
+  if (builder === undefined) return null;
+  const tools = request.tools ?? [];
+  if (choice === 'none') {
+    // With the tools left out of the prompt, the ban adds nothing.
+    if (context.toolsLeftOutForNone || tools.length === 0 || builder.banTokens.length === 0) return null;
+    return { tag: structuralTag(tag('', { type: 'any_tokens', exclude_tokens: [...builder.banTokens] }, '')), native: false };
+  }
+  const scope = policy?.scope ?? 'auto';
+  const eligible = forced || scope === 'always' || request.parallel_tool_calls === false || tools.some((tool) => tool.function.strict === true);
+  if (!eligible) return null;
+  const selected = named ? tools.filter((tool) => tool.function.name === choice.function.name) : tools;
+  const grammar = builder.build({
+    tools: selected,
+    atLeastOne: forced,
+    named,
+    stopAfterFirst: request.parallel_tool_calls === false,
+    schema: policy?.schema ?? 'auto',
+  });
+  if (grammar === null) return null;
+  const reasoningFirst = context.startsInReasoning && forced;
+  const full = reasoningFirst ? { type: 'sequence' as const, elements: [tag('', { type: 'any_text', excludes: [] }, builder.reasoningEnd), grammar] } : grammar;
+  return { tag: structuralTag(full), native: true };
+}
