@@ -32,7 +32,7 @@ test('--dump-config-to writes the resolved config, CLI over env over default', a
     const dumped = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
     assert.equal(dumped.routerMode, 'random');
     assert.equal(dumped.speedupRatio, 7);
-    assert.equal(dumped.httpBodyLimitMb, 45);
+    assert.equal(dumped.httpBodyLimitMb, 192);
   } finally {
     await server.proc.stop();
   }
