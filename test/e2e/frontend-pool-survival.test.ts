@@ -170,11 +170,8 @@ test('kill -9 of a pool process under streaming load: requests sent right after 
   for (const o of outcomes.filter((o) => !completed.includes(o))) {
     assert.ok(o.error !== undefined && o.endedAt - killedAt < SETTLE_MS, `a cut stream: ${JSON.stringify(o)}`);
   }
+  // The replacement takes connections once it serves the model its sibling serves: no 404 after this.
   await until('the replacement', () => logLines().some((l) => l.msg === 'frontend process replaced and listening'));
-  await until('the model in the replacement', () => {
-    const replacement = logLines().find((l) => l.msg === 'frontend process replaced and listening')!.processPid;
-    return logLines().some((l) => l.msg === 'model discovered' && l.pid === replacement);
-  });
 });
 
 test('kill -9 of the primary under streaming load: streams complete, the processes accept new connections, SIGTERM stops them', async () => {

@@ -12,7 +12,16 @@ import { assertRouterStateSupported, frontendEventPlane } from '../router-state.
 import { runtimeOptionsFromConfig } from '../runtime-options.js';
 import { startRetrying, StartupFailedError, startupFailureLine, StartupToldError, type StartupRetryOptions } from '../startup-retry.js';
 import { ConnectionIntake } from './intake.js';
-import { isPoolMessage, POOL_PROCESS_ENV, type ListenerName, type MetricsJson, type ProcessSettings, type ToPrimary, type ToProcess } from './messages.js';
+import {
+  isPoolMessage,
+  POOL_PROCESS_ENV,
+  type Gatherable,
+  type GatherKind,
+  type ListenerName,
+  type ProcessSettings,
+  type ToPrimary,
+  type ToProcess,
+} from './messages.js';
 import { configOfProcess } from './plan.js';
 
 /** True in a process the pool's primary started. */
@@ -20,18 +29,24 @@ export function isPoolProcess(): boolean {
   return process.env[POOL_PROCESS_ENV] === '1' && process.send !== undefined;
 }
 
-interface PendingScrape {
-  resolve(text: string): void;
-  own(): Promise<string>;
+/** A gathering asked of the primary: its answer, or this process's own part (`alone`) when there is no primary. */
+interface PendingGather {
+  resolve(whole: unknown): void;
+  alone(): Promise<unknown>;
 }
 
-/** The IPC channel to the primary: settings and connections in, startup news out, metrics both ways. */
+type Part<K extends GatherKind> = () => Promise<Gatherable[K]['part']>;
+
+/** A replacement waits this long at most for the models the other processes serve. */
+const SIBLING_MODELS_WAIT_MS = 30_000;
+
+/** The IPC channel to the primary: settings and connections in, startup news out, gatherings both ways. */
 class PrimaryChannel {
-  private readonly waiting = new Map<number, PendingScrape>();
+  private readonly waiting = new Map<number, PendingGather>();
   private nextId = 0;
   private settingsArrived!: (s: ProcessSettings) => void;
   readonly settings = new Promise<ProcessSettings>((resolve) => (this.settingsArrived = resolve));
-  private collect: (() => Promise<MetricsJson>) | null = null;
+  private readonly parts: { [K in GatherKind]?: Part<K> } = {};
   private connections: ((listener: ListenerName, socket: Socket) => void) | null = null;
   private readonly lost = new AbortController();
   /** Aborted when the primary is gone (its channel closed): it never comes back. */
@@ -41,8 +56,7 @@ class PrimaryChannel {
   };
   private readonly onDisconnect = (): void => {
     this.lost.abort();
-    for (const { resolve, own } of this.waiting.values()) void own().then(resolve);
-    this.waiting.clear();
+    this.settleAlone();
   };
 
   constructor() {
@@ -62,19 +76,19 @@ class PrimaryChannel {
     return new Promise((resolve) => process.send!(msg, undefined, {}, (err) => resolve(err === null)));
   }
 
-  /** Every pool process's metrics combined, by way of the primary; this process's own (`own`) once it is gone. */
-  pooledMetrics(own: () => Promise<string>): Promise<string> {
-    if (!process.connected) return own();
+  /** What every serving process has of `what`, combined by way of the primary; `alone` (this process's own) once it is gone. */
+  gather<K extends GatherKind>(what: K, alone: () => Promise<Gatherable[K]['whole']>): Promise<Gatherable[K]['whole']> {
+    if (!process.connected) return alone();
     const id = this.nextId++;
     return new Promise((resolve) => {
-      this.waiting.set(id, { resolve, own });
-      this.send({ kind: 'pool:metrics-request', id });
+      this.waiting.set(id, { resolve: resolve as (whole: unknown) => void, alone });
+      this.send({ kind: 'pool:gather-request', id, what });
     });
   }
 
-  /** What this process answers when the primary collects metrics. */
-  answerMetricsWith(collect: () => Promise<MetricsJson>): void {
-    this.collect = collect;
+  /** This process's part when the primary gathers `what`. */
+  answer<K extends GatherKind>(what: K, part: Part<K>): void {
+    (this.parts as Record<K, Part<K>>)[what] = part;
   }
 
   /** Where the connections the primary hands over go. */
@@ -87,7 +101,11 @@ class PrimaryChannel {
     process.off('message', this.onMessage);
     process.off('disconnect', this.onDisconnect);
     process.channel?.unref();
-    for (const { resolve } of this.waiting.values()) resolve('');
+    this.settleAlone();
+  }
+
+  private settleAlone(): void {
+    for (const { resolve, alone } of this.waiting.values()) void alone().then(resolve);
     this.waiting.clear();
   }
 
@@ -102,31 +120,55 @@ class PrimaryChannel {
         else socket.destroy();
         return;
       }
-      case 'pool:metrics-collect':
-        void this.collect?.().then((metrics) => this.send({ kind: 'pool:metrics-json', id: msg.id, metrics }));
+      case 'pool:gather':
+        void this.parts[msg.what]?.().then((part) => this.send({ kind: 'pool:gather-part', id: msg.id, part }));
         return;
-      case 'pool:metrics-text':
-        this.waiting.get(msg.id)?.resolve(msg.text);
+      case 'pool:gathered':
+        this.waiting.get(msg.id)?.resolve(msg.whole);
         this.waiting.delete(msg.id);
     }
   }
 }
 
-/** One attempt at this process's frontend: taking connections once its models are in (`waitFor`). */
-async function startOnce(config: Config, log: Logger, channel: PrimaryChannel, settings: ProcessSettings): Promise<FrontendService> {
+/**
+ * Until the models the serving processes serve are live here too (bounded), so a process that
+ * replaces one answers 404 for none of them; the first processes of a pool find none to wait for.
+ */
+async function untilSiblingsModels(channel: PrimaryChannel, arrival: ModelArrival, log: Logger): Promise<void> {
+  const names = await channel.gather('models', async () => []);
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), SIBLING_MODELS_WAIT_MS)));
+  const arrived = (async () => {
+    // A model whose card this process rejects is not waited for: it will not come.
+    for (const name of names) await arrival.until(name, 1).catch(() => undefined);
+    return true;
+  })();
+  const allArrived = await Promise.race([arrived, waited]);
+  clearTimeout(timer);
+  if (!allArrived) {
+    const missing = names.filter((name) => !arrival.liveNames().includes(name));
+    log.warn({ models: missing }, 'taking connections before every model the other frontend processes serve is live here');
+  }
+}
+
+/** One attempt at this process's frontend: taking connections once its models are in. */
+async function startOnce(config: Config, log: Logger, channel: PrimaryChannel, settings: ProcessSettings): Promise<{ frontend: FrontendService; arrival: ModelArrival }> {
   assertRouterStateSupported(config, frontendEventPlane(config));
   const runtime = await DistributedRuntime.create(runtimeOptionsFromConfig(config, log));
   const arrival = new ModelArrival();
   const { waitFor } = settings;
-  return runFrontend(config, log, runtime, {
+  const frontend = await runFrontend(config, log, runtime, {
     observer: arrival,
     takeConnections: true,
     beforeListen: async ({ metrics }) => {
-      metrics.renderThrough(() => channel.pooledMetrics(() => metrics.registry.metrics()));
-      channel.answerMetricsWith(() => metrics.registry.getMetricsAsJSON());
+      channel.answer('metrics', () => metrics.registry.getMetricsAsJSON());
+      metrics.renderThrough(() => channel.gather('metrics', () => metrics.registry.metrics()));
+      // `serve`: the primary's own workers; `frontend`: whatever the other processes serve.
       if (waitFor) await arrival.until(waitFor.model, waitFor.instances);
+      else await untilSiblingsModels(channel, arrival, log);
     },
   });
+  return { frontend, arrival };
 }
 
 /** The failure's one line, handed to the primary to tell once for the pool; thrown as is when it has none (a bug: logged whole). */
@@ -148,9 +190,9 @@ export async function runPoolProcess(config: Config, logger: Logger, startup: St
   const settings = await channel.settings;
   const own: Config = configOfProcess({ ...config, ...settings.overrides }, settings.plan, settings.index);
   const log = logger.child({ frontend_process: settings.index });
-  let frontend: FrontendService;
+  let started: Awaited<ReturnType<typeof startOnce>>;
   try {
-    frontend = await startRetrying(() => startOnce(own, log, channel, settings), {
+    started = await startRetrying(() => startOnce(own, log, channel, settings), {
       retrySecs: startup.retrySecs,
       tell: (line) => channel.send({ kind: 'pool:retrying', line }),
       signal: AbortSignal.any([startup.signal, channel.gone]),
@@ -158,8 +200,10 @@ export async function runPoolProcess(config: Config, logger: Logger, startup: St
   } catch (err) {
     return tellFailure(channel, err).finally(() => channel.close());
   }
+  const { frontend, arrival } = started;
   const intake = new ConnectionIntake(frontend.accept!);
   channel.takeConnections((listener, socket) => intake.take(listener, socket));
+  channel.answer('models', async () => arrival.liveNames());
   channel.send({ kind: 'pool:serving' });
   const done = new Promise<void>((resolve) => {
     const onGone = (): void => {

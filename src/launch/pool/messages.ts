@@ -39,6 +39,19 @@ export interface ProcessSettings {
 /** A registry's metrics as prom-client's getMetricsAsJSON() gives them (plain data, IPC-safe). */
 export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 
+/**
+ * What the primary gathers from every serving process for the one that asks: each process's part,
+ * and the whole the parts make.
+ */
+export interface Gatherable {
+  /** A scrape of any process: every registry (prom-client JSON), combined into one exposition. */
+  readonly metrics: { readonly part: MetricsJson; readonly whole: string };
+  /** The models the pool serves: a replacement waits for them before it takes connections. */
+  readonly models: { readonly part: string[]; readonly whole: string[] };
+}
+
+export type GatherKind = keyof Gatherable;
+
 export type ToPrimary =
   | { readonly kind: 'pool:hello' }
   /** A service is unreachable and will be retried: the line, told once for the pool. */
@@ -47,15 +60,15 @@ export type ToPrimary =
   | { readonly kind: 'pool:failed'; readonly line: string; readonly stack?: string; readonly config: boolean }
   /** Ready for connections. */
   | { readonly kind: 'pool:serving' }
-  | { readonly kind: 'pool:metrics-request'; readonly id: number }
-  | { readonly kind: 'pool:metrics-json'; readonly id: number; readonly metrics: MetricsJson };
+  | { readonly kind: 'pool:gather-request'; readonly id: number; readonly what: GatherKind }
+  | { readonly kind: 'pool:gather-part'; readonly id: number; readonly part: Gatherable[GatherKind]['part'] };
 
 export type ToProcess =
   | { readonly kind: 'pool:settings'; readonly settings: ProcessSettings }
   /** Sent with the accepted socket as its handle. */
   | { readonly kind: 'pool:connection'; readonly listener: ListenerName }
-  | { readonly kind: 'pool:metrics-collect'; readonly id: number }
-  | { readonly kind: 'pool:metrics-text'; readonly id: number; readonly text: string };
+  | { readonly kind: 'pool:gather'; readonly id: number; readonly what: GatherKind }
+  | { readonly kind: 'pool:gathered'; readonly id: number; readonly whole: Gatherable[GatherKind]['whole'] };
 
 /** Messages of other senders (prom-client's own, for one) share the channel: recognise ours. */
 export function isPoolMessage<M extends { kind: string }>(msg: unknown): msg is M {

@@ -1,14 +1,24 @@
 // The primary of a frontend pool: it holds the listening sockets, starts N processes (each inherits
 // them, idle), hands each its settings, waits until every one serves, hands them the connections it
-// accepts (dispatch.ts), replaces a process that dies, gathers /metrics from all of them for
-// whichever one is scraped, and on stop drains them all (SIGTERM each, as an orchestrator would).
+// accepts (dispatch.ts), replaces a process that dies, gathers for one process what all of them
+// have (/metrics for the one scraped, the models for a replacement), and on stop drains them all
+// (SIGTERM each, as an orchestrator would).
 import { fork, type ChildProcess } from 'node:child_process';
 import { ConfigError } from '../../config/index.js';
 import type { Logger } from '../../observability/index.js';
 import { StartupFailedError, type StartupRetryOptions } from '../startup-retry.js';
 import { ConnectionDispatch } from './dispatch.js';
 import { closeListeners, type PoolListener } from './listeners.js';
-import { isPoolMessage, POOL_PROCESS_ENV, type InheritedListener, type MetricsJson, type ProcessSettings, type ToPrimary, type ToProcess } from './messages.js';
+import {
+  isPoolMessage,
+  POOL_PROCESS_ENV,
+  type Gatherable,
+  type GatherKind,
+  type InheritedListener,
+  type ProcessSettings,
+  type ToPrimary,
+  type ToProcess,
+} from './messages.js';
 import { aggregateMetrics, type MetricsAggregators } from './metrics.js';
 
 export interface FrontendPoolOptions {
@@ -40,22 +50,33 @@ interface Slot {
 const HEALTHY_LIFETIME_MS = 10_000;
 const FIRST_RESTART_DELAY_MS = 500;
 const MAX_RESTART_DELAY_MS = 30_000;
-/** A process that does not answer a metrics collection within this is left out of the scrape. */
-const METRICS_COLLECT_MS = 2_000;
+/** A process that does not answer a gathering within this is left out of it. */
+const GATHER_MS = 2_000;
 /** A process's first inherited descriptor: after stdin, stdout, stderr and the IPC channel. */
 const FIRST_INHERITED_FD = 4;
 
-interface Collection {
+interface Gathering {
   readonly pending: Set<ChildProcess>;
-  readonly gathered: MetricsJson[];
+  readonly parts: unknown[];
   done(): void;
 }
 
+type Combine<K extends GatherKind> = (parts: Gatherable[K]['part'][]) => Promise<Gatherable[K]['whole']>;
+
 export class FrontendPool {
   private readonly slots: Slot[] = [];
-  private readonly collections = new Map<number, Collection>();
+  private readonly gatherings = new Map<number, Gathering>();
   private readonly dispatch: ConnectionDispatch;
-  private nextCollection = 0;
+  private nextGathering = 0;
+  /** How each kind of gathered part makes its whole. */
+  private readonly combine: { readonly [K in GatherKind]: Combine<K> } = {
+    metrics: (parts) =>
+      aggregateMetrics(parts, this.opts.aggregators).catch((err: Error) => {
+        this.opts.logger.error({ err: err.message }, 'cannot aggregate the metrics of the frontend processes');
+        return '';
+      }),
+    models: async (parts) => [...new Set(parts.flat())].sort(),
+  };
   private stopping = false;
   /** A shutdown signal came during startup: the processes were told to stop too. */
   private aborted = false;
@@ -146,11 +167,11 @@ export class FrontendPool {
       case 'pool:serving':
         this.onServing(slot, child);
         return;
-      case 'pool:metrics-request':
-        void this.gatherMetrics().then((text) => send(child, { kind: 'pool:metrics-text', id: msg.id, text }));
+      case 'pool:gather-request':
+        void this.gather(msg.what).then((whole) => send(child, { kind: 'pool:gathered', id: msg.id, whole }));
         return;
-      case 'pool:metrics-json':
-        this.onMetrics(child, msg.id, msg.metrics);
+      case 'pool:gather-part':
+        this.onPart(child, msg.id, msg.part);
     }
   }
 
@@ -216,8 +237,8 @@ export class FrontendPool {
 
   private onExit(slot: Slot, child: ChildProcess, code: number | null, signal: string | null): void {
     this.dispatch.remove(child);
-    for (const collection of this.collections.values()) {
-      if (collection.pending.delete(child) && collection.pending.size === 0) collection.done();
+    for (const gathering of this.gatherings.values()) {
+      if (gathering.pending.delete(child) && gathering.pending.size === 0) gathering.done();
     }
     if (this.stopping || slot.child !== child) return;
     const pid = child.pid;
@@ -252,36 +273,33 @@ export class FrontendPool {
     });
   }
 
-  /** Every serving process's own metrics, combined (prom-client's cluster aggregation). */
-  private gatherMetrics(): Promise<string> {
-    const id = this.nextCollection++;
+  /** Every serving process's part of `what`, combined. */
+  private gather<K extends GatherKind>(what: K): Promise<Gatherable[K]['whole']> {
+    const id = this.nextGathering++;
     const children = this.slots.filter((s) => s.serving && s.child.connected).map((s) => s.child);
     return new Promise((resolve) => {
-      const gathered: MetricsJson[] = [];
-      const timer = setTimeout(() => collection.done(), METRICS_COLLECT_MS);
-      const collection: Collection = {
+      const parts: Gatherable[K]['part'][] = [];
+      const timer = setTimeout(() => gathering.done(), GATHER_MS);
+      const gathering: Gathering = {
         pending: new Set(children),
-        gathered,
+        parts,
         done: () => {
           clearTimeout(timer);
-          this.collections.delete(id);
-          aggregateMetrics(gathered, this.opts.aggregators).then(resolve, (err: Error) => {
-            this.opts.logger.error({ err: err.message }, 'cannot aggregate the metrics of the frontend processes');
-            resolve('');
-          });
+          this.gatherings.delete(id);
+          void (this.combine[what] as Combine<K>)(parts).then(resolve);
         },
       };
-      this.collections.set(id, collection);
-      for (const child of children) send(child, { kind: 'pool:metrics-collect', id });
-      if (children.length === 0) collection.done();
+      this.gatherings.set(id, gathering);
+      for (const child of children) send(child, { kind: 'pool:gather', id, what });
+      if (children.length === 0) gathering.done();
     });
   }
 
-  private onMetrics(child: ChildProcess, id: number, metrics: MetricsJson): void {
-    const collection = this.collections.get(id);
-    if (!collection || !collection.pending.delete(child)) return;
-    collection.gathered.push(metrics);
-    if (collection.pending.size === 0) collection.done();
+  private onPart(child: ChildProcess, id: number, part: unknown): void {
+    const gathering = this.gatherings.get(id);
+    if (!gathering || !gathering.pending.delete(child)) return;
+    gathering.parts.push(part);
+    if (gathering.pending.size === 0) gathering.done();
   }
 }
 
