@@ -188,6 +188,10 @@ test('kill -9 of the primary under streaming load: streams complete, the process
     const o = await unary();
     assert.deepEqual({ status: o.status, tokens: o.tokens }, { status: 200, tokens: 2 }, JSON.stringify(o));
   }
+  // A scrape is answered without the primary that combined them: that process's own metrics.
+  const scrape = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(SETTLE_MS) });
+  assert.equal(scrape.status, 200);
+  assert.match(await scrape.text(), /^dynamo_frontend_requests_total\{/m);
   for (const pid of processes) process.kill(pid, 'SIGTERM');
   await until('the processes gone after SIGTERM', () => !processes.some(alive), 60_000);
   // Nothing holds the port any more.

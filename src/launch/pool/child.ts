@@ -117,7 +117,7 @@ class PrimaryChannel {
       case 'pool:connection': {
         const socket = handle as Socket;
         if (this.connections) this.connections(msg.listener, socket);
-        else socket.destroy();
+        else socket.resetAndDestroy();
         return;
       }
       case 'pool:gather':

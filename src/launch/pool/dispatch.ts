@@ -42,11 +42,13 @@ export class ConnectionDispatch {
     for (const [socket, listener] of unsent) this.dispatch(listener, socket);
   }
 
-  /** Hands `socket`, accepted on `listener`, to a process; with none serving it, closes it at once. */
+  /** Hands `socket`, accepted on `listener`, to a process; with none serving it, resets it at once. */
   dispatch(listener: ListenerName, socket: Socket): void {
     const taker = this.choose(listener);
     if (!taker) {
-      socket.destroy();
+      // A reset, not a close: a client (undici's fetch) whose fresh connection closes before its
+      // request is read can wait for its own timeout.
+      socket.resetAndDestroy();
       this.unserved(listener);
       return;
     }
@@ -56,6 +58,7 @@ export class ConnectionDispatch {
       // Already handed elsewhere by remove().
       if (!taker.sending.delete(socket)) return;
       if (err) this.dispatch(listener, socket);
+      // Only the primary's copy: the connection lives on in the process.
       else socket.destroy();
     });
   }

@@ -14,7 +14,7 @@ export class ConnectionIntake {
   take(listener: ListenerName, socket: Socket): void {
     const serve = this.serve[listener];
     if (serve) serve(socket);
-    else socket.destroy();
+    else socket.resetAndDestroy();
   }
 
   /** Accepts on the inherited listening sockets this process serves; resolves once it does. */
