@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { freePort, startProcess, type RunningProcess } from '../support/processes.js';
+import { alive, freePort, jsonLogLines, startProcess, type LogLine, type RunningProcess } from '../support/processes.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
 const READY_MS = 180_000;
@@ -24,19 +24,7 @@ let port: number;
 let mocker: RunningProcess;
 let pool: RunningProcess;
 
-interface LogLine {
-  pid: number;
-  msg: string;
-  [field: string]: unknown;
-}
-
-function logLines(): LogLine[] {
-  return pool
-    .output()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as LogLine);
-}
+const logLines = (): LogLine[] => jsonLogLines(pool.output());
 
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = READY_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -116,15 +104,6 @@ async function streamsUnderway(count: number): Promise<{ done: Promise<Outcome[]
 }
 
 const poolPids = (): number[] => logLines().find((l) => l.msg === 'dynamo-ts frontend processes listening')!.pids as number[];
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'pool-survival-'));
