@@ -11,7 +11,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { alive, freePort, jsonLogLines, startProcess, type LogLine, type RunningProcess } from '../support/processes.js';
+import { alive, freePort, startProcess, type RunningProcess } from '../support/processes.js';
+import { jsonLogLines, type LogLine } from '../support/json-log.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
 const READY_MS = 180_000;
@@ -24,7 +25,7 @@ let port: number;
 let mocker: RunningProcess;
 let pool: RunningProcess;
 
-const logLines = (): LogLine[] => jsonLogLines(pool.output());
+const logLines = (): LogLine[] => jsonLogLines(pool);
 
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = READY_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;

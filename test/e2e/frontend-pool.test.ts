@@ -9,7 +9,8 @@ import OpenAI from 'openai';
 import { MALLOC_TUNING } from '../../src/launch/malloc-tuning.js';
 import { makeClient, textInput, texts, unary } from '../frontends/grpc/harness.js';
 import { freshConnectionFetch } from '../support/fresh-connection-fetch.js';
-import { freePort, jsonLogLines, startProcess, type LogLine, type RunningProcess } from '../support/processes.js';
+import { freePort, startProcess, type RunningProcess } from '../support/processes.js';
+import { jsonLogLines, type LogLine } from '../support/json-log.js';
 import { families, scrape } from '../support/prometheus-text.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
@@ -23,7 +24,7 @@ const pids = new Set<number>();
 let httpRequests = 0;
 let grpcCalls = 0;
 
-const logLines = (): LogLine[] => jsonLogLines(serve.output());
+const logLines = (): LogLine[] => jsonLogLines(serve);
 
 async function untilLog(what: string, find: (l: LogLine) => boolean): Promise<LogLine> {
   const deadline = Date.now() + READY_MS;

@@ -66,21 +66,6 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** A JSON log line (DYN_LOGGING_JSONL=true): its pid and message, and the fields it was logged with. */
-export interface LogLine {
-  pid: number;
-  msg: string;
-  [field: string]: unknown;
-}
-
-/** The JSON log lines of a process's output, skipping any other line. */
-export function jsonLogLines(output: string): LogLine[] {
-  return output
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as LogLine);
-}
-
 /** Run the CLI to completion (for --help, bad flags, ...). */
 export async function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
   const p = startProcess(args, env);
