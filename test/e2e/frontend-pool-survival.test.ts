@@ -3,7 +3,7 @@
 // streaming load: requests sent right after it settle at once, served by the other process or
 // refused, none left waiting for the client's timeout. kill -9 of the primary: the streams on its
 // processes complete, the processes accept new connections themselves, and SIGTERM stops them,
-// leaving the port free.
+// leaving the port free. A `serve` pool's processes, whose engines ran in the primary, drain and exit.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -27,10 +27,10 @@ let pool: RunningProcess;
 
 const logLines = (): LogLine[] => jsonLogLines(pool);
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = READY_MS): Promise<void> {
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = READY_MS, proc = pool): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}:\n${pool.output().slice(-4000)}`);
+    assert.ok(Date.now() < deadline, `timed out waiting for ${what}:\n${proc.output().slice(-4000)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -180,4 +180,30 @@ test('kill -9 of the primary under streaming load: streams complete, the process
     probe.once('error', reject);
     probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
   });
+});
+
+test("kill -9 of a serve pool's primary: its engines went with it, so its processes drain and exit by themselves", async () => {
+  const servePort = await freePort();
+  const serve = startProcess(['serve', '--http-host', '127.0.0.1', '--http-port', String(servePort), '--http-workers', '2', '--speedup-ratio', '100'], {
+    DYN_LOGGING_JSONL: 'true',
+    DYN_LOG: 'info',
+  });
+  const lines = (): LogLine[] => jsonLogLines(serve);
+  try {
+    await until(
+      'the serve pool listening',
+      () => {
+        assert.equal(serve.proc.exitCode, null, serve.output());
+        return lines().some((l) => l.msg === 'dynamo-ts serve listening');
+      },
+      READY_MS,
+      serve,
+    );
+    const processes = lines().find((l) => l.msg === 'dynamo-ts serve listening')!.pids as number[];
+    process.kill(serve.proc.pid!, 'SIGKILL');
+    await until('the processes gone by themselves', () => !processes.some(alive), 60_000, serve);
+    assert.equal(lines().filter((l) => l.msg.startsWith("the pool's primary is gone, and the engines it ran with it")).length, 2, serve.output());
+  } finally {
+    for (const pid of lines().flatMap((l) => [l.pid, ...((l.pids as number[] | undefined) ?? [])])) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  }
 });

@@ -208,11 +208,11 @@ export async function runPoolProcess(config: Config, logger: Logger, startup: St
   const done = new Promise<void>((resolve) => {
     const onGone = (): void => {
       if (settings.withoutPrimary === 'stop') {
-        log.warn('the pool\'s primary is gone, and the engines it ran with it: draining and exiting');
+        log.warn("the pool's primary is gone, and the engines it ran with it: draining and exiting");
         resolve();
         return;
       }
-      log.warn('the pool\'s primary is gone: this process serves on, accepting on the listening sockets itself; it is not replaced if it dies, /metrics counts it alone; SIGTERM stops it');
+      log.warn("the pool's primary is gone: this process serves on, accepting on the listening sockets itself; it is not replaced if it dies, /metrics counts it alone; SIGTERM stops it");
       intake.acceptOn(settings.listeners).catch((err: Error) => log.error({ err: err.message }, 'cannot accept on the inherited listening sockets: serving the open connections only'));
     };
     if (channel.gone.aborted) onGone();
