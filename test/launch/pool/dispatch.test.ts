@@ -46,11 +46,17 @@ function dispatcher(): { dispatch: ConnectionDispatch; unserved: ListenerName[] 
   return { dispatch: new ConnectionDispatch((listener) => unserved.push(listener)), unserved };
 }
 
-test('round robin over the processes free of sends in flight; the primary closes its copy once a send is written', () => {
+/** Two processes serving HTTP, `a` first in the round. */
+function twoServingHttp(): { dispatch: ConnectionDispatch; a: StandInProcess; b: StandInProcess } {
   const { dispatch } = dispatcher();
   const [a, b] = [new StandInProcess(), new StandInProcess()];
   dispatch.add(a.child, ['http']);
   dispatch.add(b.child, ['http']);
+  return { dispatch, a, b };
+}
+
+test('round robin over the processes free of sends in flight; the primary closes its copy once a send is written', () => {
+  const { dispatch, a, b } = twoServingHttp();
   const first = standInSocket();
   dispatch.dispatch('http', first.socket);
   a.sent[0]!.done(null);
@@ -65,10 +71,7 @@ test('round robin over the processes free of sends in flight; the primary closes
 });
 
 test('a process gone before its sends were written: they go to another process, not lost', () => {
-  const { dispatch } = dispatcher();
-  const [a, b] = [new StandInProcess(), new StandInProcess()];
-  dispatch.add(a.child, ['http']);
-  dispatch.add(b.child, ['http']);
+  const { dispatch, a, b } = twoServingHttp();
   const held = standInSocket();
   dispatch.dispatch('http', held.socket);
   dispatch.remove(a.child);
@@ -82,10 +85,7 @@ test('a process gone before its sends were written: they go to another process, 
 });
 
 test('a send that fails goes to another process', () => {
-  const { dispatch } = dispatcher();
-  const [a, b] = [new StandInProcess(), new StandInProcess()];
-  dispatch.add(a.child, ['http']);
-  dispatch.add(b.child, ['http']);
+  const { dispatch, a, b } = twoServingHttp();
   const socket = standInSocket();
   dispatch.dispatch('http', socket.socket);
   a.connected = false;
