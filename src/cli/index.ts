@@ -7,16 +7,19 @@ import {
   startMocker,
   startOpenAiWorker,
   startRetrying,
-  StartupFailedError,
   startupFailureLine,
   StartupToldError,
+  type StartupRetryOptions,
 } from '../launch/index.js';
 import { DynamoError } from '../protocols/index.js';
 import { createLogger, logFormatFor, type Logger } from '../observability/index.js';
 import { progressBar, runBench } from './bench/index.js';
 
-/** A running service; `done` resolves when it ends by itself (the --interactive chat was closed). */
-type Starter = (config: Config, logger: Logger) => Promise<{ stop(): Promise<void>; done?: Promise<void> }>;
+/**
+ * A running service; `done` resolves when it ends by itself (the --interactive chat was closed).
+ * `startup` is for a starter that waits on other processes (a frontend pool): their retries and shutdown.
+ */
+type Starter = (config: Config, logger: Logger, startup: StartupRetryOptions) => Promise<{ stop(): Promise<void>; done?: Promise<void> }>;
 
 /** Runs a subcommand to its end; resolves to the exit code. */
 type Runner = (config: Config, logger: Logger) => Promise<number>;
@@ -60,14 +63,12 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
 /** Starts a service and keeps it up until SIGINT/SIGTERM or until it ends by itself. */
 async function runService(start: Starter, config: Config, logger: Logger): Promise<number> {
   // Listening before startup: a SIGTERM while workers register still unregisters them.
-  let stopping = false;
-  const signalled = waitForShutdownSignal(logger).then(() => {
-    stopping = true;
-  });
-  const retry = {
+  const shutdown = new AbortController();
+  const signalled = waitForShutdownSignal(logger).then(() => shutdown.abort());
+  const retry: StartupRetryOptions = {
     retrySecs: config.connectRetrySecs,
     tell: (line: string) => process.stderr.write(`warning: ${line}\n`),
-    stopping: () => stopping,
+    signal: shutdown.signal,
   };
   let service: Awaited<ReturnType<Starter>>;
   let resolvingModel = true;
@@ -75,10 +76,10 @@ async function runService(start: Starter, config: Config, logger: Logger): Promi
     // A hub repository id becomes a local folder first: its typed errors (not found, gated, not cached offline) are one line.
     const ready = await startRetrying(() => resolveModelSource(config, { progressTo: process.stderr, tell: (line) => logger.info(line) }), retry);
     resolvingModel = false;
-    service = await startRetrying(() => start(ready, logger), retry);
+    service = await startRetrying(() => start(ready, logger, retry), retry);
   } catch (err) {
     if (err instanceof StartupToldError) return 1;
-    const line = err instanceof StartupFailedError ? err.message : (startupFailureLine(err) ?? (resolvingModel && err instanceof DynamoError ? err.message : null));
+    const line = startupFailureLine(err) ?? (resolvingModel && err instanceof DynamoError ? err.message : null);
     if (line === null) throw err;
     process.stderr.write(`error: ${line}\n`);
     if (/^(debug|trace)\b/.test(config.log)) process.stderr.write(`${(err as Error).stack}\n`);

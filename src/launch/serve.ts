@@ -66,7 +66,7 @@ export async function startServe(config: Config, logger: Logger): Promise<Runnin
   let frontend: FrontendService | undefined;
   try {
     workers = await runMockers(local, logger, () => siblings(runtime, config.numWorkers));
-    frontend = await runFrontend(local, logger, runtime, arrival);
+    frontend = await runFrontend(local, logger, runtime, { observer: arrival });
     await arrival.until(workers.card.displayName, config.startupTime ? 0 : workers.runtimes.length);
   } catch (err) {
     await (frontend ? frontend.stop() : runtime.shutdown());

@@ -25,6 +25,11 @@ export class ModelArrival implements ModelWatcherObserver {
     this.settle();
   }
 
+  /** The models live with at least one worker now. */
+  liveNames(): string[] {
+    return [...this.live].filter(([, instances]) => instances > 0).map(([name]) => name);
+  }
+
   /** Resolves once `name` is live with at least `instances` workers; rejects if its card is rejected. */
   until(name: string, instances: number): Promise<void> {
     return new Promise((resolve, reject) => {

@@ -1,13 +1,16 @@
 // First contact: the CLI started with etcd, NATS or the Kubernetes API unreachable says so in one
 // line naming the endpoint and the fix, without a stack trace (unless DYN_LOG=debug), and exits 1
-// or retries for DYN_CONNECT_RETRY_SECS.
+// or retries for DYN_CONNECT_RETRY_SECS; a port in use is one line too. A pool of frontend
+// processes says each once, and with DYN_CONNECT_RETRY_SECS serves once etcd comes up.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { etcdServer } from '../support/infra-servers.js';
 import { KubeApiServer } from '../support/kube-api-server.js';
-import { freePort, runCli } from '../support/processes.js';
+import { freePort, runCli, startProcess } from '../support/processes.js';
 
 let closedPort: number;
 let dir: string;
@@ -59,6 +62,66 @@ test('a pool of frontend processes with DYN_CONNECT_RETRY_SECS: told once, retri
   assert.match(all[0]!, /^warning: cannot reach etcd at .*; retrying for up to 2 s$/);
   assert.equal(all[1], 'error: still cannot reach etcd after 2 s; giving up');
 });
+
+test('a pool of frontend processes with DYN_CONNECT_RETRY_SECS and etcd started later: told once, then served', async () => {
+  const etcd = await etcdServer();
+  const port = await freePort();
+  const pool = startProcess(
+    ['frontend', '--http-host', '127.0.0.1', '--http-port', String(port), '--http-workers', '2', '--event-plane', 'zmq', '--request-plane', 'tcp'],
+    { ETCD_ENDPOINTS: etcd.url, DYN_CONNECT_RETRY_SECS: '120', DYN_LOG: 'warn' },
+  );
+  try {
+    const warned = /^warning: cannot reach etcd at .*; retrying for up to 120 s$/m;
+    await until('the retry warning', () => warned.test(pool.output()), pool);
+    // A few seconds later, as an operator starting etcd after the frontend would.
+    await new Promise((r) => setTimeout(r, 3000));
+    await etcd.start();
+    await until('the pool serving', async () => (await health(port)) === 200, pool);
+    const out = pool.output();
+    assert.equal(out.match(/cannot reach etcd/g)?.length, 1, out);
+    assert.doesNotMatch(out, /^error:/m);
+    assert.doesNotMatch(out, /^\s+at /m, 'no stack trace');
+    assert.equal(await pool.stop(30_000), 0, pool.output());
+  } finally {
+    await pool.stop(3000);
+    await etcd.dispose();
+  }
+});
+
+async function until(what: string, check: () => boolean | Promise<boolean>, proc: ReturnType<typeof startProcess>): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (!(await check())) {
+    assert.equal(proc.proc.exitCode, null, `exited while waiting for ${what}:\n${proc.output()}`);
+    assert.ok(Date.now() < deadline, `no ${what}:\n${proc.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function health(port: number): Promise<number | undefined> {
+  try {
+    return (await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(5000) })).status;
+  } catch {
+    return undefined;
+  }
+}
+
+for (const workers of ['1', '2']) {
+  test(`frontend on a port in use, --http-workers ${workers}: one line naming the address, exit 1`, async () => {
+    const holder: Server = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as { port: number };
+    try {
+      const { code, output } = await runCli(['frontend', '--http-host', '127.0.0.1', '--http-port', String(port), '--http-workers', workers, '--discovery-backend', 'file'], {
+        DYN_FILE_KV: dir,
+        DYN_LOG: 'warn',
+      });
+      assert.equal(code, 1, output);
+      assertOneLine(output, new RegExp(`^error: cannot listen on 127\\.0\\.0\\.1:${port} \\(address already in use\\): stop what holds it or choose another port`));
+    } finally {
+      holder.close();
+    }
+  });
+}
 
 test('DYN_LOG=debug adds the stack trace', async () => {
   const { code, output } = await runCli(['mocker'], { ETCD_ENDPOINTS: `http://127.0.0.1:${closedPort}`, DYN_LOG: 'debug' });

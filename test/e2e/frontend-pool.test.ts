@@ -10,6 +10,7 @@ import { MALLOC_TUNING } from '../../src/launch/malloc-tuning.js';
 import { makeClient, textInput, texts, unary } from '../frontends/grpc/harness.js';
 import { freshConnectionFetch } from '../support/fresh-connection-fetch.js';
 import { freePort, startProcess, type RunningProcess } from '../support/processes.js';
+import { jsonLogLines, type LogLine } from '../support/json-log.js';
 import { families, scrape } from '../support/prometheus-text.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
@@ -23,19 +24,7 @@ const pids = new Set<number>();
 let httpRequests = 0;
 let grpcCalls = 0;
 
-interface LogLine {
-  pid: number;
-  msg: string;
-  [field: string]: unknown;
-}
-
-function logLines(): LogLine[] {
-  return serve
-    .output()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as LogLine);
-}
+const logLines = (): LogLine[] => jsonLogLines(serve);
 
 async function untilLog(what: string, find: (l: LogLine) => boolean): Promise<LogLine> {
   const deadline = Date.now() + READY_MS;

@@ -3,16 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
-import { freePort, REPO_ROOT } from '../support/processes.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { alive, freePort, REPO_ROOT } from '../support/processes.js';
 
 test('SIGTERM to `npm start` stops the server process', async () => {
   const port = await freePort();

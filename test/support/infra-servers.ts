@@ -73,11 +73,18 @@ function managed(name: string, argv: string[], port: number, url: string, cleanu
 }
 
 export async function startEtcd(): Promise<InfraServer> {
+  const server = await etcdServer();
+  await server.start();
+  return server;
+}
+
+/** An etcd on free ports, not started yet: its url is known before it runs (a client started first). */
+export async function etcdServer(): Promise<InfraServer & { start(): Promise<void> }> {
   const clientPort = await freePort();
   const peerPort = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'dynamo-etcd-'));
   const url = `http://127.0.0.1:${clientPort}`;
-  const server = managed(
+  return managed(
     'etcd',
     [
       ETCD_BIN,
@@ -93,8 +100,6 @@ export async function startEtcd(): Promise<InfraServer> {
     url,
     () => rmSync(dataDir, { recursive: true, force: true }),
   );
-  await server.start();
-  return server;
 }
 
 /** TLS for a test nats-server: its certificate and key; with `verifyClientsCa`, clients need a certificate that CA signed. */

@@ -56,6 +56,16 @@ export function startProcess(args: string[], env: Record<string, string> = {}, b
   };
 }
 
+/** Whether process `pid` still runs. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Run the CLI to completion (for --help, bad flags, ...). */
 export async function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
   const p = startProcess(args, env);

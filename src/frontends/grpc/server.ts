@@ -4,6 +4,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import type { Http2Server, Http2Session } from 'node:http2';
+import type { Socket } from 'node:net';
 import type { Logger, MetricsRegistry } from '../../observability/index.js';
 import { accessInterceptor, type GrpcAccess } from './auth.js';
 import { GrpcMetrics } from './grpc-metrics.js';
@@ -71,20 +72,29 @@ export class KserveGrpcServer {
   /** Binds and starts; resolves to the bound port. */
   async listen(): Promise<number> {
     const { opts } = this;
-    const creds = opts.tls
-      ? grpc.ServerCredentials.createSsl(opts.tls.ca ?? null, [{ cert_chain: opts.tls.cert, private_key: opts.tls.key }], opts.tls.ca !== undefined)
-      : grpc.ServerCredentials.createInsecure();
     const address = opts.host.includes(':') ? `[${opts.host}]:${opts.port}` : `${opts.host}:${opts.port}`;
     const port = await new Promise<number>((resolve, reject) =>
-      this.server.bindAsync(address, creds, (err, bound) => (err ? reject(err) : resolve(bound))),
+      this.server.bindAsync(address, this.credentials(), (err, bound) => (err ? reject(err) : resolve(bound))),
     );
-    this.applyConnectionWindow();
-    if (opts.connectionWindowSize !== undefined || opts.streamWindowSize !== undefined) {
-      opts.logger.info(
-        `gRPC tuning: connection_window=${opts.connectionWindowSize ?? 'default'}, stream_window=${opts.streamWindowSize ?? 'default'}`,
-      );
-    }
+    this.tune();
     return port;
+  }
+
+  /**
+   * Serves connections another process accepted (a frontend pool's primary hands them over) instead
+   * of binding: each socket given to the returned function is served as if accepted here.
+   */
+  takeConnections(): (socket: Socket) => void {
+    const injector = this.server.createConnectionInjector(this.credentials());
+    this.tune();
+    return (socket) => injector.injectConnection(socket);
+  }
+
+  private credentials(): grpc.ServerCredentials {
+    const { tls } = this.opts;
+    return tls
+      ? grpc.ServerCredentials.createSsl(tls.ca ?? null, [{ cert_chain: tls.cert, private_key: tls.key }], tls.ca !== undefined)
+      : grpc.ServerCredentials.createInsecure();
   }
 
   /** Finishes in-flight calls, then closes (forcibly after `graceMs`). */
@@ -107,6 +117,15 @@ export class KserveGrpcServer {
     if (this.opts.streamWindowSize === undefined) return;
     const internals = this.server as unknown as { commonServerOptions: { settings?: Record<string, unknown> } };
     internals.commonServerOptions.settings = { ...internals.commonServerOptions.settings, initialWindowSize: this.opts.streamWindowSize };
+  }
+
+  /** Once its HTTP/2 servers exist: the connection window on each, and the tuning logged. */
+  private tune(): void {
+    const { connectionWindowSize, streamWindowSize, logger } = this.opts;
+    this.applyConnectionWindow();
+    if (connectionWindowSize !== undefined || streamWindowSize !== undefined) {
+      logger.info(`gRPC tuning: connection_window=${connectionWindowSize ?? 'default'}, stream_window=${streamWindowSize ?? 'default'}`);
+    }
   }
 
   private applyConnectionWindow(): void {

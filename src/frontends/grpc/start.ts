@@ -1,6 +1,7 @@
 // Starts the KServe gRPC frontend over a ModelManager and a metrics registry shared with whatever
 // else runs in the process. Side servers (/metrics, /health, /live) are composed in launch/.
 
+import type { Socket } from 'node:net';
 import { createKserveCore, type KserveCore, type KserveModels } from '../../kserve/index.js';
 import type { ModelManager } from '../../models/index.js';
 import type { Logger, MetricsRegistry } from '../../observability/index.js';
@@ -21,6 +22,8 @@ export interface GrpcFrontendOptions extends Partial<Omit<KserveGrpcOptions, 'lo
   /** A Triton-layout model repository whose config.pbtxt files describe the served models. */
   modelRepository?: string;
   tensorModels?: TensorModel[];
+  /** Serve connections another process accepts and hands over (`RunningGrpcFrontend.accept`) instead of binding `port`. */
+  takeConnections?: boolean;
 }
 
 export interface RunningGrpcFrontend {
@@ -30,6 +33,8 @@ export interface RunningGrpcFrontend {
   readonly kserve: KserveCore;
   readonly grpc: KserveGrpcServer;
   readonly metrics: MetricsRegistry;
+  /** With `takeConnections`: serves a connection accepted elsewhere. */
+  readonly accept?: (socket: Socket) => void;
   addTensorModel(model: TensorModel): void;
   removeTensorModel(name: string): boolean;
   stop(): Promise<void>;
@@ -40,10 +45,11 @@ export async function startGrpcFrontend(opts: GrpcFrontendOptions): Promise<Runn
   const core = opts.kserve ?? createKserveCore(opts.models, opts.requestScope, opts.modelRepository);
   const { models } = core;
   for (const m of opts.tensorModels ?? []) models.addTensorModel(m);
+  const port = opts.port ?? 8787;
   const grpcServer = new KserveGrpcServer(
     {
       host: opts.host ?? '0.0.0.0',
-      port: opts.port ?? 8787,
+      port,
       tls,
       access: opts.access,
       maxMessageSize: opts.maxMessageSize,
@@ -57,7 +63,8 @@ export async function startGrpcFrontend(opts: GrpcFrontendOptions): Promise<Runn
     },
     core,
   );
-  const grpcPort = await grpcServer.listen();
+  const accept = opts.takeConnections ? grpcServer.takeConnections() : undefined;
+  const grpcPort = accept ? port : await grpcServer.listen();
   logger.info({ grpcPort, tls: tls !== undefined, mtls: tls?.ca !== undefined, auth: opts.access?.keys.required ?? false }, 'KServe gRPC frontend listening');
   return {
     grpcPort,
@@ -65,6 +72,7 @@ export async function startGrpcFrontend(opts: GrpcFrontendOptions): Promise<Runn
     kserve: core,
     grpc: grpcServer,
     metrics,
+    accept,
     addTensorModel: (m) => models.addTensorModel(m),
     removeTensorModel: (name) => models.removeTensorModel(name),
     stop: () => grpcServer.shutdown(),

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Socket } from 'node:net';
 import type { ModelManager } from '../../models/index.js';
 import { HTTP_ROUTE_NAMES, type HttpRouteName } from '../../protocols/index.js';
 import { registerAccessHook } from './access-hook.js';
@@ -52,6 +53,18 @@ export class HttpService {
     await this.app.listen({ host: this.opts.host, port: this.opts.port });
     const addr = this.app.server.address();
     return typeof addr === 'object' && addr ? addr.port : this.opts.port;
+  }
+
+  /**
+   * Serves connections another process accepted (a frontend pool's primary hands them over) instead
+   * of listening: each socket given to the returned function is served as if accepted here.
+   */
+  async takeConnections(): Promise<(socket: Socket) => void> {
+    await this.app.ready();
+    // Node tracks a server's connections (header and request timeouts, closing them on shutdown)
+    // from its 'listening' event: a server that never listens raises it itself.
+    this.app.server.emit('listening');
+    return (socket) => this.app.server.emit('connection', socket);
   }
 
   /** Readiness first: `/health` answers 503 from now on, so load balancers stop sending work. */

@@ -29,9 +29,16 @@ export interface FrontendServices {
 /**
  * The HTTP service and, when configured, the KServe gRPC frontend over one model manager and one
  * metrics registry. Both publish their requests' events in one scope, counted into the registry.
- * `planes` (the runtime's) is what /health and /metrics say of etcd, NATS and ZMQ.
+ * `planes` (the runtime's) is what /health and /metrics say of etcd, NATS and ZMQ. With
+ * `takeConnections`, gRPC binds nothing: it serves the connections handed to `grpc.accept`.
  */
-export async function startFrontendServices(config: Config, models: ModelManager, logger: Logger, planes?: PlaneStatusView): Promise<FrontendServices> {
+export async function startFrontendServices(
+  config: Config,
+  models: ModelManager,
+  logger: Logger,
+  planes?: PlaneStatusView,
+  takeConnections = false,
+): Promise<FrontendServices> {
   const kserve = kserveLayout(config);
   const metrics = new MetricsRegistry(config.metricsPrefix);
   const keys = apiKeyStore(config, logger);
@@ -52,7 +59,7 @@ export async function startFrontendServices(config: Config, models: ModelManager
     // One KServe core for gRPC and Triton's HTTP routes: same models, checks and statistics.
     core = createKserveCore(models, requests.scope, config.modelRepository);
     http = new HttpService({ ...httpServiceOptions(config, logger, metrics, requests.scope), access, dashboard, kserve: core, planes, port: kserve?.httpPort ?? config.httpPort }, models);
-    grpc = kserve ? await startKserveGrpc(config, kserve, core, metrics, logger, keys.keys) : undefined;
+    grpc = kserve ? await startKserveGrpc(config, kserve, core, metrics, logger, keys.keys, takeConnections) : undefined;
   } catch (err) {
     stopProcessMetrics();
     requests.close();

@@ -1,6 +1,7 @@
 // `dynamo-ts frontend`: the HTTP frontend with no engine of its own. Models and workers come and go
 // through discovery; requests reach workers over the request plane they publish. `serve` starts its
 // frontend through the same path, over an in-process runtime.
+import type { Socket } from 'node:net';
 import type { Config } from '../../config/index.js';
 import type { RunningGrpcFrontend } from '../../frontends/grpc/index.js';
 import type { HttpService } from '../../frontends/http/index.js';
@@ -10,13 +11,34 @@ import { DistributedRuntime, namespaceScope } from '../../runtime/index.js';
 import { ConfiguredBridges } from '../bridge/index.js';
 import { startFrontendServices, type FrontendServices } from './frontend-services.js';
 import { startInteractiveChat } from './interactive-chat.js';
+import { kserveLayout } from './kserve.js';
 import { assertRouterSettings, effectiveRouterConfig, modelWatcherSettings } from '../model-settings.js';
 import { installRouteExtensions, loadRouteExtensions } from './route-extensions.js';
 import { assertRouterStateSupported, frontendEventPlane, routerStateFactory } from '../router-state.js';
 import { runtimeOptionsFromConfig } from '../runtime-options.js';
 
+/** Where connections another process accepted go: the HTTP service's, and gRPC's when it runs. */
+export interface TakenConnections {
+  readonly http: (socket: Socket) => void;
+  readonly grpc?: (socket: Socket) => void;
+}
+
+export interface RunFrontendOptions {
+  /** Told as the watcher makes models live (`serve` waits for its workers' model through it). */
+  readonly observer?: ModelWatcherObserver;
+  /**
+   * Runs once the watcher is running, before HTTP takes connections (one of several frontend
+   * processes waits there for its models, so it never answers 404 for a model its siblings serve).
+   */
+  readonly beforeListen?: (services: FrontendServices) => Promise<void>;
+  /** Listen on nothing: serve the connections another process accepts, handed to `FrontendService.accept` (a frontend pool's processes). */
+  readonly takeConnections?: boolean;
+}
+
 export interface FrontendService {
   readonly port: number;
+  /** With `takeConnections`: where to hand the connections. */
+  readonly accept?: TakenConnections;
   readonly models: ModelManager;
   readonly runtime: DistributedRuntime;
   readonly http: HttpService;
@@ -36,18 +58,9 @@ export async function startFrontend(config: Config, logger: Logger): Promise<Fro
   return runFrontend(config, logger, runtime);
 }
 
-/**
- * The frontend over `runtime`: its model watcher fills the models the HTTP and gRPC services serve.
- * `beforeListen` runs once the watcher is running, before HTTP listens (one of several frontend
- * processes waits there for its models, so it never answers 404 for a model its siblings serve).
- */
-export async function runFrontend(
-  given: Config,
-  logger: Logger,
-  runtime: DistributedRuntime,
-  observer?: ModelWatcherObserver,
-  beforeListen?: (services: FrontendServices) => Promise<void>,
-): Promise<FrontendService> {
+/** The frontend over `runtime`: its model watcher fills the models the HTTP and gRPC services serve. */
+export async function runFrontend(given: Config, logger: Logger, runtime: DistributedRuntime, opts: RunFrontendOptions = {}): Promise<FrontendService> {
+  const { observer, beforeListen, takeConnections = false } = opts;
   assertRouterSettings(given);
   // The router policy file's `router:` settings count as flags from here on.
   const config = effectiveRouterConfig(given);
@@ -56,7 +69,11 @@ export async function runFrontend(
   // Extensions load first: a bad one fails startup before anything listens.
   const extensions = await loadRouteExtensions(config);
   // The services start before the watcher: discovered tensor models register with their KServe core.
-  const services = await startFrontendServices(config, models, logger, runtime.planes);
+  // A gRPC port in use fails here: nothing of the runtime may keep the process alive after.
+  const services = await startFrontendServices(config, models, logger, runtime.planes, takeConnections).catch(async (err: unknown) => {
+    await runtime.shutdown();
+    throw err;
+  });
   const { http, grpc } = services;
   try {
     await installRouteExtensions(http, models, logger, extensions);
@@ -118,7 +135,23 @@ export async function runFrontend(
   }
   // Interactive mode chats in the terminal instead of serving HTTP (as upstream's -i).
   const chat = config.interactive ? startInteractiveChat(config, models, services.requestScope, logger) : undefined;
-  const port = chat ? 0 : await http.listen();
+  const stop = async (): Promise<void> => {
+    await services.stop();
+    await bridges?.stop();
+    await watcher.stop();
+    await runtime.shutdown();
+  };
+  let takenHttp: ((socket: Socket) => void) | undefined;
+  let port = 0;
+  try {
+    takenHttp = takeConnections && !chat ? await http.takeConnections() : undefined;
+    if (takenHttp) port = kserveLayout(config)?.httpPort ?? config.httpPort;
+    else if (!chat) port = await http.listen();
+  } catch (err) {
+    // A port in use: undone, so the process can say so in one line and exit.
+    await stop();
+    throw err;
+  }
   if (!chat) {
     logger.info(
       { host: config.httpHost, port, discovery: config.discoveryBackend, requestPlane: config.requestPlane },
@@ -132,12 +165,8 @@ export async function runFrontend(
     http,
     grpc,
     bridges,
+    accept: takenHttp && { http: takenHttp, grpc: grpc?.accept },
     done: chat?.done,
-    async stop() {
-      await services.stop();
-      await bridges?.stop();
-      await watcher.stop();
-      await runtime.shutdown();
-    },
+    stop,
   };
 }

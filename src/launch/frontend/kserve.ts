@@ -29,6 +29,7 @@ export function startKserveGrpc(
   metrics: MetricsRegistry,
   logger: Logger,
   keys: KeyCheck,
+  takeConnections: boolean,
 ): Promise<RunningGrpcFrontend> {
   // --grpc-auth-token is one more key, accepted on gRPC only.
   const grpcKeys = config.grpcAuthToken === undefined ? keys : anyKeyOf([keys, new ApiKeys([config.grpcAuthToken])]);
@@ -49,5 +50,6 @@ export function startKserveGrpc(
     streamWindowSize: config.grpcInitialStreamWindowSize,
     modelRepository: config.modelRepository,
     metadataPrefix: config.metadataHeader,
+    takeConnections,
   });
 }

@@ -11,10 +11,12 @@ import { mallocTuningFor } from '../malloc-tuning.js';
 import { startFrontend } from '../frontend/index.js';
 import { startMocker } from '../mocker/index.js';
 import { assertRouterSettings } from '../model-settings.js';
-import { assertRouterStateSupported } from '../router-state.js';
+import { assertRouterStateSupported, frontendEventPlane } from '../router-state.js';
 import { assertSingleProcess, startServe } from '../serve.js';
+import type { StartupRetryOptions } from '../startup-retry.js';
 import { isPoolProcess, runPoolProcess } from './child.js';
-import type { ProcessSettings } from './messages.js';
+import { boundPorts, openListeners } from './listeners.js';
+import type { ProcessSettings, WithoutPrimary } from './messages.js';
 import { poolAggregators } from './metrics.js';
 import { processPlan, type PoolShape, type ProcessPlan } from './plan.js';
 import { FrontendPool } from './primary.js';
@@ -26,41 +28,57 @@ export interface RunningCommand {
   done?: Promise<void>;
 }
 
-type Command = (config: Config, logger: Logger) => Promise<RunningCommand>;
+type Command = (config: Config, logger: Logger, startup: StartupRetryOptions) => Promise<RunningCommand>;
+
+/** The primary's part of a pooled command. */
+type PoolCommand = (config: Config, logger: Logger, plan: ProcessPlan, startup: StartupRetryOptions) => Promise<RunningCommand>;
 
 /** The same command in each pool process, the pool in the primary, or one process when the plan says so. */
-function pooled(shape: PoolShape, single: Command, primary: (config: Config, logger: Logger, plan: ProcessPlan) => Promise<RunningCommand>): Command {
-  return async (config, logger) => {
-    if (isPoolProcess()) return runPoolProcess(config, logger);
+function pooled(shape: PoolShape, single: Command, primary: PoolCommand): Command {
+  return async (config, logger, startup) => {
+    if (isPoolProcess()) return runPoolProcess(config, logger, startup);
     assertRouterSettings(config);
     // Before any fork: the pool's processes inherit the raised limit.
     await raiseFdLimit(config.frontendFdLimitTarget, logger);
     const plan = processPlan(config, shape);
     logger.info({ processes: plan.processes, grpcProcesses: plan.grpcProcesses, reason: plan.reason }, 'frontend processes');
     const own = withResponseStore(config, plan.processes, logger);
-    return plan.processes === 1 ? single(own, logger) : primary(own, logger, plan);
+    return plan.processes === 1 ? single(own, logger, startup) : primary(own, logger, plan, startup);
   };
 }
 
-function startPool(config: Config, logger: Logger, plan: ProcessPlan, settingsOf: (index: number) => ProcessSettings): Promise<FrontendPool> {
+/** What a process of this pool runs, but for its listeners (the pool adds them). */
+type SettingsOf = (index: number) => Omit<ProcessSettings, 'listeners' | 'withoutPrimary'>;
+
+/** Opens the listening sockets (a port in use fails here, once), then starts the processes over them. */
+async function startPool(config: Config, logger: Logger, plan: ProcessPlan, startup: StartupRetryOptions, withoutPrimary: WithoutPrimary, settingsOf: SettingsOf): Promise<FrontendPool> {
+  const listeners = await openListeners(config, plan);
+  const ports = boundPorts(config, listeners);
   return FrontendPool.start({
     processes: plan.processes,
-    // Every process keeps stored responses where the primary chose (withResponseStore).
     settingsOf: (index) => {
       const settings = settingsOf(index);
-      return { ...settings, overrides: { ...settings.overrides, responseStore: config.responseStore } };
+      // Every process keeps stored responses where the primary chose (withResponseStore).
+      return { ...settings, overrides: { ...settings.overrides, responseStore: config.responseStore, ...ports }, withoutPrimary };
     },
+    listeners,
     logger,
     aggregators: poolAggregators(config),
     // The processes' drain has its own deadline (DYN_HTTP_GRACEFUL_SHUTDOWN_TIMEOUT_SECS); this is a backstop.
     stopGraceMs: (config.httpGracefulShutdownTimeoutSecs + 15) * 1000,
     env: config.mallocTuning ? mallocTuningFor(process.env) : {},
+    startup,
   });
 }
 
-/** Every process is a whole frontend over the configured discovery; their kv routers share load by replica sync. */
-async function frontendPool(config: Config, logger: Logger, plan: ProcessPlan): Promise<RunningCommand> {
-  const pool = await startPool(config, logger, plan, (index) => ({ index, plan, overrides: { routerReplicaSync: true } }));
+/**
+ * Every process is a whole frontend over the configured discovery; their kv routers share load by
+ * replica sync. The workers run elsewhere, so a process whose primary died serves on.
+ */
+async function frontendPool(config: Config, logger: Logger, plan: ProcessPlan, startup: StartupRetryOptions): Promise<RunningCommand> {
+  // Here, once, rather than in every process.
+  assertRouterStateSupported(config, frontendEventPlane(config));
+  const pool = await startPool(config, logger, plan, startup, 'serve-on', (index) => ({ index, plan, overrides: { routerReplicaSync: true } }));
   logger.info({ host: config.httpHost, port: pool.port, processes: plan.processes, grpcProcesses: plan.grpcProcesses, pids: pool.pids }, 'dynamo-ts frontend processes listening');
   return pool;
 }
@@ -68,9 +86,9 @@ async function frontendPool(config: Config, logger: Logger, plan: ProcessPlan): 
 /**
  * `serve` with several frontend processes: the mockers run here, reachable from every process over
  * loopback (file discovery in a private temp dir, TCP request plane, ZMQ events); each process
- * listens once it sees the model with all its workers. The temp dir goes on stop.
+ * takes connections once it sees the model with all its workers. The temp dir goes on stop.
  */
-async function servePool(config: Config, logger: Logger, plan: ProcessPlan): Promise<RunningCommand> {
+async function servePool(config: Config, logger: Logger, plan: ProcessPlan, startup: StartupRetryOptions): Promise<RunningCommand> {
   assertSingleProcess(config);
   assertRouterStateSupported(config, 'inproc');
   const dir = await mkdtemp(join(tmpdir(), 'dynamo-serve-'));
@@ -87,7 +105,8 @@ async function servePool(config: Config, logger: Logger, plan: ProcessPlan): Pro
   try {
     workers = await startMocker({ ...config, ...shared }, logger);
     const waitFor = { model: workers.card.displayName, instances: config.startupTime ? 0 : workers.runtimes.length };
-    const pool = await startPool(config, logger, plan, (index) => ({ index, plan, overrides: { ...shared, routerReplicaSync: true }, waitFor }));
+    // The engines run here: a process whose primary died has nothing left to serve.
+    const pool = await startPool(config, logger, plan, startup, 'stop', (index) => ({ index, plan, overrides: { ...shared, routerReplicaSync: true }, waitFor }));
     logger.info(
       { host: config.httpHost, port: pool.port, model: waitFor.model, workers: workers.runtimes.length, processes: plan.processes, pids: pool.pids },
       'dynamo-ts serve listening',
