@@ -12,6 +12,7 @@ import { startFrontendServices, type FrontendServices } from './frontend-service
 import { startInteractiveChat } from './interactive-chat.js';
 import { assertRouterSettings, modelWatcherSettings } from '../model-settings.js';
 import { installRouteExtensions, loadRouteExtensions } from './route-extensions.js';
+import { startRlAdmin, type RunningRlAdmin } from './rl-admin.js';
 import { assertRouterStateSupported, frontendEventPlane, routerStateFactory } from '../router-state.js';
 import { runtimeOptionsFromConfig } from '../runtime-options.js';
 
@@ -26,6 +27,8 @@ export interface FrontendService {
   readonly done?: Promise<void>;
   /** The bridged upstreams of --upstream-config. */
   readonly bridges?: ConfiguredBridges;
+  /** The bound port of the RL admin listener, with DYN_ENABLE_RL_ENDPOINTS. */
+  readonly rlPort?: number;
   /** Drains and stops the services, then the watcher, then shuts the runtime down. */
   stop(): Promise<void>;
 }
@@ -122,6 +125,16 @@ export async function runFrontend(
       'dynamo-ts frontend listening',
     );
   }
+  let rl: RunningRlAdmin | undefined;
+  try {
+    rl = await startRlAdmin(config, runtime, services.keys, logger);
+  } catch (err) {
+    await bridges?.stop();
+    await services.stop();
+    await watcher.stop();
+    await runtime.shutdown();
+    throw err;
+  }
   return {
     port,
     models,
@@ -129,8 +142,10 @@ export async function runFrontend(
     http,
     grpc,
     bridges,
+    rlPort: rl?.port,
     done: chat?.done,
     async stop() {
+      await rl?.close();
       await services.stop();
       await bridges?.stop();
       await watcher.stop();
