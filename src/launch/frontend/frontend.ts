@@ -107,8 +107,10 @@ export async function runFrontend(
       throw err;
     }
   }
+  let rl: RunningRlAdmin | undefined;
   try {
     await beforeListen?.(services);
+    rl = await startRlAdmin(config, runtime, services.keys, logger);
   } catch (err) {
     await bridges?.stop();
     await services.stop();
@@ -124,16 +126,6 @@ export async function runFrontend(
       { host: config.httpHost, port, discovery: config.discoveryBackend, requestPlane: config.requestPlane },
       'dynamo-ts frontend listening',
     );
-  }
-  let rl: RunningRlAdmin | undefined;
-  try {
-    rl = await startRlAdmin(config, runtime, services.keys, logger);
-  } catch (err) {
-    await bridges?.stop();
-    await services.stop();
-    await watcher.stop();
-    await runtime.shutdown();
-    throw err;
   }
   return {
     port,

@@ -32,13 +32,10 @@ function isObject(value: unknown): value is Body {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A JSON object body; an absent body counts as `{}` where allowed. */
-function objectBody(req: FastifyRequest, required: boolean): Body {
+/** The request's JSON object body. */
+function objectBody(req: FastifyRequest): Body {
   const body = req.body;
-  if (body === undefined || body === null) {
-    if (required) throw new UnprocessableError('a JSON object body is required');
-    return {};
-  }
+  if (body === undefined || body === null) throw new UnprocessableError('a JSON object body is required');
   if (!isObject(body)) throw new UnprocessableError('the body must be a JSON object');
   return body;
 }
@@ -58,7 +55,7 @@ function isLoraUnload(target: unknown): boolean {
 }
 
 function updateInput(req: FastifyRequest): { workerBody: Body; echo: Body } {
-  const body = objectBody(req, true);
+  const body = objectBody(req);
   const { version, target, transport, pause_mode: pauseMode, clear_cache: clearCache } = body;
   if (typeof version !== 'string') throw new UnprocessableError('`version` must be a string');
   if (target === undefined) throw new UnprocessableError('missing field `target`');
@@ -95,7 +92,7 @@ export const RL_ROUTES: Readonly<Record<'pause' | 'resume' | 'init_transport' | 
   init_transport: {
     op: 'init_transport',
     input(req) {
-      const body = objectBody(req, true);
+      const body = objectBody(req);
       const backend = typeof body.backend === 'string' ? body.backend : '';
       const transportId = typeof body.transport_id === 'string' ? body.transport_id : backend;
       return { workerBody: body, echo: { transport_id: transportId, backend } };
