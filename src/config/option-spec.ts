@@ -40,6 +40,7 @@ export const GROUPS = [
   'KServe gRPC',
   'Monitoring & Logging',
   'Tokenizer',
+  'Reinforcement Learning',
   'Experimental',
   'Mocker Engine',
   'Bridge Workers',

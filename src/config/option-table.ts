@@ -6,6 +6,7 @@ import { runtimeOptions } from './options/runtime.js';
 import { kserveOptions } from './options/kserve.js';
 import { frontendFeatureOptions } from './options/frontend-features.js';
 import { responsesOptions } from './options/responses.js';
+import { rlOptions } from './options/rl.js';
 import { mockerOptions } from './options/mocker.js';
 import { bridgeOptions } from './options/bridge.js';
 import { benchOptions } from './options/bench.js';
@@ -19,6 +20,7 @@ const table = [
   ...kserveOptions,
   ...frontendFeatureOptions,
   ...responsesOptions,
+  ...rlOptions,
   ...mockerOptions,
   ...bridgeOptions,
   ...benchOptions,

@@ -26,6 +26,8 @@ export interface RunningService {
   readonly grpc?: RunningGrpcFrontend;
   /** With --interactive: resolves when the user ends the terminal chat. */
   readonly done?: Promise<void>;
+  /** The bound port of the RL admin listener, with DYN_ENABLE_RL_ENDPOINTS. */
+  readonly rlPort?: number;
   stop(): Promise<void>;
 }
 
@@ -74,13 +76,14 @@ export async function startServe(config: Config, logger: Logger): Promise<Runnin
     throw err;
   }
   logger.info({ host: config.httpHost, port: frontend.port, model: workers.card.displayName, workers: workers.runtimes.length }, 'dynamo-ts serve listening');
-  const { port, models, http, grpc, done } = frontend;
+  const { port, models, http, grpc, done, rlPort } = frontend;
   return {
     port,
     models,
     http,
     grpc,
     done,
+    rlPort,
     engines: workers.engines,
     instanceIds: workers.runtimes.map((rt) => rt.instanceId),
     async stop() {

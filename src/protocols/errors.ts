@@ -45,9 +45,13 @@ export const ERROR_KINDS = {
   unsupported_media_type: { http: 415, httpReason: 'Unsupported Media Type', grpc: GrpcStatus.INVALID_ARGUMENT },
   /** JSON that is well-formed but not the expected shape (admin routes). */
   unprocessable: { http: 422, httpReason: 'Unprocessable Entity', grpc: GrpcStatus.INVALID_ARGUMENT },
+  /** The state the request relied on changed under it (an RL fan-out whose workers came or went). */
+  conflict: { http: 409, httpReason: 'Conflict', grpc: GrpcStatus.ABORTED },
   cancelled: { http: 499, httpReason: 'Client Closed Request', grpc: GrpcStatus.CANCELLED },
   internal: { http: 500, httpReason: 'Internal Server Error', grpc: GrpcStatus.INTERNAL },
   not_implemented: { http: 501, httpReason: 'Not Implemented', grpc: GrpcStatus.UNIMPLEMENTED },
+  /** The workers a request was fanned out to failed it (an RL admin op a worker refused). */
+  bad_gateway: { http: 502, httpReason: 'Bad Gateway', grpc: GrpcStatus.UNAVAILABLE },
   unavailable: { http: 503, httpReason: 'Service Unavailable', grpc: GrpcStatus.UNAVAILABLE },
   /** 529 unless DYN_HTTP_OVERLOAD_STATUS_CODE says otherwise (an HTTP mapping concern). */
   overload: { http: 529, httpReason: 'Overloaded', grpc: GrpcStatus.UNAVAILABLE },
@@ -127,6 +131,18 @@ export class UnsupportedMediaTypeError extends DynamoError {
 export class UnprocessableError extends DynamoError {
   constructor(message: string) {
     super('unprocessable', message);
+  }
+}
+
+export class ConflictError extends DynamoError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+
+export class BadGatewayError extends DynamoError {
+  constructor(message: string) {
+    super('bad_gateway', message);
   }
 }
 

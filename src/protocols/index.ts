@@ -21,3 +21,4 @@ export * from './hub-repo-ref.js';
 export * from './pushed-stream.js';
 export * from './delivery-clock.js';
 export * from './http-routes.js';
+export * from './rl.js';

@@ -177,7 +177,23 @@ interface SharedRequestFields extends CommonExt, PassthroughFields {
   return_tokens_as_token_ids?: boolean | null;
 }
 
-export interface ChatCompletionRequest extends SharedRequestFields {
+/** Reinforcement-learning rollout extensions of chat (upstream's RL inference surface). */
+export interface RlChatExt {
+  /** Token-in: the prompt as token ids, instead of rendering the messages. */
+  prompt_token_ids?: number[] | null;
+  /** Legacy token-in spelling; validation moves it to `nvext.token_data`. */
+  tokens?: number[] | null;
+  /** Answer with `prompt_token_ids` and each choice's `token_ids`. */
+  return_token_ids?: boolean | null;
+  /** The weight version the caller expects; carried to the worker. */
+  weight_version?: string | null;
+  /** Keep only the prompt's last k tokens (-1: the context length). */
+  truncate_prompt_tokens?: number | null;
+  return_prompt_logprobs?: boolean | null;
+  return_routed_experts?: boolean | null;
+}
+
+export interface ChatCompletionRequest extends SharedRequestFields, RlChatExt {
   messages: ChatMessage[];
   max_completion_tokens?: number | null;
   logprobs?: boolean | null;

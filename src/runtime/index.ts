@@ -23,3 +23,4 @@ export * from './event-plane/index.js';
 export * from './codecs/index.js';
 export { NatsRouterStateStore, SNAPSHOT_BUCKET, SNAPSHOT_OBJECT, LOCK_STREAM } from './nats-router-state.js';
 export type { RouterStateStore, LockRelease } from './router-state-store.js';
+export * from './rl/index.js';

@@ -38,8 +38,13 @@ test('the mocker roles and data-parallel ranks are built; --worker-type is an al
 });
 
 test('not-built options set from env name the env var', () => {
-  assertConfigError(['serve'], { DYN_RL_PORT: '9000' }, 'DYN_RL_PORT=9000 is not available yet in this build');
   assertConfigError(['frontend'], { DYN_RESPONSE_PLANE: 'quic' }, /^DYN_RESPONSE_PLANE=quic is not supported yet/);
+});
+
+test('DYN_ENABLE_RL and DYN_RL_PORT are built: they start', () => {
+  const { config } = run(['serve'], { DYN_RL_PORT: '9000', DYN_ENABLE_RL: 'true' });
+  assert.equal(config.rlPort, 9000);
+  assert.equal(config.enableRl, true);
 });
 
 test('explicit settings are reported before a failing default', () => {
@@ -88,7 +93,7 @@ test('the brief\'s not-built list is reflected in the table', () => {
   for (const key of ['httpHost', 'httpPort', 'tlsCertPath', 'tlsKeyPath', 'tlsClientCaCertPath', 'modelPath', 'modelName', 'namespace', 'metricsPrefix', 'dumpConfigTo', 'log', 'numWorkers', 'kvCacheBlockSize', 'activeDecodeBlocksThreshold', 'routerSnapshotThreshold', 'routerResetStates', 'enableAnthropicApi', 'stripAnthropicPreamble', 'migrationLimit', 'migrationMaxSeqLen', 'routerMinInitialWorkers', 'plannerProfileData', 'extraEngineArgs', 'serveIndexer', 'routerSessionAffinityTtlSecs']) {
     assert.equal(built(key), true, key);
   }
-  for (const key of ['enableRl', 'rlPort']) {
-    assert.equal(built(key), false, key);
+  for (const key of ['enableRl', 'rlPort', 'enableRlEndpoints', 'rlComponent', 'rlRequestTimeoutSecs']) {
+    assert.equal(built(key), true, key);
   }
 });

@@ -7,7 +7,9 @@ import { test } from 'node:test';
 import { toServiceError } from '../../src/frontends/grpc/status.js';
 import { adminErrorReply, httpErrorReply, reasonPhrase, streamErrorJson } from '../../src/frontends/http/error-envelope.js';
 import {
+  BadGatewayError,
   CancelledError,
+  ConflictError,
   DynamoError,
   ERROR_KINDS,
   ForbiddenError,
@@ -43,9 +45,11 @@ const CLASSES: [DynamoError, ErrorKind][] = [
   [new PayloadTooLargeError('p'), 'payload_too_large'],
   [new UnsupportedMediaTypeError(), 'unsupported_media_type'],
   [new UnprocessableError('e'), 'unprocessable'],
+  [new ConflictError('c'), 'conflict'],
   [new CancelledError(), 'cancelled'],
   [new InternalError(), 'internal'],
   [new NotImplementedError('i'), 'not_implemented'],
+  [new BadGatewayError('g'), 'bad_gateway'],
   [new UnavailableError('a'), 'unavailable'],
   [new OverloadedError(), 'overload'],
 ];
@@ -72,9 +76,11 @@ test('the statuses of each kind', () => {
     payload_too_large: [413, GrpcStatus.RESOURCE_EXHAUSTED],
     unsupported_media_type: [415, GrpcStatus.INVALID_ARGUMENT],
     unprocessable: [422, GrpcStatus.INVALID_ARGUMENT],
+    conflict: [409, GrpcStatus.ABORTED],
     cancelled: [499, GrpcStatus.CANCELLED],
     internal: [500, GrpcStatus.INTERNAL],
     not_implemented: [501, GrpcStatus.UNIMPLEMENTED],
+    bad_gateway: [502, GrpcStatus.UNAVAILABLE],
     unavailable: [503, GrpcStatus.UNAVAILABLE],
     overload: [529, GrpcStatus.UNAVAILABLE],
   });

@@ -154,16 +154,6 @@ export const httpOptions = [
     group: 'HTTP & Networking', scope: 'frontend', built: true, default: 8192,
     help: 'Raise the soft open-file limit toward this many descriptors at startup (never above the hard limit; Linux, with util-linux prlimit); what was reached is logged, and startup never fails for it',
   },
-  {
-    key: 'enableRl', env: 'DYN_ENABLE_RL', type: 'bool',
-    group: 'HTTP & Networking', scope: 'frontend', built: false, default: false,
-    help: 'Start the reinforcement-learning side port (see DYN_RL_PORT)',
-  },
-  {
-    key: 'rlPort', env: 'DYN_RL_PORT', type: 'int', min: 1, max: 65535,
-    group: 'HTTP & Networking', scope: 'frontend', built: false, default: 8001,
-    help: 'Port of the reinforcement-learning side server',
-  },
   // One path option per route of protocols/http-routes.ts.
   ...HTTP_ROUTE_NAMES.map(httpPathOption),
 ] as const satisfies readonly OptionSpec[];

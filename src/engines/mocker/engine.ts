@@ -7,7 +7,7 @@ import type {
   LLMEngineOutput,
   PreprocessedRequest,
 } from '../../protocols/index.js';
-import { engineRequestChannel, UnavailableError, type EngineRequestEvent } from '../../protocols/index.js';
+import { engineRequestChannel, UnavailableError, type EngineRequestEvent, type PauseMode } from '../../protocols/index.js';
 import { queueStream, type OpenedQueue } from '../../runtime/async-queue/index.js';
 import { resolveMockerOptions, type MockerEngineOptions, type MockerOptions } from './options.js';
 import { Scheduler } from './scheduler.js';
@@ -54,6 +54,12 @@ export class MockerEngine implements EngineClient {
   /** The last load reported, so an unchanged step reports nothing. */
   private reportedBlocks = -1;
   private reportedWaiting = -1;
+  /** How generation is paused (RL admin); null while it runs. */
+  private pausedAs: PauseMode | null = null;
+  /** Admissions held while paused, released by resume(). */
+  private readonly heldAdmissions = new Set<() => void>();
+  /** pause('wait') callers, told when the last request in flight has finished. */
+  private drainWaiters: (() => void)[] = [];
 
   constructor(options: MockerEngineOptions) {
     this.options = Object.freeze(resolveMockerOptions(options));
@@ -99,12 +105,55 @@ export class MockerEngine implements EngineClient {
     return queueStream(() => this.admit(request, ctx));
   }
 
+  /** How generation is paused, or null while it runs. */
+  get pauseMode(): PauseMode | null {
+    return this.pausedAs;
+  }
+
+  /**
+   * Pauses generation: new requests wait for resume(); in-flight ones are frozen (`keep`), finish
+   * first (`wait`: resolves once they have) or end at once with finish reason `abort` (`abort`).
+   */
+  async pause(mode: PauseMode): Promise<void> {
+    if (this.closed) throw new UnavailableError('mocker engine is closed');
+    this.pausedAs = mode;
+    if (mode === 'abort') {
+      this.scheduler.abortAll();
+      this.reportLoad();
+      return;
+    }
+    if (mode === 'wait' && this.scheduler.hasWork) {
+      const drained = new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+      this.wake();
+      await drained;
+    }
+  }
+
+  /** Generation runs again: frozen requests continue, held admissions enter the queue. */
+  resume(): void {
+    if (this.pausedAs === null) return;
+    this.pausedAs = null;
+    for (const release of [...this.heldAdmissions]) release();
+    this.wake();
+  }
+
+  /** Forgets the cached prefixes no request holds (announced as removed); returns how many blocks. */
+  clearPrefixCache(): number {
+    return this.scheduler.kv.dropCached();
+  }
+
+  /** The weight version final outputs report (`engine_data.weight_version`); null reports none. */
+  set weightVersion(version: string | null) {
+    this.scheduler.engineData = version === null ? null : { weight_version: version };
+  }
+
   /** A stream's start: its sequence queued, its channel handed over; null when aborted meanwhile. */
   private async admit(request: PreprocessedRequest, ctx: GenerateContext): Promise<OpenedQueue<LLMEngineOutput> | null> {
     if (this.closed) throw new UnavailableError('mocker engine is closed');
     const script = this.output && Array.isArray(request.token_ids) ? await this.output(request.token_ids) : null;
     const seq = createSequence(request, ctx.requestId, this.options, this.vocab, script);
     const { signal } = ctx;
+    if (this.pausedAs !== null && !(await this.untilResumed(signal))) return null;
     if (signal.aborted || this.closed) return null;
     const watch = engineRequestChannel.hasSubscribers ? new RequestWatch(seq, ctx, this.options.dpRank) : null;
     const onAbort = (): void => this.cancel(seq);
@@ -125,6 +174,21 @@ export class MockerEngine implements EngineClient {
     if (!this.closed) this.scheduler.kv.announce();
   }
 
+  /** Waits while generation is paused; false when the request was given up (or the engine closed) meanwhile. */
+  private untilResumed(signal: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (resumed: boolean): void => {
+        this.heldAdmissions.delete(release);
+        signal.removeEventListener('abort', giveUp);
+        resolve(resumed && !this.closed);
+      };
+      const release = (): void => done(true);
+      const giveUp = (): void => done(false);
+      this.heldAdmissions.add(release);
+      signal.addEventListener('abort', giveUp, { once: true });
+    });
+  }
+
   /** Stops the loop and ends every open stream; later generate() calls fail. */
   close(): void {
     if (this.closed) return;
@@ -133,6 +197,14 @@ export class MockerEngine implements EngineClient {
     this.timer = null;
     this.timerDone?.();
     for (const seq of this.scheduler.sequences()) this.cancel(seq);
+    for (const release of [...this.heldAdmissions]) release();
+    this.tellDrained();
+  }
+
+  private tellDrained(): void {
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   private cancel(seq: Sequence): void {
@@ -154,7 +226,7 @@ export class MockerEngine implements EngineClient {
   }
 
   private wake(): void {
-    if (this.loopRunning || this.closed) return;
+    if (this.loopRunning || this.closed || this.pausedAs === 'keep') return;
     this.loopRunning = true;
     this.clockStart = performance.now();
     this.simulatedMs = 0;
@@ -163,7 +235,8 @@ export class MockerEngine implements EngineClient {
 
   private async runLoop(): Promise<void> {
     try {
-      while (!this.closed && this.scheduler.hasWork) {
+      // A `keep` pause freezes the requests in flight after the step under way.
+      while (!this.closed && this.scheduler.hasWork && this.pausedAs !== 'keep') {
         const plan = this.scheduler.schedule();
         this.reportLoad();
         await this.pace(plan.durationMs / this.options.speedupRatio);
@@ -179,6 +252,7 @@ export class MockerEngine implements EngineClient {
       this.reportLoad();
     } finally {
       this.loopRunning = false;
+      if (!this.scheduler.hasWork) this.tellDrained();
     }
   }
 

@@ -150,6 +150,18 @@ export class KvBlockManager {
     if (removed.length > 0 && this.emit) this.emit({ removed: { block_hashes: removed } });
   }
 
+  /**
+   * Forgets every cached block no request holds (a prefix-cache reset), announcing them as removed;
+   * blocks in use stay. Returns how many were dropped.
+   */
+  dropCached(): number {
+    const dropped = [...this.inactive.keys()];
+    this.inactive.clear();
+    this.rebuildReleased();
+    if (dropped.length > 0 && this.emit) this.emit({ removed: { block_hashes: dropped } });
+    return dropped.length;
+  }
+
   /** A private partial block filled up: it becomes (or merges into) the full block `seqHash`. */
   promote(partial: number, seqHash: bigint, parent: bigint | null, localHash: bigint): void {
     if (!this.active.delete(partial)) throw new Error(`promote: block ${partial} is not active`);

@@ -82,6 +82,12 @@ export class Scheduler {
     return n === 0 ? 0 : sum / n;
   }
 
+  /**
+   * Added to every final output while set (`engine_data`): what the engine reports of itself with
+   * each answer, e.g. the weight version an RL worker serves.
+   */
+  engineData: Record<string, unknown> | null = null;
+
   enqueue(seq: Sequence): void {
     this.waiting.push(seq);
   }
@@ -201,6 +207,7 @@ export class Scheduler {
         this.finishedCount++;
         this.release(seq);
         anyFinished = true;
+        if (this.engineData) out.engine_data = this.engineData;
       }
       seq.channel.push(out);
       if (seq.finished) seq.channel.end();
@@ -314,8 +321,14 @@ export class Scheduler {
     return Math.ceil((seq.tokens.length + reserve(seq.maxTokens - seq.generatedCount)) / this.opts.blockSize);
   }
 
+  /** Ends every sequence at once with finish reason `abort` (an RL pause in abort mode). */
+  abortAll(): void {
+    for (const seq of this.sequences()) this.finish(seq, seq.finalOutput('abort'));
+  }
+
   private finish(seq: Sequence, out: LLMEngineOutput): void {
     this.remove(seq);
+    if (this.engineData) out.engine_data = this.engineData;
     seq.channel.push(out);
     seq.channel.end();
   }

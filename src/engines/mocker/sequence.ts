@@ -116,7 +116,7 @@ export class Sequence {
   }
 
   /** A final output with no new token, for requests the engine has to end itself. */
-  finalOutput(reason: 'length'): LLMEngineOutput {
+  finalOutput(reason: 'length' | 'abort'): LLMEngineOutput {
     return { token_ids: [], index: 0, finish_reason: reason, completion_usage: this.usage() };
   }
 

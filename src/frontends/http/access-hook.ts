@@ -63,13 +63,24 @@ function classifier(paths: HttpPaths, protectMetrics: boolean): (route: string |
 }
 
 /** The keys a request presents: its bearer token, its `x-api-key` and, where taken, its Basic password. */
-function presented(req: FastifyRequest, basic: boolean): string[] {
+function presentedKeys(req: FastifyRequest, basic: boolean): string[] {
   const header = (name: string): string | undefined => {
     const v = req.headers[name];
     return Array.isArray(v) ? v[0] : v;
   };
   const authorization = header('authorization');
   return [bearerToken(authorization), header('x-api-key'), basic ? basicPassword(authorization) : undefined].filter((k): k is string => k !== undefined);
+}
+
+/**
+ * Why a request's credentials do not pass, or null when they do (or no key is configured); `send`
+ * names the credentials a refusal asks for.
+ */
+export function keyRefusal(req: FastifyRequest, keys: KeyCheck, send: string, basic = false): UnauthenticatedError | null {
+  if (!keys.required) return null;
+  const presented = presentedKeys(req, basic);
+  if (presented.length === 0) return new UnauthenticatedError(`Missing API key: send ${send}`);
+  return presented.some((k) => keys.accepts(k)) ? null : new UnauthenticatedError('Invalid API key');
 }
 
 function refuse(reply: FastifyReply, cls: Exclude<RouteClass, 'open'>, err: DynamoError, overloadStatus: number): FastifyReply {
@@ -86,9 +97,7 @@ export function registerAccessHook(app: FastifyInstance, paths: HttpPaths, opts:
       const path = req.url.split('?')[0];
       return refuse(reply, cls, new NotFoundError(`${req.method} ${path}: the admin API is off (DYN_ENABLE_FRONTEND_ADMIN_API=false or DYN_DISABLE_FRONTEND_ADMIN_API)`), overloadStatus);
     }
-    if (!opts.keys.required) return;
-    const keys = presented(req, CLASSES[cls].basic ?? false);
-    if (keys.length === 0) return refuse(reply, cls, new UnauthenticatedError(`Missing API key: send ${CLASSES[cls].send}`), overloadStatus);
-    if (!keys.some((k) => opts.keys.accepts(k))) return refuse(reply, cls, new UnauthenticatedError('Invalid API key'), overloadStatus);
+    const refusal = keyRefusal(req, opts.keys, CLASSES[cls].send, CLASSES[cls].basic);
+    if (refusal) return refuse(reply, cls, refusal, overloadStatus);
   });
 }

@@ -89,9 +89,11 @@ const ANTHROPIC_ERROR_TYPES: Readonly<Record<ErrorKind, string>> = {
   payload_too_large: 'request_too_large',
   unsupported_media_type: 'invalid_request_error',
   unprocessable: 'invalid_request_error',
+  conflict: 'invalid_request_error',
   cancelled: 'api_error',
   internal: 'api_error',
   not_implemented: 'api_error',
+  bad_gateway: 'api_error',
   unavailable: 'overloaded_error',
   overload: 'overloaded_error',
 };

@@ -30,6 +30,8 @@ export interface HttpServerOptions {
   overloadStatus: number;
   logger: Logger;
   tls?: { cert: Buffer; key: Buffer; ca?: Buffer };
+  /** The shape of error replies (default OpenAI's). */
+  envelope?: ErrorEnvelope;
 }
 
 const MIB = 1024 * 1024;
@@ -139,11 +141,11 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
     if ((req.raw as IncomingMessage & { upgrade?: boolean }).upgrade) req.raw.socket.destroy();
   });
 
-  app.setErrorHandler(frameworkErrorHandler(opts.bodyLimitMb, state));
+  app.setErrorHandler(frameworkErrorHandler(opts.bodyLimitMb, state, opts.envelope));
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0];
-    sendError(reply, new NotFoundError(`Route not found: ${req.method} ${path}`), state.overloadStatus);
+    sendError(reply, new NotFoundError(`Route not found: ${req.method} ${path}`), state.overloadStatus, opts.envelope);
   });
 
   return app;

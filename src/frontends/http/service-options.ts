@@ -29,6 +29,8 @@ export interface HttpServiceOptions {
   reasoningDispatch?: boolean;
   /** DYN_ENABLE_STREAMING_TOOL_DISPATCH. */
   toolCallDispatch?: boolean;
+  /** DYN_ENABLE_RL: unary chat answers carry their token ids unless the request says `return_token_ids: false`. */
+  rlTokenIds?: boolean;
   contextWindow?: number;
   maxOutputTokens?: number;
   paths: HttpPaths;

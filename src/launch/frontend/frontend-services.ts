@@ -4,7 +4,7 @@ import { HttpService } from '../../frontends/http/index.js';
 import { createKserveCore, type KserveCore } from '../../kserve/index.js';
 import { clusterStats, type ModelManager } from '../../models/index.js';
 import { DashboardFeed, meteredRequestScope, MetricsRegistry, registerClusterMetrics, registerPlaneMetrics, registerProcessMetrics, type Logger } from '../../observability/index.js';
-import type { PlaneStatusView, RequestScope } from '../../protocols/index.js';
+import type { KeyCheck, PlaneStatusView, RequestScope } from '../../protocols/index.js';
 import { apiKeyStore } from '../api-keys.js';
 import { httpServiceOptions } from './http-options.js';
 import { kserveLayout, startKserveGrpc } from './kserve.js';
@@ -22,6 +22,8 @@ export interface FrontendServices {
   requestScope: RequestScope;
   /** The registry `/metrics` renders (HTTP and the gRPC side port). */
   metrics: MetricsRegistry;
+  /** The API keys every listener of this frontend checks. */
+  keys: KeyCheck;
   /** Stops gRPC, then drains and stops HTTP. */
   stop(): Promise<void>;
 }
@@ -73,6 +75,7 @@ export async function startFrontendServices(
     kserve: core,
     requestScope: requests.scope,
     metrics,
+    keys: keys.keys,
     async stop() {
       // Readiness flips before anything else stops, the gRPC drain included.
       http.beginDraining();

@@ -14,6 +14,7 @@ import { startInteractiveChat } from './interactive-chat.js';
 import { kserveLayout } from './kserve.js';
 import { assertRouterSettings, effectiveRouterConfig, modelWatcherSettings } from '../model-settings.js';
 import { installRouteExtensions, loadRouteExtensions } from './route-extensions.js';
+import { startRlAdmin, type RunningRlAdmin } from './rl-admin.js';
 import { assertRouterStateSupported, frontendEventPlane, routerStateFactory } from '../router-state.js';
 import { runtimeOptionsFromConfig } from '../runtime-options.js';
 
@@ -48,6 +49,8 @@ export interface FrontendService {
   readonly done?: Promise<void>;
   /** The bridged upstreams of --upstream-config. */
   readonly bridges?: ConfiguredBridges;
+  /** The bound port of the RL admin listener, with DYN_ENABLE_RL_ENDPOINTS. */
+  readonly rlPort?: number;
   /** Drains and stops the services, then the watcher, then shuts the runtime down. */
   stop(): Promise<void>;
 }
@@ -124,8 +127,10 @@ export async function runFrontend(given: Config, logger: Logger, runtime: Distri
       throw err;
     }
   }
+  let rl: RunningRlAdmin | undefined;
   try {
     await beforeListen?.(services);
+    rl = await startRlAdmin(config, runtime, services.keys, logger);
   } catch (err) {
     await bridges?.stop();
     await services.stop();
@@ -136,6 +141,7 @@ export async function runFrontend(given: Config, logger: Logger, runtime: Distri
   // Interactive mode chats in the terminal instead of serving HTTP (as upstream's -i).
   const chat = config.interactive ? startInteractiveChat(config, models, services.requestScope, logger) : undefined;
   const stop = async (): Promise<void> => {
+    await rl?.close();
     await services.stop();
     await bridges?.stop();
     await watcher.stop();
@@ -166,6 +172,7 @@ export async function runFrontend(given: Config, logger: Logger, runtime: Distri
     grpc,
     bridges,
     accept: takenHttp && { http: takenHttp, grpc: grpc?.accept },
+    rlPort: rl?.port,
     done: chat?.done,
     stop,
   };

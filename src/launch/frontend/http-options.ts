@@ -29,6 +29,7 @@ export function httpServiceOptions(config: Config, logger: Logger, metrics: Metr
     reasoningField: config.reasoningFieldName,
     reasoningDispatch: config.enableStreamingReasoningDispatch,
     toolCallDispatch: config.enableStreamingToolDispatch,
+    rlTokenIds: config.enableRl,
     contextWindow: config.contextWindow,
     maxOutputTokens: config.maxOutputTokens,
     paths: httpPaths(config),

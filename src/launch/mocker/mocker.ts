@@ -6,9 +6,10 @@ import type { MockerEngine } from '../../engines/mocker/index.js';
 import { toCardJson, type ModelDeploymentCard } from '../../models/index.js';
 import { moduleLogger, type Logger } from '../../observability/index.js';
 import { announceKvEvents, announceLoadMetrics, DistributedRuntime, type Endpoint } from '../../runtime/index.js';
-import { WORKER_TYPE_NEEDS } from '../../protocols/index.js';
+import { RL_ENDPOINT, WORKER_TYPE_NEEDS } from '../../protocols/index.js';
 import { MOCK_MODELS } from './mock-models.js';
 import { mockerBlockSize, mockerWorkerType } from './mocker-options.js';
+import { rlHandlers } from './mocker-rl.js';
 import { traceEngines } from '../tracing.js';
 import { runtimeOptionsFromConfig } from '../runtime-options.js';
 import { loadConfiguredCard, parseEndpoint, workerParsers } from '../served-model.js';
@@ -70,7 +71,8 @@ export async function runMockers(flags: Config, root: Logger, makeRuntimes: () =
   const card: ModelDeploymentCard = { ...loaded, modelType: model.modelType };
   const { engines, handlers } = model;
   const tracing = await traceEngines(config);
-  const endpointOf = (rt: DistributedRuntime): Endpoint => rt.namespace(ep.namespace).component(ep.component).endpoint(ep.endpoint);
+  const endpointOf = (rt: DistributedRuntime, name = ep.endpoint): Endpoint => rt.namespace(ep.namespace).component(ep.component).endpoint(name);
+  const rl = rlHandlers(config, model, runtimes, ep, card.displayName);
 
   const cardJson = { ...workerCardJson(card, model.runtimeConfig), worker_type: model.workerType, needs: WORKER_TYPE_NEEDS[model.workerType] };
   for (const rt of runtimes) await endpointOf(rt).registerModel(cardJson, { modelType: card.modelType, modelInput: card.modelInput });
@@ -80,6 +82,7 @@ export async function runMockers(flags: Config, root: Logger, makeRuntimes: () =
     await announceLoadMetrics(events, ep.namespace);
     if (model.runtimeConfig.kv_events === true) await announceKvEvents(events, ep.namespace, ep.component);
     for (const [i, rt] of runtimes.entries()) await endpointOf(rt).serveEndpoint(handlers[i]!);
+    for (const [i, handler] of rl.entries()) await endpointOf(runtimes[i]!, RL_ENDPOINT).serveEndpoint(handler);
     logger.info({ model: card.displayName, modelType: card.modelType.join(' | '), endpoint: `${ep.namespace}.${ep.component}.${ep.endpoint}`, instances: runtimes.map((r) => r.instanceIdHex) }, 'dynamo-ts mocker registered');
   };
   const stopAnnouncing = announceAfterEventOutages(runtimes[0]!, engines);

@@ -42,6 +42,8 @@ export interface DecodedStep {
   stop_reason: string | number | null;
   /** On the finishing step only: the engine's completion_usage, else counted here. */
   usage?: CompletionUsage;
+  /** What the engine reported of itself with this output (`engine_data`, e.g. its weight version). */
+  engineData?: Record<string, unknown>;
 }
 
 export interface DecodeStreamOptions {
@@ -221,6 +223,7 @@ class ChoiceDecoder {
     };
     if (out.reasoning_content) step.reasoning = out.reasoning_content;
     if (out.tool_calls?.length) step.toolCalls = out.tool_calls;
+    if (out.engine_data) step.engineData = out.engine_data;
     // Per token, whether its text is released now, held back or hidden (as upstream reports them);
     // tokens the engine decoded itself are named by their text.
     if (this.wantLogprobs && out.log_probs) {

@@ -51,6 +51,8 @@ export interface ChoiceDelta {
    * steps whose text the stop jail held back (so entries travel with their text). Absent when none.
    */
   logprobs?: TokenLogprob[];
+  /** With `tokenIds` on: the engine ids behind `tokens` (this step's and those of the steps that sent nothing). */
+  tokenIds?: number[];
 }
 
 /** What one step's parse items gave besides content. */
@@ -74,6 +76,10 @@ export interface FoldedChoice {
   logprobs?: TokenLogprob[];
   /** With `collectText` on: the calls the tool-call parser found, in order; absent when none. */
   toolCalls?: FoldedToolCall[];
+  /** With `tokenIds` and `collectText` on: every id the engine generated, in order. */
+  tokenIds?: number[];
+  /** With `collectText` on: what the engine reported of itself (`engine_data`), the latest value of each key. */
+  engineData?: Record<string, unknown>;
 }
 
 export interface ResponseFoldOptions {
@@ -91,6 +97,8 @@ export interface ResponseFoldOptions {
   reasoning?: ChoiceReasoning;
   /** The tool-call parser, one per choice, run on the text reasoning left; absent: no calls parsed. */
   toolCalls?: ChoiceToolCalls;
+  /** Pass the engine's token ids on (deltas' and choices' `tokenIds`). */
+  tokenIds?: boolean;
 }
 
 const WIRE_FINISH: Readonly<Record<ChoiceFinishReason, WireFinishReason>> = {
@@ -105,6 +113,8 @@ interface ChoiceState extends FoldedChoice {
   sent: boolean;
   /** Entries of steps that sent nothing, waiting for the next delta. */
   pending?: TokenLogprob[];
+  /** With `tokenIds` on: ids of steps that sent nothing, waiting for the next delta. */
+  pendingIds?: number[];
   /** Tokens of steps that sent nothing, counted into the next delta. */
   unsentTokens: number;
   /** Characters of the choice's token texts so far (the prefix included): the next text offset. */
@@ -176,6 +186,7 @@ export class ResponseFold {
     if (this.opts.collectText) {
       state.text += released;
       state.reasoning += reasoning;
+      if (step.engineData) state.engineData = { ...state.engineData, ...step.engineData };
     }
     const wireReason = finishReason === 'stop' && state.calls > 0 ? 'tool_calls' : finishReason;
     if (wireReason !== null) {
@@ -183,8 +194,10 @@ export class ResponseFold {
       state.stopReason = step.stop_reason;
     }
     const logprobs = this.opts.logprobs && step.logprobs ? this.placeLogprobs(state, step.logprobs) : undefined;
+    const ids = this.opts.tokenIds ? this.collectIds(state, step) : undefined;
     if (released.length === 0 && reasoning.length === 0 && calls === undefined && finishReason === null) {
       if (logprobs) state.pending = logprobs;
+      if (ids) state.pendingIds = ids;
       state.unsentTokens += tokens;
       return null;
     }
@@ -196,7 +209,17 @@ export class ResponseFold {
     const entries = logprobs ?? state.pending;
     state.pending = undefined;
     if (entries && entries.length > 0) delta.logprobs = entries;
+    if (ids) {
+      delta.tokenIds = ids;
+      state.pendingIds = undefined;
+    }
     return delta;
+  }
+
+  /** The ids a delta of this step carries (the step's, after those still pending); collects them for a unary answer. */
+  private collectIds(state: ChoiceState, step: DecodedStep): number[] {
+    if (this.opts.collectText) (state.tokenIds ??= []).push(...step.token_ids);
+    return state.pendingIds ? [...state.pendingIds, ...step.token_ids] : step.token_ids;
   }
 
   /** Usage over every prompt and choice: completion tokens summed, cached prompt tokens the largest reported. */
@@ -213,7 +236,7 @@ export class ResponseFold {
   choices(): FoldedChoice[] {
     return this.states
       .filter((s) => s !== undefined)
-      .map(({ sent: _sent, pending: _pending, unsentTokens: _unsent, offset: _offset, parser: _parser, toolParser: _toolParser, calls: _calls, engineCalls: _engineCalls, ...choice }) => choice);
+      .map(({ sent: _sent, pending: _pending, pendingIds: _pendingIds, unsentTokens: _unsent, offset: _offset, parser: _parser, toolParser: _toolParser, calls: _calls, engineCalls: _engineCalls, ...choice }) => choice);
   }
 
   private newState(index: number): ChoiceState {

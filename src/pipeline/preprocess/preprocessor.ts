@@ -211,7 +211,7 @@ export class Preprocessor {
   }
 
   private async chatPrompt(req: ChatCompletionRequest): Promise<Prompt> {
-    const tokenData = req.nvext?.token_data;
+    const tokenData = req.prompt_token_ids ?? req.nvext?.token_data;
     if (tokenData) return givenTokens(tokenData);
     if (req.nvext?.use_raw_prompt === true) return this.encode(rawChatText(req), true);
     const pool = this.opts.pool;
@@ -268,7 +268,8 @@ export class Preprocessor {
     });
   }
 
-  private prepare(req: ChatCompletionRequest | CompletionRequest, prompt: Prompt, headerRouting: HeaderRouting, toolTag?: StructuralTag): PreparedRequest {
+  private prepare(req: ChatCompletionRequest | CompletionRequest, given: Prompt, headerRouting: HeaderRouting, toolTag?: StructuralTag): PreparedRequest {
+    const prompt = truncatedPrompt(given, 'truncate_prompt_tokens' in req ? req.truncate_prompt_tokens : null, this.card.contextLength);
     const promptTokens = prompt.tokens.length;
     const ignoreEos = req.ignore_eos === true;
     const stop = stopConditions(req, this.card.eosTokenIds);
@@ -297,6 +298,14 @@ export class Preprocessor {
       tokenizeStartedAt: prompt.tokenizeStartedAt,
     };
   }
+}
+
+/** `truncate_prompt_tokens`: the prompt's last k tokens (-1: as many as the context holds). */
+function truncatedPrompt(prompt: Prompt, keep: number | null | undefined, contextLength: number): Prompt {
+  const k = keep === -1 ? contextLength : keep;
+  if (k === null || k === undefined || prompt.tokens.length <= k) return prompt;
+  // The rendered text no longer matches what is sent.
+  return { ...prompt, tokens: prompt.tokens.slice(prompt.tokens.length - k), text: undefined };
 }
 
 function poolKeyOf(card: ModelDeploymentCard, opts: PreprocessorOptions): string {

@@ -12,6 +12,7 @@ import type {
 } from '../../protocols/index.js';
 import type { StructuralTag } from '../structural-tags/index.js';
 import { toolChoiceSchema } from './tool-choice-schema.js';
+import { RL_PASSTHROUGH_FIELDS } from './validate/rl-fields.js';
 
 type AnyRequest = ChatCompletionRequest | CompletionRequest;
 
@@ -135,5 +136,6 @@ export function extraArgs(req: AnyRequest, salt: string | null): Record<string, 
   if (salt !== null) extra.cache_salt = salt;
   if (req.logprob_token_ids) extra.logprob_token_ids = req.logprob_token_ids;
   if (isChat(req) && req.media_io_kwargs) extra.media_io_kwargs = req.media_io_kwargs;
+  if (isChat(req)) for (const field of RL_PASSTHROUGH_FIELDS) if (req[field] != null) extra[field] = req[field];
   return Object.keys(extra).length > 0 ? extra : null;
 }

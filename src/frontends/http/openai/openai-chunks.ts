@@ -16,6 +16,8 @@ export type ApiKind = 'chat' | 'completions';
 export type ReasoningField = 'reasoning_content' | 'reasoning';
 
 export class ChunkSerializer {
+  /** `prompt_token_ids` of the stream's first chunk, until it is written. */
+  private promptIds: string | null;
   private readonly head: string;
   /** The head of the chunks between a choice's first and last. */
   private readonly leanHead: string;
@@ -29,7 +31,10 @@ export class ChunkSerializer {
     readonly created: number,
     readonly model: string,
     reasoningField: ReasoningField = 'reasoning_content',
+    /** With `return_token_ids` on a chat stream: its first chunk carries them. */
+    promptTokenIds?: readonly number[],
   ) {
+    this.promptIds = promptTokenIds ? JSON.stringify(promptTokenIds) : null;
     this.reasoningKey = `"${reasoningField}":`;
     const object = kind === 'chat' ? 'chat.completion.chunk' : 'text_completion';
     const fingerprint = kind === 'chat' ? ',"system_fingerprint":null' : '';
@@ -39,8 +44,16 @@ export class ChunkSerializer {
 
   /** One chunk holding one choice's delta (chat adds `role` to a choice's first). */
   choice(d: ChoiceDelta): string {
-    if (d.first || d.finishReason !== null) return `${this.head}${this.choiceBody(d, true)}],"usage":null}`;
+    if (d.first || d.finishReason !== null) return `${this.head}${this.choiceBody(d, true)}],"usage":null${this.takePromptIds()}}`;
     return `${this.leanHead}${this.choiceBody(d, false)}]}`;
+  }
+
+  /** `,"prompt_token_ids":[...]` the first time, then nothing. */
+  private takePromptIds(): string {
+    if (this.promptIds === null) return '';
+    const field = `,"prompt_token_ids":${this.promptIds}`;
+    this.promptIds = null;
+    return field;
   }
 
   /** Queues the chunk of `d` on `sse`. */
@@ -77,13 +90,14 @@ export class ChunkSerializer {
     if (d.text.length > 0) delta += `${delta ? ',' : ''}"content":${JSON.stringify(d.text)}`;
     if (d.toolCalls) delta += `${delta ? ',' : ''}"tool_calls":[${d.toolCalls.map(toolCallChunk).join(',')}]`;
     const logprobs = d.logprobs ? JSON.stringify(chatLogprobs(d.logprobs)) : noLogprobs;
-    return `{"index":${d.index},"delta":{${delta}},"finish_reason":${finish}${logprobs === null ? '' : `,"logprobs":${logprobs}`}${stopReason}}`;
+    const ids = d.tokenIds ? `,"token_ids":${JSON.stringify(d.tokenIds)}` : '';
+    return `{"index":${d.index},"delta":{${delta}},"finish_reason":${finish}${logprobs === null ? '' : `,"logprobs":${logprobs}`}${stopReason}${ids}}`;
   }
 }
 
 /** A chunk between a choice's first and last that carries text and nothing else. */
 function isTextOnly(d: ChoiceDelta): boolean {
-  return !d.first && d.finishReason === null && d.stopReason === null && d.reasoning.length === 0 && d.text.length > 0 && !d.toolCalls && !d.logprobs;
+  return !d.first && d.finishReason === null && d.stopReason === null && d.reasoning.length === 0 && d.text.length > 0 && !d.toolCalls && !d.logprobs && !d.tokenIds;
 }
 
 /**
@@ -100,6 +114,19 @@ function toolCallMessage(call: FoldedToolCall): Record<string, unknown> {
   return { id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } };
 }
 
+/**
+ * What a unary chat answer adds for reinforcement learning: the prompt's token ids (with each
+ * choice's own, when collected) and the weight version the engine reported (SGLang's
+ * `metadata.weight_version`).
+ */
+function rolloutFields(choices: readonly FoldedChoice[], promptTokenIds: readonly number[] | undefined): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  if (promptTokenIds) fields.prompt_token_ids = promptTokenIds;
+  const version = choices.find((c) => typeof c.engineData?.weight_version === 'string')?.engineData?.weight_version;
+  if (version !== undefined) fields.metadata = { weight_version: version };
+  return fields;
+}
+
 /** The unary response: the stream folded into one object. */
 export function foldedResponse(
   kind: ApiKind,
@@ -109,6 +136,8 @@ export function foldedResponse(
   choices: FoldedChoice[],
   usage: CompletionUsage,
   reasoningField: ReasoningField = 'reasoning_content',
+  /** Chat with `return_token_ids`: the prompt's ids. */
+  promptTokenIds?: readonly number[],
 ): Record<string, unknown> {
   const sorted = [...choices].sort((a, b) => a.index - b.index);
   if (kind === 'completions') {
@@ -144,7 +173,9 @@ export function foldedResponse(
       finish_reason: c.finishReason,
       logprobs: c.logprobs ? chatLogprobs(c.logprobs) : null,
       ...(c.stopReason !== null ? { stop_reason: c.stopReason } : {}),
+      ...(c.tokenIds ? { token_ids: c.tokenIds } : {}),
     })),
     usage,
+    ...rolloutFields(sorted, promptTokenIds),
   };
 }

@@ -39,6 +39,8 @@ interface OpenAiRouteOptions extends GenerationRouteOptions {
   reasoningDispatch: boolean;
   /** DYN_ENABLE_STREAMING_TOOL_DISPATCH: an `event: tool_call_dispatch` per complete tool call. */
   toolCallDispatch: boolean;
+  /** DYN_ENABLE_RL: unary chat answers carry their token ids by default. */
+  rlTokenIds: boolean;
 }
 
 /** The request fields the HTTP layer itself acts on; the rest belongs to the preprocessor. */
@@ -49,6 +51,8 @@ interface StreamFlags {
   stream_options?: { include_usage?: boolean | null } | null;
   /** Completions only: the answer starts with the prompt. */
   echo?: boolean | null;
+  /** Chat only: answer with the prompt's and the choices' token ids. */
+  return_token_ids?: boolean | null;
 }
 
 interface Prepared extends PreparedGeneration {
@@ -65,6 +69,7 @@ export function openAiRoute(kind: ApiKind, doc: RouteDoc): HttpRoute {
     reasoningField: options.reasoningField ?? 'reasoning_content',
     reasoningDispatch: options.reasoningDispatch ?? false,
     toolCallDispatch: options.toolCallDispatch ?? false,
+    rlTokenIds: options.rlTokenIds ?? false,
   }));
 }
 
@@ -110,6 +115,8 @@ class OpenAiRoute implements GenerationRoute<Prepared> {
     const { flags, runs, prefix } = generation.prepared;
     const id = `${this.kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${generation.requestId}`;
     const created = Math.floor(Date.now() / 1000);
+    const tokenIds = this.kind === 'chat' && returnsTokenIds(flags, this.opts.rlTokenIds);
+    const promptTokenIds = tokenIds ? runs[0]!.request.token_ids : undefined;
     const fold = new ResponseFold({
       promptTokens: generation.promptTokens,
       collectText: !flags.stream,
@@ -118,13 +125,14 @@ class OpenAiRoute implements GenerationRoute<Prepared> {
       prefix,
       reasoning: generation.prepared.reasoning,
       toolCalls: generation.prepared.toolCalls,
+      tokenIds,
     });
     if (!flags.stream) {
       if (!(await foldAll(generation, fold))) return;
-      return sendJson(reply, foldedResponse(this.kind, id, created, flags.model, fold.choices(), fold.usage(), this.opts.reasoningField));
+      return sendJson(reply, foldedResponse(this.kind, id, created, flags.model, fold.choices(), fold.usage(), this.opts.reasoningField, promptTokenIds));
     }
     const includeUsage = this.opts.forceIncludeUsage || flags.stream_options?.include_usage === true;
-    const serializer = new ChunkSerializer(this.kind, id, created, flags.model, this.opts.reasoningField);
+    const serializer = new ChunkSerializer(this.kind, id, created, flags.model, this.opts.reasoningField, promptTokenIds);
     const sse = openEventStream(reply, this.opts.sseKeepAliveMs);
     const dispatch = this.opts.reasoningDispatch && generation.prepared.reasoning ? new ReasoningDispatch(sse) : undefined;
     const toolDispatch = this.opts.toolCallDispatch && generation.prepared.toolCalls ? new ToolCallDispatch(sse) : undefined;
@@ -145,6 +153,15 @@ class OpenAiRoute implements GenerationRoute<Prepared> {
       },
     });
   }
+}
+
+/**
+ * Whether a chat answer carries token ids: as the request says, else (with DYN_ENABLE_RL) for a
+ * unary answer of one choice. Validation refuses asking for them with n > 1.
+ */
+function returnsTokenIds(flags: StreamFlags, rl: boolean): boolean {
+  if (flags.return_token_ids != null) return flags.return_token_ids;
+  return rl && flags.stream !== true && (flags.n ?? 1) === 1;
 }
 
 /**

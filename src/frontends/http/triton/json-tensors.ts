@@ -2,7 +2,6 @@
 // reaches the core as raw bytes (JSON data encoded, binary data as sent), so HTTP and gRPC requests
 // take the same decoding and checks; outputs come back as JSON data or as binary data.
 
-import { randomUUID } from 'node:crypto';
 import {
   dataTypeByKserve,
   decodeRaw,
@@ -219,17 +218,3 @@ export function inferResponse(resp: ModelInferResponse, binary: (name: string) =
   return { json, binary: chunks };
 }
 
-// A per-process random marker: no client string can be mistaken for a marked integer.
-const BIGINT_MARK = `bigint-${randomUUID()}:`;
-const BIGINT_VALUE = new RegExp(`"${BIGINT_MARK}(-?\\d+)"`, 'g');
-
-/** JSON text in which 64-bit integers keep every digit (JSON numbers, not strings). */
-export function stringifyExact(value: unknown): string {
-  let marked = false;
-  const text = JSON.stringify(value, (_key, v: unknown) => {
-    if (typeof v !== 'bigint') return v;
-    marked = true;
-    return `${BIGINT_MARK}${v}`;
-  });
-  return marked ? text.replace(BIGINT_VALUE, '$1') : text;
-}

@@ -15,7 +15,8 @@ import type { HttpServiceState } from '../service-state.js';
 import { SseWriter } from '../sse/index.js';
 import { generateResponse, toGenerateRequest } from './generate-request.js';
 import { HEADER_LENGTH, splitBody, toInferRequest } from './infer-request.js';
-import { inferResponse, isObject, stringifyExact } from './json-tensors.js';
+import { stringifyExact } from '../exact-json.js';
+import { inferResponse, isObject } from './json-tensors.js';
 import { TRITON_DOCS } from './route-docs.js';
 
 export const TRITON_PREFIX = '/v2';

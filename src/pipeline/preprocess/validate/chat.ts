@@ -11,6 +11,7 @@ import { checkCompletionTokenIdsChoice, honouredNvext, parseNvext } from './nvex
 import { limitsOf, outputTokenLimit, type ValidationOptions } from './options.js';
 import { normalizeReasoningArgs } from '../reasoning-args.js';
 import { checkResponseFormatRules, checkResponseFormatShape } from './response-format.js';
+import { checkRlFields, hasTokenPrompt, withLegacyTokens } from './rl-fields.js';
 import * as root from './root.js';
 import * as sampling from './sampling.js';
 import { checkGenerationPromptFlags, checkTemplateArgs, mergedTemplateArgs } from './template-args.js';
@@ -19,7 +20,10 @@ import { checkDeprecatedFunctions, checkToolChoiceRules, checkToolChoiceShape, c
 export function validateChatRequest(raw: unknown, opts: ValidationOptions = {}): ChatCompletionRequest {
   const body = root.asBody(raw);
   root.requireField(body, 'model');
-  root.requireField(body, 'messages');
+  // A token-in prompt stands instead of the messages.
+  const tokenPrompt = hasTokenPrompt(body);
+  if (!tokenPrompt) root.requireField(body, 'messages');
+  else body.messages ??= [];
   root.checkTypes(body, CHAT_FIELDS);
   const limits = limitsOf(opts);
   checkMessageCount(body.messages, limits);
@@ -32,7 +36,7 @@ export function validateChatRequest(raw: unknown, opts: ValidationOptions = {}):
   checkResponseFormatShape(body.response_format);
   checkDeprecatedFunctions(body);
   const nvext = parseNvext(body.nvext);
-  checkMessagesNotEmpty(messages);
+  if (!tokenPrompt) checkMessagesNotEmpty(messages);
   root.checkStreamOptions(body);
   if (opts.rejectMediaInputs?.length) checkRejectedMedia(body, messages, opts.rejectMediaInputs);
 
@@ -51,6 +55,7 @@ export function validateChatRequest(raw: unknown, opts: ValidationOptions = {}):
   sampling.checkMaxTokens(body.max_completion_tokens, 'Max completion tokens', limit);
   sampling.checkN(body.n);
   checkCompletionTokenIdsChoice((body.n as number | null | undefined) ?? 1, nvext);
+  checkRlFields(body);
   sampling.checkPresencePenalty(body.presence_penalty);
   checkResponseFormatRules(body.response_format);
   sampling.checkStop(body.stop);
@@ -68,6 +73,8 @@ export function validateChatRequest(raw: unknown, opts: ValidationOptions = {}):
   delete request.chat_template_kwargs;
   request.chat_template_args = normalizeReasoningArgs(body.thinking, body.reasoning_effort, templateArgs);
   delete request.thinking;
-  request.nvext = honouredNvext(nvext, opts.nvextEnabled !== false);
+  // The legacy `tokens` prompt is the body's, honoured whether nvext is or not.
+  request.nvext = withLegacyTokens(honouredNvext(nvext, opts.nvextEnabled !== false), body);
+  delete request.tokens;
   return request;
 }

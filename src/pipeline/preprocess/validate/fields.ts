@@ -3,6 +3,7 @@
 // prompt, ...) are `any` here and checked by their own validators.
 
 import type { FieldKind } from '../json-types.js';
+import { RL_CHAT_FIELDS } from './rl-fields.js';
 
 /** Non-OpenAI fields tolerated for backend-specific handling; type-checked with their own messages. */
 export const PASSTHROUGH_FIELDS = [
@@ -86,6 +87,7 @@ export const CHAT_FIELDS: Record<string, FieldKind> = {
   // Deprecated: recognised so they get their 501, not "unsupported parameter".
   function_call: 'any',
   functions: 'any',
+  ...RL_CHAT_FIELDS,
 };
 
 export const COMPLETION_FIELDS: Record<string, FieldKind> = {
