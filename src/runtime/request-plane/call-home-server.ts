@@ -144,8 +144,8 @@ export class CallHomeServer {
       const server = createSocketServer((socket) => this.onConnection(socket), this.opts.tls);
       this.server = server;
       server.once('error', reject);
-      // Exclusive: in a node:cluster process a shared port would hand this process's response
-      // streams to its siblings.
+      // Exclusive: a library user's node:cluster process would otherwise share the port with its
+      // siblings and hand them this process's response streams.
       server.listen({ port: 0, host: this.opts.bindHost ?? '0.0.0.0', exclusive: true }, () => {
         const port = (server.address() as { port: number }).port;
         resolve(joinHostPort(this.opts.advertiseHost ?? advertiseHost(), port));

@@ -63,7 +63,7 @@ export class TcpRequestPlaneServer implements RequestPlaneServer {
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      // Exclusive: in a node:cluster process a shared port would hand requests to sibling processes.
+      // Exclusive: in a library user's node:cluster process a shared port would hand requests to siblings.
       server.listen({ port: this.opts.port ?? 0, host: this.opts.bindHost ?? '0.0.0.0', exclusive: true }, () => resolve());
     });
     const bound = server.address() as AddressInfo;
