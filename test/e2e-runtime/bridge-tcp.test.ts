@@ -59,7 +59,9 @@ after(async () => {
 
 test('streams complete across the wire, moving off the upstream that dies', async () => {
   for (let i = 0; i < 2; i++) {
-    const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: true, max_tokens: 50 });
+    const stream = await client.chat.completions
+      .create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: true, max_tokens: 50 })
+      .catch((err: unknown) => assert.fail(`request ${i}: ${String(err)}\nworker:\n${worker.output()}`));
     let text = '';
     let finish: string | null = null;
     for await (const chunk of stream) {
