@@ -44,8 +44,13 @@ export function processPlan(config: Config, shape: PoolShape, cores = availableP
   return { processes: Math.max(http, grpc), grpcProcesses: grpc, reason: grpc > http ? reason : chosen.reason };
 }
 
-/** The config of pool process `index` (0-based): beside the HTTP API, gRPC only in the first `grpcProcesses`. */
+/**
+ * The config of pool process `index` (0-based): beside the HTTP API, gRPC only in the first
+ * `grpcProcesses`; the RL admin listener (DYN_ENABLE_RL_ENDPOINTS, a port of its own that the
+ * primary does not hand over) only in process 0.
+ */
 export function configOfProcess(config: Config, plan: ProcessPlan, index: number): Config {
-  if (config.grpcPort === undefined || index < plan.grpcProcesses) return config;
-  return { ...config, grpcPort: undefined };
+  const own = index === 0 || !config.enableRlEndpoints ? config : { ...config, enableRlEndpoints: false };
+  if (own.grpcPort === undefined || index < plan.grpcProcesses) return own;
+  return { ...own, grpcPort: undefined };
 }

@@ -56,6 +56,13 @@ test('with gRPC as the API (--kserve-grpc-server), --grpc-workers counts the pro
   assert.equal(configOfProcess(kserve, plan, 2), kserve);
 });
 
+test('the RL admin listener runs in process 0 only (its port is its own)', () => {
+  const rl = config(['frontend', '--http-workers', '2'], { DYN_ENABLE_RL_ENDPOINTS: 'true' });
+  const plan = processPlan(rl, 'frontend', 2);
+  assert.equal(configOfProcess(rl, plan, 0).enableRlEndpoints, true);
+  assert.equal(configOfProcess(rl, plan, 1).enableRlEndpoints, false);
+});
+
 test('the terminal chat runs in one process', () => {
   assert.deepEqual(counts(processPlan(config(['serve', '-i', '--http-workers', '4']), 'serve', 4)), { processes: 1, grpcProcesses: 0 });
 });
