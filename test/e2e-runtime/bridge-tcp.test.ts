@@ -37,8 +37,10 @@ before(async () => {
   const parsed = parseCommandLine(['frontend', '--http-host', '127.0.0.1', '--http-port', '0'], env);
   if (parsed.kind !== 'run') throw new Error('expected a run command');
   frontend = await startFrontend(parsed.config, createLogger('silent'));
+  // A 5 s health interval (and so a 5 s probe timeout): the stand-ins live in this busy test process,
+  // and 3 probes timing out at 2 s under load withdrew both upstreams (the model then 404s).
   worker = startProcess(
-    ['worker', 'openai', '--model-name', MODEL, '--upstream', dying.url, '--upstream', healthy.url, '--migration-limit', '2', '--upstream-health-interval', '0.2'],
+    ['worker', 'openai', '--model-name', MODEL, '--upstream', dying.url, '--upstream', healthy.url, '--migration-limit', '2', '--upstream-health-interval', '5'],
     { DYN_LOG: 'warn', DYN_TCP_RPC_HOST: '127.0.0.1', ...env },
   );
   await eventually(
