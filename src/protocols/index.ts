@@ -19,3 +19,4 @@ export * from './hub-repo-ref.js';
 export * from './pushed-stream.js';
 export * from './delivery-clock.js';
 export * from './http-routes.js';
+export * from './write-coalescer.js';

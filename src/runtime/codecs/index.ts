@@ -1,6 +1,6 @@
 export { parseJsonLossless, stringifyJsonWithU64, asU64 } from './lossless-json.js';
 export { decodeRouterEvent, encodeRouterEvent, decodeNatsEnvelope, encodeNatsEnvelope, type NatsEnvelope } from './router-event.js';
-export { encodeTwoPart, encodeTwoPartHeader, encodeTwoPartBody, decodeTwoPart, TwoPartDecoder, type TwoPartMessage } from './two-part.js';
+export { encodeTwoPart, encodeTwoPartHeader, encodeTwoPartBody, decodeTwoPart, TwoPartBatch, TwoPartDecoder, type TwoPartMessage } from './two-part.js';
 export {
   encodeRequestFrame,
   RequestFrameDecoder,
