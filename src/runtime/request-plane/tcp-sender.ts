@@ -15,6 +15,12 @@ class WorkerConnection {
   private readonly acks: PendingAck[] = [];
   private readonly ready: Promise<void>;
   private socket: Socket;
+  /** Frames sent in this event-loop turn wait for its end, to leave in one write. */
+  private corked = false;
+  private readonly uncork = (): void => {
+    this.corked = false;
+    this.socket.uncork();
+  };
   closed = false;
 
   constructor(readonly address: string, onClose: () => void, tls?: TcpTls) {
@@ -53,6 +59,11 @@ class WorkerConnection {
     if (this.closed) throw new WorkerLostError(`connection to worker ${this.address} is closed`);
     return new Promise<void>((resolve, reject) => {
       this.acks.push({ resolve, reject });
+      if (!this.corked) {
+        this.corked = true;
+        this.socket.cork();
+        setImmediate(this.uncork);
+      }
       this.socket.write(frame);
     });
   }
