@@ -119,15 +119,22 @@ class ResponseStream implements CoalescedStream, StreamSink<unknown> {
     if (!this.socket.destroyed && !this.frames.isEmpty) this.socket.write(this.frames.take());
   }
 
+  /** The caller stopped, the connection closed, or the worker shuts down: the end goes once the handler has stopped. */
   private readonly onAbort = (): void => {
     if (this.over) return;
-    this.stop();
-    this.finish(null);
+    this.over = true;
+    const stopped = this.stop();
+    if (stopped) void stopped.then(this.closeLater, this.closeLater);
+    else this.finish(null);
   };
 
-  /** Stops the handler's stream: nothing more is pushed. */
-  private stop(): void {
-    this.items.return?.(undefined)?.catch(() => undefined);
+  private readonly closeLater = (): void => this.finish(null);
+
+  /** Stops the handler's stream (nothing more is pushed); what it returns settles once the handler has. */
+  private stop(): Promise<unknown> | undefined {
+    const closing = this.items.return?.(undefined);
+    closing?.catch(() => undefined);
+    return closing;
   }
 
   /** The end frames (after an error item when `error` is given, or the shutdown's), written at once. */
