@@ -16,6 +16,7 @@ export {
   parseStreamControl,
   parseStreamItemBody,
   streamItemJson,
+  streamItemBodyJson,
   STREAM_END_JSON,
   type CallHomeInfo,
   type RequestControlMessage,

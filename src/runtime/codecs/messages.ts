@@ -88,6 +88,44 @@ export function streamItemJson(itemJson: string): string {
 
 export const STREAM_END_JSON = '{"complete_final":true}';
 
+/**
+ * The body of one streamed item, as `streamItemJson(JSON.stringify(item))` writes it. The commonest,
+ * an engine's decode step in its envelope (`{data: {token_ids: [..], index: n}}`, nothing else), is
+ * written from a template: JSON.stringify costs ~0.3 µs for it, a tenth of a worker's runtime per
+ * token. Anything else goes to JSON.stringify.
+ */
+export function streamItemBodyJson(item: unknown): string {
+  return tokenItemJson(item) ?? streamItemJson(JSON.stringify(item));
+}
+
+function tokenItemJson(item: unknown): string | null {
+  if (typeof item !== 'object' || item === null || !onlyKeys(item, 'data')) return null;
+  const out = (item as { data: unknown }).data as { token_ids?: unknown; index?: unknown } | null;
+  if (typeof out !== 'object' || out === null || !onlyKeys(out, 'token_ids', 'index')) return null;
+  const ids = out.token_ids;
+  if (!Array.isArray(ids) || !isJsonInteger(out.index) || Object.getPrototypeOf(ids) !== Array.prototype) return null;
+  let list = '';
+  for (let i = 0; i < ids.length; i++) {
+    const id: unknown = ids[i];
+    if (!isJsonInteger(id)) return null;
+    list += i === 0 ? `${id}` : `,${id}`;
+  }
+  return `{"data":{"data":{"token_ids":[${list}],"index":${out.index}}},"complete_final":false}`;
+}
+
+/** An integer that JSON and a template literal write alike (`-0` is `0` in both). */
+function isJsonInteger(x: unknown): x is number {
+  return typeof x === 'number' && Number.isSafeInteger(x);
+}
+
+/** `value` has exactly these own enumerable keys, in this order, and is a plain object. */
+function onlyKeys(value: object, ...keys: string[]): boolean {
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  let i = 0;
+  for (const k in value) if (k !== keys[i++]) return false;
+  return i === keys.length;
+}
+
 /** A streamed body as received: the item (absent on the end frame) and whether the stream is complete. */
 export interface StreamItemBody {
   data?: unknown;

@@ -7,6 +7,7 @@ import {
   encodeTwoPartHeader,
   parseStreamControl,
   STREAM_END_JSON,
+  streamItemBodyJson,
   streamItemJson,
   TwoPartBatch,
   TwoPartDecoder,
@@ -92,7 +93,7 @@ class ResponseStream implements CoalescedStream, StreamSink<unknown> {
   item(value: unknown): void {
     if (this.over) return;
     try {
-      this.frames.body(streamItemJson(this.stringify(value)));
+      this.frames.body(this.stringify === JSON.stringify ? streamItemBodyJson(value) : streamItemJson(this.stringify(value)));
     } catch (err) {
       this.stop();
       this.fail(err);
