@@ -83,6 +83,7 @@ export class OpenAiBridgeEngine implements EngineClient {
   /** The response once its headers are in (a 2xx); null when the caller gave up first. */
   private post(call: UpstreamCall, signal: AbortSignal, retryReset = true): Promise<http.IncomingMessage | null> {
     const { responseTimeoutMs } = this.options;
+    if (signal.aborted) return Promise.resolve(null);
     const body = JSON.stringify(call.body, this.refused.size > 0 ? (key, value: unknown) => (this.refused.has(key) ? undefined : value) : undefined);
     return new Promise((resolve, reject) => {
       const req = this.client.request(`${this.baseUrl}${call.path}`, {
@@ -92,26 +93,31 @@ export class OpenAiBridgeEngine implements EngineClient {
         headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': Buffer.byteLength(body), ...this.options.headers },
       });
       let timedOut = false;
+      /** The headers came, or the request failed: later errors belong to the answer's reading. */
+      let settledOnce = false;
       const timer = setTimeout(() => {
         timedOut = true;
         req.destroy();
       }, responseTimeoutMs);
       const onAbort = (): void => void req.destroy();
       signal.addEventListener('abort', onAbort, { once: true });
-      const settled = (): void => {
+      const settled = (): boolean => {
+        if (settledOnce) return false;
+        settledOnce = true;
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
+        return true;
       };
       req.once('response', (res) => {
-        settled();
+        if (!settled()) return;
         if (res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300) {
           resolve(res);
           return;
         }
         this.refusal(call, res, signal).then(resolve, reject);
       });
-      req.once('error', (err: NodeJS.ErrnoException) => {
-        settled();
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (!settled()) return;
         if (signal.aborted) resolve(null);
         else if (timedOut) reject(upstreamLost(this.baseUrl, `did not answer within ${responseTimeoutMs} ms`));
         // A kept-alive connection the server closed while idle fails the next request before any
@@ -140,7 +146,7 @@ function bodyText(res: http.IncomingMessage): Promise<string> {
     const parts: Buffer[] = [];
     res.on('data', (d: Buffer) => parts.push(d));
     res.once('end', () => resolve(Buffer.concat(parts).toString('utf8')));
-    res.once('error', () => resolve(''));
+    res.on('error', () => resolve(''));
   });
 }
 
@@ -186,7 +192,7 @@ class UpstreamAnswer {
       this.reader.end();
       this.finish();
     });
-    res.once('error', (err) => this.lost(`dropped the stream: ${err.message}`));
+    res.on('error', (err) => this.lost(`dropped the stream: ${err.message}`));
     res.once('close', () => this.lost('dropped the stream: the connection closed'));
     if (signal.aborted) this.onAbort();
   }
