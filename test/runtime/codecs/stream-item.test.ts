@@ -113,3 +113,32 @@ test('streamItemBodyJson writes what streamItemJson(JSON.stringify(item)) writes
     null,
   ]) same(item);
 });
+
+test('token ids alone (the sparse form Python engines send): read and written as JSON does, near misses too', () => {
+  const sameBody = (text: string): void => {
+    let expected: unknown;
+    try {
+      expected = JSON.parse(text);
+    } catch {
+      assert.throws(() => parseStreamItemBody(Buffer.from(text)), SyntaxError, text);
+      return;
+    }
+    assert.deepEqual(parseStreamItemBody(Buffer.from(text)), expected, text);
+  };
+  for (let n = 1; n <= 4; n++) {
+    const item = { data: { token_ids: Array.from({ length: n }, (_, i) => 7 + i * 151_000) } };
+    const text = streamItemJson(JSON.stringify(item));
+    assert.equal(streamItemBodyJson(item), text);
+    sameBody(text);
+    assert.deepEqual(Object.keys((parseStreamItemBody(Buffer.from(text)).data as { data: object }).data), ['token_ids']);
+  }
+  for (const text of [
+    '{"data":{"data":{"token_ids":[]}},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[1]}},"complete_final":true}',
+    '{"data":{"data":{"token_ids":[1] }},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[1]},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[1]}}},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[1,]}},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[1]}},"complete_final":false}x',
+  ]) sameBody(text);
+});
