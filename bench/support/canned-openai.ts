@@ -1,23 +1,61 @@
-// A bare node:http server answering OpenAI chat requests with canned content: the ceiling a
-// gateway in Node could reach, and the upstream nginx proxies to. Streams carry one OpenAI-shaped
-// chunk per token (`max_tokens` of them, as the mocker with `ignore_eos` does), each stream writing
-// EVENTS_PER_WRITE chunks per event-loop turn as one socket write. Unary requests get a fixed
-// chat.completion. Usage: node dist/bench/support/canned-openai.js <port>
+// A bare node:http server answering OpenAI requests with canned content: the ceiling a gateway in
+// Node could reach, and the upstream that nginx, the Portkey gateway and the bridge shapes proxy to.
+// Streams carry one OpenAI-shaped chunk per token (`max_tokens` of them, as the mocker with
+// `ignore_eos` does), each stream writing EVENTS_PER_WRITE chunks per event-loop turn as one socket
+// write. `/v1/chat/completions` answers chat chunks; `/v1/completions` answers completion chunks
+// as vLLM does, with each token's id when asked for (`return_token_ids`: the bridge's token-in
+// mode). With `stream_options.include_usage` the usage follows in a chunk of its own. Unary
+// requests get a fixed answer. Usage: node dist/bench/support/canned-openai.js <port>
 import http from 'node:http';
 
 const EVENTS_PER_WRITE = 8;
 const WORDS = [' the', ' sea', ' was', ' calm', ' and', ' grey', ',', ' waves'];
+/** The Qwen3 token id of each word (one token each), for `return_token_ids`. */
+const WORD_IDS = [279, 9396, 572, 19300, 323, 19780, 11, 16876];
 const port = Number(process.argv[2]);
 
-function chunkHead(id: string, model: string): string {
-  const created = Math.floor(Date.now() / 1000);
-  return `data: {"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(model)},"system_fingerprint":null,"choices":[`;
+interface Request {
+  model?: string;
+  max_tokens?: number;
+  stream?: boolean;
+  return_token_ids?: boolean;
+  stream_options?: { include_usage?: boolean };
 }
 
-function stream(res: http.ServerResponse, model: string, tokens: number): void {
+/** How each API writes a token's chunk (`first`: the first of the answer) and its unary answer. */
+interface Api {
+  object: string;
+  choice(i: number, first: boolean, finish: string, ids: boolean): string;
+  message(content: string): Record<string, unknown>;
+}
+
+const APIS: Readonly<Record<string, Api>> = {
+  '/v1/chat/completions': {
+    object: 'chat.completion',
+    choice: (i, first, finish) => `{"index":0,"delta":{${first ? '"role":"assistant",' : ''}"content":${JSON.stringify(WORDS[i % WORDS.length])}},"finish_reason":${finish},"logprobs":null}`,
+    message: (content) => ({ message: { role: 'assistant', content } }),
+  },
+  '/v1/completions': {
+    object: 'text_completion',
+    choice: (i, _first, finish, ids) =>
+      `{"index":0,"text":${JSON.stringify(WORDS[i % WORDS.length])},${ids ? `"token_ids":[${WORD_IDS[i % WORDS.length]}],` : ''}"logprobs":null,"finish_reason":${finish},"stop_reason":null}`,
+    message: (text) => ({ text }),
+  },
+};
+
+function chunkHead(api: Api, id: string, model: string): string {
+  const created = Math.floor(Date.now() / 1000);
+  return `data: {"id":${JSON.stringify(id)},"object":"${api.object}${api.object === 'chat.completion' ? '.chunk' : ''}","created":${created},"model":${JSON.stringify(model)},"system_fingerprint":null,"choices":[`;
+}
+
+const usageOf = (tokens: number): string => `{"prompt_tokens":12,"completion_tokens":${tokens},"total_tokens":${12 + tokens}}`;
+
+function stream(res: http.ServerResponse, api: Api, body: Request, model: string, tokens: number): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.flushHeaders();
-  const head = chunkHead(`chatcmpl-${Math.random().toString(36).slice(2)}`, model);
+  const head = chunkHead(api, `chatcmpl-${Math.random().toString(36).slice(2)}`, model);
+  const ids = body.return_token_ids === true;
+  const usage = body.stream_options?.include_usage === true;
   let sent = 0;
   let closed = false;
   res.once('close', () => (closed = true));
@@ -25,13 +63,11 @@ function stream(res: http.ServerResponse, model: string, tokens: number): void {
     if (closed) return;
     let out = '';
     for (let i = 0; i < EVENTS_PER_WRITE && sent < tokens; i++, sent++) {
-      const last = sent === tokens - 1;
-      const role = sent === 0 ? '"role":"assistant",' : '';
-      const finish = last ? '"length"' : 'null';
-      out += `${head}{"index":0,"delta":{${role}"content":${JSON.stringify(WORDS[sent % WORDS.length])}},"finish_reason":${finish},"logprobs":null}],"usage":null}\n\n`;
+      const finish = sent === tokens - 1 ? '"length"' : 'null';
+      out += `${head}${api.choice(sent, sent === 0, finish, ids)}],"usage":null}\n\n`;
     }
     if (sent >= tokens) {
-      res.end(`${out}data: [DONE]\n\n`);
+      res.end(`${out}${usage ? `${head}],"usage":${usageOf(tokens)}}\n\n` : ''}data: [DONE]\n\n`);
       return;
     }
     res.write(out);
@@ -40,16 +76,16 @@ function stream(res: http.ServerResponse, model: string, tokens: number): void {
   turn();
 }
 
-function unary(res: http.ServerResponse, model: string, tokens: number): void {
+function unary(res: http.ServerResponse, api: Api, model: string, tokens: number): void {
   const content = Array.from({ length: tokens }, (_, i) => WORDS[i % WORDS.length]).join('');
   const body = JSON.stringify({
     id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
-    object: 'chat.completion',
+    object: api.object,
     created: Math.floor(Date.now() / 1000),
     model,
     system_fingerprint: null,
-    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'length', logprobs: null }],
-    usage: { prompt_tokens: 12, completion_tokens: tokens, total_tokens: 12 + tokens },
+    choices: [{ index: 0, ...api.message(content), finish_reason: 'length', logprobs: null }],
+    usage: JSON.parse(usageOf(tokens)) as unknown,
   });
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
@@ -57,18 +93,21 @@ function unary(res: http.ServerResponse, model: string, tokens: number): void {
 
 const server = http.createServer((req, res) => {
   if (req.method !== 'POST') {
-    res.writeHead(200, { 'content-type': 'text/plain' });
-    res.end('ok');
+    // Health probes and model lists: any GET is answered.
+    const list = req.url?.startsWith('/v1/models');
+    res.writeHead(200, { 'content-type': list ? 'application/json' : 'text/plain' });
+    res.end(list ? '{"object":"list","data":[{"id":"canned","object":"model"}]}' : 'ok');
     return;
   }
+  const api = APIS[(req.url ?? '').split('?')[0]!] ?? APIS['/v1/chat/completions']!;
   const parts: Buffer[] = [];
   req.on('data', (d: Buffer) => parts.push(d));
   req.on('end', () => {
-    const body = JSON.parse(Buffer.concat(parts).toString()) as { model?: string; max_tokens?: number; stream?: boolean };
+    const body = JSON.parse(Buffer.concat(parts).toString()) as Request;
     const model = body.model ?? 'canned';
     const tokens = Math.max(1, body.max_tokens ?? 16);
-    if (body.stream) stream(res, model, tokens);
-    else unary(res, model, tokens);
+    if (body.stream) stream(res, api, body, model, tokens);
+    else unary(res, api, model, tokens);
   });
 });
 server.keepAliveTimeout = 60_000;

@@ -1,17 +1,25 @@
 // The load generator of bench/compare.ts, run as its own process so its CPU is not the server's.
-// One job per run, given as JSON on argv; prints one JSON result line.
+// One job per run, given as JSON on argv; prints one JSON result line. `pids` are the server's
+// processes (a frontend and its workers), each read apart; `headers` go with every request.
 //   stream: `concurrency` SSE chat streams kept open (a finished stream is replaced at once); over
-//           the window, SSE events received, socket reads, and the server's CPU time and write calls.
-//   unary:  `concurrency` non-streaming chats back to back; completed requests and the server's CPU
-//           time over the window.
+//           the window, SSE events received, socket reads, and each server process's CPU time and
+//           write calls.
+//   unary:  `concurrency` non-streaming chats back to back; completed requests and each server
+//           process's CPU time over the window.
 //   ttft:   streaming chats with a ~1k-token prompt sent at a fixed `rate`; time to the first event.
 import http from 'node:http';
 import { procDelta, procSnapshot, type ProcSnapshot } from './proc-stats.js';
 
+interface Target {
+  port: number;
+  model: string;
+  headers?: Record<string, string>;
+}
+
 export type LoadJob =
-  | { kind: 'stream'; port: number; pid: number; model: string; concurrency: number; maxTokens: number; warmupMs: number; durationMs: number }
-  | { kind: 'unary'; port: number; pid: number; model: string; concurrency: number; maxTokens: number; warmupMs: number; durationMs: number }
-  | { kind: 'ttft'; port: number; model: string; rate: number; durationMs: number };
+  | (Target & { kind: 'stream'; pids: number[]; concurrency: number; maxTokens: number; warmupMs: number; durationMs: number })
+  | (Target & { kind: 'unary'; pids: number[]; concurrency: number; maxTokens: number; warmupMs: number; durationMs: number })
+  | (Target & { kind: 'ttft'; rate: number; durationMs: number });
 
 export interface StreamResult {
   seconds: number;
@@ -21,14 +29,16 @@ export interface StreamResult {
   tokens: number;
   /** The client's socket reads (`data` events) in the window. */
   reads: number;
-  server: ProcSnapshot;
+  /** Per server process, in the order of `pids`. */
+  servers: ProcSnapshot[];
 }
 
 export interface UnaryResult {
   seconds: number;
   requests: number;
   failures: number;
-  server: ProcSnapshot;
+  /** Per server process, in the order of `pids`. */
+  servers: ProcSnapshot[];
 }
 
 export interface TtftResult {
@@ -40,9 +50,16 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 const NEWLINE = 0x0a;
 const DONE = Buffer.from('data: [DONE]');
 
-function post(port: number, body: string, onResponse: (res: http.IncomingMessage) => void, onError: () => void): http.ClientRequest {
+function post(target: Target, body: string, onResponse: (res: http.IncomingMessage) => void, onError: () => void): http.ClientRequest {
   const req = http.request(
-    { host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+    {
+      host: '127.0.0.1',
+      port: target.port,
+      path: '/v1/chat/completions',
+      method: 'POST',
+      agent,
+      headers: { ...target.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    },
     onResponse,
   );
   req.on('error', onError);
@@ -68,7 +85,7 @@ async function streamJob(job: Extract<LoadJob, { kind: 'stream' }>): Promise<Str
     if (stopped) return;
     let lastWasNewline = false;
     const req = post(
-      job.port,
+      job,
       body,
       (res) => {
         res.on('data', (buf: Buffer) => {
@@ -96,15 +113,15 @@ async function streamJob(job: Extract<LoadJob, { kind: 'stream' }>): Promise<Str
   for (let i = 0; i < job.concurrency; i++) start();
   await sleep(job.warmupMs);
   counting = true;
-  const from = procSnapshot(job.pid);
+  const from = job.pids.map(procSnapshot);
   const t0 = performance.now();
   await sleep(job.durationMs);
-  const to = procSnapshot(job.pid);
+  const to = job.pids.map(procSnapshot);
   const seconds = (performance.now() - t0) / 1000;
   counting = false;
   stopped = true;
   for (const req of open) req.destroy();
-  return { seconds, events, tokens: events - done, reads, server: procDelta(from, to) };
+  return { seconds, events, tokens: events - done, reads, servers: from.map((f, i) => procDelta(f, to[i]!)) };
 }
 
 async function unaryJob(job: Extract<LoadJob, { kind: 'unary' }>): Promise<UnaryResult> {
@@ -117,7 +134,7 @@ async function unaryJob(job: Extract<LoadJob, { kind: 'unary' }>): Promise<Unary
     while (!stopped) {
       const ok = await new Promise<boolean>((resolve) => {
         post(
-          job.port,
+          job,
           body,
           (res) => {
             res.resume();
@@ -134,15 +151,15 @@ async function unaryJob(job: Extract<LoadJob, { kind: 'unary' }>): Promise<Unary
   const loops = Array.from({ length: job.concurrency }, loop);
   await sleep(job.warmupMs);
   counting = true;
-  const from = procSnapshot(job.pid);
+  const from = job.pids.map(procSnapshot);
   const t0 = performance.now();
   await sleep(job.durationMs);
-  const to = procSnapshot(job.pid);
+  const to = job.pids.map(procSnapshot);
   counting = false;
   const seconds = (performance.now() - t0) / 1000;
   stopped = true;
   await Promise.all(loops);
-  return { seconds, requests, failures, server: procDelta(from, to) };
+  return { seconds, requests, failures, servers: from.map((f, i) => procDelta(f, to[i]!)) };
 }
 
 /** About 1,000 Qwen3 tokens, different from the first word on for every request (no prefix reuse). */
@@ -169,7 +186,7 @@ async function ttftJob(job: Extract<LoadJob, { kind: 'ttft' }>): Promise<TtftRes
         const sent = performance.now();
         let first = true;
         post(
-          job.port,
+          job,
           body,
           (res) => {
             res.on('data', () => {

@@ -22,3 +22,4 @@ export * from './pushed-stream.js';
 export * from './delivery-clock.js';
 export * from './http-routes.js';
 export * from './rl.js';
+export * from './write-coalescer.js';

@@ -1,8 +1,12 @@
 // LLM engines over the request plane: the worker wraps each engine output in upstream's Annotated
 // envelope; the frontend unwraps it, accepting the sparse (Python) and full (Rust) output shapes.
 import {
+  endLater,
   InternalError,
+  pushItems,
   type EngineClient,
+  type PushingIterator,
+  type StreamSink,
   type GenerateContext,
   type LLMEngineOutput,
   type PreprocessedRequest,
@@ -19,14 +23,69 @@ type EngineEndpointHandler = EndpointHandler & { readonly [SERVED_ENGINE]?: Engi
 
 /** Serves an engine as an endpoint handler: each output becomes `{data: LLMEngineOutput}`. */
 export function engineHandler(engine: EngineClient): EndpointHandler {
-  async function* serveEngine(request: unknown, ctx: RequestContext): AsyncGenerator<unknown> {
-    const { requestId, signal, metadata } = ctx;
-    const trace = traceHeadersOf(ctx.headers);
-    for await (const out of engine.generate(request as PreprocessedRequest, { requestId, signal, metadata, trace })) {
-      yield { data: out };
+  const serveEngine = (request: unknown, ctx: RequestContext): AsyncIterable<unknown> => ({
+    [Symbol.asyncIterator]: () => new Enveloped(() => {
+      const { requestId, signal, metadata } = ctx;
+      return engine.generate(request as PreprocessedRequest, { requestId, signal, metadata, trace: traceHeadersOf(ctx.headers) })[Symbol.asyncIterator]();
+    }),
+  });
+  return Object.assign(serveEngine, { [SERVED_ENGINE]: engine });
+}
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * An engine's outputs in their Annotated envelopes, pushed on when the engine's stream pushes (the
+ * response stream then takes each output with a call, not a promise). The engine is called at the
+ * first `next()` or `pushTo`, so what it throws fails the stream rather than the call.
+ */
+class Enveloped implements PushingIterator<unknown> {
+  private inner: AsyncIterator<LLMEngineOutput> | null = null;
+  private returned = false;
+
+  constructor(private readonly start: () => AsyncIterator<LLMEngineOutput>) {}
+
+  next(): Promise<IteratorResult<unknown>> {
+    if (this.returned) return Promise.resolve(DONE);
+    try {
+      return this.engine().next().then(envelope);
+    } catch (err) {
+      return Promise.reject(err);
     }
   }
-  return Object.assign(serveEngine, { [SERVED_ENGINE]: engine });
+
+  pushTo(sink: StreamSink<unknown>): void {
+    if (this.returned) {
+      endLater(sink);
+      return;
+    }
+    let inner: AsyncIterator<LLMEngineOutput>;
+    try {
+      inner = this.engine();
+    } catch (err) {
+      queueMicrotask(() => sink.fail(err));
+      return;
+    }
+    pushItems(inner, { item: (out) => sink.item({ data: out }), end: () => sink.end(), fail: (err) => sink.fail(err) });
+  }
+
+  return(): Promise<IteratorResult<unknown>> {
+    this.returned = true;
+    return this.inner?.return ? this.inner.return(undefined).then(() => DONE) : Promise.resolve(DONE);
+  }
+
+  /** The engine's stream, started on first use; a start that throws leaves the stream over. */
+  private engine(): AsyncIterator<LLMEngineOutput> {
+    if (this.inner) return this.inner;
+    this.returned = true;
+    this.inner = this.start();
+    this.returned = false;
+    return this.inner;
+  }
+}
+
+function envelope(r: IteratorResult<LLMEngineOutput>): IteratorResult<unknown> {
+  return r.done ? DONE : { done: false, value: { data: r.value } };
 }
 
 /**

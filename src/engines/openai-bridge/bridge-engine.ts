@@ -4,11 +4,14 @@
 // the server's own when it returns them, else its text re-tokenized piece by piece. Text-in, the
 // engine decoded and parsed: outputs carry its text, reasoning, tool calls and logprobs as they
 // are, with ids only to count the tokens.
+import http from 'node:http';
+import https from 'node:https';
 import { isDynamoError, type EngineClient, type GenerateContext, type LLMEngineOutput, type PreprocessedRequest } from '../../protocols/index.js';
-import { sseData } from './sse-lines.js';
+import { AsyncQueue, queueStream } from '../../runtime/index.js';
+import { SseDataReader } from './sse-lines.js';
 import { readChunk, type UpstreamChunkJson, type UpstreamPiece } from './upstream-chunk.js';
 import { streamedError, upstreamLost, upstreamStatusError } from './upstream-errors.js';
-import { textCall, tokenCompletionsCall, type UpstreamCall } from './upstream-request.js';
+import { textCall, tokenCompletionsCall, type UpstreamApi, type UpstreamCall } from './upstream-request.js';
 
 /** What the engine is sent: prompt token ids, or text (the chat's messages or the prompt's text). */
 export type UpstreamInput = 'tokens' | 'text';
@@ -16,6 +19,8 @@ export type UpstreamInput = 'tokens' | 'text';
 /** The model's tokenizer, from the launcher (engines do not import the pipeline). */
 export interface BridgeTokenizer {
   encode(text: string): Promise<number[]>;
+  /** The ids now when the tokenizer can give them on the calling thread (else null: `encode`). */
+  encodeNow?(text: string): number[] | null;
   decode(ids: readonly number[]): Promise<string>;
 }
 
@@ -47,104 +52,283 @@ export class OpenAiBridgeEngine implements EngineClient {
   readonly baseUrl: string;
   /** Optional fields this upstream refused. */
   private readonly refused = new Set<string>();
+  /** Kept-alive connections to the upstream. */
+  private readonly agent: http.Agent;
+  private readonly client: typeof http | typeof https;
 
   constructor(readonly options: BridgeEngineOptions) {
     this.baseUrl = options.url.replace(/\/+$/, '').replace(/\/v1$/, '');
+    const tls = this.baseUrl.startsWith('https:');
+    this.client = tls ? https : http;
+    this.agent = new (tls ? https.Agent : http.Agent)({ keepAlive: true });
   }
 
   /**
    * Streams the upstream's answer. Aborting ctx.signal (or leaving the loop) aborts the upstream
    * request. A 4xx throws its typed error; a 5xx, a lost connection or a stream cut before its
-   * finish throws WorkerLostError.
+   * finish throws WorkerLostError. The outputs are pushed as the answer's bytes come (no promise
+   * per chunk when the consumer takes them pushed).
    */
-  async *generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncGenerator<LLMEngineOutput> {
-    const call = await CALLS[this.options.input](request, this.options);
-    const abort = new AbortController();
-    const onAbort = (): void => abort.abort();
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      const body = await this.post(call, abort, ctx.signal);
-      if (!body) return;
-      let held: LLMEngineOutput | null = null;
-      try {
-        for await (const data of sseData(body)) {
-          const json = JSON.parse(data) as UpstreamChunkJson;
-          if (json.error !== undefined) throw streamedError(this.baseUrl, json.error);
-          const piece = readChunk(json, call.api);
-          if (!piece) continue;
-          if (held) {
-            // The finish came first; usage follows in its own chunk (stream_options.include_usage).
-            if (piece.usage) held.completion_usage = piece.usage;
-            continue;
-          }
-          const out = await OUTPUTS[this.options.input](piece, this.options.tokenizer);
-          if (out.finish_reason) held = out;
-          else if (out.token_ids.length > 0 || out.text || out.reasoning_content || out.tool_calls) yield out;
-        }
-      } catch (err) {
-        if (ctx.signal.aborted) return;
-        if (err instanceof Error && err.name === 'SyntaxError') throw upstreamLost(this.baseUrl, `sent a malformed event: ${err.message}`);
-        if (isDynamoError(err)) throw err;
-        throw upstreamLost(this.baseUrl, `dropped the stream: ${(err as Error).message}`);
-      }
-      if (ctx.signal.aborted) return;
-      if (!held) throw upstreamLost(this.baseUrl, 'ended the stream before a finish reason');
-      yield held;
-    } finally {
-      ctx.signal.removeEventListener('abort', onAbort);
-      abort.abort();
-    }
+  generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncIterable<LLMEngineOutput> {
+    return queueStream(async () => {
+      const call = await CALLS[this.options.input](request, this.options);
+      const res = await this.post(call, ctx.signal);
+      if (!res) return null;
+      const queue = new AsyncQueue<LLMEngineOutput>();
+      new UpstreamAnswer(res, queue, call.api, this.options, this.baseUrl, ctx.signal).start();
+      return { queue };
+    });
   }
 
-  /** The response body once the headers are in; null when the caller gave up first. */
-  private async post(call: UpstreamCall, abort: AbortController, callerSignal: AbortSignal, retryReset = true): Promise<AsyncIterable<Uint8Array> | null> {
-    const timer = setTimeout(() => abort.abort(new Error('timeout')), this.options.responseTimeoutMs);
-    let res: Response;
-    try {
-      res = await fetch(`${this.baseUrl}${call.path}`, {
+  /** The response once its headers are in (a 2xx); null when the caller gave up first. */
+  private post(call: UpstreamCall, signal: AbortSignal, retryReset = true): Promise<http.IncomingMessage | null> {
+    const { responseTimeoutMs } = this.options;
+    if (signal.aborted) return Promise.resolve(null);
+    const body = JSON.stringify(call.body, this.refused.size > 0 ? (key, value: unknown) => (this.refused.has(key) ? undefined : value) : undefined);
+    return new Promise((resolve, reject) => {
+      const req = this.client.request(`${this.baseUrl}${call.path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...this.options.headers },
-        body: JSON.stringify(call.body, (key, value: unknown) => (this.refused.has(key) ? undefined : value)),
-        signal: abort.signal,
+        // A retry goes on a fresh connection (a one-off agent).
+        agent: retryReset ? this.agent : false,
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': Buffer.byteLength(body), ...this.options.headers },
       });
-    } catch (err) {
-      if (callerSignal.aborted) return null;
-      if (abort.signal.aborted) throw upstreamLost(this.baseUrl, `did not answer within ${this.options.responseTimeoutMs} ms`);
-      // A kept-alive connection the server closed while idle fails the next request before any
-      // answer; one try on a fresh connection tells that apart from a server that is gone.
-      if (retryReset && CONNECTION_RESETS.has(causeOf(err))) return this.post(call, abort, callerSignal, false);
-      throw upstreamLost(this.baseUrl, `is unreachable: ${causeOf(err)}`);
-    } finally {
-      clearTimeout(timer);
-    }
-    if (!res.ok) {
-      const text = await res.text().catch(() => '');
-      const refused = res.status === 400 ? OPTIONAL_FIELDS.filter((f) => call.body[f] !== undefined && text.includes(f)) : [];
-      if (refused.length === 0) throw upstreamStatusError(this.baseUrl, res.status, text);
-      for (const field of refused) this.refused.add(field);
-      return this.post(call, abort, callerSignal);
-    }
-    if (!res.body) throw upstreamLost(this.baseUrl, 'answered without a body');
-    return res.body;
+      let timedOut = false;
+      /** The headers came, or the request failed: later errors belong to the answer's reading. */
+      let settledOnce = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        req.destroy();
+      }, responseTimeoutMs);
+      const onAbort = (): void => void req.destroy();
+      signal.addEventListener('abort', onAbort, { once: true });
+      const settled = (): boolean => {
+        if (settledOnce) return false;
+        settledOnce = true;
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        return true;
+      };
+      req.once('response', (res) => {
+        if (!settled()) return;
+        if (res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300) {
+          resolve(res);
+          return;
+        }
+        this.refusal(call, res, signal).then(resolve, reject);
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (!settled()) return;
+        if (signal.aborted) resolve(null);
+        else if (timedOut) reject(upstreamLost(this.baseUrl, `did not answer within ${responseTimeoutMs} ms`));
+        // A kept-alive connection the server closed while idle fails the next request before any
+        // answer; one try on a fresh connection tells that apart from a server that is gone.
+        else if (retryReset && CONNECTION_RESETS.has(err.code ?? '')) resolve(this.post(call, signal, false));
+        else reject(upstreamLost(this.baseUrl, `is unreachable: ${err.code ?? err.message}`));
+      });
+      req.end(body);
+    });
+  }
+
+  /** A non-2xx answer: the request again without the optional fields it names, else its typed error. */
+  private async refusal(call: UpstreamCall, res: http.IncomingMessage, signal: AbortSignal): Promise<http.IncomingMessage | null> {
+    const text = await bodyText(res);
+    const status = res.statusCode ?? 0;
+    const refused = status === 400 ? OPTIONAL_FIELDS.filter((f) => call.body[f] !== undefined && text.includes(f)) : [];
+    if (refused.length === 0) throw upstreamStatusError(this.baseUrl, status, text);
+    for (const field of refused) this.refused.add(field);
+    return this.post(call, signal);
   }
 }
 
-/** One engine output of a chunk, per input mode. */
-const OUTPUTS: Readonly<Record<UpstreamInput, (piece: UpstreamPiece, tokenizer: BridgeTokenizer) => Promise<LLMEngineOutput>>> = {
+/** A response's whole text; '' when it fails on the way. */
+function bodyText(res: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const parts: Buffer[] = [];
+    res.on('data', (d: Buffer) => parts.push(d));
+    res.once('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    res.on('error', () => resolve(''));
+  });
+}
+
+/**
+ * One streamed answer read as it comes: each event's chunk becomes an engine output pushed to the
+ * request's queue. The finish is held back until the stream is over (usage follows it in a chunk
+ * of its own); a chunk whose output needs the tokenizer off the calling thread keeps the outputs
+ * after it waiting, in order.
+ */
+class UpstreamAnswer {
+  private readonly reader = new SseDataReader((data) => this.onData(data));
+  /** The output with the finish, sent at the end. */
+  private held: LLMEngineOutput | null = null;
+  /** The work of earlier chunks still being done (an encode off the thread): later ones follow it. */
+  private chain: Promise<void> | null = null;
+  /** The answer ended ([DONE] or its end): the connection going now loses nothing. */
+  private complete = false;
+  private over = false;
+
+  constructor(
+    private readonly res: http.IncomingMessage,
+    private readonly queue: AsyncQueue<LLMEngineOutput>,
+    private readonly api: UpstreamApi,
+    private readonly options: BridgeEngineOptions,
+    private readonly baseUrl: string,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  start(): void {
+    const { res, queue, signal } = this;
+    // The consumer left early: the upstream request is aborted.
+    queue.whenClosed((how) => {
+      if (how === 'returned') this.stop();
+    });
+    signal.addEventListener('abort', this.onAbort, { once: true });
+    res.on('data', (chunk: Buffer) => {
+      if (this.over || this.complete) return;
+      this.reader.push(chunk);
+      if (this.reader.isDone) this.finish();
+    });
+    res.once('end', () => {
+      if (this.over || this.complete) return;
+      this.reader.end();
+      this.finish();
+    });
+    res.on('error', (err) => this.lost(`dropped the stream: ${err.message}`));
+    res.once('close', () => this.lost('dropped the stream: the connection closed'));
+    if (signal.aborted) this.onAbort();
+  }
+
+  private onData(data: string): void {
+    if (this.over) return;
+    if (this.chain) {
+      this.chain = this.chain.then(() => this.step(data));
+      return;
+    }
+    const waiting = this.step(data);
+    if (waiting) this.chain = waiting;
+  }
+
+  /** One event: an output pushed (or held); a promise when it waits for the tokenizer. */
+  private step(data: string): Promise<void> | undefined {
+    if (this.over) return undefined;
+    try {
+      const json = JSON.parse(data) as UpstreamChunkJson;
+      if (json.error !== undefined) throw streamedError(this.baseUrl, json.error);
+      const piece = readChunk(json, this.api);
+      if (!piece) return undefined;
+      if (this.held) {
+        // The finish came first; usage follows in its own chunk (stream_options.include_usage).
+        if (piece.usage) this.held.completion_usage = piece.usage;
+        return undefined;
+      }
+      const out = OUTPUTS[this.options.input](piece, this.options.tokenizer);
+      if (!(out instanceof Promise)) {
+        this.emit(out);
+        return undefined;
+      }
+      return out.then(
+        (o) => this.emit(o),
+        (err: unknown) => this.failed(err),
+      );
+    } catch (err) {
+      this.failed(err);
+      return undefined;
+    }
+  }
+
+  private emit(out: LLMEngineOutput): void {
+    if (this.over) return;
+    if (out.finish_reason) this.held = out;
+    else if (out.token_ids.length > 0 || out.text || out.reasoning_content || out.tool_calls) this.queue.push(out);
+  }
+
+  /** The stream is over ([DONE] or its end): the held finish goes out, once the chunks before it are done. */
+  private finish(): void {
+    if (this.complete) return;
+    this.complete = true;
+    if (this.chain) void this.chain.then(() => this.close());
+    else this.close();
+  }
+
+  private close(): void {
+    if (this.over) return;
+    this.over = true;
+    this.signal.removeEventListener('abort', this.onAbort);
+    // The rest of the answer (its last chunk framing) is read so the connection can be used again.
+    this.res.resume();
+    if (this.signal.aborted) this.queue.end();
+    else if (!this.held) this.queue.fail(upstreamLost(this.baseUrl, 'ended the stream before a finish reason'));
+    else {
+      this.queue.push(this.held);
+      this.queue.end();
+    }
+  }
+
+  private failed(err: unknown): void {
+    if (this.over) return;
+    if (this.signal.aborted) return this.lost('');
+    if (err instanceof Error && err.name === 'SyntaxError') this.fail(upstreamLost(this.baseUrl, `sent a malformed event: ${err.message}`));
+    else if (isDynamoError(err)) this.fail(err);
+    else this.fail(upstreamLost(this.baseUrl, `dropped the stream: ${(err as Error).message}`));
+  }
+
+  /** The connection went before the end: a lost worker, unless the caller gave up. */
+  private lost(what: string): void {
+    if (this.over || this.complete) return;
+    if (this.signal.aborted) {
+      this.stop();
+      this.queue.end();
+      return;
+    }
+    this.fail(upstreamLost(this.baseUrl, what));
+  }
+
+  private fail(err: unknown): void {
+    this.stop();
+    this.queue.fail(err);
+  }
+
+  private readonly onAbort = (): void => {
+    if (this.over) return;
+    this.stop();
+    this.queue.end();
+  };
+
+  /** Nothing more is read: the upstream request is aborted. */
+  private stop(): void {
+    this.over = true;
+    this.chain = null;
+    this.signal.removeEventListener('abort', this.onAbort);
+    this.res.destroy();
+  }
+}
+
+/** One engine output of a chunk, per input mode; a promise only when the tokenizer must work off the calling thread. */
+type Output = (piece: UpstreamPiece, tokenizer: BridgeTokenizer) => LLMEngineOutput | Promise<LLMEngineOutput>;
+
+const OUTPUTS: Readonly<Record<UpstreamInput, Output>> = {
   tokens: tokenOutput,
   text: textOutput,
 };
 
+/** `text` re-tokenized: now when the tokenizer can, else on its promise. */
+function withIds(text: string, tokenizer: BridgeTokenizer, then: (ids: number[]) => LLMEngineOutput): LLMEngineOutput | Promise<LLMEngineOutput> {
+  if (text === '') return then([]);
+  const now = tokenizer.encodeNow?.(text);
+  return now ? then(now) : tokenizer.encode(text).then(then);
+}
+
 /** Token-in: the server's ids, or its text re-tokenized, for the frontend to decode. */
-async function tokenOutput(piece: UpstreamPiece, tokenizer: BridgeTokenizer): Promise<LLMEngineOutput> {
-  const ids = piece.tokenIds ?? (piece.text === '' ? [] : await tokenizer.encode(piece.text));
-  const out: LLMEngineOutput = { token_ids: ids };
-  // Logprobs line up with ids only when the server gave both.
-  if (piece.tokenIds && piece.logProbs && piece.logProbs.length === ids.length) {
-    out.log_probs = piece.logProbs;
-    if (piece.topLogprobs?.length === ids.length) out.top_logprobs = piece.topLogprobs;
-  }
-  return withEnd(out, piece);
+function tokenOutput(piece: UpstreamPiece, tokenizer: BridgeTokenizer): LLMEngineOutput | Promise<LLMEngineOutput> {
+  const out = (ids: number[]): LLMEngineOutput => {
+    const o: LLMEngineOutput = { token_ids: ids };
+    // Logprobs line up with ids only when the server gave both.
+    if (piece.tokenIds && piece.logProbs && piece.logProbs.length === ids.length) {
+      o.log_probs = piece.logProbs;
+      if (piece.topLogprobs?.length === ids.length) o.top_logprobs = piece.topLogprobs;
+    }
+    return withEnd(o, piece);
+  };
+  return piece.tokenIds ? out(piece.tokenIds) : withIds(piece.text, tokenizer, out);
 }
 
 /**
@@ -152,18 +336,20 @@ async function tokenOutput(piece: UpstreamPiece, tokenizer: BridgeTokenizer): Pr
  * step's tokens: the server's own, else everything it wrote re-tokenized (for a completions prompt,
  * exactly its text, so a moved request continues after it).
  */
-async function textOutput(piece: UpstreamPiece, tokenizer: BridgeTokenizer): Promise<LLMEngineOutput> {
-  const written = piece.reasoning + piece.text + (piece.toolCalls?.map((c) => (c.name ?? '') + c.arguments).join('') ?? '');
-  const ids = piece.tokenIds ?? (written === '' ? [] : await tokenizer.encode(written));
-  const out: LLMEngineOutput = { token_ids: ids, text: piece.text };
-  if (piece.reasoning) out.reasoning_content = piece.reasoning;
-  if (piece.toolCalls) out.tool_calls = piece.toolCalls;
-  if (piece.tokenTexts && piece.logProbs?.length === piece.tokenTexts.length) {
-    out.tokens = piece.tokenTexts;
-    out.log_probs = piece.logProbs;
-    if (piece.topLogprobs?.length === piece.tokenTexts.length) out.top_logprobs = piece.topLogprobs;
-  }
-  return withEnd(out, piece);
+function textOutput(piece: UpstreamPiece, tokenizer: BridgeTokenizer): LLMEngineOutput | Promise<LLMEngineOutput> {
+  const out = (ids: number[]): LLMEngineOutput => {
+    const o: LLMEngineOutput = { token_ids: ids, text: piece.text };
+    if (piece.reasoning) o.reasoning_content = piece.reasoning;
+    if (piece.toolCalls) o.tool_calls = piece.toolCalls;
+    if (piece.tokenTexts && piece.logProbs?.length === piece.tokenTexts.length) {
+      o.tokens = piece.tokenTexts;
+      o.log_probs = piece.logProbs;
+      if (piece.topLogprobs?.length === piece.tokenTexts.length) o.top_logprobs = piece.topLogprobs;
+    }
+    return withEnd(o, piece);
+  };
+  if (piece.tokenIds) return out(piece.tokenIds);
+  return withIds(piece.reasoning + piece.text + (piece.toolCalls?.map((c) => (c.name ?? '') + c.arguments).join('') ?? ''), tokenizer, out);
 }
 
 function withEnd(out: LLMEngineOutput, piece: UpstreamPiece): LLMEngineOutput {
@@ -175,11 +361,5 @@ function withEnd(out: LLMEngineOutput, piece: UpstreamPiece): LLMEngineOutput {
   return out;
 }
 
-/** undici hides the socket error in `cause`. */
 /** Errors of a connection closed under a request, before its answer began. */
-const CONNECTION_RESETS = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
-
-function causeOf(err: unknown): string {
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (err as Error).message;
-}
+const CONNECTION_RESETS = new Set(['ECONNRESET', 'EPIPE']);

@@ -1,32 +1,68 @@
 // The `data:` payloads of a server-sent event stream, as the OpenAI-compatible servers write them
-// (vLLM, SGLang, llama.cpp, Ollama): one JSON object per event, `[DONE]` at the end.
+// (vLLM, SGLang, llama.cpp, Ollama): one JSON object per event, `[DONE]` at the end. Read from the
+// response's bytes as they come: only whole lines are decoded, so a character split between two
+// reads stays whole, and a line costs one search and one decode.
 
-/** Yields each event's data (its `data:` lines joined), stopping at `[DONE]`. */
-export async function* sseData(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let data: string[] = [];
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let eol: number;
-    while ((eol = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, eol).replace(/\r$/, '');
-      buffer = buffer.slice(eol + 1);
-      if (line === '') {
-        if (data.length > 0) {
-          const event = data.join('\n');
-          data = [];
-          if (event === '[DONE]') return;
-          yield event;
-        }
-      } else if (line.startsWith('data:')) {
-        data.push(line.slice(line.charAt(5) === ' ' ? 6 : 5));
-      }
-    }
+const LF = 0x0a;
+const CR = 0x0d;
+const EMPTY = Buffer.alloc(0);
+
+/** Splits pushed bytes into events and gives each event's data (its `data:` lines joined). */
+export class SseDataReader {
+  /** The bytes of a line not yet ended. */
+  private rest: Buffer = EMPTY;
+  /** The data lines of the event being read. */
+  private data: string[] = [];
+  private done = false;
+
+  /** `onData` gets each event's data; `[DONE]` ends the stream (nothing after it is given). */
+  constructor(private readonly onData: (data: string) => void) {}
+
+  /** True once `[DONE]` was read. */
+  get isDone(): boolean {
+    return this.done;
   }
-  // A last event the server did not terminate.
-  const last = (buffer + decoder.decode()).replace(/\r$/, '');
-  if (last.startsWith('data:')) data.push(last.slice(last.charAt(5) === ' ' ? 6 : 5));
-  const tail = data.join('\n');
-  if (tail !== '' && tail !== '[DONE]') yield tail;
+
+  push(chunk: Buffer): void {
+    if (this.done) return;
+    const bytes = this.rest.length === 0 ? chunk : Buffer.concat([this.rest, chunk]);
+    let start = 0;
+    for (let eol = bytes.indexOf(LF); eol >= 0 && !this.done; eol = bytes.indexOf(LF, start)) {
+      this.line(bytes, start, eol > start && bytes[eol - 1] === CR ? eol - 1 : eol);
+      start = eol + 1;
+    }
+    this.rest = this.done || start === bytes.length ? EMPTY : bytes.subarray(start);
+  }
+
+  /** The stream ended: a last event the server did not terminate is given. */
+  end(): void {
+    if (this.done) return;
+    const rest = this.rest;
+    this.rest = EMPTY;
+    if (rest.length > 0) this.line(rest, 0, rest[rest.length - 1] === CR ? rest.length - 1 : rest.length);
+    this.dispatch();
+  }
+
+  private line(bytes: Buffer, start: number, end: number): void {
+    if (start === end) {
+      this.dispatch();
+      return;
+    }
+    // `data:` (0x64 0x61 0x74 0x61 0x3a), then an optional space.
+    if (end - start < 5 || bytes[start] !== 0x64 || bytes[start + 1] !== 0x61 || bytes[start + 2] !== 0x74 || bytes[start + 3] !== 0x61 || bytes[start + 4] !== 0x3a) return;
+    const from = bytes[start + 5] === 0x20 ? start + 6 : start + 5;
+    this.data.push(bytes.toString('utf8', from, end));
+  }
+
+  private dispatch(): void {
+    const data = this.data;
+    if (data.length === 0) return;
+    this.data = [];
+    const event = data.length === 1 ? data[0]! : data.join('\n');
+    if (event === '[DONE]') {
+      this.done = true;
+      return;
+    }
+    this.onData(event);
+  }
 }

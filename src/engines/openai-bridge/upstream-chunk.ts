@@ -83,10 +83,8 @@ const FINISHES: Readonly<Record<string, (stopReason: string | number | null) => 
 
 const TOKEN_ID = /^token_id:(-?\d+)$/;
 
-type ChoiceParts = Omit<UpstreamPiece, 'finish' | 'stopReason' | 'usage'>;
-
-/** How each API's choice carries its text, ids and logprobs. */
-const PARTS: Readonly<Record<UpstreamApi, (choice: UpstreamChoice) => ChoiceParts>> = {
+/** How each API's choice carries its text, ids and logprobs (finish, stop reason and usage are the caller's). */
+const PARTS: Readonly<Record<UpstreamApi, (choice: UpstreamChoice, usage: CompletionUsage | null) => UpstreamPiece>> = {
   completions: completionParts,
   chat: chatParts,
 };
@@ -96,21 +94,18 @@ export function readChunk(json: UpstreamChunkJson, api: UpstreamApi): UpstreamPi
   const choice = json.choices?.[0];
   const usage = json.usage ?? null;
   if (!choice) return usage ? { ...EMPTY, usage } : null;
+  const piece = PARTS[api](choice, usage);
+  if (choice.token_ids) piece.tokenIds = choice.token_ids;
   const stopReason = choice.stop_reason ?? null;
   const finishName = choice.finish_reason ?? null;
-  const parts = PARTS[api](choice);
-  return {
-    ...parts,
-    tokenIds: choice.token_ids ?? parts.tokenIds,
-    finish: finishName === null ? null : (FINISHES[finishName] ?? FINISHES.stop!)(stopReason),
-    stopReason,
-    usage,
-  };
+  if (finishName !== null) piece.finish = (FINISHES[finishName] ?? FINISHES.stop!)(stopReason);
+  piece.stopReason = stopReason;
+  return piece;
 }
 
-function completionParts(choice: UpstreamChoice): ChoiceParts {
+function completionParts(choice: UpstreamChoice, usage: CompletionUsage | null): UpstreamPiece {
   const lp = choice.logprobs ?? null;
-  const ids = idsOfLogprobTokens(lp?.tokens);
+  const ids = lp ? idsOfLogprobTokens(lp.tokens) : null;
   return {
     text: choice.text ?? '',
     reasoning: '',
@@ -118,12 +113,15 @@ function completionParts(choice: UpstreamChoice): ChoiceParts {
     tokenIds: ids,
     tokenTexts: ids === null && lp?.tokens?.length ? lp.tokens : null,
     logProbs: lp?.token_logprobs ? lp.token_logprobs.map((v) => v ?? -Infinity) : null,
-    topLogprobs: topLogprobsOf(lp?.top_logprobs),
+    topLogprobs: lp ? topLogprobsOf(lp.top_logprobs) : null,
+    finish: null,
+    stopReason: null,
+    usage,
   };
 }
 
 /** Chat's `logprobs.content` names the tokens by text, one entry per generated token. */
-function chatParts(choice: UpstreamChoice): ChoiceParts {
+function chatParts(choice: UpstreamChoice, usage: CompletionUsage | null): UpstreamPiece {
   const delta = choice.delta ?? {};
   const content = choice.logprobs?.content ?? null;
   return {
@@ -134,6 +132,9 @@ function chatParts(choice: UpstreamChoice): ChoiceParts {
     tokenTexts: content ? content.map((e) => e.token) : null,
     logProbs: content ? content.map((e) => e.logprob) : null,
     topLogprobs: content ? content.map((e) => (e.top_logprobs ?? []).map(namedByText)) : null,
+    finish: null,
+    stopReason: null,
+    usage,
   };
 }
 

@@ -34,7 +34,7 @@ export interface BridgedUpstream {
 /** The model's tokenizer for the engines: re-tokenizing text answers, and the prompt text of text-in completions. */
 export function bridgeTokenizer(card: ModelDeploymentCard): BridgeTokenizer {
   const tokenizer = new HfTokenizer(card.tokenizerJsonPath);
-  return { encode: (text) => tokenizer.encode(text, false), decode: (ids) => tokenizer.decode([...ids], false) };
+  return { encode: (text) => tokenizer.encode(text, false), encodeNow: (text) => tokenizer.encodeNow(text, false), decode: (ids) => tokenizer.decode([...ids], false) };
 }
 
 /** Starts one upstream's bridge: probes it now, registers it if healthy, and keeps probing. */

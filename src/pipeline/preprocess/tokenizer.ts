@@ -112,6 +112,18 @@ export class HfTokenizer {
     return this.encodeText(clean, addSpecialTokens);
   }
 
+  /**
+   * The ids of a text now, on the calling thread, when the fast encoder answers it and has passed
+   * its checks against the native core; null otherwise (then `encode`). For many small pieces (a
+   * bridged engine's answer re-tokenized chunk by chunk), where a promise each costs more than the
+   * encode.
+   */
+  encodeNow(text: string, addSpecialTokens: boolean): number[] | null {
+    if (this.fast === null || this.unverifiedFastTexts > 0 || text.length > this.fastMaxChars || text.includes('\0')) return null;
+    if (this.prefixCache?.takes(text) && !addSpecialTokens) return null;
+    return this.fast.encode(text, addSpecialTokens, this.maxUncachedPieces);
+  }
+
   private encodeText(clean: string, addSpecialTokens: boolean): Promise<number[]> {
     if (this.fast !== null && clean.length <= this.fastMaxChars) {
       const ids = this.fast.encode(clean, addSpecialTokens, this.maxUncachedPieces);

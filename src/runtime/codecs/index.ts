@@ -1,6 +1,6 @@
 export { parseJsonLossless, stringifyJsonWithU64, asU64 } from './lossless-json.js';
 export { decodeRouterEvent, encodeRouterEvent, decodeNatsEnvelope, encodeNatsEnvelope, type NatsEnvelope } from './router-event.js';
-export { encodeTwoPart, encodeTwoPartHeader, encodeTwoPartBody, decodeTwoPart, TwoPartDecoder, type TwoPartMessage } from './two-part.js';
+export { encodeTwoPart, encodeTwoPartHeader, encodeTwoPartBody, decodeTwoPart, TwoPartBatch, TwoPartDecoder, type TwoPartMessage } from './two-part.js';
 export {
   encodeRequestFrame,
   RequestFrameDecoder,
@@ -18,6 +18,7 @@ export {
   parseStreamControl,
   parseStreamItemBody,
   streamItemJson,
+  streamItemBodyJson,
   STREAM_END_JSON,
   type CallHomeInfo,
   type RequestControlMessage,

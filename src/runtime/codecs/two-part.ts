@@ -16,12 +16,63 @@ export function encodeTwoPart(header: Uint8Array | string | null, body: Uint8Arr
   const h = toBytes(header);
   const b = toBytes(body);
   const out = Buffer.allocUnsafe(PREFIX + h.length + b.length);
-  out.writeBigUInt64BE(BigInt(h.length), 0);
-  out.writeBigUInt64BE(BigInt(b.length), 8);
-  out.writeBigUInt64BE(0n, 16);
+  writePrefix(out, 0, h.length, b.length);
   out.set(h, PREFIX);
   out.set(b, PREFIX + h.length);
   return out;
+}
+
+/** The 24-byte prefix at `at`: both lengths as u64 (a part is under 2^32 bytes: the frame limit is far below), checksum 0. */
+function writePrefix(out: Buffer, at: number, headerLen: number, bodyLen: number): void {
+  out.writeUInt32BE(0, at);
+  out.writeUInt32BE(headerLen, at + 4);
+  out.writeUInt32BE(0, at + 8);
+  out.writeUInt32BE(bodyLen, at + 12);
+  out.writeUInt32BE(0, at + 16);
+  out.writeUInt32BE(0, at + 20);
+}
+
+/**
+ * Two-part messages with JSON text parts, queued one by one and encoded together into one buffer
+ * (one socket write for all of them): a response stream's items, its end and its sentinel. Each
+ * message is a header-only or a body-only one, as a response stream's are.
+ */
+export class TwoPartBatch {
+  /** Each message's text; `headerOnly` says which part it is. */
+  private readonly texts: string[] = [];
+  private readonly headerOnly: boolean[] = [];
+
+  get isEmpty(): boolean {
+    return this.texts.length === 0;
+  }
+
+  header(json: string): void {
+    this.texts.push(json);
+    this.headerOnly.push(true);
+  }
+
+  body(json: string): void {
+    this.texts.push(json);
+    this.headerOnly.push(false);
+  }
+
+  /** Every queued message, encoded in order; the batch is empty after. */
+  take(): Buffer {
+    const { texts, headerOnly } = this;
+    let size = 0;
+    for (let i = 0; i < texts.length; i++) size += PREFIX + Buffer.byteLength(texts[i]!, 'utf8');
+    const out = Buffer.allocUnsafe(size);
+    let at = 0;
+    for (let i = 0; i < texts.length; i++) {
+      const n = out.write(texts[i]!, at + PREFIX, 'utf8');
+      if (headerOnly[i]) writePrefix(out, at, n, 0);
+      else writePrefix(out, at, 0, n);
+      at += PREFIX + n;
+    }
+    texts.length = 0;
+    headerOnly.length = 0;
+    return out;
+  }
 }
 
 /** A header-only message whose header is the JSON of `value`. */

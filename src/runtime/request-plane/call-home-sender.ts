@@ -2,12 +2,14 @@
 // body-only frame per item, `complete_final`, sentinel (reference/upstream-wire.md §4). A "stop" or
 // "kill" from the caller on the same socket aborts the handler.
 import type { Socket } from 'node:net';
+import { neverWritten, pushItems, writeCoalescer, type CoalescedStream, type StreamSink } from '../../protocols/index.js';
 import {
-  encodeTwoPart,
   encodeTwoPartHeader,
   parseStreamControl,
   STREAM_END_JSON,
+  streamItemBodyJson,
   streamItemJson,
+  TwoPartBatch,
   TwoPartDecoder,
   type CallHomeInfo,
 } from '../codecs/index.js';
@@ -37,8 +39,13 @@ export function dialCallHome(info: CallHomeInfo, onControl: (ctl: 'stop' | 'kill
   });
 }
 
-/** Streams `items` to an open response connection and closes it. */
-export async function sendResponseStream(
+/**
+ * Streams `items` to an open response connection and closes it; resolves once the stream is over.
+ * Items are taken pushed (no promise per item when the handler's stream can push) and leave through
+ * the process's write coalescer: the first at once, later ones of a busy worker several event-loop
+ * turns' worth per socket write (a write costs about as much as the frames it carries, on both ends).
+ */
+export function sendResponseStream(
   socket: Socket,
   items: AsyncIterator<unknown>,
   first: IteratorResult<unknown> | Error,
@@ -48,36 +55,104 @@ export async function sendResponseStream(
   if (first instanceof Error) {
     socket.write(encodeTwoPartHeader({ error: errorDetailOf(first) }));
     socket.end(encodeTwoPartHeader('sentinel'));
-    return;
+    return Promise.resolve();
   }
-  socket.write(encodeTwoPartHeader({ error: null }));
-  let next: IteratorResult<unknown> = first;
-  // Items produced in one event-loop turn leave in one write.
-  let corked = false;
-  const uncork = (): void => {
-    corked = false;
-    socket.uncork();
-  };
-  try {
-    while (!next.done && !signal.aborted && !socket.destroyed) {
-      if (!corked) {
-        corked = true;
-        socket.cork();
-        setImmediate(uncork);
-      }
-      const ok = socket.write(encodeTwoPart(null, streamItemJson(stringify(next.value))));
-      if (!ok) await waitDrain(socket);
-      next = await items.next();
+  return new Promise((resolve) => new ResponseStream(socket, items, signal, stringify, resolve).start(first));
+}
+
+/** One response stream's frames on their way to the caller's socket. */
+class ResponseStream implements CoalescedStream, StreamSink<unknown> {
+  readonly lastWrite = neverWritten();
+  private readonly frames = new TwoPartBatch();
+  /** Queued with the coalescer. */
+  private queued = false;
+  private over = false;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly items: AsyncIterator<unknown>,
+    private readonly signal: AbortSignal,
+    private readonly stringify: (value: unknown) => string,
+    private readonly done: () => void,
+  ) {}
+
+  start(first: IteratorResult<unknown>): void {
+    this.frames.header('{"error":null}');
+    if (first.done) {
+      this.end();
+      return;
     }
-  } catch (err) {
-    if (!shutDown(signal)) socket.write(encodeTwoPart(null, streamItemJson(errorItem(errorDetailOf(err as Error)))));
-  } finally {
-    if (!next.done) await items.return?.(undefined);
+    this.item(first.value);
+    if (this.over) return;
+    // The caller stopped, the connection closed, or the worker shuts down: no more items.
+    this.signal.addEventListener('abort', this.onAbort, { once: true });
+    if (this.signal.aborted) this.onAbort();
+    else pushItems(this.items, this);
   }
-  if (socket.destroyed) return;
-  if (shutDown(signal)) socket.write(encodeTwoPart(null, streamItemJson(errorItem(ENGINE_SHUTDOWN_MESSAGE))));
-  socket.write(encodeTwoPart(null, STREAM_END_JSON));
-  socket.end(encodeTwoPartHeader('sentinel'));
+
+  item(value: unknown): void {
+    if (this.over) return;
+    try {
+      this.frames.body(this.stringify === JSON.stringify ? streamItemBodyJson(value) : streamItemJson(this.stringify(value)));
+    } catch (err) {
+      this.stop();
+      this.fail(err);
+      return;
+    }
+    if (this.queued) return;
+    this.queued = true;
+    writeCoalescer.add(this);
+  }
+
+  end(): void {
+    if (this.over) return;
+    this.finish(null);
+  }
+
+  fail(error: unknown): void {
+    if (this.over) return;
+    this.finish(shutDown(this.signal) ? null : errorDetailOf(error as Error));
+  }
+
+  /** The coalescer's turn: every queued frame in one socket write. */
+  write(): void {
+    this.queued = false;
+    if (!this.socket.destroyed && !this.frames.isEmpty) this.socket.write(this.frames.take());
+  }
+
+  /** The caller stopped, the connection closed, or the worker shuts down: the end goes once the handler has stopped. */
+  private readonly onAbort = (): void => {
+    if (this.over) return;
+    this.over = true;
+    const stopped = this.stop();
+    if (stopped) void stopped.then(this.closeLater, this.closeLater);
+    else this.finish(null);
+  };
+
+  private readonly closeLater = (): void => this.finish(null);
+
+  /** Stops the handler's stream (nothing more is pushed); what it returns settles once the handler has. */
+  private stop(): Promise<unknown> | undefined {
+    const closing = this.items.return?.(undefined);
+    closing?.catch(() => undefined);
+    return closing;
+  }
+
+  /** The end frames (after an error item when `error` is given, or the shutdown's), written at once. */
+  private finish(error: string | null): void {
+    this.over = true;
+    this.signal.removeEventListener('abort', this.onAbort);
+    if (this.queued) writeCoalescer.remove(this);
+    this.queued = false;
+    if (!this.socket.destroyed) {
+      if (error !== null) this.frames.body(streamItemJson(errorItem(error)));
+      else if (shutDown(this.signal)) this.frames.body(streamItemJson(errorItem(ENGINE_SHUTDOWN_MESSAGE)));
+      this.frames.body(STREAM_END_JSON);
+      this.frames.header('"sentinel"');
+      this.socket.end(this.frames.take());
+    }
+    this.done();
+  }
 }
 
 /** The worker is shutting down: the request ends with the engine-shutdown error, whatever the engine did on abort. */
@@ -88,18 +163,6 @@ function shutDown(signal: AbortSignal): boolean {
 /** An Annotated error event. */
 function errorItem(message: string): string {
   return JSON.stringify({ event: 'error', comment: [message], error: message });
-}
-
-function waitDrain(socket: Socket): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      socket.off('drain', done);
-      socket.off('close', done);
-      resolve();
-    };
-    socket.on('drain', done);
-    socket.on('close', done);
-  });
 }
 
 /** `host:port` / `[v6]:port`, with an optional `tcp://`. */

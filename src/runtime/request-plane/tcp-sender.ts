@@ -18,6 +18,12 @@ class WorkerConnection {
   private readonly acks: PendingAck[] = [];
   private readonly ready: Promise<void>;
   private socket: Socket;
+  /** Frames sent in this event-loop turn wait for its end, to leave in one write. */
+  private corked = false;
+  private readonly uncork = (): void => {
+    this.corked = false;
+    this.socket.uncork();
+  };
   closed = false;
 
   constructor(readonly address: string, onClose: () => void, tls?: TcpTls) {
@@ -82,6 +88,11 @@ class WorkerConnection {
 
   private write(frame: Buffer, ack: PendingAck): void {
     this.acks.push(ack);
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      setImmediate(this.uncork);
+    }
     this.socket.write(frame);
   }
 

@@ -93,7 +93,10 @@ export class TcpRequestPlaneServer implements RequestPlaneServer {
         socket.destroy();
         return;
       }
+      // The acks of one read leave in one write.
+      socket.cork();
       for (const frame of frames) socket.write(encodeAck(this.ingress.accept(frame.path, frame.headers, frame.payload)));
+      socket.uncork();
     });
   }
 }

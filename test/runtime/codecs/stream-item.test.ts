@@ -2,7 +2,7 @@
 // for every body it hands on (near misses of that shape included), and the same errors.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseStreamItemBody, streamItemJson, STREAM_END_JSON } from '../../../src/runtime/codecs/index.js';
+import { parseStreamItemBody, streamItemBodyJson, streamItemJson, STREAM_END_JSON } from '../../../src/runtime/codecs/index.js';
 import { engineHandler } from '../../../src/runtime/index.js';
 
 function same(text: string): void {
@@ -84,4 +84,61 @@ test('a decode step as a worker sends it is read without JSON.parse', async () =
     JSON.parse = parse;
   }
   assert.equal(calls, 0);
+});
+
+test('streamItemBodyJson writes what streamItemJson(JSON.stringify(item)) writes, token steps and everything else', () => {
+  const same = (item: unknown): void => assert.equal(streamItemBodyJson(item), streamItemJson(JSON.stringify(item)), JSON.stringify(item));
+  let seed = 11;
+  const rand = (n: number): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed % n;
+  };
+  for (let i = 0; i < 2000; i++) same({ data: { token_ids: Array.from({ length: rand(4) }, () => rand(300_000) - (rand(10) === 0 ? 150_000 : 0)), index: rand(8) } });
+  const inherited = Object.assign(Object.create({ extra: 1 }) as object, { token_ids: [1], index: 0 });
+  for (const item of [
+    { data: { token_ids: [-0, 0], index: -0 } },
+    { data: { token_ids: [2 ** 53], index: 0 } },
+    { data: { token_ids: [1.5], index: 0 } },
+    { data: { token_ids: [1], index: 0, finish_reason: 'stop' } },
+    { data: { index: 0, token_ids: [1] } },
+    { data: { token_ids: [1] } },
+    { data: { token_ids: [1, , 3], index: 0 } },
+    { data: { token_ids: ['1'], index: 0 } },
+    { data: { token_ids: [1], index: 0, toJSON: () => 'x' } },
+    { data: inherited },
+    { data: { token_ids: [1], index: 0 }, event: 'x' },
+    { data: null },
+    { event: 'error', comment: ['boom'] },
+    'text',
+    null,
+  ]) same(item);
+});
+
+test('token ids alone (the sparse form Python engines send): read and written as JSON does, near misses too', () => {
+  const sameBody = (text: string): void => {
+    let expected: unknown;
+    try {
+      expected = JSON.parse(text);
+    } catch {
+      assert.throws(() => parseStreamItemBody(Buffer.from(text)), SyntaxError, text);
+      return;
+    }
+    assert.deepEqual(parseStreamItemBody(Buffer.from(text)), expected, text);
+  };
+  for (let n = 1; n <= 4; n++) {
+    const item = { data: { token_ids: Array.from({ length: n }, (_, i) => 7 + i * 151_000) } };
+    const text = streamItemJson(JSON.stringify(item));
+    assert.equal(streamItemBodyJson(item), text);
+    sameBody(text);
+    assert.deepEqual(Object.keys((parseStreamItemBody(Buffer.from(text)).data as { data: object }).data), ['token_ids']);
+  }
+  for (const text of [
+    '{"data":{"data":{"token_ids":[]}},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[1]}},"complete_final":true}',
+    '{"data":{"data":{"token_ids":[1] }},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[1]},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[1]}}},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[1,]}},"complete_final":false}',
+    '{"data":{"data":{"token_ids":[1]}},"complete_final":false}x',
+  ]) sameBody(text);
 });

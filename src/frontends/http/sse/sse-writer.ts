@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { neverWritten, sseCoalescer, type CoalescedStream } from './sse-coalescer.js';
+import { neverWritten, writeCoalescer, type CoalescedStream } from '../../../protocols/index.js';
 
 /** Room before the queued events for a chunk's `<hex size>\r\n` (sizes up to 0xffffff). */
 const HEAD_ROOM = 8;
@@ -26,7 +26,7 @@ export class EventTemplate {
 
 /**
  * Server-sent events onto a raw Node response. Events are encoded as they are queued, into the
- * bytes of the stream's next chunk, and written by the process's coalescer (sse-coalescer.ts): on
+ * bytes of the stream's next chunk, and written by the process's coalescer (protocols/write-coalescer.ts): on
  * the next event-loop turn, or later while the process is busy, so one socket write carries many
  * events. Encoding each event as it comes leaves no long string of queued events to flatten and
  * encode at the write, and a templated event copies its fixed parts as bytes.
@@ -65,7 +65,7 @@ export class SseWriter implements CoalescedStream {
     res.once('close', () => {
       this.closed = true;
       clearInterval(this.keepAlive);
-      sseCoalescer.remove(this);
+      writeCoalescer.remove(this);
     });
     if (keepAliveMs) {
       this.keepAlive = setInterval(() => {
@@ -96,7 +96,7 @@ export class SseWriter implements CoalescedStream {
     const at = encodeJsonString(buf, this.used + before.length, text);
     buf.set(after, at);
     this.used = at + after.length;
-    if (!queued) sseCoalescer.add(this);
+    if (!queued) writeCoalescer.add(this);
   }
 
   event(name: string, json: string): void {
@@ -121,7 +121,7 @@ export class SseWriter implements CoalescedStream {
   /** Writes what is queued with the end of the response. */
   end(): void {
     clearInterval(this.keepAlive);
-    sseCoalescer.remove(this);
+    writeCoalescer.remove(this);
     const rest = this.take();
     if (!this.isClosed) {
       if (rest) this.res.end(rest);
@@ -160,7 +160,7 @@ export class SseWriter implements CoalescedStream {
     const queued = this.used > HEAD_ROOM;
     const buf = this.reserve(frame.length * 3);
     this.used = encodeText(buf, this.used, frame);
-    if (!queued) sseCoalescer.add(this);
+    if (!queued) writeCoalescer.add(this);
   }
 
   /** The queued events' bytes (a fresh buffer comes for the next: the socket may still hold these). */

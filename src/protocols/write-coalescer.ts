@@ -1,7 +1,8 @@
-// When SSE streams write. Every stream of the process queues its frames here and one callback per
-// event-loop turn writes those that are due, so a busy process pays one callback per turn, not one
-// per stream, and a socket write carries many events instead of one (a write costs about as much
-// as the events it carries: bench/RESULTS.md).
+// When streamed frames are written: SSE streams (frontends/http/sse) and response streams of the
+// request plane (runtime/request-plane/call-home-sender.ts). Every stream of the process queues its
+// frames here and one callback per event-loop turn writes those that are due, so a busy process
+// pays one callback per turn, not one per stream, and a socket write carries many frames instead
+// of one (a write costs about as much as the frames it carries: bench/RESULTS.md).
 //
 // After a write a stream waits at least MIN_HOLD_MS, and while the process stays busy (some stream
 // always has frames queued) also TURNS_PER_WRITE event-loop turns, at most MAX_HOLD_MS. An engine
@@ -113,5 +114,5 @@ export class WriteCoalescer {
   }
 }
 
-/** The process's one coalescer: every SSE stream shares it. */
-export const sseCoalescer = new WriteCoalescer();
+/** The process's one coalescer: every SSE stream and response stream shares it. */
+export const writeCoalescer = new WriteCoalescer();
