@@ -12,7 +12,8 @@ export function peerPortsInTable(table: string, inodes: ReadonlySet<string>, loc
   for (const line of table.split('\n').slice(1)) {
     const f = line.trim().split(/\s+/);
     // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...
-    if (f.length < 10 || !inodes.has(f[9]!)) continue;
+    // 0A: a listening socket, no connection.
+    if (f.length < 10 || f[3] === '0A' || !inodes.has(f[9]!)) continue;
     const local = Number.parseInt(f[1]!.split(':')[1]!, 16);
     if (local === localPort) ports.add(Number.parseInt(f[2]!.split(':')[1]!, 16));
   }
