@@ -26,6 +26,7 @@ import {
   applyChatEvent,
   faultAt,
   judge,
+  killOf,
   summarize,
   summaryLine,
   type FaultWindow,
@@ -333,9 +334,11 @@ try {
 
   console.log('\nfrontend kills (streams on the killed process\'s own connections):');
   for (const k of shape.kills) {
-    const cut = judgements.filter((j, i) => j.verdict === 'cut_own_frontend' && outcomes[i]!.endedAt >= k.at && outcomes[i]!.endedAt - k.at < 10_000);
-    const ms = cut.map((j) => j.cutAfterMs ?? 0);
-    console.log(`  ${at(k.at, t0)} pid ${k.pid}: held ${k.ports.size} connection(s); ${cut.length} stream(s) cut, client error after ${ms.length ? `${Math.min(...ms)}–${Math.max(...ms)} ms` : '-'}`);
+    const cut = outcomes.filter((o, i) => judgements[i]!.verdict === 'cut_own_frontend' && killOf(o, shape.kills) === k);
+    const held = cut.filter((o) => o.localPort !== undefined && k.ports.has(o.localPort)).length;
+    const ms = cut.map((o) => o.endedAt - k.at);
+    const span = ms.length ? `${Math.min(...ms)}–${Math.max(...ms)} ms` : '-';
+    console.log(`  ${at(k.at, t0)} pid ${k.pid}: held ${k.ports.size} connection(s); ${held} stream(s) on them cut, ${cut.length - held} being handed to it reset; client error after ${span}`);
   }
 
   for (const e of shape.selfExits) console.log(`${at(e.at, t0)} a worker exited by itself (code ${e.code}): "${e.why}"; started again`);
