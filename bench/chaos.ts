@@ -101,7 +101,10 @@ function stream(port: number, key: number): Promise<StreamOutcome> {
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
           const now = performance.now();
-          o.maxWaitMs = Math.max(o.maxWaitMs, now - last);
+          if (now - last > o.maxWaitMs) {
+            o.maxWaitMs = now - last;
+            o.maxWaitAt = Date.now();
+          }
           last = now;
           if (o.status !== 200) return void (raw += chunk);
           try {
@@ -345,6 +348,11 @@ try {
   const lengths = judgements.flatMap((j, i) => (j.verdict === 'ok' ? [outcomes[i]!.endedAt - outcomes[i]!.startedAt] : [])).sort((a, b) => a - b);
   const pct = (p: number): string => ((lengths[Math.floor((lengths.length - 1) * p)] ?? 0) / 1000).toFixed(1);
   console.log(`stream length (completed): p10 ${pct(0.1)} s, p50 ${pct(0.5)} s, p90 ${pct(0.9)} s`);
+
+  const slowest = outcomes.filter((o, i) => judgements[i]!.verdict !== 'cut_own_frontend').sort((a, b) => b.maxWaitMs - a.maxWaitMs)[0];
+  if (slowest?.maxWaitAt !== undefined) {
+    console.log(`longest wait: ${Math.round(slowest.maxWaitMs)} ms (request ${slowest.key}, ended ${at(slowest.maxWaitAt, t0)}; fault: ${faultAt(shape.faults, slowest.maxWaitAt)})`);
+  }
 
   const table: Record<string, { dealt: number; failed: number; lost: number; duplicated: number }> = {};
   for (const f of shape.faults) (table[f.name] ??= { dealt: 0, failed: 0, lost: 0, duplicated: 0 }).dealt++;

@@ -21,8 +21,9 @@ export interface StreamOutcome {
   errorEvent?: string;
   /** The connection ended or failed before the answer did (reset, closed, client timeout). */
   transportError?: string;
-  /** The longest wait for the next bytes, the first ones included. */
+  /** The longest wait for the next bytes, the first ones included, and when it ended (Date.now). */
   maxWaitMs: number;
+  maxWaitAt?: number;
   /** The client's end of the connection: which frontend process held it is read by this port. */
   localPort?: number;
 }
