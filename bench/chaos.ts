@@ -24,6 +24,7 @@ import { peerPortsOf } from './support/proc-sockets.js';
 import {
   SseEvents,
   applyChatEvent,
+  completed,
   faultAt,
   judge,
   killOf,
@@ -173,8 +174,13 @@ class Shape {
     );
     const shape = new Shape(etcd, nats, frontend, port, env);
     for (let i = 0; i < 3; i++) shape.workers.push(shape.startWorker());
-    await waitForModel(`http://127.0.0.1:${port}`, MODEL, frontend, 120_000);
-    await shape.untilInstances(3);
+    try {
+      await waitForModel(`http://127.0.0.1:${port}`, MODEL, frontend, 120_000);
+      await shape.untilInstances(3);
+    } catch (err) {
+      await shape.stop();
+      throw err;
+    }
     return shape;
   }
 
@@ -287,7 +293,7 @@ async function answers(port: number): Promise<Map<number, string[]>> {
   const keys = Array.from({ length: KEYS }, (_, k) => k);
   const outcomes = await each(keys, CONCURRENCY, (k) => stream(port, k));
   const out = new Map<number, string[]>();
-  for (const o of outcomes) if (o.status === 200 && o.done && !o.errorEvent && !o.transportError) out.set(o.key, o.deltas);
+  for (const o of outcomes) if (completed(o)) out.set(o.key, o.deltas);
   return out;
 }
 

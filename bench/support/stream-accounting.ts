@@ -68,7 +68,8 @@ export function compareTokens(got: readonly string[], want: readonly string[]): 
   return { lost: Math.max(0, want.length - k), duplicated: Math.max(0, got.length - k) };
 }
 
-function completed(o: StreamOutcome): boolean {
+/** The answer arrived whole: 200, no error event, `[DONE]`, the connection intact. */
+export function completed(o: StreamOutcome): boolean {
   return o.status === 200 && o.done && o.errorEvent === undefined && o.transportError === undefined;
 }
 
