@@ -5,6 +5,7 @@
 //   router=MODE migration=on|off requests=N failed=N lost_tokens=N duplicated_tokens=N
 import { startEtcd, startNats } from '../test/support/infra-servers.js';
 import { freePort, startProcess, waitForModel, type RunningProcess } from '../test/support/processes.js';
+import { compareTokens } from './support/stream-accounting.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
 const REQUESTS = Number(process.env.DRILL_REQUESTS ?? 200);
@@ -59,16 +60,6 @@ async function pool<T>(count: number, width: number, run: (i: number) => Promise
   return out;
 }
 
-/** Tokens missing from, and extra in, `got` against `want` (a common prefix, then the rest). */
-function compare(got: string[], want: string[]): { lost: number; duplicated: number } {
-  const a = got.join('');
-  const b = want.join('');
-  if (a === b) return { lost: 0, duplicated: 0 };
-  let k = 0;
-  while (k < got.length && k < want.length && got[k] === want[k]) k++;
-  return { lost: Math.max(0, want.length - k), duplicated: Math.max(0, got.length - k) };
-}
-
 async function drill(migrationLimit: number, env: Record<string, string>): Promise<string> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -89,7 +80,7 @@ async function drill(migrationLimit: number, env: Record<string, string>): Promi
     let duplicated = 0;
     outcomes.forEach((o, i) => {
       if (o.failed) failed++;
-      const diff = compare(o.tokens, expected[i]!.tokens);
+      const diff = compareTokens(o.tokens, expected[i]!.tokens);
       lost += diff.lost;
       duplicated += diff.duplicated;
     });
