@@ -69,8 +69,9 @@ export class KubeApiServer {
     this.server = createServer((req, res) => void this.handle(req, res));
   }
 
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+  /** Listens on `port` (0: a free one; the last one: back after `stop()`, as an API server restarting). */
+  async start(port = 0): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(port, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;
   }
 
@@ -243,6 +244,8 @@ export class KubeApiServer {
   private watch(res: ServerResponse, collection: string, query: Record<string, string>): void {
     const from = Number(query.resourceVersion || '0');
     res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+    // The API server flushes a watch's headers at once (events follow as they happen).
+    res.flushHeaders();
     if (from && from < this.oldestRv) {
       res.end(`${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410, message: `too old resource version: ${from} (${this.oldestRv})` } })}\n`);
       return;

@@ -57,6 +57,14 @@ export const DISCOVERY_BACKENDS: PartTable<DiscoveryBackendName, DiscoveryBacken
   },
   kubernetes: async () => {
     const { KubeDiscoveryBackend } = await import('./kube-backend.js');
-    return (opts) => new KubeDiscoveryBackend({ env: opts.env ?? {}, kubeconfig: opts.kubeconfig, logger: opts.logger });
+    return (opts) => {
+      const planes = opts.planes;
+      return new KubeDiscoveryBackend({
+        env: opts.env ?? {},
+        kubeconfig: opts.kubeconfig,
+        logger: opts.logger,
+        connection: planes && ((what) => planes.connection('discovery', what)),
+      });
+    };
   },
 };

@@ -19,6 +19,7 @@ import { DWM, FIELD_MANAGER, emptyMetadata, metadataSlot, workerMetadataObject, 
 import { Reflector, type KubeList } from './kube-reflector.js';
 import { RoutableWorkers, type EndpointSliceLike, type WorkerMetadataLike } from './kube-routable.js';
 import { WatchedSet } from './watched-set.js';
+import type { PlaneConnection } from '../plane-status.js';
 
 /** The labels the operator puts on discoverable workers' Services (EndpointSlices inherit them). */
 export const DISCOVERY_LABEL_SELECTOR = 'nvidia.com/dynamo-discovery-backend=kubernetes,nvidia.com/dynamo-discovery-enabled=true';
@@ -31,6 +32,8 @@ export interface KubeBackendOptions {
   /** The Downward API directory; /etc/podinfo. */
   podinfoDir?: string;
   logger?: DiscoveryLogger;
+  /** Reports a watch's loss and return as a discovery outage (logged once each, in /health and /metrics). */
+  connection?: (what: string) => PlaneConnection;
 }
 
 function loadKubeConfig(kubeconfig: string | undefined): KubeConfig {
@@ -150,13 +153,17 @@ class KubeReader {
   readonly slices: Reflector<EndpointSliceLike>;
   readonly crs: Reflector<WorkerMetadataLike>;
 
-  constructor(backend: KubeDiscoveryBackend, kc: KubeConfig, namespace: string, logger: DiscoveryLogger | undefined) {
+  constructor(backend: KubeDiscoveryBackend, kc: KubeConfig, namespace: string, opts: KubeBackendOptions) {
     const watch = new Watch(kc);
     const onChange = (): void => this.changed();
-    const errorsOf = (what: string) => ({
-      onError: (err: Error) => logger?.warn({ server: backend.server, namespace, err: describe(err) }, `kubernetes discovery: ${what} watch failed; retrying`),
-      onRecovered: () => logger?.info({ namespace }, `kubernetes discovery: ${what} watch resumed`),
-    });
+    const errorsOf = (what: string) => {
+      const plane = opts.connection?.(`the Kubernetes API at ${backend.server} (${what} watch, namespace ${namespace})`);
+      if (plane) return { onError: (err: Error) => plane.lost(describe(err)), onRecovered: () => plane.restored() };
+      return {
+        onError: (err: Error) => opts.logger?.warn({ server: backend.server, namespace, err: describe(err) }, `kubernetes discovery: ${what} watch failed; retrying`),
+        onRecovered: () => opts.logger?.info({ namespace }, `kubernetes discovery: ${what} watch resumed`),
+      };
+    };
     const custom = kc.makeApiClient(CustomObjectsApi);
     const discovery = kc.makeApiClient(DiscoveryV1Api);
     this.crs = new Reflector<WorkerMetadataLike>({
@@ -253,7 +260,7 @@ export class KubeDiscoveryBackend implements DiscoveryBackend {
 
   async watch(prefix: string, handler: StoreEventHandler): Promise<() => void> {
     if (!this.reader) {
-      const reader = new KubeReader(this, this.kc, this.identity.namespace, this.opts.logger);
+      const reader = new KubeReader(this, this.kc, this.identity.namespace, this.opts);
       this.reader = reader.start().then(
         () => reader,
         (err: unknown) => {

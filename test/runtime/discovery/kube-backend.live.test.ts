@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import { ServiceUnreachableError } from '../../../src/protocols/index.js';
 import { KeyExistsError, kubeInstanceId, type StoreEvent } from '../../../src/runtime/index.js';
 import { KubeDiscoveryBackend } from '../../../src/runtime/discovery/kube-backend.js';
+import { PlaneStatus } from '../../../src/runtime/plane-status.js';
 import { eventually } from '../../support/in-process.js';
 import { DWMS, KubeApiServer, SLICES, type RecordedRequest } from '../../support/kube-api-server.js';
 import { REPO_ROOT } from '../../support/processes.js';
@@ -158,6 +159,38 @@ test('an unreachable API server fails the first watch with one line naming the s
     return true;
   });
   await b.close();
+});
+
+test('an API server outage is a discovery outage: logged once when lost and once when back, in the plane status meanwhile', async () => {
+  const flaky = new KubeApiServer();
+  await flaky.start();
+  const lines: { level: string; msg: string }[] = [];
+  const planes = new PlaneStatus({ warn: (_o, msg) => lines.push({ level: 'warn', msg }), info: (_o, msg) => lines.push({ level: 'info', msg }) });
+  const b = new KubeDiscoveryBackend({
+    env: { POD_NAME: 'f', POD_UID: 'u', POD_NAMESPACE: NS },
+    kubeconfig: flaky.writeKubeconfig(mkdtempSync(path.join(dir, 'flaky-'))),
+    podinfoDir: path.join(dir, 'no-podinfo'),
+    connection: (what) => planes.connection('discovery', what),
+  });
+  const stop = await b.watch('v1/instances/', () => undefined);
+  try {
+    assert.equal(planes.isUp('discovery'), true);
+    const port = flaky.port;
+    await flaky.stop();
+    await eventually(() => !planes.isUp('discovery'), 20_000, 'the outage to be seen');
+    assert.match(planes.outages()[0]!.what, /^the Kubernetes API at http:\/\/127\.0\.0\.1:\d+ \((DynamoWorkerMetadata|EndpointSlice) watch, namespace team-a\)$/);
+    await flaky.start(port);
+    await eventually(() => planes.isUp('discovery'), 20_000, 'the return to be seen');
+    const lost = lines.filter((l) => l.level === 'warn');
+    const back = lines.filter((l) => l.level === 'info');
+    assert.ok(lost.length >= 1 && lost.length <= 2, `one loss line per watch, got ${JSON.stringify(lost)}`);
+    assert.equal(back.length, lost.length, 'each loss has its return');
+    assert.match(lost[0]!.msg, /Kubernetes API .* lost \(.*\): workers that start or stop go unseen/);
+  } finally {
+    stop();
+    await b.close();
+    await flaky.stop();
+  }
 });
 
 test('deploy/base/rbac-discovery.yaml grants exactly the verbs these tests used', async () => {
