@@ -9,8 +9,7 @@ import OpenAI from 'openai';
 import { loadDefaultModelCard } from '../../../src/models/index.js';
 import { HfTokenizer, Preprocessor, PreprocessPool, validateChatRequest, validateCompletionRequest } from '../../../src/pipeline/index.js';
 import { isDynamoError } from '../../../src/protocols/index.js';
-import { serveInjected } from '../../support/in-process.js';
-import { fetchFor } from '../../support/injected-fetch.js';
+import { serveInProcess } from '../../support/in-process.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
 const card = loadDefaultModelCard();
@@ -127,8 +126,8 @@ describe('the frontend with --dyn-preprocess-workers', () => {
   const threads = () => readdirSync('/proc/self/task').length;
 
   test('answers big and small prompts; stopping it ends its threads', async () => {
-    const ctx = await serveInjected(['--speedup-ratio', '1000', '--dyn-preprocess-workers', '2'], { DYN_PREPROCESS_MIN_CHARS: '2000' });
-    const client = new OpenAI({ baseURL: `${ctx.baseUrl}/v1`, fetch: fetchFor(ctx.baseUrl), apiKey: 'unused', maxRetries: 0 });
+    const ctx = await serveInProcess(['--speedup-ratio', '1000', '--dyn-preprocess-workers', '2'], { DYN_PREPROCESS_MIN_CHARS: '2000' });
+    const client = new OpenAI({ baseURL: `${ctx.baseUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
     try {
       const small = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
       assert.equal(small.usage!.completion_tokens, 2);
