@@ -13,7 +13,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../t
 const LIVE_SOURCE = /node:child_process|\.listen\(|createServer\(|bindAsync\(|startServe\(|runFrontend\(|runMockers\(/;
 /** What a unit-tier test may take from helpers that are live by their source: any other name counts as live. */
 const PORTLESS_EXPORTS: Record<string, string[]> = {
-  'support/in-process.ts': ['postJson', 'eventually', 'IN_PROCESS_ENV', 'inProcessConfig'],
+  'support/in-process.ts': ['serveInjected', 'postJson', 'eventually', 'IN_PROCESS_ENV', 'inProcessConfig'],
   'support/http-with-engines.ts': ['injectedHttpWithEngines'],
   'support/processes.ts': ['REPO_ROOT', 'BIN'],
 };

@@ -1,4 +1,4 @@
-export { startServe, type RunningService } from './serve.js';
+export { startServe, type RunningService, type ServeOptions } from './serve.js';
 export { loadConfiguredCard, parseEndpoint, type EndpointId } from './served-model.js';
 export { startFrontend, startKserveFrontend, type FrontendService, type KserveFrontendOptions, type RunningKserveFrontend } from './frontend/index.js';
 export { startMocker, type RunningMocker } from './mocker/index.js';

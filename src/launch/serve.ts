@@ -14,8 +14,13 @@ import { runMockers, siblings, type RunningMocker } from './mocker/index.js';
 import { assertRouterStateSupported } from './router-state.js';
 import { runtimeOptionsFromConfig } from './runtime-options.js';
 
+export interface ServeOptions {
+  /** `false`: bind no HTTP port; requests reach the service through `http.app.inject()` (see RunFrontendOptions). */
+  readonly listen?: boolean;
+}
+
 export interface RunningService {
-  /** The bound HTTP port. */
+  /** The bound HTTP port (0 when not listening). */
   readonly port: number;
   readonly models: ModelManager;
   readonly http: HttpService;
@@ -57,7 +62,7 @@ export function assertSingleProcess(config: Config): void {
  * runtime. Returns once the frontend has discovered the model (with every worker, unless
  * `--startup-time` delays them).
  */
-export async function startServe(config: Config, logger: Logger): Promise<RunningService> {
+export async function startServe(config: Config, logger: Logger, options: ServeOptions = {}): Promise<RunningService> {
   assertSingleProcess(config);
   assertRouterStateSupported(config, 'inproc');
   const local: Config = { ...config, eventPlane: 'inproc' };
@@ -68,14 +73,14 @@ export async function startServe(config: Config, logger: Logger): Promise<Runnin
   let frontend: FrontendService | undefined;
   try {
     workers = await runMockers(local, logger, () => siblings(runtime, config.numWorkers));
-    frontend = await runFrontend(local, logger, runtime, { observer: arrival });
+    frontend = await runFrontend(local, logger, runtime, { observer: arrival, listen: options.listen });
     await arrival.until(workers.card.displayName, config.startupTime ? 0 : workers.runtimes.length);
   } catch (err) {
     await (frontend ? frontend.stop() : runtime.shutdown());
     await workers?.stop();
     throw err;
   }
-  logger.info({ host: config.httpHost, port: frontend.port, model: workers.card.displayName, workers: workers.runtimes.length }, 'dynamo-ts serve listening');
+  if (options.listen !== false) logger.info({ host: config.httpHost, port: frontend.port, model: workers.card.displayName, workers: workers.runtimes.length }, 'dynamo-ts serve listening');
   const { port, models, http, grpc, done, rlPort } = frontend;
   return {
     port,

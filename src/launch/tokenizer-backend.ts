@@ -2,9 +2,8 @@
 // prompt prefix cache (DYN_TOKENIZER_CACHE, on by default as upstream's L1 cache; always on for
 // fastokens).
 
-import { readFileSync } from 'node:fs';
 import type { Config } from '../config/index.js';
-import { boundaryTokensOf, HfTokenizer, PrefixTokenCache } from '../pipeline/index.js';
+import { HfTokenizer, PrefixTokenCache, tokenizerFile } from '../pipeline/index.js';
 
 type Warn = (message: string) => void;
 
@@ -47,8 +46,7 @@ export function createTokenizer(tokenizerJsonPath: string, config: Config, warn:
 const PREFIX_CACHE_MIN_CHARS = 1024;
 
 function prefixCache(tokenizerJsonPath: string, config: Config): PrefixTokenCache {
-  const json = JSON.parse(readFileSync(tokenizerJsonPath, 'utf8')) as Parameters<typeof boundaryTokensOf>[0];
-  return new PrefixTokenCache(boundaryTokensOf(json), config.tokenizerCacheMb * 1024 * 1024, PREFIX_CACHE_MIN_CHARS);
+  return new PrefixTokenCache(tokenizerFile(tokenizerJsonPath).boundaryTokens, config.tokenizerCacheMb * 1024 * 1024, PREFIX_CACHE_MIN_CHARS);
 }
 
 function optionalPrefixCache(tokenizerJsonPath: string, config: Config, warn: Warn): PrefixTokenCache | null {

@@ -25,6 +25,7 @@ export {
   HfTokenizer,
   PrefixTokenCache,
   boundaryTokensOf,
+  tokenizerFile,
   checkJsonDepth,
   checkBodyLimits,
   DEFAULT_REQUEST_LIMITS,

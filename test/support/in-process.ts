@@ -1,7 +1,7 @@
 import { parseCommandLine, type Config } from '../../src/config/index.js';
 import { startServe } from '../../src/launch/index.js';
 import { createLogger } from '../../src/observability/index.js';
-import { fetchFor } from './injected-fetch.js';
+import { fetchFor, injectedOrigin } from './injected-fetch.js';
 
 /** `dynamo-ts serve` inside the test process, on a free loopback port, logging nothing. */
 export async function serveInProcess(args: string[] = [], env: Record<string, string> = {}) {
@@ -9,6 +9,17 @@ export async function serveInProcess(args: string[] = [], env: Record<string, st
   if (parsed.kind !== 'run') throw new Error('expected a run command');
   const service = await startServe(parsed.config, createLogger('silent'));
   return { service, baseUrl: `http://127.0.0.1:${service.port}` };
+}
+
+/**
+ * The same `serve` bound to no port: `fetch` (and `postJson` on `baseUrl`) hand requests to fastify's `inject()`.
+ * Pass `fetch` to SDK clients and use it in place of the global one.
+ */
+export async function serveInjected(args: string[] = [], env: Record<string, string> = {}) {
+  const parsed = parseCommandLine(['serve', ...args], env);
+  if (parsed.kind !== 'run') throw new Error('expected a run command');
+  const service = await startServe(parsed.config, createLogger('silent'), { listen: false });
+  return { service, ...injectedOrigin(service.http.app) };
 }
 
 export async function postJson(baseUrl: string, path: string, body: unknown, headers: Record<string, string> = {}) {

@@ -1,5 +1,6 @@
 // A small reader of the Prometheus text exposition, for tests that check families by name.
 import assert from 'node:assert/strict';
+import { fetchFor } from './injected-fetch.js';
 
 export interface Sample {
   name: string;
@@ -13,7 +14,7 @@ export interface Family {
 }
 
 export async function scrape(baseUrl: string): Promise<string> {
-  const res = await fetch(`${baseUrl}/metrics`);
+  const res = await fetchFor(baseUrl)(`${baseUrl}/metrics`);
   assert.equal(res.status, 200);
   return res.text();
 }

@@ -34,6 +34,11 @@ export interface RunFrontendOptions {
   readonly beforeListen?: (services: FrontendServices) => Promise<void>;
   /** Listen on nothing: serve the connections another process accepts, handed to `FrontendService.accept` (a frontend pool's processes). */
   readonly takeConnections?: boolean;
+  /**
+   * `false`: bind no HTTP port; the service is built and serves only what is handed to `http.app.inject()`
+   * (an embedder's or a test's requests, with no socket). Other listeners (gRPC, RL admin) follow their own flags.
+   */
+  readonly listen?: boolean;
 }
 
 export interface FrontendService {
@@ -63,7 +68,7 @@ export async function startFrontend(config: Config, logger: Logger): Promise<Fro
 
 /** The frontend over `runtime`: its model watcher fills the models the HTTP and gRPC services serve. */
 export async function runFrontend(given: Config, logger: Logger, runtime: DistributedRuntime, opts: RunFrontendOptions = {}): Promise<FrontendService> {
-  const { observer, beforeListen, takeConnections = false } = opts;
+  const { observer, beforeListen, takeConnections = false, listen = true } = opts;
   assertRouterSettings(given);
   // The router policy file's `router:` settings count as flags from here on.
   const config = effectiveRouterConfig(given);
@@ -152,13 +157,13 @@ export async function runFrontend(given: Config, logger: Logger, runtime: Distri
   try {
     takenHttp = takeConnections && !chat ? await http.takeConnections() : undefined;
     if (takenHttp) port = kserveLayout(config)?.httpPort ?? config.httpPort;
-    else if (!chat) port = await http.listen();
+    else if (!chat && listen) port = await http.listen();
   } catch (err) {
     // A port in use: undone, so the process can say so in one line and exit.
     await stop();
     throw err;
   }
-  if (!chat) {
+  if (!chat && listen) {
     logger.info(
       { host: config.httpHost, port, discovery: config.discoveryBackend, requestPlane: config.requestPlane },
       'dynamo-ts frontend listening',

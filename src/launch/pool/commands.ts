@@ -127,5 +127,5 @@ async function servePool(config: Config, logger: Logger, plan: ProcessPlan, star
   }
 }
 
-export const serveCommand: Command = pooled('serve', startServe, servePool);
+export const serveCommand: Command = pooled('serve', (config, logger) => startServe(config, logger), servePool);
 export const frontendCommand: Command = pooled('frontend', startFrontend, frontendPool);

@@ -4,10 +4,10 @@
 // the fast encoder does not answer for, are encoded natively on the libuv thread pool, off the
 // event loop.
 
-import { readFileSync } from 'node:fs';
-import { Tokenizer } from 'tokenizers';
-import { loadFastBpe, type FastBpeEncoder } from './fast-bpe/index.js';
+import type { Tokenizer } from 'tokenizers';
+import { FastBpeEncoder } from './fast-bpe/index.js';
 import type { PrefixTokenCache } from './prefix-cache.js';
+import { tokenizerFile, type TokenizerFile } from './tokenizer-file.js';
 
 interface PendingEncode {
   text: string;
@@ -54,6 +54,8 @@ export interface TokenizerOptions {
 }
 
 export class HfTokenizer {
+  /** Held so that other tokenizers of the same file share its load while this one lives. */
+  private readonly file: TokenizerFile;
   private readonly native: Tokenizer;
   /** Short texts waiting for the end of this event-loop turn, by addSpecialTokens (0/1). */
   private readonly pending: [PendingEncode[], PendingEncode[]] = [[], []];
@@ -70,13 +72,15 @@ export class HfTokenizer {
     tokenizerJsonPath: string,
     private readonly opts: TokenizerOptions = {},
   ) {
-    this.native = Tokenizer.fromFile(tokenizerJsonPath);
+    this.file = tokenizerFile(tokenizerJsonPath);
+    this.native = this.file.native;
     this.prefixCache = opts.prefixCache ?? null;
     this.fastMaxChars = opts.fastBpeMaxChars ?? DEFAULT_FAST_BPE_MAX_CHARS;
     this.maxUncachedPieces = this.fastMaxChars === Infinity ? Infinity : FAST_BPE_MAX_UNCACHED_PIECES;
     if (this.fastMaxChars > 0) {
-      const load = loadFastBpe(JSON.parse(readFileSync(tokenizerJsonPath, 'utf8')) as Record<string, unknown>);
-      if (load.ok) this.fast = load.encoder;
+      // An encoder of its own: its piece cache and the checks that may turn it off are this tokenizer's.
+      const load = this.file.fastTables;
+      if (load.ok) this.fast = new FastBpeEncoder(load.tables);
       this.fastStatus = load.ok ? 'on' : load.reason;
     }
   }

@@ -4,7 +4,7 @@
 // (bench/RESULTS.md, "Fast BPE encoder").
 
 import { BYTE_CHARS } from './byte-level.js';
-import { FastBpeEncoder } from './encoder.js';
+import { FastBpeEncoder, type EncoderTables } from './encoder.js';
 import { MergeTable } from './merge-table.js';
 import { MAX_MERGES } from './merge-word.js';
 import { bpeShapeOf } from './tokenizer-shape.js';
@@ -15,10 +15,19 @@ export { MAX_PIECE_CHARS } from './encoder.js';
 
 export type FastBpeLoad = { ok: true; encoder: FastBpeEncoder } | { ok: false; reason: string };
 
-const unsupported = (why: string): FastBpeLoad => ({ ok: false, reason: `unsupported: ${why}` });
+/** What encoders of one tokenizer.json can share: read-only once built; each encoder keeps its own piece cache. */
+export type FastBpeTables = { ok: true; tables: EncoderTables } | { ok: false; reason: string };
+
+const unsupported = (why: string): { ok: false; reason: string } => ({ ok: false, reason: `unsupported: ${why}` });
 
 /** The fast encoder of a parsed tokenizer.json, or "unsupported: <reason>". */
 export function loadFastBpe(json: Record<string, unknown>): FastBpeLoad {
+  const load = fastBpeTables(json);
+  return load.ok ? { ok: true, encoder: new FastBpeEncoder(load.tables) } : load;
+}
+
+/** The fast encoder's tables of a parsed tokenizer.json, or "unsupported: <reason>". */
+export function fastBpeTables(json: Record<string, unknown>): FastBpeTables {
   const shape = bpeShapeOf(json);
   if (!shape.ok) return unsupported(shape.reason);
   const { vocab: vocabJson, merges: mergesJson, ...rest } = shape.value;
@@ -44,7 +53,7 @@ export function loadFastBpe(json: Record<string, unknown>): FastBpeLoad {
     if (a === undefined || b === undefined || merged === undefined) return unsupported(`merge ${JSON.stringify(merge)} names a token not in the vocab`);
     merges.set(a, b, rank, merged);
   }
-  return { ok: true, encoder: new FastBpeEncoder({ shape: rest, vocab: rest.ignoreMerges ? vocab : null, merges, byteIds, byteChars: BYTE_CHARS }) };
+  return { ok: true, tables: { shape: rest, vocab: rest.ignoreMerges ? vocab : null, merges, byteIds, byteChars: BYTE_CHARS } };
 }
 
 /**

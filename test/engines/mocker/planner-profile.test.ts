@@ -8,7 +8,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { loadPlannerProfile, POLYNOMIAL_TIMING, readNpz } from '../../../src/engines/mocker/index.js';
 import { ValidationError } from '../../../src/protocols/index.js';
-import { serveInProcess } from '../../support/in-process.js';
+import { serveInjected } from '../../support/in-process.js';
+import { fetchFor } from '../../support/injected-fetch.js';
 import { REPO_ROOT } from '../../support/processes.js';
 
 const FIXTURES = path.join(REPO_ROOT, 'test/engines/mocker/fixtures');
@@ -54,12 +55,12 @@ test('an unusable profile fails naming the file and what is wrong', () => {
 });
 
 test('serve with a profile: its engines step on the profile, not the polynomial', async () => {
-  const { service, baseUrl } = await serveInProcess(['--planner-profile-data', path.join(FIXTURES, 'profile.npz'), '--speedup-ratio', '100']);
+  const { service, baseUrl } = await serveInjected(['--planner-profile-data', path.join(FIXTURES, 'profile.npz'), '--speedup-ratio', '100']);
   try {
     const timing = service.engines[0]!.options.timing;
     assert.notEqual(timing, POLYNOMIAL_TIMING);
     assert.equal(timing.prefillMs(1000), 50);
-    const res = await fetch(`${baseUrl}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'Qwen/Qwen3-0.6B', prompt: 'hi', max_tokens: 3 }) });
+    const res = await fetchFor(baseUrl)(`${baseUrl}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'Qwen/Qwen3-0.6B', prompt: 'hi', max_tokens: 3 }) });
     assert.equal(res.status, 200);
   } finally {
     await service.stop();

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { postJson, serveInProcess } from '../../support/in-process.js';
+import { postJson, serveInjected } from '../../support/in-process.js';
+import { fetchFor } from '../../support/injected-fetch.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
 const deepArray = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
@@ -24,12 +25,12 @@ const NESTED_FIELDS: Record<string, (deep: string) => string> = {
 };
 
 describe('hostile input on the HTTP routes', () => {
-  let ctx: Awaited<ReturnType<typeof serveInProcess>>;
+  let ctx: Awaited<ReturnType<typeof serveInjected>>;
   let client: OpenAI;
 
   before(async () => {
-    ctx = await serveInProcess(['--speedup-ratio', '1000', '--enable-anthropic-api', '--max-request-messages', '50', '--max-request-tools', '4', '--max-prompt-chars', '5000']);
-    client = new OpenAI({ baseURL: `${ctx.baseUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
+    ctx = await serveInjected(['--speedup-ratio', '1000', '--enable-anthropic-api', '--max-request-messages', '50', '--max-request-tools', '4', '--max-prompt-chars', '5000']);
+    client = new OpenAI({ baseURL: `${ctx.baseUrl}/v1`, fetch: fetchFor(ctx.baseUrl), apiKey: 'unused', maxRetries: 0 });
   });
   after(async () => ctx.service.stop());
 
@@ -80,7 +81,7 @@ describe('hostile input on the HTTP routes', () => {
   });
 
   test('the Anthropic client hears it in its own error shape', async () => {
-    const anthropic = new Anthropic({ baseURL: ctx.baseUrl, apiKey: 'k', maxRetries: 0 });
+    const anthropic = new Anthropic({ baseURL: ctx.baseUrl, fetch: fetchFor(ctx.baseUrl), apiKey: 'k', maxRetries: 0 });
     let input: Record<string, unknown> = {};
     for (let i = 0; i < 500; i++) input = { a: input };
     await assert.rejects(

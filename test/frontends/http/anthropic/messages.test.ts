@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { HttpService } from '../../../../src/frontends/http/index.js';
 import { OverloadedError, type EngineClient, type LLMEngineOutput, type PreprocessedRequest } from '../../../../src/protocols/index.js';
-import { httpWithEngines } from '../../../support/http-with-engines.js';
+import { injectedHttpWithEngines } from '../../../support/http-with-engines.js';
+import { fetchFor } from '../../../support/injected-fetch.js';
 import { failingAfterHelloEngine, helloWorldEngine } from '../../../support/scripted-engines.js';
-import { postJson, serveInProcess } from '../../../support/in-process.js';
+import { postJson, serveInjected } from '../../../support/in-process.js';
 import { sseEvents } from '../../../support/sse-events.js';
 
 function overloadedEngine(): EngineClient {
@@ -33,11 +34,11 @@ describe('POST /v1/messages on scripted engines', () => {
   const last = (): PreprocessedRequest => seen[seen.length - 1]!;
 
   before(async () => {
-    ({ http, baseUrl } = await httpWithEngines(
+    ({ http, baseUrl } = await injectedHttpWithEngines(
       { scripted: helloWorldEngine(seen), overloaded: overloadedEngine(), failing: failingAfterHelloEngine() },
       { anthropicApi: { stripPreamble: true } },
     ));
-    client = new Anthropic({ baseURL: baseUrl, apiKey: 'test-key', maxRetries: 0 });
+    client = new Anthropic({ baseURL: baseUrl, fetch: fetchFor(baseUrl), apiKey: 'test-key', maxRetries: 0 });
   });
   after(async () => http.shutdown());
 
@@ -246,11 +247,11 @@ describe('POST /v1/messages on scripted engines', () => {
 });
 
 describe('the Messages API on the mocker', () => {
-  let ctx: Awaited<ReturnType<typeof serveInProcess>>;
+  let ctx: Awaited<ReturnType<typeof serveInjected>>;
   let client: Anthropic;
   before(async () => {
-    ctx = await serveInProcess(['--enable-anthropic-api', '--speedup-ratio', '1000']);
-    client = new Anthropic({ baseURL: ctx.baseUrl, apiKey: 'test-key', maxRetries: 0 });
+    ctx = await serveInjected(['--enable-anthropic-api', '--speedup-ratio', '1000']);
+    client = new Anthropic({ baseURL: ctx.baseUrl, fetch: fetchFor(ctx.baseUrl), apiKey: 'test-key', maxRetries: 0 });
   });
   after(async () => ctx.service.stop());
 
@@ -267,14 +268,14 @@ describe('the Messages API on the mocker', () => {
   });
 
   test('requests are counted under the messages endpoint label, by request type', async () => {
-    const metrics = await (await fetch(`${ctx.baseUrl}/metrics`)).text();
+    const metrics = await (await fetchFor(ctx.baseUrl)(`${ctx.baseUrl}/metrics`)).text();
     assert.match(metrics, /requests_total\{[^}]*endpoint="messages",request_type="unary",status="success"/);
     assert.match(metrics, /requests_total\{[^}]*endpoint="messages",request_type="stream",status="success"/);
   });
 });
 
 test('a model of another type is a 400 in the envelope that says which type it is', async () => {
-  const ctx = await serveInProcess(['--enable-anthropic-api', '--model-type', 'embedding']);
+  const ctx = await serveInjected(['--enable-anthropic-api', '--model-type', 'embedding']);
   try {
     const res = await postJson(ctx.baseUrl, '/v1/messages', { model: 'Qwen/Qwen3-0.6B', max_tokens: 5, messages: USER_HELLO });
     assert.equal(res.status, 400);
@@ -287,7 +288,7 @@ test('a model of another type is a 400 in the envelope that says which type it i
 });
 
 test('without --enable-anthropic-api the Messages routes are absent', async () => {
-  const { http, baseUrl } = await httpWithEngines({ scripted: helloWorldEngine([]) });
+  const { http, baseUrl } = await injectedHttpWithEngines({ scripted: helloWorldEngine([]) });
   try {
     const res = await postJson(baseUrl, '/v1/messages', { model: 'scripted', max_tokens: 5, messages: USER_HELLO });
     assert.equal(res.status, 404);

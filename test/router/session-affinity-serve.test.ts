@@ -4,13 +4,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import OpenAI from 'openai';
 import { dispatchesDuring } from '../support/dispatches.js';
-import { serveInProcess } from '../support/in-process.js';
+import { serveInjected } from '../support/in-process.js';
+import { fetchFor } from '../support/injected-fetch.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
 
 test('requests of one session reach one worker, streamed or not, whichever header names the session', async () => {
-  const { service, baseUrl } = await serveInProcess(['--num-workers', '3', '--router-session-affinity-ttl-secs', '60', '--speedup-ratio', '100']);
-  const client = (headers: Record<string, string>) => new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: headers });
+  const { service, baseUrl } = await serveInjected(['--num-workers', '3', '--router-session-affinity-ttl-secs', '60', '--speedup-ratio', '100']);
+  const client = (headers: Record<string, string>) => new OpenAI({ baseURL: `${baseUrl}/v1`, fetch: fetchFor(baseUrl), apiKey: 'unused', maxRetries: 0, defaultHeaders: headers });
   try {
     const sessions: Record<string, string>[] = [
       { 'x-dynamo-session-id': 'conversation-1' },

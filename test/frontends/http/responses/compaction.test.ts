@@ -4,16 +4,17 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import OpenAI from 'openai';
-import { serveInProcess } from '../../../support/in-process.js';
+import { serveInjected } from '../../../support/in-process.js';
+import { fetchFor } from '../../../support/injected-fetch.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
-let server: Awaited<ReturnType<typeof serveInProcess>>;
+let server: Awaited<ReturnType<typeof serveInjected>>;
 let openai: OpenAI;
 
 before(async () => {
   // The mocker echoes the last user turn: here the request for a summary, which stands in for one.
-  server = await serveInProcess(['--mocker-output', 'echo-last-user', '--speedup-ratio', '1000']);
-  openai = new OpenAI({ baseURL: `${server.baseUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
+  server = await serveInjected(['--mocker-output', 'echo-last-user', '--speedup-ratio', '1000']);
+  openai = new OpenAI({ baseURL: `${server.baseUrl}/v1`, fetch: fetchFor(server.baseUrl), apiKey: 'unused', maxRetries: 0 });
 });
 after(() => server.service.stop());
 

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import type { EngineClient, LLMEngineOutput, PreprocessedRequest } from '../../src/protocols/index.js';
 import { computeLocalBlockHashes, computeSequenceHashes, rankKey } from '../../src/router/kv/index.js';
 import { KvRouterPolicy, PushRouter, RoundRobinPolicy, type WorkerInstance } from '../../src/router/index.js';
-import { postJson, serveInProcess } from '../support/in-process.js';
+import { postJson, serveInjected } from '../support/in-process.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
 
@@ -96,7 +96,7 @@ test('a worker that leaves takes every rank\'s load and cache with it', () => {
 });
 
 test('serve with --data-parallel-size: per-rank KV events reach the router, a shared prefix stays on one rank, x-dynamo-dp-rank pins', async () => {
-  const { service, baseUrl } = await serveInProcess(['--num-workers', '2', '--data-parallel-size', '2', '--router-mode', 'kv', '--block-size', '16', '--speedup-ratio', '100']);
+  const { service, baseUrl } = await serveInjected(['--num-workers', '2', '--data-parallel-size', '2', '--router-mode', 'kv', '--block-size', '16', '--speedup-ratio', '100']);
   try {
     assert.equal(service.engines.length, 4, 'two workers of two ranks');
     const policy = service.models.get(MODEL).router.policy;

@@ -4,7 +4,8 @@ import OpenAI from 'openai';
 import { MESSAGES_FIELDS } from '../../../../src/frontends/http/anthropic/request.js';
 import { RESPONSES_FIELDS } from '../../../../src/frontends/http/responses/request.js';
 import { CHAT_FIELDS, COMPLETION_FIELDS } from '../../../../src/pipeline/preprocess/validate/index.js';
-import { postJson, serveInProcess } from '../../../support/in-process.js';
+import { postJson, serveInjected } from '../../../support/in-process.js';
+import { fetchFor } from '../../../support/injected-fetch.js';
 
 type Doc = {
   openapi: string;
@@ -65,7 +66,7 @@ const ROUTES: [string, string[]][] = [
 ];
 
 async function fetchDoc(baseUrl: string, path = '/openapi.json'): Promise<Doc> {
-  const res = await fetch(`${baseUrl}${path}`);
+  const res = await fetchFor(baseUrl)(`${baseUrl}${path}`);
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
   return (await res.json()) as Doc;
@@ -78,10 +79,10 @@ function bodySchema(doc: Doc, path: string): Schema {
 }
 
 describe('/openapi.json and /docs at their default paths', () => {
-  let ctx: Awaited<ReturnType<typeof serveInProcess>>;
+  let ctx: Awaited<ReturnType<typeof serveInjected>>;
   let doc: Doc;
   before(async () => {
-    ctx = await serveInProcess(['--enable-anthropic-api']);
+    ctx = await serveInjected(['--enable-anthropic-api']);
     doc = await fetchDoc(ctx.baseUrl);
   });
   after(async () => ctx.service.stop());
@@ -136,14 +137,14 @@ describe('/openapi.json and /docs at their default paths', () => {
 
   test('/docs serves Swagger UI from the installed package, with no outside URL', async () => {
     for (const path of ['/docs', '/docs/']) {
-      const res = await fetch(`${ctx.baseUrl}${path}`);
+      const res = await fetchFor(ctx.baseUrl)(`${ctx.baseUrl}${path}`);
       assert.equal(res.status, 200, path);
       assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
       const html = await res.text();
       assert.match(html, /swagger-ui-bundle\.js/);
       assert.doesNotMatch(html, /(?:src|href)="(?:https?:)?\/\//, 'no CDN');
     }
-    const bundle = await fetch(`${ctx.baseUrl}/docs/static/swagger-ui-bundle.js`);
+    const bundle = await fetchFor(ctx.baseUrl)(`${ctx.baseUrl}/docs/static/swagger-ui-bundle.js`);
     assert.equal(bundle.status, 200);
     assert.ok((await bundle.arrayBuffer()).byteLength > 100_000);
   });
@@ -171,9 +172,9 @@ describe('path overrides, the _ENV spellings included, are where the routes and 
     DYN_HTTP_SVC_DETOKENIZE_PATH: '/api/detokenize',
     DYN_HTTP_SVC_INFERENCE_GENERATE_PATH: '/api/inference/generate',
   };
-  let ctx: Awaited<ReturnType<typeof serveInProcess>>;
+  let ctx: Awaited<ReturnType<typeof serveInjected>>;
   before(async () => {
-    ctx = await serveInProcess([], env);
+    ctx = await serveInjected([], env);
   });
   after(async () => ctx.service.stop());
 
@@ -205,12 +206,12 @@ describe('path overrides, the _ENV spellings included, are where the routes and 
       '/ops/live',
       '/ops/metrics',
     ]);
-    assert.equal((await fetch(`${ctx.baseUrl}/openapi.json`)).status, 404);
-    assert.equal((await fetch(`${ctx.baseUrl}/api/ui`)).status, 200);
+    assert.equal((await fetchFor(ctx.baseUrl)(`${ctx.baseUrl}/openapi.json`)).status, 404);
+    assert.equal((await fetchFor(ctx.baseUrl)(`${ctx.baseUrl}/api/ui`)).status, 200);
   });
 
   test('an OpenAI client pointed at the moved routes works unchanged', async () => {
-    const client = new OpenAI({ baseURL: `${ctx.baseUrl}/api`, apiKey: 'unused' });
+    const client = new OpenAI({ baseURL: `${ctx.baseUrl}/api`, fetch: fetchFor(ctx.baseUrl), apiKey: 'unused' });
     const models = await client.models.list();
     const model = models.data[0]!.id;
     const chat = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 });
@@ -221,12 +222,12 @@ describe('path overrides, the _ENV spellings included, are where the routes and 
     assert.equal(response.object, 'response');
     const message = await postJson(ctx.baseUrl, '/api/messages', { model, max_tokens: 3, messages: [{ role: 'user', content: 'hi' }] });
     assert.equal(((await message.json()) as { type: string }).type, 'message');
-    assert.equal((await fetch(`${ctx.baseUrl}/ops/live`)).status, 200);
+    assert.equal((await fetchFor(ctx.baseUrl)(`${ctx.baseUrl}/ops/live`)).status, 200);
   });
 });
 
 test('with the admin API off, /busy_threshold is absent from the document too', async () => {
-  const ctx = await serveInProcess([], { DYN_DISABLE_FRONTEND_ADMIN_API: '1' });
+  const ctx = await serveInjected([], { DYN_DISABLE_FRONTEND_ADMIN_API: '1' });
   try {
     const doc = await fetchDoc(ctx.baseUrl);
     assert.equal(doc.paths['/busy_threshold'], undefined);
@@ -238,7 +239,7 @@ test('with the admin API off, /busy_threshold is absent from the document too', 
 
 test('two routes set to one path stop startup with a config error naming both variables', async () => {
   await assert.rejects(
-    serveInProcess([], { DYN_HTTP_SVC_DOCS_PATH: '/health' }),
+    serveInjected([], { DYN_HTTP_SVC_DOCS_PATH: '/health' }),
     (err: Error & { exitCode?: number }) =>
       err.exitCode === 2 && err.message === "DYN_HTTP_SVC_HEALTH_PATH and DYN_HTTP_SVC_DOCS_PATH are both '/health': every route needs its own path",
   );

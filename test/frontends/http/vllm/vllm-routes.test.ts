@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { postJson, serveInProcess } from '../../../support/in-process.js';
+import { postJson, serveInjected } from '../../../support/in-process.js';
+import { fetchFor } from '../../../support/injected-fetch.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
 const MESSAGES = [
@@ -28,9 +29,9 @@ function dataLines(text: string): string[] {
 }
 
 describe('vLLM routes: /tokenize, /detokenize, /inference/v1/generate', () => {
-  let ctx: Awaited<ReturnType<typeof serveInProcess>>;
+  let ctx: Awaited<ReturnType<typeof serveInjected>>;
   before(async () => {
-    ctx = await serveInProcess(['--speedup-ratio', '1000']);
+    ctx = await serveInjected(['--speedup-ratio', '1000']);
   });
   after(async () => ctx.service.stop());
 
@@ -153,7 +154,7 @@ describe('vLLM routes: /tokenize, /detokenize, /inference/v1/generate', () => {
 
   test('each route counts in the request metrics under its own endpoint label', async () => {
     await (await postJson(ctx.baseUrl, '/tokenize', { model: MODEL, prompt: 'count me' })).text();
-    const text = await (await fetch(`${ctx.baseUrl}/metrics`)).text();
+    const text = await (await fetchFor(ctx.baseUrl)(`${ctx.baseUrl}/metrics`)).text();
     for (const endpoint of ['tokenize', 'detokenize', 'inference_generate']) {
       assert.match(text, new RegExp(`dynamo_frontend_requests_total\\{[^}]*endpoint="${endpoint}"[^}]*status="success"`), endpoint);
     }
@@ -161,9 +162,9 @@ describe('vLLM routes: /tokenize, /detokenize, /inference/v1/generate', () => {
 });
 
 describe('vLLM routes behind an API key and at configured paths', () => {
-  let ctx: Awaited<ReturnType<typeof serveInProcess>>;
+  let ctx: Awaited<ReturnType<typeof serveInjected>>;
   before(async () => {
-    ctx = await serveInProcess(['--api-key', 'sekret'], {
+    ctx = await serveInjected(['--api-key', 'sekret'], {
       DYN_HTTP_SVC_TOKENIZE_PATH: '/v1/tokenize',
       DYN_HTTP_SVC_DETOKENIZE_PATH: '/v1/detokenize',
       DYN_HTTP_SVC_INFERENCE_GENERATE_PATH: '/v1/generate-tokens',

@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PreprocessedRequest } from '../../src/protocols/index.js';
-import { postJson, serveInProcess } from '../support/in-process.js';
+import { postJson, serveInjected } from '../support/in-process.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
 const CALL = '<tool_call>\n{"name": "forecast", "arguments": {"city": "Oslo"}}\n</tool_call>';
@@ -18,11 +18,11 @@ const TOOLS = [
   { type: 'function', function: { name: 'clock', parameters: { type: 'object', properties: {} } } },
 ];
 
-type Served = Awaited<ReturnType<typeof serveInProcess>>;
+type Served = Awaited<ReturnType<typeof serveInjected>>;
 
 /** Serves with `flags`, recording the request each engine receives. */
 async function serveRecording(flags: string[]): Promise<{ server: Served; received: PreprocessedRequest[] }> {
-  const server = await serveInProcess(['--dyn-tool-call-parser', 'hermes', '--mocker-output-text', CALL, '--speedup-ratio', '1000', ...flags]);
+  const server = await serveInjected(['--dyn-tool-call-parser', 'hermes', '--mocker-output-text', CALL, '--speedup-ratio', '1000', ...flags]);
   const received: PreprocessedRequest[] = [];
   for (const engine of server.service.engines) {
     const generate = engine.generate.bind(engine);

@@ -9,7 +9,8 @@ import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError } from '../../../src/config/index.js';
 import { REPO_ROOT } from '../../support/processes.js';
-import { serveInProcess } from '../../support/in-process.js';
+import { serveInjected } from '../../support/in-process.js';
+import { fetchFor } from '../../support/injected-fetch.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'route-ext-'));
 const library = pathToFileURL(path.join(REPO_ROOT, 'dist/src/index.js')).href;
@@ -38,48 +39,48 @@ export const notAFunction = 42;
 );
 
 describe('route extensions on a running frontend', () => {
-  let ctx: Awaited<ReturnType<typeof serveInProcess>>;
+  let ctx: Awaited<ReturnType<typeof serveInjected>>;
   before(async () => {
-    ctx = await serveInProcess(['--frontend-route-extension', `${extension}:register`], { DYN_FRONTEND_ROUTE_EXTENSIONS: 'ignored:by-cli' });
+    ctx = await serveInjected(['--frontend-route-extension', `${extension}:register`], { DYN_FRONTEND_ROUTE_EXTENSIONS: 'ignored:by-cli' });
   });
   after(async () => ctx.service.stop());
 
   test('the extension sees the served models', async () => {
-    const res = await fetch(`${ctx.baseUrl}/v1/ext/models`);
+    const res = await fetchFor(ctx.baseUrl)(`${ctx.baseUrl}/v1/ext/models`);
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), { names: ['Qwen/Qwen3-0.6B'] });
-    const context = await fetch(`${ctx.baseUrl}/v1/ext/context/${encodeURIComponent('Qwen/Qwen3-0.6B')}`);
+    const context = await fetchFor(ctx.baseUrl)(`${ctx.baseUrl}/v1/ext/context/${encodeURIComponent('Qwen/Qwen3-0.6B')}`);
     assert.deepEqual(await context.json(), { context: 40960 });
   });
 
   test('its routes are listed in /openapi.json with the built-in ones', async () => {
-    const doc = (await (await fetch(`${ctx.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await (await fetchFor(ctx.baseUrl)(`${ctx.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
     assert.ok(doc.paths['/v1/ext/models']?.get);
     assert.ok(doc.paths['/v1/ext/echo']?.post);
     assert.ok(doc.paths['/v1/chat/completions']?.post);
   });
 
   test('typed errors thrown by its handlers get the error envelope: 404 unknown model, 400 bad body', async () => {
-    const unknown = await fetch(`${ctx.baseUrl}/v1/ext/context/nope`);
+    const unknown = await fetchFor(ctx.baseUrl)(`${ctx.baseUrl}/v1/ext/context/nope`);
     assert.equal(unknown.status, 404);
     assert.match(((await unknown.json()) as { message: string }).message, /Model not found/);
-    const bad = await fetch(`${ctx.baseUrl}/v1/ext/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const bad = await fetchFor(ctx.baseUrl)(`${ctx.baseUrl}/v1/ext/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     assert.equal(bad.status, 400);
     assert.match(((await bad.json()) as { message: string }).message, /say: expected a string/);
-    const ok = await fetch(`${ctx.baseUrl}/v1/ext/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"say":"hi"}' });
+    const ok = await fetchFor(ctx.baseUrl)(`${ctx.baseUrl}/v1/ext/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"say":"hi"}' });
     assert.deepEqual(await ok.json(), { said: 'hi' });
   });
 
   test('the built-in routes are still there', async () => {
-    assert.equal((await fetch(`${ctx.baseUrl}/v1/models`)).status, 200);
+    assert.equal((await fetchFor(ctx.baseUrl)(`${ctx.baseUrl}/v1/models`)).status, 200);
   });
 });
 
 test('several extensions from DYN_FRONTEND_ROUTE_EXTENSIONS (whitespace-separated), async ones awaited', async () => {
-  const ctx = await serveInProcess([], { DYN_FRONTEND_ROUTE_EXTENSIONS: `${extension}:register ${extension}:later` });
+  const ctx = await serveInjected([], { DYN_FRONTEND_ROUTE_EXTENSIONS: `${extension}:register ${extension}:later` });
   try {
-    assert.equal((await fetch(`${ctx.baseUrl}/v1/ext/models`)).status, 200);
-    assert.equal(await (await fetch(`${ctx.baseUrl}/v1/ext/later`)).text(), 'ok');
+    assert.equal((await fetchFor(ctx.baseUrl)(`${ctx.baseUrl}/v1/ext/models`)).status, 200);
+    assert.equal(await (await fetchFor(ctx.baseUrl)(`${ctx.baseUrl}/v1/ext/later`)).text(), 'ok');
   } finally {
     await ctx.service.stop();
   }
@@ -87,7 +88,7 @@ test('several extensions from DYN_FRONTEND_ROUTE_EXTENSIONS (whitespace-separate
 
 async function startupError(args: string[]): Promise<string> {
   try {
-    const ctx = await serveInProcess(args);
+    const ctx = await serveInjected(args);
     await ctx.service.stop();
   } catch (err) {
     assert.ok(err instanceof ConfigError, String(err));

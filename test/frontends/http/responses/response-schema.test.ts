@@ -5,7 +5,7 @@
 import { Ajv } from 'ajv';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { postJson, serveInProcess } from '../../../support/in-process.js';
+import { postJson, serveInjected } from '../../../support/in-process.js';
 import { RESPONSE_EVENT_SCHEMA, RESPONSE_SCHEMA } from '../../../support/schemas/responses.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
@@ -26,9 +26,9 @@ function sseEvents(text: string): Record<string, unknown>[] {
 }
 
 describe('Responses answers against the reference schema', () => {
-  let server: Awaited<ReturnType<typeof serveInProcess>>;
+  let server: Awaited<ReturnType<typeof serveInjected>>;
   before(async () => {
-    server = await serveInProcess(['--dyn-tool-call-parser', 'hermes', '--dyn-reasoning-parser', 'qwen3', '--mocker-output', 'echo-last-user', '--speedup-ratio', '1000']);
+    server = await serveInjected(['--dyn-tool-call-parser', 'hermes', '--dyn-reasoning-parser', 'qwen3', '--mocker-output', 'echo-last-user', '--speedup-ratio', '1000']);
   });
   after(() => server.service.stop());
 

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
-import { serveInProcess } from '../support/in-process.js';
+import { serveInjected } from '../support/in-process.js';
+import { fetchFor } from '../support/injected-fetch.js';
 import { families, scrape, type Family } from '../support/prometheus-text.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
@@ -66,10 +67,10 @@ function checkFamily(all: Map<string, Family>, suffix: string, [type, labels, bu
 }
 
 describe('/metrics families of a chat model', () => {
-  let ctx: Awaited<ReturnType<typeof serveInProcess>>;
+  let ctx: Awaited<ReturnType<typeof serveInjected>>;
   before(async () => {
-    ctx = await serveInProcess(['--speedup-ratio', '1000']);
-    const client = new OpenAI({ baseURL: `${ctx.baseUrl}/v1`, apiKey: 'unused' });
+    ctx = await serveInjected(['--speedup-ratio', '1000']);
+    const client = new OpenAI({ baseURL: `${ctx.baseUrl}/v1`, fetch: fetchFor(ctx.baseUrl), apiKey: 'unused' });
     const stream = await client.chat.completions.create({
       model: MODEL,
       messages: [{ role: 'user', content: 'hi' }],
@@ -132,9 +133,9 @@ describe('/metrics families of a chat model', () => {
 });
 
 test('embedding_latency_seconds counts embedding requests with upstream buckets', async () => {
-  const ctx = await serveInProcess(['--model-type', 'embedding']);
+  const ctx = await serveInjected(['--model-type', 'embedding']);
   try {
-    const client = new OpenAI({ baseURL: `${ctx.baseUrl}/v1`, apiKey: 'unused' });
+    const client = new OpenAI({ baseURL: `${ctx.baseUrl}/v1`, fetch: fetchFor(ctx.baseUrl), apiKey: 'unused' });
     await client.embeddings.create({ model: MODEL, input: 'hello', encoding_format: 'float' });
     const family = families(await scrape(ctx.baseUrl)).get(`${P}embedding_latency_seconds`);
     assert.equal(family?.type, 'histogram');
@@ -148,9 +149,9 @@ test('embedding_latency_seconds counts embedding requests with upstream buckets'
 });
 
 test('a KV router reports each decision: kv hit rate and overlap blocks, and per-worker gauges for each worker', async () => {
-  const ctx = await serveInProcess(['--num-workers', '2', '--router-mode', 'kv', '--block-size', '16', '--speedup-ratio', '1000']);
+  const ctx = await serveInjected(['--num-workers', '2', '--router-mode', 'kv', '--block-size', '16', '--speedup-ratio', '1000']);
   try {
-    const client = new OpenAI({ baseURL: `${ctx.baseUrl}/v1`, apiKey: 'unused' });
+    const client = new OpenAI({ baseURL: `${ctx.baseUrl}/v1`, fetch: fetchFor(ctx.baseUrl), apiKey: 'unused' });
     const prompt = 'the same long prompt '.repeat(20);
     for (let i = 0; i < 2; i++) await client.completions.create({ model: MODEL, prompt, max_tokens: 2 });
     const all = families(await scrape(ctx.baseUrl));

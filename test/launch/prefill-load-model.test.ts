@@ -4,7 +4,8 @@ import { ConfigError, parseCommandLine, type Config } from '../../src/config/ind
 import { prefillTimeMs } from '../../src/engines/mocker/index.js';
 import { AnalyticPrefillPredictor, prefillPredictor } from '../../src/launch/prefill-load-model.js';
 import type { PrefillPredictor } from '../../src/router/index.js';
-import { serveInProcess } from '../support/in-process.js';
+import { serveInjected } from '../support/in-process.js';
+import { fetchFor } from '../support/injected-fetch.js';
 
 const AIC = ['--router-mode', 'kv', '--router-prefill-load-model', 'aic', '--aic-backend', 'vllm', '--aic-system', 'h200_sxm', '--aic-model-path', 'Qwen/Qwen3-0.6B'];
 
@@ -45,10 +46,10 @@ test('the analytic predictor is the mocker\'s prefill time over the tensor-paral
 });
 
 test('serve refuses to start with incomplete aic settings, and serves with complete ones', async () => {
-  await assert.rejects(serveInProcess(['--router-mode', 'kv', '--router-prefill-load-model', 'aic']), /--router-prefill-load-model=ais requires --ais-backend/);
-  const { service, baseUrl } = await serveInProcess([...AIC, '--speedup-ratio', '50']);
+  await assert.rejects(serveInjected(['--router-mode', 'kv', '--router-prefill-load-model', 'aic']), /--router-prefill-load-model=ais requires --ais-backend/);
+  const { service, baseUrl } = await serveInjected([...AIC, '--speedup-ratio', '50']);
   try {
-    const res = await fetch(`${baseUrl}/v1/completions`, {
+    const res = await fetchFor(baseUrl)(`${baseUrl}/v1/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'Qwen/Qwen3-0.6B', prompt: 'hello there', max_tokens: 3 }),

@@ -5,9 +5,10 @@ import OpenAI from 'openai';
 import type { HttpService } from '../../../../src/frontends/http/index.js';
 import { MetricsRegistry } from '../../../../src/observability/index.js';
 import type { PreprocessedRequest } from '../../../../src/protocols/index.js';
-import { httpWithEngines } from '../../../support/http-with-engines.js';
+import { injectedHttpWithEngines } from '../../../support/http-with-engines.js';
+import { fetchFor } from '../../../support/injected-fetch.js';
 import { failingAfterHelloEngine, helloWorldEngine } from '../../../support/scripted-engines.js';
-import { postJson, serveInProcess } from '../../../support/in-process.js';
+import { postJson, serveInjected } from '../../../support/in-process.js';
 import { RESPONSE_EVENT_SCHEMA, RESPONSE_SCHEMA } from '../../../support/schemas/responses.js';
 
 const prompt = (request: PreprocessedRequest | undefined): string => JSON.stringify(request?.token_ids);
@@ -21,8 +22,8 @@ describe('POST /v1/responses', () => {
   const last = (): PreprocessedRequest => seen[seen.length - 1]!;
 
   before(async () => {
-    ({ http, baseUrl } = await httpWithEngines({ scripted: helloWorldEngine(seen), failing: failingAfterHelloEngine() }, { metrics }));
-    client = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
+    ({ http, baseUrl } = await injectedHttpWithEngines({ scripted: helloWorldEngine(seen), failing: failingAfterHelloEngine() }, { metrics }));
+    client = new OpenAI({ baseURL: `${baseUrl}/v1`, fetch: fetchFor(baseUrl), apiKey: 'unused', maxRetries: 0 });
   });
   after(async () => http.shutdown());
 
@@ -245,7 +246,7 @@ describe('POST /v1/responses', () => {
   });
 
   test('GET on the route is 405; requests are counted under endpoint "responses"', async () => {
-    const res = await fetch(`${baseUrl}/v1/responses`);
+    const res = await fetchFor(baseUrl)(`${baseUrl}/v1/responses`);
     assert.equal(res.status, 405);
     assert.equal(res.headers.get('allow'), 'POST');
     const rendered = await metrics.render();
@@ -256,9 +257,9 @@ describe('POST /v1/responses', () => {
 
 describe('the Responses route in serve', () => {
   test('DYN_HTTP_SVC_RESPONSES_PATH moves the route; the mocker answers through it', async () => {
-    const ctx = await serveInProcess(['--speedup-ratio', '1000'], { DYN_HTTP_SVC_RESPONSES_PATH: '/custom/responses' });
+    const ctx = await serveInjected(['--speedup-ratio', '1000'], { DYN_HTTP_SVC_RESPONSES_PATH: '/custom/responses' });
     try {
-      const moved = new OpenAI({ baseURL: `${ctx.baseUrl}/custom`, apiKey: 'unused', maxRetries: 0 });
+      const moved = new OpenAI({ baseURL: `${ctx.baseUrl}/custom`, fetch: fetchFor(ctx.baseUrl), apiKey: 'unused', maxRetries: 0 });
       const response = await moved.responses.create({ model: 'Qwen/Qwen3-0.6B', input: 'hello', max_output_tokens: 3 });
       assert.equal(response.usage?.output_tokens, 3);
       assert.ok(response.output_text.length > 0);

@@ -7,7 +7,7 @@ import { Scheduler } from '../../../src/engines/mocker/scheduler.js';
 import { createSequence } from '../../../src/engines/mocker/sequence.js';
 import type { KvCacheEvent } from '../../../src/protocols/index.js';
 import { KvRouterPolicy } from '../../../src/router/index.js';
-import { postJson, serveInProcess } from '../../support/in-process.js';
+import { postJson, serveInjected } from '../../support/in-process.js';
 import { collect, fastEngine, prompt, request, vocab } from './helpers.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
@@ -65,7 +65,7 @@ test('every engine type publishes Dynamo KV events the kv router consumes', asyn
 });
 
 test('serve --engine-type sglang: the card says page size 1 and the kv router follows the prefix at that size', async () => {
-  const { service, baseUrl } = await serveInProcess(['--engine-type', 'sglang', '--num-workers', '2', '--router-mode', 'kv', '--speedup-ratio', '100']);
+  const { service, baseUrl } = await serveInjected(['--engine-type', 'sglang', '--num-workers', '2', '--router-mode', 'kv', '--speedup-ratio', '100']);
   try {
     const served = service.models.get(MODEL);
     assert.equal(served.card.kvCacheBlockSize, 1);

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
-import { serveInProcess } from '../../../support/in-process.js';
+import { serveInjected } from '../../../support/in-process.js';
+import { fetchFor } from '../../../support/injected-fetch.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
 const MESSAGES: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Tell me about logprobs' }];
@@ -20,12 +21,12 @@ function textOfBytes(entries: { bytes: number[] | null }[]): string {
 }
 
 describe('logprobs and echo through the openai client', () => {
-  let ctx: Awaited<ReturnType<typeof serveInProcess>>;
+  let ctx: Awaited<ReturnType<typeof serveInjected>>;
   let client: OpenAI;
 
   before(async () => {
-    ctx = await serveInProcess(['--speedup-ratio', '1000']);
-    client = new OpenAI({ baseURL: `${ctx.baseUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
+    ctx = await serveInjected(['--speedup-ratio', '1000']);
+    client = new OpenAI({ baseURL: `${ctx.baseUrl}/v1`, fetch: fetchFor(ctx.baseUrl), apiKey: 'unused', maxRetries: 0 });
   });
   after(async () => ctx.service.stop());
 

@@ -4,11 +4,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
-import { postJson, serveInProcess } from '../../../support/in-process.js';
+import { postJson, serveInjected } from '../../../support/in-process.js';
+import { fetchFor } from '../../../support/injected-fetch.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
 
-type Served = Awaited<ReturnType<typeof serveInProcess>>;
+type Served = Awaited<ReturnType<typeof serveInjected>>;
 
 function cosine(a: number[], b: number[]): number {
   let dot = 0;
@@ -34,8 +35,8 @@ describe('/v1/embeddings on an embedding model', () => {
   let client: OpenAI;
 
   before(async () => {
-    ctx = await serveInProcess(['--model-type', 'embedding']);
-    client = new OpenAI({ baseURL: `${ctx.baseUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
+    ctx = await serveInjected(['--model-type', 'embedding']);
+    client = new OpenAI({ baseURL: `${ctx.baseUrl}/v1`, fetch: fetchFor(ctx.baseUrl), apiKey: 'unused', maxRetries: 0 });
   });
   after(() => ctx.service.stop());
 
@@ -124,7 +125,7 @@ describe('/v1/embeddings on an embedding model', () => {
 
   test('requests are counted under the embeddings endpoint label', async () => {
     await client.embeddings.create({ model: MODEL, input: 'count me' });
-    const metrics = await (await fetch(`${ctx.baseUrl}/metrics`)).text();
+    const metrics = await (await fetchFor(ctx.baseUrl)(`${ctx.baseUrl}/metrics`)).text();
     assert.match(metrics, /endpoint="embeddings"/);
   });
 });
@@ -132,7 +133,7 @@ describe('/v1/embeddings on an embedding model', () => {
 describe('/v1/embeddings on a chat model', () => {
   let ctx: Served;
   before(async () => {
-    ctx = await serveInProcess();
+    ctx = await serveInjected();
   });
   after(() => ctx.service.stop());
 

@@ -4,12 +4,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
-import { postJson, serveInProcess } from '../../../support/in-process.js';
+import { postJson, serveInjected } from '../../../support/in-process.js';
+import { fetchFor } from '../../../support/injected-fetch.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
 const PNG_SIGNATURE = '89504e470d0a1a0a';
 
-type Served = Awaited<ReturnType<typeof serveInProcess>>;
+type Served = Awaited<ReturnType<typeof serveInjected>>;
 
 function pngSize(bytes: Buffer): { width: number; height: number } {
   assert.equal(bytes.subarray(0, 8).toString('hex'), PNG_SIGNATURE);
@@ -31,8 +32,8 @@ describe('/v1/images/generations', () => {
   let ctx: Served;
   let client: OpenAI;
   before(async () => {
-    ctx = await serveInProcess(['--model-type', 'images']);
-    client = new OpenAI({ baseURL: `${ctx.baseUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
+    ctx = await serveInjected(['--model-type', 'images']);
+    client = new OpenAI({ baseURL: `${ctx.baseUrl}/v1`, fetch: fetchFor(ctx.baseUrl), apiKey: 'unused', maxRetries: 0 });
   });
   after(() => ctx.service.stop());
 
@@ -79,7 +80,7 @@ describe('/v1/images/generations', () => {
 describe('/v1/videos/generations', () => {
   let ctx: Served;
   before(async () => {
-    ctx = await serveInProcess(['--model-type', 'videos']);
+    ctx = await serveInjected(['--model-type', 'videos']);
   });
   after(() => ctx.service.stop());
 
@@ -130,7 +131,7 @@ describe('/v1/videos/generations', () => {
   });
 
   test('paths can be overridden', async () => {
-    const moved = await serveInProcess(['--model-type', 'videos'], { DYN_HTTP_SVC_VIDEOS_PATH: '/x/videos', DYN_HTTP_SVC_VIDEOS_STREAM_PATH: '/x/videos/live' });
+    const moved = await serveInjected(['--model-type', 'videos'], { DYN_HTTP_SVC_VIDEOS_PATH: '/x/videos', DYN_HTTP_SVC_VIDEOS_STREAM_PATH: '/x/videos/live' });
     try {
       assert.equal((await postJson(moved.baseUrl, '/x/videos', { model: MODEL, prompt: 'x', nvext: { num_frames: 1 } })).status, 200);
       assert.equal((await postJson(moved.baseUrl, '/x/videos/live', { model: MODEL, prompt: 'x', nvext: { num_frames: 1 } })).status, 200);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { ConfigError, withExtraEngineArgs } from '../../src/config/index.js';
-import { serveInProcess } from '../support/in-process.js';
+import { serveInjected } from '../support/in-process.js';
 import { run } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'extra-engine-args-'));
@@ -54,7 +54,7 @@ test('legacy is_prefill / is_decode name the role', () => {
 });
 
 test('a mocker started with the file serves with its settings', async () => {
-  const { service } = await serveInProcess(['--extra-engine-args', file({ block_size: 16, num_gpu_blocks: 256, speedup_ratio: 50 })]);
+  const { service } = await serveInjected(['--extra-engine-args', file({ block_size: 16, num_gpu_blocks: 256, speedup_ratio: 50 })]);
   try {
     assert.equal(service.models.get('Qwen/Qwen3-0.6B').card.kvCacheBlockSize, 16);
     assert.equal(service.engines[0]!.stats().kvTotalBlocks, 256);

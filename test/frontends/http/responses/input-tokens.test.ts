@@ -3,15 +3,15 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import OpenAI from 'openai';
-import { serveInProcess } from '../../../support/in-process.js';
+import { serveInjected } from '../../../support/in-process.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
-let server: Awaited<ReturnType<typeof serveInProcess>>;
+let server: Awaited<ReturnType<typeof serveInjected>>;
 let openai: OpenAI;
 
 before(async () => {
-  server = await serveInProcess(['--speedup-ratio', '1000']);
-  openai = new OpenAI({ baseURL: `${server.baseUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
+  server = await serveInjected(['--speedup-ratio', '1000']);
+  openai = new OpenAI({ baseURL: `${server.baseUrl}/v1`, apiKey: 'unused', maxRetries: 0, fetch: server.fetch });
 });
 after(() => server.service.stop());
 

@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { routingFromHeaders as fromLookup } from '../../../src/pipeline/index.js';
 
 const nvextFromHeaders = (headers: Record<string, string | string[] | undefined>) => fromLookup((name) => headers[name]);
-import { eventually, postJson, serveInProcess } from '../../support/in-process.js';
+import { eventually, postJson, serveInjected } from '../../support/in-process.js';
+import { fetchFor } from '../../support/injected-fetch.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
 
@@ -41,10 +42,10 @@ test('routing headers map onto nvext; ids stay exact decimal strings', () => {
 });
 
 describe('direct routing over HTTP', () => {
-  let ctx: Awaited<ReturnType<typeof serveInProcess>>;
+  let ctx: Awaited<ReturnType<typeof serveInjected>>;
   let ids: bigint[];
   before(async () => {
-    ctx = await serveInProcess(['--num-workers', '3', '--router-mode', 'direct', '--speedup-ratio', '1000']);
+    ctx = await serveInjected(['--num-workers', '3', '--router-mode', 'direct', '--speedup-ratio', '1000']);
     ids = [...ctx.service.instanceIds];
   });
   after(async () => ctx.service.stop());
@@ -54,7 +55,7 @@ describe('direct routing over HTTP', () => {
     const abort = new AbortController();
     const nvext = pin.nvextRaw ? `,"nvext":${pin.nvextRaw}` : '';
     const body = `{"model":"${MODEL}","prompt":"pin me","max_tokens":30000,"ignore_eos":true,"stream":true${nvext}}`;
-    const res = await fetch(`${ctx.baseUrl}/v1/completions`, {
+    const res = await fetchFor(ctx.baseUrl)(`${ctx.baseUrl}/v1/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(pin.headers ?? {}) },
       body,
