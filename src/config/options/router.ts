@@ -1,4 +1,4 @@
-import { APPROXIMATE_CACHE_POLICIES, ROUTER_MODES, SELECTABLE_QUEUE_POLICIES } from '../../protocols/index.js';
+import { APPROXIMATE_CACHE_POLICIES, ROUTER_MODES, SELECTABLE_QUEUE_POLICIES, SHARED_CACHE_TYPES, TRACKING_HASHES } from '../../protocols/index.js';
 import { allBuilt, type OptionSpec } from '../option-spec.js';
 
 /** Where upstream moves the settings it deprecates for removal in v1.7. */
@@ -117,6 +117,40 @@ export const routerOptions = [
     key: 'routerTrackPrefillTokens', flag: 'router-track-prefill-tokens', env: 'DYN_ROUTER_TRACK_PREFILL_TOKENS', type: 'bool',
     group: 'Router', scope: 'frontend', built: true, default: true,
     help: 'Count prompt-side prefill tokens as worker load',
+  },
+  {
+    key: 'routerTrackingHash', flag: 'router-tracking-hash', env: 'DYN_ROUTER_TRACKING_HASH',
+    type: 'enum', choices: allBuilt(TRACKING_HASHES),
+    group: 'Router', scope: 'frontend', built: true, default: 'public-xxh3-v1',
+    help: 'Hash of the sequence identities the KV router derives to track active sequences (in-flight blocks, projected load, replica sync): public-xxh3-v1, the public block chain; keyed-xxh3-v1 (experimental), XXH3 seeded from a keyed BLAKE3 digest of the key id, model, block size, cache salt and LoRA adapter, so identities depend on a provider key (needs --router-tracking-key-file and --router-tracking-key-id). The indexers and KV events keep the public hashes',
+  },
+  {
+    key: 'routerTrackingKeyFile', flag: 'router-tracking-key-file', env: 'DYN_ROUTER_TRACKING_KEY_FILE',
+    type: 'path', metavar: '<file>', group: 'Router', scope: 'frontend', built: true,
+    help: 'File holding the provider tracking key: exactly 32 raw bytes (--router-tracking-hash keyed-xxh3-v1 only). An unreadable or wrong-sized key stops startup',
+  },
+  {
+    key: 'routerTrackingKeyId', flag: 'router-tracking-key-id', env: 'DYN_ROUTER_TRACKING_KEY_ID',
+    type: 'string', group: 'Router', scope: 'frontend', built: true,
+    help: 'Provider-managed epoch of the tracking key, mixed into every keyed identity (--router-tracking-hash keyed-xxh3-v1 only; nonempty, no surrounding spaces). Rotate key and id together and restart every router',
+  },
+  {
+    key: 'sharedCacheType', flag: 'shared-cache-type', env: 'DYN_SHARED_CACHE_TYPE',
+    type: 'enum', choices: allBuilt(SHARED_CACHE_TYPES),
+    group: 'Router', scope: 'frontend', built: true, default: 'none',
+    help: "Experimental: the external KV pool every worker can fetch from (SGLang HiCache's L3 on Mooncake). none: ignored; hicache: the KV router keeps a shared-pool index from the blocks workers report in the external storage tier, and credits each worker the pool's blocks past its device prefix at --shared-cache-multiplier (needs --router-mode kv)",
+  },
+  {
+    key: 'sharedCacheMultiplier', flag: 'shared-cache-multiplier', env: 'DYN_SHARED_CACHE_MULTIPLIER',
+    type: 'float', min: 0, max: 1, group: 'Router', scope: 'frontend', built: true, default: 0.5,
+    supersededBy: DEFAULT_PARAMETER('shared_cache_multiplier'),
+    help: 'Experimental: credit per shared-pool block past a worker\'s device prefix, as a share of a device hit (0.5: a fetch from the pool costs half a recompute; 0 ignores the pool). Read with --shared-cache-type hicache',
+  },
+  {
+    key: 'enableSessionPrefixIndex', flag: 'enable-session-prefix-index', env: 'DYN_ENABLE_SESSION_PREFIX_INDEX', type: 'bool',
+    group: 'Router', scope: 'frontend', built: false, default: false,
+    notBuiltHint: 'upstream keeps this experimental per-session block lineage without any routing decision reading it; dynamo-ts has no consumer for it either',
+    help: 'Experimental: track per-session block lineage in a logical prefix index that outlives engine cache eviction (upstream: nothing reads it for routing yet)',
   },
   {
     key: 'routerPrefillLoadModel', flag: 'router-prefill-load-model', env: 'DYN_ROUTER_PREFILL_LOAD_MODEL',

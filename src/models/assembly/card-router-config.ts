@@ -16,6 +16,7 @@ const KV_FIELDS: Readonly<Record<string, [key: keyof KvRouterSettings, type: 'nu
   decode_active_request_weight: ['decodeActiveRequestWeight', 'number'],
   host_cache_hit_weight: ['hostCacheHitWeight', 'number'],
   disk_cache_hit_weight: ['diskCacheHitWeight', 'number'],
+  shared_cache_multiplier: ['sharedCacheMultiplier', 'number'],
   router_temperature: ['temperature', 'number'],
   use_kv_events: ['useKvEvents', 'boolean'],
   router_ttl_secs: ['ttlSecs', 'number'],
