@@ -11,4 +11,4 @@ export {
 export { assembleTensorModel, isTensorCard, type TensorModelSink } from './tensor-model.js';
 export { cardDpRanks, cardFromCardJson, cardParsers, cardPublishesKvEvents, cardStructuralTag, cardWorkerTotals, servedCard } from './remote-card.js';
 export { sharedTokenTable } from './token-tables.js';
-export { cardRouterSettings } from './card-router-config.js';
+export { cardRouterSettings, declaredRouterConfig } from './card-router-config.js';
