@@ -12,7 +12,10 @@ export type Format =
   | { type: 'const_string'; value: string }
   | { type: 'regex'; pattern: string }
   | { type: 'any_text'; excludes: string[] }
-  | { type: 'any_tokens'; exclude_tokens: string[] };
+  | { type: 'any_tokens'; exclude_tokens: string[] }
+  | { type: 'optional'; content: Format }
+  | { type: 'star'; content: Format }
+  | { type: 'or'; elements: Format[] };
 
 /** `begin`, then `content`, then `end`. */
 export interface TagFormat {

@@ -30,17 +30,22 @@ export interface TagContext {
 }
 
 /**
- * Kimi K2's forced calls take their tag even with structural tags off: its native section is the
- * only format the K2 parser reads, as upstream treats them.
+ * Kimi's forced calls take their tag even with structural tags off, as upstream treats them: K2's
+ * section and K3's XTML channels are not the JSON of generic guided decoding. K2: `required` and
+ * named choices; K3: named choices only (upstream leaves K3's `required` to its prompt and parser).
  */
-const forcedNeedsTag = (parser: ToolCallParserName | null): boolean => parser === 'kimi_k2';
+const FORCED_NEEDS_TAG: Readonly<Partial<Record<ToolCallParserName, 'forced' | 'named'>>> = { kimi_k2: 'forced', kimi_k3: 'named', 'kimi-k3': 'named' };
+const forcedNeedsTag = (parser: ToolCallParserName | null, named: boolean): boolean => {
+  const needs = parser === null ? undefined : FORCED_NEEDS_TAG[parser];
+  return needs === 'forced' || (needs === 'named' && named);
+};
 
 export function toolCallTag(request: TagRequestFields, format: ToolCallFormat, context: TagContext): ToolCallTag | null {
   const choice = request.tool_choice ?? 'auto';
   const named = typeof choice === 'object' && choice !== null;
   const forced = named || choice === 'required';
   const policy = format.structuralTag;
-  if (policy === null && !(forced && forcedNeedsTag(format.toolCall))) return null;
+  if (policy === null && !(forced && forcedNeedsTag(format.toolCall, named))) return null;
   // A response format constrains the answer itself: an automatic choice keeps it, a forced one wins.
   const structuredOutput = request.response_format != null && request.response_format.type !== 'text';
   if (structuredOutput && !forced) return null;
