@@ -3,8 +3,8 @@
 // choice. A tag for a tool call means the output is in the parser's own format (the card's parser
 // reads it, not the guided-JSON one); a tag for `tool_choice: "none"` only bans opening a call.
 
-import type { ChatCompletionRequest, ToolCallParserName, StructuralTagPolicy } from '../../protocols/index.js';
-import { structuralTag, tag, type StructuralTag } from './formats.js';
+import { DEFAULT_STRUCTURAL_TAG_OPTIONS, type ChatCompletionRequest, type ToolCallParserName, type StructuralTagOptions, type StructuralTagPolicy } from '../../protocols/index.js';
+import { structuralTag, tag, withAnyOrderArguments, type StructuralTag } from './formats.js';
 import { STRUCTURAL_TAG_BUILDERS } from './registry.js';
 
 /** What the model's card says of its tool calls, for the preprocessor. */
@@ -12,6 +12,8 @@ export interface ToolCallFormat {
   toolCall: ToolCallParserName | null;
   /** The card's structural-tag settings; null: off. */
   structuralTag: StructuralTagPolicy | null;
+  /** The parsers-v2 options of those settings; upstream's defaults when absent. */
+  structuralTagOptions?: StructuralTagOptions;
 }
 
 export interface ToolCallTag {
@@ -69,7 +71,10 @@ export function toolCallTag(request: TagRequestFields, format: ToolCallFormat, c
     schema: policy?.schema ?? 'auto',
   });
   if (grammar === null) return null;
-  const reasoningFirst = context.startsInReasoning && forced;
-  const full = reasoningFirst ? { type: 'sequence' as const, elements: [tag('', { type: 'any_text', excludes: [] }, builder.reasoningEnd), grammar] } : grammar;
+  const options = format.structuralTagOptions ?? DEFAULT_STRUCTURAL_TAG_OPTIONS;
+  const calls = options.toolArgumentsAnyOrder ? withAnyOrderArguments(grammar) : grammar;
+  // With the boundary at the backend, the engine lets the reasoning run before the grammar starts.
+  const reasoningFirst = context.startsInReasoning && forced && options.reasoningBoundary !== 'backend';
+  const full = reasoningFirst ? { type: 'sequence' as const, elements: [tag('', { type: 'any_text', excludes: [] }, builder.reasoningEnd), calls] } : calls;
   return { tag: structuralTag(full), native: true };
 }
