@@ -102,3 +102,12 @@ test('shared cache flags reach the kv routers; out-of-range or misplaced ones ar
 test('--enable-session-prefix-index is known but not built', () => {
   assert.throws(() => config(['--enable-session-prefix-index']), /--enable-session-prefix-index .*not available/);
 });
+
+test("the policy file's router: section sets them too, and wins over the flags", () => {
+  const file = join(dir, 'policy.yaml');
+  const key = keyFile(32, 0x11);
+  writeFileSync(file, `router:\n  shared_cache_type: hicache\n  router_tracking_hash: keyed-xxh3-v1\n  router_tracking_key_file: ${key}\n  router_tracking_key_id: epoch-7\n`);
+  const settings = routerSettings(config(['--router-policy-config', file, '--shared-cache-type', 'none']));
+  assert.equal(settings.kv.sharedCacheType, 'hicache');
+  assert.equal(settings.trackingKey?.keyId, 'epoch-7');
+});

@@ -5,6 +5,8 @@
 // back to a looser grammar rather than a wrong one. Depth and total work are bounded: references can
 // form cycles, and repeated ones a DAG that expands exponentially.
 
+import { jsonPointerTarget } from '../json-pointer.js';
+
 type Json = Record<string, unknown>;
 
 const MAX_DEPTH = 16;
@@ -33,7 +35,7 @@ function resolve(root: unknown, schema: unknown, depth: number, budget: { left: 
     if (Object.keys(schema).some((key) => !ANNOTATIONS.has(key))) return null;
     const ref = schema.$ref;
     if (typeof ref !== 'string' || !ref.startsWith('#')) return null;
-    const target = pointerTarget(root, ref.slice(1));
+    const target = jsonPointerTarget(root, ref.slice(1));
     return target === undefined ? null : resolve(root, target, depth + 1, budget);
   }
   const out: Json = { ...schema };
@@ -77,25 +79,4 @@ function mapValues(object: Json, f: (value: unknown) => unknown): Json | null {
     out[key] = mapped;
   }
   return out;
-}
-
-/** The value a JSON pointer (percent-encoded, as in a URI fragment) names in `root`; undefined: none. */
-function pointerTarget(root: unknown, fragment: string): unknown {
-  let pointer: string;
-  try {
-    pointer = decodeURIComponent(fragment);
-  } catch {
-    return undefined;
-  }
-  if (pointer === '') return root;
-  if (!pointer.startsWith('/')) return undefined;
-  let node: unknown = root;
-  for (const raw of pointer.slice(1).split('/')) {
-    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (Array.isArray(node)) node = /^(0|[1-9]\d*)$/.test(token) ? node[Number(token)] : undefined;
-    else if (isPlainObject(node)) node = Object.hasOwn(node, token) ? node[token] : undefined;
-    else return undefined;
-    if (node === undefined) return undefined;
-  }
-  return node;
 }
