@@ -1,4 +1,4 @@
-import { ConfigError, parseCommandLine, writeConfigDump, type Config, type Subcommand } from '../config/index.js';
+import { ConfigError, parseCommandLine, writeConfigDump, type Config, type ConfigSources, type Subcommand } from '../config/index.js';
 import {
   frontendCommand,
   isPoolProcess,
@@ -10,6 +10,7 @@ import {
   startupFailureLine,
   StartupToldError,
   type StartupRetryOptions,
+  workerRouterConfig,
 } from '../launch/index.js';
 import { DynamoError } from '../protocols/index.js';
 import { createLogger, logFormatFor, type Logger } from '../observability/index.js';
@@ -21,14 +22,15 @@ import { progressBar, runBench } from './bench/index.js';
  */
 type Starter = (config: Config, logger: Logger, startup: StartupRetryOptions) => Promise<{ stop(): Promise<void>; done?: Promise<void> }>;
 
-/** Runs a subcommand to its end; resolves to the exit code. */
-type Runner = (config: Config, logger: Logger) => Promise<number>;
+/** Runs a subcommand to its end; resolves to the exit code. `sources`: where each setting came from. */
+type Runner = (config: Config, logger: Logger, sources: ConfigSources) => Promise<number>;
 
 const RUNNERS: Record<Subcommand, Runner> = {
   serve: (config, logger) => runService(serveCommand, config, logger),
   frontend: (config, logger) => runService(frontendCommand, config, logger),
-  mocker: (config, logger) => runService(startMocker, config, logger),
-  worker: (config, logger) => runService(startOpenAiWorker, config, logger),
+  // Workers declare a router config in their card only when given --router-mode themselves.
+  mocker: (config, logger, sources) => runService((ready, log) => startMocker(ready, log, workerRouterConfig(ready, sources)), config, logger),
+  worker: (config, logger, sources) => runService((ready, log) => startOpenAiWorker(ready, log, workerRouterConfig(ready, sources)), config, logger),
   bench: benchCommand,
 };
 
@@ -57,7 +59,7 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
   // A pool's processes run this same command line: the primary has warned about it already.
   if (!isPoolProcess()) for (const warning of parsed.warnings) logger.warn(warning);
   if (config.dumpConfigTo) await writeConfigDump(config.dumpConfigTo, config);
-  return RUNNERS[command](config, logger);
+  return RUNNERS[command](config, logger, sources);
 }
 
 /** Starts a service and keeps it up until SIGINT/SIGTERM or until it ends by itself. */

@@ -9,3 +9,4 @@ export { startRetrying, StartupFailedError, startupFailureLine, StartupGaveUpErr
 export { frontendCommand, isPoolProcess, processPlan, serveCommand, type ProcessPlan, type RunningCommand } from './pool/index.js';
 export { raiseFdLimit } from './fd-limit.js';
 export { resolveModelSource, type ModelSourceOptions } from './model-source.js';
+export { workerRouterConfig } from './worker-router-config.js';

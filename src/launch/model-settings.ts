@@ -5,6 +5,7 @@ import type { ModelSettings, ModelWatcherSettings, RouterSettings } from '../mod
 import type { BusyThresholds, SilenceBounds } from '../router/index.js';
 import { requestLimits } from './frontend/index.js';
 import { prefillPredictor } from './prefill-load-model.js';
+import { trackingKey } from './router-tracking-key.js';
 import { routingConfiguration } from './router-policy/index.js';
 import { createTokenizer } from './tokenizer-backend.js';
 import { nvextRead } from './surfaces.js';
@@ -29,6 +30,8 @@ export function routerSettings(given: Config): RouterSettings {
       decodeActiveRequestWeight: config.routerDecodeActiveRequestWeight,
       hostCacheHitWeight: config.routerHostCacheHitWeight,
       diskCacheHitWeight: config.routerDiskCacheHitWeight,
+      sharedCacheType: config.sharedCacheType,
+      sharedCacheMultiplier: config.sharedCacheMultiplier,
       temperature: config.routerTemperature,
       useKvEvents: config.routerKvEvents,
       ttlSecs: config.routerTtlSecs,
@@ -52,6 +55,7 @@ export function routerSettings(given: Config): RouterSettings {
     policyProfiles: routing.profiles,
     conditionalDisagg: routing.conditionalDisagg,
     silence: silenceBounds(config),
+    trackingKey: trackingKey(config),
   };
 }
 
@@ -109,7 +113,9 @@ export function effectiveRouterConfig(config: Config): Config {
 export function assertRouterSettings(given: Config): void {
   const config = effectiveRouterConfig(given);
   prefillPredictor(config);
+  trackingKey(config);
   const kv = config.routerMode === 'kv';
+  if (config.sharedCacheType !== 'none' && !kv) throw new ConfigError(`--shared-cache-type ${config.sharedCacheType} requires --router-mode kv (got --router-mode ${config.routerMode})`);
   if (config.serveIndexer && !kv) throw new ConfigError(`--serve-indexer requires --router-mode kv (got --router-mode ${config.routerMode})`);
   if (config.useRemoteIndexer && !kv) throw new ConfigError(`--use-remote-indexer requires --router-mode kv (got --router-mode ${config.routerMode})`);
   if (config.serveIndexer && config.useRemoteIndexer) throw new ConfigError('--serve-indexer and --use-remote-indexer are mutually exclusive');

@@ -14,6 +14,7 @@ import {
   cardRouterSettings,
   cardParsers,
   cardStructuralTag,
+  cardStructuralTagOptions,
   cardPublishesKvEvents,
   cardWorkerTotals,
   isTensorCard,
@@ -99,11 +100,13 @@ class ServedLiveModel implements LiveModel {
       const card = servedCard(record.cardJson, name, ctx.localModelPath);
       const parsers = cardParsers(record.cardJson, name);
       const structuralTag = cardStructuralTag(record.cardJson, name);
+      const structuralTagOptions = cardStructuralTagOptions(record.cardJson);
       const routerLogger = moduleLogger(logger, 'router');
       const remoteIndexer = ctx.useRemoteIndexer ? remoteIndexerOf(record, name, routerLogger, ctx) : undefined;
       model = assembleModel(card, ctx.settings, record, {
         parsers,
         structuralTag,
+        structuralTagOptions,
         workers: { role: cardWorkerType(record.cardJson), publishKvEvents: cardPublishesKvEvents(record.cardJson) },
         deps: { logger: routerLogger, health: ctx.health, liveness: ctx.liveness, remoteIndexer },
         pool: ctx.pool,

@@ -90,19 +90,19 @@ export function computeEagleLocalBlockHashes(
 const chainScratch = new DataView(new ArrayBuffer(16));
 const chainBytes = new Uint8Array(chainScratch.buffer);
 
-/** One chain step: xxh3(LE_u64(parent) ‖ LE_u64(local), 1337). */
-export function chainSequenceHash(parent: bigint, local: bigint): bigint {
+/** One chain step: xxh3(LE_u64(parent) ‖ LE_u64(local), seed); the public chain's seed is 1337. */
+export function chainSequenceHash(parent: bigint, local: bigint, seed: bigint = XXH3_SEED): bigint {
   chainScratch.setBigUint64(0, parent, true);
   chainScratch.setBigUint64(8, local, true);
-  return xxh3.xxh64(chainBytes, XXH3_SEED);
+  return xxh3.xxh64(chainBytes, seed);
 }
 
 /** Sequence (chain) hashes: seq[0] = local[0], seq[i] = chain(seq[i-1], local[i]). */
-export function computeSequenceHashes(local: readonly bigint[]): bigint[] {
+export function computeSequenceHashes(local: readonly bigint[], chainSeed: bigint = XXH3_SEED): bigint[] {
   const out = new Array<bigint>(local.length);
   let prev = 0n;
   for (let i = 0; i < local.length; i++) {
-    prev = i === 0 ? local[0]! : chainSequenceHash(prev, local[i]!);
+    prev = i === 0 ? local[0]! : chainSequenceHash(prev, local[i]!, chainSeed);
     out[i] = prev;
   }
   return out;

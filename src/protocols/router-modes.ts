@@ -23,3 +23,13 @@ export const SELECTABLE_QUEUE_POLICIES = ['fcfs', 'wspt'] as const satisfies rea
 export const APPROXIMATE_CACHE_POLICIES = ['ttl', 'lru'] as const;
 
 export type ApproximateCachePolicy = (typeof APPROXIMATE_CACHE_POLICIES)[number];
+
+/** `--router-tracking-hash` values: how the router derives the identities it tracks active sequences by. */
+export const TRACKING_HASHES = ['public-xxh3-v1', 'keyed-xxh3-v1'] as const;
+
+export type TrackingHashAlgorithm = (typeof TRACKING_HASHES)[number];
+
+/** `--shared-cache-type` values: the external KV pool whose hits the router credits (hicache: SGLang HiCache over Mooncake). */
+export const SHARED_CACHE_TYPES = ['none', 'hicache'] as const;
+
+export type SharedCacheType = (typeof SHARED_CACHE_TYPES)[number];

@@ -65,6 +65,23 @@ export function structuralTagConfig(value: unknown): StructuralTagConfig {
   return config as unknown as StructuralTagConfig;
 }
 
+/**
+ * The options of upstream's parsers-v2 structural tags this frontend applies to the tags it builds:
+ * `tool_arguments_any_order` (tool arguments' properties in any order: a weaker schema check, the
+ * engine's grammar then accepts missing required properties) and `reasoning_boundary` (`backend`:
+ * the engine's reasoning-aware guided decoding lets a reasoning span the prompt opened run, so the
+ * tag does not; `auto` and `structural_tag`: the tag does, as no worker here says its engine does).
+ */
+export interface StructuralTagOptions {
+  toolArgumentsAnyOrder: boolean;
+  reasoningBoundary: StructuralTagConfig['reasoning_boundary'];
+}
+
+export const DEFAULT_STRUCTURAL_TAG_OPTIONS: Readonly<StructuralTagOptions> = Object.freeze({
+  toolArgumentsAnyOrder: DEFAULT_STRUCTURAL_TAG_CONFIG.tool_arguments_any_order,
+  reasoningBoundary: DEFAULT_STRUCTURAL_TAG_CONFIG.reasoning_boundary,
+});
+
 /** What the frontend applies per request: when a tag is built, and whose schemas it enforces. */
 export interface StructuralTagPolicy {
   scope: StructuralTagScope;

@@ -119,6 +119,7 @@ export {
   type SnapshotLogger,
 } from './shared-state/index.js';
 export type { RouterStateStore, LockRelease } from '../runtime/index.js';
+export { PUBLIC_TRACKING, TRACKING_KEY_BYTES, TrackingKey, type TrackingHash, type TrackingScope } from './kv/tracking/index.js';
 export { decodeVllmEventBatch, type LowerTier, type PrefillPredictor, type RemoteMatches, type TieredMatches, type VllmEventBatch } from './kv/index.js';
 export {
   BUILT_IN_SELECTION,

@@ -33,6 +33,8 @@ export interface ClusterShape {
   /** Flags of the prefill mockers only, and of the decode mockers only. */
   prefillArgs?: string[];
   decodeArgs?: string[];
+  /** The router_config the prefill workers declare in their card (launch/worker-router-config.ts); absent: none. */
+  prefillRouterConfig?: Record<string, unknown> | null;
 }
 
 /** Prefill and decode mockers and a frontend over one in-process runtime; resolves once the frontend routes through both pools. */
@@ -43,7 +45,7 @@ export async function startDisaggregated(shape: ClusterShape): Promise<Disaggreg
   const runtime = await DistributedRuntime.create({ ...runtimeOptionsFromConfig(frontendConfig, logger), memScope: `disagg-${randomUUID()}` });
   const prefill =
     shape.prefillWorkers > 0
-      ? await runMockers(serveConfig([...base, '--disaggregation-mode', 'prefill', ...(shape.prefillArgs ?? [])]), logger, () => siblings(runtime, shape.prefillWorkers))
+      ? await runMockers(serveConfig([...base, '--disaggregation-mode', 'prefill', ...(shape.prefillArgs ?? [])]), logger, () => siblings(runtime, shape.prefillWorkers), shape.prefillRouterConfig ?? null)
       : null;
   const decode = await runMockers(serveConfig([...base, '--disaggregation-mode', 'decode', ...(shape.decodeArgs ?? [])]), logger, () => siblings(runtime, shape.decodeWorkers));
   const frontend = await runFrontend(frontendConfig, logger, runtime);

@@ -7,7 +7,7 @@ export const rlOptions = [
   {
     key: 'enableRl', flag: 'enable-rl', env: 'DYN_ENABLE_RL', type: 'bool',
     group: 'Reinforcement Learning', scope: 'both', built: true, default: false,
-    help: 'Reinforcement learning. Frontend: unary chat answers carry prompt_token_ids and choices[].token_ids (return_token_ids on by default). Mocker: each worker also serves dyn://<namespace>.<component>.rl (describe, pause, resume, init_transport, update_weights); `worker openai` serves none',
+    help: 'Reinforcement learning. Frontend: unary chat answers carry prompt_token_ids and choices[].token_ids (return_token_ids on by default). Mocker: each worker also serves dyn://<namespace>.<component>.rl (describe, pause, resume, init_transport, update_weights); `worker openai` refuses it (an OpenAI-compatible server cannot be paused or given new weights the way upstream\'s in-process engine workers are)',
   },
   {
     key: 'enableRlEndpoints', env: 'DYN_ENABLE_RL_ENDPOINTS', type: 'bool',

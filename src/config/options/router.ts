@@ -1,4 +1,4 @@
-import { APPROXIMATE_CACHE_POLICIES, ROUTER_MODES, SELECTABLE_QUEUE_POLICIES } from '../../protocols/index.js';
+import { APPROXIMATE_CACHE_POLICIES, ROUTER_MODES, SELECTABLE_QUEUE_POLICIES, SHARED_CACHE_TYPES, TRACKING_HASHES } from '../../protocols/index.js';
 import { allBuilt, type OptionSpec } from '../option-spec.js';
 
 /** Where upstream moves the settings it deprecates for removal in v1.7. */
@@ -13,8 +13,8 @@ export const routerOptions = [
   {
     key: 'routerMode', flag: 'router-mode', env: 'DYN_ROUTER_MODE', type: 'enum',
     choices: allBuilt(ROUTER_MODES),
-    group: 'Router', scope: 'frontend', built: true, default: 'round-robin',
-    help: 'How a worker is picked for each request',
+    group: 'Router', scope: 'both', built: true, default: 'round-robin',
+    help: "How a worker is picked for each request. On a worker (mocker, worker openai): given, the worker set declares this mode and the KV tuning options in its model card's router_config, which the frontend applies to the hop that routes to it (prefill workers); unset, the card declares nothing and the frontend's settings apply",
   },
   {
     key: 'loadAware', flag: 'load-aware', env: 'DYN_ROUTER_LOAD_AWARE', type: 'bool',
@@ -24,52 +24,52 @@ export const routerOptions = [
   },
   {
     key: 'routerKvOverlapScoreCredit', flag: 'router-kv-overlap-score-credit', env: 'DYN_ROUTER_KV_OVERLAP_SCORE_CREDIT',
-    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 1,
+    type: 'float', min: 0, group: 'Router', scope: 'both', built: true, default: 1,
     supersededBy: DEFAULT_PARAMETER('overlap_score_credit'),
     help: 'Credit multiplier for device-local prefix overlap; above 1 gives cached blocks extra credit (the adjusted prefill cost stays >= 0); 0 ignores prefix caches',
   },
   {
     key: 'routerKvOverlapScoreCreditDecay', flag: 'router-kv-overlap-score-credit-decay', env: 'DYN_ROUTER_KV_OVERLAP_SCORE_CREDIT_DECAY',
-    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 0,
+    type: 'float', min: 0, group: 'Router', scope: 'both', built: true, default: 0,
     supersededBy: DEFAULT_PARAMETER('overlap_score_credit_decay'),
     help: 'Decay of the overlap credit on workers whose prefill queue exceeds the least-loaded one\'s (0: none; 1 halves it at one request of excess)',
   },
   {
     key: 'routerPrefillLoadScale', flag: 'router-prefill-load-scale', env: 'DYN_ROUTER_PREFILL_LOAD_SCALE',
-    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 1,
+    type: 'float', min: 0, group: 'Router', scope: 'both', built: true, default: 1,
     supersededBy: DEFAULT_PARAMETER('prefill_load_scale'),
     help: 'Scale of the prompt-side prefill load before decode blocks are added',
   },
   {
     key: 'routerDecodeActiveRequestWeight', flag: 'router-decode-active-request-weight', env: 'DYN_ROUTER_DECODE_ACTIVE_REQUEST_WEIGHT',
-    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 0,
+    type: 'float', min: 0, group: 'Router', scope: 'both', built: true, default: 0,
     supersededBy: DEFAULT_PARAMETER('decode_active_request_weight'),
     help: 'Weight of active decode requests in the worker cost',
   },
   {
     key: 'routerHostCacheHitWeight', flag: 'router-host-cache-hit-weight', env: 'DYN_ROUTER_HOST_CACHE_HIT_WEIGHT',
-    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 0.75,
+    type: 'float', min: 0, group: 'Router', scope: 'both', built: true, default: 0.75,
     help: 'Credit for prefix blocks cached in host memory',
   },
   {
     key: 'routerDiskCacheHitWeight', flag: 'router-disk-cache-hit-weight', env: 'DYN_ROUTER_DISK_CACHE_HIT_WEIGHT',
-    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 0.25,
+    type: 'float', min: 0, group: 'Router', scope: 'both', built: true, default: 0.25,
     help: 'Credit for prefix blocks cached on disk',
   },
   {
     key: 'routerTemperature', flag: 'router-temperature', env: 'DYN_ROUTER_TEMPERATURE',
-    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true, default: 0,
+    type: 'float', min: 0, group: 'Router', scope: 'both', built: true, default: 0,
     supersededBy: DEFAULT_PARAMETER('router_temperature'),
     help: 'Softmax temperature for sampling among workers; 0 picks the best deterministically',
   },
   {
     key: 'routerKvEvents', flag: 'router-kv-events', env: 'DYN_ROUTER_USE_KV_EVENTS', type: 'bool',
-    group: 'Router', scope: 'frontend', built: true, default: true,
+    group: 'Router', scope: 'both', built: true, default: true,
     help: 'Use KV cache events from workers; disable for prediction-based (approximate) routing',
   },
   {
     key: 'routerTtlSecs', flag: 'router-ttl-secs', env: 'DYN_ROUTER_TTL_SECS',
-    type: 'float', min: 0, minExclusive: true, group: 'Router', scope: 'frontend', built: true, default: 120,
+    type: 'float', min: 0, minExclusive: true, group: 'Router', scope: 'both', built: true, default: 120,
     help: 'Lifetime of predicted blocks when KV events are disabled',
   },
   {
@@ -100,23 +100,57 @@ export const routerOptions = [
   },
   {
     key: 'routerTrackActiveBlocks', flag: 'router-track-active-blocks', env: 'DYN_ROUTER_TRACK_ACTIVE_BLOCKS', type: 'bool',
-    group: 'Router', scope: 'frontend', built: true, default: true,
+    group: 'Router', scope: 'both', built: true, default: true,
     help: 'Count blocks held by in-flight requests as worker load',
   },
   {
     key: 'routerAssumeKvReuse', flag: 'router-assume-kv-reuse', env: 'DYN_ROUTER_ASSUME_KV_REUSE', type: 'bool',
-    group: 'Router', scope: 'frontend', built: true, default: true,
+    group: 'Router', scope: 'both', built: true, default: true,
     help: 'Assume cached prefixes are reused when tracking active blocks',
   },
   {
     key: 'routerTrackOutputBlocks', flag: 'router-track-output-blocks', env: 'DYN_ROUTER_TRACK_OUTPUT_BLOCKS', type: 'bool',
-    group: 'Router', scope: 'frontend', built: true, default: false,
+    group: 'Router', scope: 'both', built: true, default: false,
     help: 'Also count output blocks, with fractional decay, during generation',
   },
   {
     key: 'routerTrackPrefillTokens', flag: 'router-track-prefill-tokens', env: 'DYN_ROUTER_TRACK_PREFILL_TOKENS', type: 'bool',
-    group: 'Router', scope: 'frontend', built: true, default: true,
+    group: 'Router', scope: 'both', built: true, default: true,
     help: 'Count prompt-side prefill tokens as worker load',
+  },
+  {
+    key: 'routerTrackingHash', flag: 'router-tracking-hash', env: 'DYN_ROUTER_TRACKING_HASH',
+    type: 'enum', choices: allBuilt(TRACKING_HASHES),
+    group: 'Router', scope: 'frontend', built: true, default: 'public-xxh3-v1',
+    help: 'Hash of the sequence identities the KV router derives to track active sequences (in-flight blocks, projected load, replica sync): public-xxh3-v1, the public block chain; keyed-xxh3-v1 (experimental), XXH3 seeded from a keyed BLAKE3 digest of the key id, model, block size, cache salt and LoRA adapter, so identities depend on a provider key (needs --router-tracking-key-file and --router-tracking-key-id). The indexers and KV events keep the public hashes',
+  },
+  {
+    key: 'routerTrackingKeyFile', flag: 'router-tracking-key-file', env: 'DYN_ROUTER_TRACKING_KEY_FILE',
+    type: 'path', metavar: '<file>', group: 'Router', scope: 'frontend', built: true,
+    help: 'File holding the provider tracking key: exactly 32 raw bytes (--router-tracking-hash keyed-xxh3-v1 only). An unreadable or wrong-sized key stops startup',
+  },
+  {
+    key: 'routerTrackingKeyId', flag: 'router-tracking-key-id', env: 'DYN_ROUTER_TRACKING_KEY_ID',
+    type: 'string', group: 'Router', scope: 'frontend', built: true,
+    help: 'Provider-managed epoch of the tracking key, mixed into every keyed identity (--router-tracking-hash keyed-xxh3-v1 only; nonempty, no surrounding spaces). Rotate key and id together and restart every router',
+  },
+  {
+    key: 'sharedCacheType', flag: 'shared-cache-type', env: 'DYN_SHARED_CACHE_TYPE',
+    type: 'enum', choices: allBuilt(SHARED_CACHE_TYPES),
+    group: 'Router', scope: 'frontend', built: true, default: 'none',
+    help: "Experimental: the external KV pool every worker can fetch from (SGLang HiCache's L3 on Mooncake). none: ignored; hicache: the KV router keeps a shared-pool index from the blocks workers report in the external storage tier, and credits each worker the pool's blocks past its device prefix at --shared-cache-multiplier (needs --router-mode kv)",
+  },
+  {
+    key: 'sharedCacheMultiplier', flag: 'shared-cache-multiplier', env: 'DYN_SHARED_CACHE_MULTIPLIER',
+    type: 'float', min: 0, max: 1, group: 'Router', scope: 'both', built: true, default: 0.5,
+    supersededBy: DEFAULT_PARAMETER('shared_cache_multiplier'),
+    help: 'Experimental: credit per shared-pool block past a worker\'s device prefix, as a share of a device hit (0.5: a fetch from the pool costs half a recompute; 0 ignores the pool). Read with --shared-cache-type hicache',
+  },
+  {
+    key: 'enableSessionPrefixIndex', flag: 'enable-session-prefix-index', env: 'DYN_ENABLE_SESSION_PREFIX_INDEX', type: 'bool',
+    group: 'Router', scope: 'frontend', built: false, default: false,
+    notBuiltHint: 'upstream keeps this experimental per-session block lineage without any routing decision reading it; dynamo-ts has no consumer for it either',
+    help: 'Experimental: track per-session block lineage in a logical prefix index that outlives engine cache eviction (upstream: nothing reads it for routing yet)',
   },
   {
     key: 'routerPrefillLoadModel', flag: 'router-prefill-load-model', env: 'DYN_ROUTER_PREFILL_LOAD_MODEL',
@@ -131,7 +165,7 @@ export const routerOptions = [
   },
   {
     key: 'routerQueueThreshold', flag: 'router-queue-threshold', env: 'DYN_ROUTER_QUEUE_THRESHOLD',
-    type: 'float', min: 0, group: 'Router', scope: 'frontend', built: true,
+    type: 'float', min: 0, group: 'Router', scope: 'both', built: true,
     supersededBy: `policy_classes[].prefill_busy_threshold_frac in ${POLICY_FILE}`,
     help: 'Queue requests while every worker\'s active prefill tokens exceed this multiple of its max_num_batched_tokens (no queue when unset); without a policy file it is the busy threshold of the one policy class, default',
   },
@@ -139,7 +173,7 @@ export const routerOptions = [
     key: 'routerQueuePolicy', flag: 'router-queue-policy', env: 'DYN_ROUTER_QUEUE_POLICY',
     type: 'enum', choices: allBuilt(SELECTABLE_QUEUE_POLICIES),
     removed: { lcfs: 'upstream accepts only fcfs and wspt for the router queue' },
-    group: 'Router', scope: 'frontend', built: true, default: 'fcfs',
+    group: 'Router', scope: 'both', built: true, default: 'fcfs',
     supersededBy: `policy_classes[].queue_policy in ${POLICY_FILE}`,
     help: 'Order of the router queue: fcfs (priority, then arrival: tail TTFT) or wspt (priority over uncached prompt tokens: average TTFT); without a policy file it is the order of the one policy class, default',
   },

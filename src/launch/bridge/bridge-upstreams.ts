@@ -29,8 +29,18 @@ export function zmqEndpointProblem(value: string): string | undefined {
   return /^tcp:\/\/[^\s:/]+:\d+$/.test(value) || /^tcp:\/\/\[[^\]]+\]:\d+$/.test(value) ? undefined : 'not a tcp://HOST:PORT endpoint';
 }
 
+/**
+ * Why the bridge refuses `--enable-rl`: upstream's RL workers drive their engine in process (pause
+ * and resume generation, weight transfer and reload), and upstream maps none of it onto an
+ * OpenAI-compatible server's HTTP routes. Serving no `rl` endpoint quietly would leave the trainer's
+ * fan-out short of these instances, so the worker does not start.
+ */
+const RL_REFUSED =
+  "--enable-rl (DYN_ENABLE_RL): 'dynamo-ts worker openai' cannot serve the rl endpoint. Pause, resume and weight updates need the engine in process, as upstream's engine workers hold it; an OpenAI-compatible server offers no routes upstream maps them to. Run RL rollouts on workers that serve rl (the mocker's --enable-rl for tests), or start this worker without DYN_ENABLE_RL";
+
 /** `--upstream URL[@tcp://host:port]` …, paired by position with `--kv-events-endpoint`. */
 export function upstreamsFromFlags(config: Config): UpstreamSpec[] {
+  if (config.enableRl) throw new ConfigError(RL_REFUSED);
   if (config.upstream.length === 0) throw new ConfigError("'dynamo-ts worker openai' needs at least one --upstream <url>");
   if (config.kvEventsEndpoint.length > config.upstream.length) {
     throw new ConfigError(`--kv-events-endpoint given ${config.kvEventsEndpoint.length} times for ${config.upstream.length} --upstream; they pair by position`);

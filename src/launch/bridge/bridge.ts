@@ -19,6 +19,8 @@ export interface BridgeModel {
   upstreamModel: string;
   /** Added to the card's runtime_config (parsers). */
   runtimeConfig: Record<string, unknown>;
+  /** The router_config the worker set declares in its card; absent: none (the frontend's settings apply). */
+  routerConfig?: Record<string, unknown> | null;
   responseTimeoutMs: number;
   healthIntervalMs: number;
 }
@@ -57,7 +59,7 @@ export async function startBridgedUpstream(
   const { namespace, component, endpoint } = model.endpoint;
   const card: ModelDeploymentCard = { ...model.card, modelInput: spec.input === 'text' ? 'Text' : 'Tokens' };
   // Without an event publisher the frontend routes this model approximately (see models/assembly/remote-card.ts).
-  const cardJson = workerCardJson(card, { ...model.runtimeConfig, kv_events: spec.kvEvents !== undefined });
+  const cardJson = workerCardJson(card, { ...model.runtimeConfig, kv_events: spec.kvEvents !== undefined }, model.routerConfig ?? null);
   let runtime: DistributedRuntime | null = null;
   let relay: KvEventRelay | null = null;
   const log = { upstream: engine.baseUrl, model: card.displayName };

@@ -33,10 +33,11 @@ export function bridgeModelFromConfig(config: Config, warn: (message: string) =>
   };
 }
 
-export async function startOpenAiWorker(config: Config, root: Logger): Promise<RunningBridgeWorker> {
+/** `routerConfig`: the router_config the worker set declares in its card (launch/worker-router-config.ts); null: none. */
+export async function startOpenAiWorker(config: Config, root: Logger, routerConfig: Record<string, unknown> | null = null): Promise<RunningBridgeWorker> {
   const specs = upstreamsFromFlags(config);
   const logger = moduleLogger(root, 'bridge');
-  const model = bridgeModelFromConfig(config, (message) => logger.warn({}, message));
+  const model = { ...bridgeModelFromConfig(config, (message) => logger.warn({}, message)), routerConfig };
   const onLeaseLost = (): void => {
     logger.error({}, 'discovery lease lost: exiting so a supervisor can restart this worker');
     process.exit(1);

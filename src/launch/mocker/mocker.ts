@@ -24,15 +24,17 @@ export interface RunningMocker {
   stop(): Promise<void>;
 }
 
-export async function startMocker(config: Config, logger: Logger): Promise<RunningMocker> {
+/** `routerConfig`: the router_config the worker set declares in its card (launch/worker-router-config.ts); null: none. */
+export async function startMocker(config: Config, logger: Logger, routerConfig: Record<string, unknown> | null = null): Promise<RunningMocker> {
   const onLeaseLost = (): void => {
     logger.error({}, 'discovery lease lost: exiting so a supervisor can restart this worker');
     process.exit(1);
   };
-  return runMockers(config, logger, async () => {
+  const makeRuntimes = async (): Promise<DistributedRuntime[]> => {
     const first = await DistributedRuntime.create(runtimeOptionsFromConfig(config, logger, onLeaseLost));
     return [first, ...(await siblings(first, config.numWorkers - 1))];
-  });
+  };
+  return runMockers(config, logger, makeRuntimes, routerConfig);
 }
 
 /** `count` more instances in `runtime`'s process: shared connections, a lease and instance id each. */
@@ -42,10 +44,13 @@ export async function siblings(runtime: DistributedRuntime, count: number): Prom
   return out;
 }
 
-/** The card as upstream workers publish it: `runtime_config` carries the capacity busy detection compares load with. */
-export function workerCardJson(card: ModelDeploymentCard, runtimeConfig: Record<string, unknown>): Record<string, unknown> {
+/**
+ * The card as upstream workers publish it: `runtime_config` carries the capacity busy detection
+ * compares load with; `router_config`, when the worker set declares one, how to route to it.
+ */
+export function workerCardJson(card: ModelDeploymentCard, runtimeConfig: Record<string, unknown>, routerConfig: Record<string, unknown> | null = null): Record<string, unknown> {
   const json = toCardJson(card);
-  return { ...json, runtime_config: { ...(json.runtime_config as Record<string, unknown>), ...runtimeConfig } };
+  return { ...json, runtime_config: { ...(json.runtime_config as Record<string, unknown>), ...runtimeConfig }, ...(routerConfig ? { router_config: routerConfig } : {}) };
 }
 
 /**
@@ -55,7 +60,12 @@ export function workerCardJson(card: ModelDeploymentCard, runtimeConfig: Record<
  * the model is loaded: loading blocks the event loop for a second or more, which a fresh etcd
  * lease with a short TTL may not survive.
  */
-export async function runMockers(flags: Config, root: Logger, makeRuntimes: () => Promise<DistributedRuntime[]>): Promise<RunningMocker> {
+export async function runMockers(
+  flags: Config,
+  root: Logger,
+  makeRuntimes: () => Promise<DistributedRuntime[]>,
+  routerConfig: Record<string, unknown> | null = null,
+): Promise<RunningMocker> {
   const config = withExtraEngineArgs(flags);
   const logger = moduleLogger(root, 'mocker');
   const blockSize = mockerBlockSize(config);
@@ -74,7 +84,7 @@ export async function runMockers(flags: Config, root: Logger, makeRuntimes: () =
   const endpointOf = (rt: DistributedRuntime, name = ep.endpoint): Endpoint => rt.namespace(ep.namespace).component(ep.component).endpoint(name);
   const rl = rlHandlers(config, model, runtimes, ep, card.displayName);
 
-  const cardJson = { ...workerCardJson(card, model.runtimeConfig), worker_type: model.workerType, needs: WORKER_TYPE_NEEDS[model.workerType] };
+  const cardJson = { ...workerCardJson(card, model.runtimeConfig, routerConfig), worker_type: model.workerType, needs: WORKER_TYPE_NEEDS[model.workerType] };
   for (const rt of runtimes) await endpointOf(rt).registerModel(cardJson, { modelType: card.modelType, modelInput: card.modelInput });
 
   const serve = async (): Promise<void> => {

@@ -34,6 +34,8 @@ const LOAD_AWARE: Partial<Record<keyof Config, unknown>> = {
   useRemoteIndexer: false,
   serveIndexer: false,
   routerPredictedTtlSecs: undefined,
+  sharedCacheType: 'none',
+  sharedCacheMultiplier: 0,
 };
 
 const resolved = new WeakMap<Config, RoutingConfiguration>();

@@ -4,8 +4,6 @@
 import { ConfigError, OPTIONS, parseValue, type Config, type OptionSpec } from '../../config/index.js';
 import { describe, type YamlNode } from './yaml-node.js';
 
-const notYet = (what: string) => ({ missing: `${what} are not available in dynamo-ts yet` });
-const KEYED_TRACKING = notYet('keyed tracking hashes (--router-tracking-hash, --router-tracking-key-file, --router-tracking-key-id)');
 
 /** Upstream's names, each with the option it sets, or why dynamo-ts does not have it yet. */
 const ROUTER_SETTINGS: Readonly<Record<string, keyof Config | { readonly missing: string }>> = {
@@ -17,17 +15,17 @@ const ROUTER_SETTINGS: Readonly<Record<string, keyof Config | { readonly missing
   router_track_output_blocks: 'routerTrackOutputBlocks',
   router_assume_kv_reuse: 'routerAssumeKvReuse',
   router_track_prefill_tokens: 'routerTrackPrefillTokens',
-  router_tracking_hash: KEYED_TRACKING,
-  router_tracking_key_file: KEYED_TRACKING,
-  router_tracking_key_id: KEYED_TRACKING,
+  router_tracking_hash: 'routerTrackingHash',
+  router_tracking_key_file: 'routerTrackingKeyFile',
+  router_tracking_key_id: 'routerTrackingKeyId',
   router_prefill_load_model: 'routerPrefillLoadModel',
   router_ttl_secs: 'routerTtlSecs',
   router_approximate_cache_policy: 'routerApproximateCachePolicy',
   router_event_threads: 'routerEventThreads',
   use_remote_indexer: 'useRemoteIndexer',
   serve_indexer: 'serveIndexer',
-  enable_session_prefix_index: notYet('session prefix indexes (--enable-session-prefix-index)'),
-  shared_cache_type: notYet('shared caches (--shared-cache-type)'),
+  enable_session_prefix_index: { missing: 'session prefix indexes (--enable-session-prefix-index) are not available in dynamo-ts yet' },
+  shared_cache_type: 'sharedCacheType',
   router_predicted_ttl_secs: 'routerPredictedTtlSecs',
 };
 

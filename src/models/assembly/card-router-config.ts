@@ -16,6 +16,7 @@ const KV_FIELDS: Readonly<Record<string, [key: keyof KvRouterSettings, type: 'nu
   decode_active_request_weight: ['decodeActiveRequestWeight', 'number'],
   host_cache_hit_weight: ['hostCacheHitWeight', 'number'],
   disk_cache_hit_weight: ['diskCacheHitWeight', 'number'],
+  shared_cache_multiplier: ['sharedCacheMultiplier', 'number'],
   router_temperature: ['temperature', 'number'],
   use_kv_events: ['useKvEvents', 'boolean'],
   router_ttl_secs: ['ttlSecs', 'number'],
@@ -24,6 +25,30 @@ const KV_FIELDS: Readonly<Record<string, [key: keyof KvRouterSettings, type: 'nu
   router_assume_kv_reuse: ['assumeKvReuse', 'boolean'],
   router_track_prefill_tokens: ['trackPrefillTokens', 'boolean'],
 };
+
+/** Upstream's Rust names of the modes, as upstream's workers write them in their cards. */
+const CARD_MODE_NAMES: { readonly [M in RouterMode]: string } = {
+  'round-robin': 'RoundRobin',
+  random: 'Random',
+  kv: 'KV',
+  direct: 'Direct',
+  'least-loaded': 'LeastLoaded',
+  'device-aware-weighted': 'DeviceAwareWeighted',
+  'power-of-two': 'PowerOfTwoChoices',
+};
+
+/**
+ * The `router_config` a worker set declares in its card: its mode and, in kv mode only (the only
+ * mode that reads it, as upstream), the KV tuning a frontend applies from a card.
+ */
+export function declaredRouterConfig(mode: RouterMode, kv: KvRouterSettings): Json {
+  if (mode !== 'kv') return { router_mode: CARD_MODE_NAMES[mode], kv_router_config: null };
+  const fields: Json = {};
+  for (const [name, [key]] of Object.entries(KV_FIELDS)) fields[name] = kv[key] ?? DEFAULT_KV_ROUTER_OPTIONS[key as keyof typeof DEFAULT_KV_ROUTER_OPTIONS];
+  fields.router_queue_threshold = kv.queueThreshold ?? null;
+  fields.router_queue_policy = kv.queuePolicy ?? DEFAULT_KV_ROUTER_OPTIONS.queuePolicy;
+  return { router_mode: CARD_MODE_NAMES.kv, kv_router_config: fields };
+}
 
 /** Upstream's Rust spellings of some modes. */
 const MODE_ALIASES: Readonly<Record<string, RouterMode>> = { 'power-of-two-choices': 'power-of-two', roundrobin: 'round-robin' };

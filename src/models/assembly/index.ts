@@ -9,6 +9,6 @@ export {
   type RouterWorkers,
 } from './model-router.js';
 export { assembleTensorModel, isTensorCard, type TensorModelSink } from './tensor-model.js';
-export { cardDpRanks, cardFromCardJson, cardParsers, cardPublishesKvEvents, cardStructuralTag, cardWorkerTotals, servedCard } from './remote-card.js';
+export { cardDpRanks, cardFromCardJson, cardParsers, cardPublishesKvEvents, cardStructuralTag, cardStructuralTagOptions, cardWorkerTotals, servedCard } from './remote-card.js';
 export { sharedTokenTable } from './token-tables.js';
-export { cardRouterSettings } from './card-router-config.js';
+export { cardRouterSettings, declaredRouterConfig } from './card-router-config.js';

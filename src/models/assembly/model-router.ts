@@ -23,11 +23,12 @@ import {
   type SessionAffinityOptions,
   type WorkerSelectionChoice,
   type SilenceBounds,
+  type TrackingKey,
   type WorkerLiveness,
 } from '../../router/index.js';
 
 /** The kv policy's settings; the block size, when unset, is each card's; selection and profile come per role and model. */
-export type KvRouterSettings = Partial<Omit<KvRouterOptions, 'blockSize' | 'remoteIndexer' | 'workerSelection' | 'policyProfile'>> & {
+export type KvRouterSettings = Partial<Omit<KvRouterOptions, 'blockSize' | 'remoteIndexer' | 'workerSelection' | 'policyProfile' | 'trackingHash'>> & {
   readonly blockSize?: number;
 };
 
@@ -57,7 +58,12 @@ export interface RouterSettings {
   readonly conditionalDisagg: ConditionalDisaggSettings | null;
   /** How long an LLM stream may be silent before its worker is pinged; null: no such check. */
   readonly silence: SilenceBounds | null;
+  /** `--router-tracking-hash keyed-xxh3-v1`: the provider key each model's tracking identities are keyed by; absent: public identities. */
+  readonly trackingKey?: TrackingKey | null;
 }
+
+/** dynamo-ts routes each model as one partition: keyed identities are scoped by the model in this one routing group. */
+const ROUTING_GROUP = 'default';
 
 /** The workers a router routes to: their role, and whether they publish KV events. */
 export interface RouterWorkers {
@@ -122,6 +128,7 @@ export function buildModelRouter(settings: RouterSettings, card: ModelDeployment
       remoteIndexer: deps.remoteIndexer ?? null,
       workerSelection: settings.workerSelection[workers.role],
       policyProfile: profileOf(settings.policyProfiles, card.displayName),
+      ...(settings.trackingKey ? { trackingHash: settings.trackingKey.scoped({ model: card.displayName, routingGroup: ROUTING_GROUP }) } : {}),
     },
   });
   const router = new PushRouter(card.displayName, policy, {

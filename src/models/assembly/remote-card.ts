@@ -6,6 +6,8 @@ import {
   STRUCTURAL_TAG_SCHEMAS,
   STRUCTURAL_TAG_SCOPES,
   structuralTagConfig,
+  DEFAULT_STRUCTURAL_TAG_OPTIONS,
+  type StructuralTagOptions,
   THINKING_MODES,
   TOOL_CALL_PARSER_NAMES,
   ValidationError,
@@ -150,6 +152,17 @@ export function cardStructuralTag(card: Json, model: string): StructuralTagPolic
   const scope = pick('structural_tag_scope', STRUCTURAL_TAG_SCOPES);
   const schema = pick('structural_tag_schema', STRUCTURAL_TAG_SCHEMAS);
   return mode === 'on' ? { scope, schema } : null;
+}
+
+/**
+ * The parsers-v2 options a card's `structural_tag` object sets (read after cardStructuralTag has
+ * checked it); upstream's defaults for a card without one (the v1.5 fields have no such options).
+ */
+export function cardStructuralTagOptions(card: Json): StructuralTagOptions {
+  const given = ((card.runtime_config ?? {}) as Json).structural_tag;
+  if (given === undefined || given === null) return DEFAULT_STRUCTURAL_TAG_OPTIONS;
+  const config = structuralTagConfig(given);
+  return { toolArgumentsAnyOrder: config.tool_arguments_any_order, reasoningBoundary: config.reasoning_boundary };
 }
 
 /** False when the worker's card says it publishes no KV events (`runtime_config.kv_events: false`, written by bridges). */

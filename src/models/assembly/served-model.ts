@@ -1,7 +1,7 @@
 // A card becomes a served model: its tokenizer, byte table, preprocessor and routers, the routers
 // with no instances yet. The token table and tokenizer are built here, never per request.
 import { Preprocessor, type HfTokenizer, type PreprocessorOptions, type PreprocessPool } from '../../pipeline/index.js';
-import type { MediaKind, MediaWire, ModelDeploymentCard, StructuralTagPolicy } from '../../protocols/index.js';
+import type { MediaKind, MediaWire, ModelDeploymentCard, StructuralTagOptions, StructuralTagPolicy } from '../../protocols/index.js';
 import { createRouterPolicy, EMBEDDING_REQUESTS, Router, UNHINTED_REQUESTS, type PolicyProvides, type RequestView } from '../../router/index.js';
 import { NO_PARSERS, type EndpointId, type MediaRouter, type MediaRouters, type ModelParsers, type ServedModel } from '../model-manager.js';
 import { AGGREGATED_WORKERS, buildModelRouter, lostWorkerOptions, type LostWorkerOptions, type RouterDeps, type RouterSettings, type RouterWorkers } from './model-router.js';
@@ -23,6 +23,8 @@ export interface AssemblyOptions {
   parsers?: ModelParsers;
   /** The structural-tag settings the workers' card publishes; off by default. */
   structuralTag?: StructuralTagPolicy | null;
+  /** The parsers-v2 options of those settings; upstream's defaults when absent. */
+  structuralTagOptions?: StructuralTagOptions;
   /** Whom the model's router routes to; aggregated workers publishing KV events by default. */
   workers?: RouterWorkers;
   /** What its routers share with the others of the process. */
@@ -38,7 +40,7 @@ export interface AssembledModel {
 }
 
 export function assembleModel(card: ModelDeploymentCard, settings: ModelSettings, endpoint: EndpointId, options: AssemblyOptions = {}): AssembledModel {
-  const { parsers = NO_PARSERS, structuralTag = null, workers = AGGREGATED_WORKERS, deps = {}, pool } = options;
+  const { parsers = NO_PARSERS, structuralTag = null, structuralTagOptions, workers = AGGREGATED_WORKERS, deps = {}, pool } = options;
   const tokenTable = sharedTokenTable(card.tokenizerJsonPath, card.files.tokenizerConfig?.path);
   const warn = (message: string): void => deps.logger?.warn({ model: card.displayName }, message);
   const preprocessor = new Preprocessor(card, settings.tokenizer(card.tokenizerJsonPath, warn), {
@@ -46,7 +48,7 @@ export function assembleModel(card: ModelDeploymentCard, settings: ModelSettings
     forwardMessages: card.modelInput === 'Text' || settings.preprocessing.forwardMessages === true,
     pool,
     defaultThinking: parsers.defaultThinking,
-    parsers: { toolCall: parsers.toolCall, reasoning: parsers.reasoning, structuralTag },
+    parsers: { toolCall: parsers.toolCall, reasoning: parsers.reasoning, structuralTag, structuralTagOptions },
   });
   const { router, provides } = buildModelRouter(settings.router, card, workers, deps);
   const served: ServedModel = {

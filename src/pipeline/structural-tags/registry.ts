@@ -3,6 +3,7 @@
 
 import type { ToolCallParserName } from '../../protocols/index.js';
 import { dsmlBlock, kimiK2Section, triggeredTags, type StructuralTagBuilder } from './builders.js';
+import { kimiK3Channels } from './kimi-k3.js';
 
 const HERMES = triggeredTags({
   begin: '<tool_call>\n{"name": "{name}", "arguments": ',
@@ -32,4 +33,6 @@ export const STRUCTURAL_TAG_BUILDERS: Partial<Record<ToolCallParserName, Structu
   'deepseek-v4': DEEPSEEK_V4,
   deepseekv4: DEEPSEEK_V4,
   kimi_k2: kimiK2Section,
+  kimi_k3: kimiK3Channels,
+  'kimi-k3': kimiK3Channels,
 };

@@ -3,8 +3,8 @@
 // choice. A tag for a tool call means the output is in the parser's own format (the card's parser
 // reads it, not the guided-JSON one); a tag for `tool_choice: "none"` only bans opening a call.
 
-import type { ChatCompletionRequest, ToolCallParserName, StructuralTagPolicy } from '../../protocols/index.js';
-import { structuralTag, tag, type StructuralTag } from './formats.js';
+import { DEFAULT_STRUCTURAL_TAG_OPTIONS, type ChatCompletionRequest, type ToolCallParserName, type StructuralTagOptions, type StructuralTagPolicy } from '../../protocols/index.js';
+import { structuralTag, tag, withAnyOrderArguments, type StructuralTag } from './formats.js';
 import { STRUCTURAL_TAG_BUILDERS } from './registry.js';
 
 /** What the model's card says of its tool calls, for the preprocessor. */
@@ -12,6 +12,8 @@ export interface ToolCallFormat {
   toolCall: ToolCallParserName | null;
   /** The card's structural-tag settings; null: off. */
   structuralTag: StructuralTagPolicy | null;
+  /** The parsers-v2 options of those settings; upstream's defaults when absent. */
+  structuralTagOptions?: StructuralTagOptions;
 }
 
 export interface ToolCallTag {
@@ -30,17 +32,22 @@ export interface TagContext {
 }
 
 /**
- * Kimi K2's forced calls take their tag even with structural tags off: its native section is the
- * only format the K2 parser reads, as upstream treats them.
+ * Kimi's forced calls take their tag even with structural tags off, as upstream treats them: K2's
+ * section and K3's XTML channels are not the JSON of generic guided decoding. K2: `required` and
+ * named choices; K3: named choices only (upstream leaves K3's `required` to its prompt and parser).
  */
-const forcedNeedsTag = (parser: ToolCallParserName | null): boolean => parser === 'kimi_k2';
+const FORCED_NEEDS_TAG: Readonly<Partial<Record<ToolCallParserName, 'forced' | 'named'>>> = { kimi_k2: 'forced', kimi_k3: 'named', 'kimi-k3': 'named' };
+const forcedNeedsTag = (parser: ToolCallParserName | null, named: boolean): boolean => {
+  const needs = parser === null ? undefined : FORCED_NEEDS_TAG[parser];
+  return needs === 'forced' || (needs === 'named' && named);
+};
 
 export function toolCallTag(request: TagRequestFields, format: ToolCallFormat, context: TagContext): ToolCallTag | null {
   const choice = request.tool_choice ?? 'auto';
   const named = typeof choice === 'object' && choice !== null;
   const forced = named || choice === 'required';
   const policy = format.structuralTag;
-  if (policy === null && !(forced && forcedNeedsTag(format.toolCall))) return null;
+  if (policy === null && !(forced && forcedNeedsTag(format.toolCall, named))) return null;
   // A response format constrains the answer itself: an automatic choice keeps it, a forced one wins.
   const structuredOutput = request.response_format != null && request.response_format.type !== 'text';
   if (structuredOutput && !forced) return null;
@@ -64,7 +71,10 @@ export function toolCallTag(request: TagRequestFields, format: ToolCallFormat, c
     schema: policy?.schema ?? 'auto',
   });
   if (grammar === null) return null;
-  const reasoningFirst = context.startsInReasoning && forced;
-  const full = reasoningFirst ? { type: 'sequence' as const, elements: [tag('', { type: 'any_text', excludes: [] }, builder.reasoningEnd), grammar] } : grammar;
+  const options = format.structuralTagOptions ?? DEFAULT_STRUCTURAL_TAG_OPTIONS;
+  const calls = options.toolArgumentsAnyOrder ? withAnyOrderArguments(grammar) : grammar;
+  // With the boundary at the backend, the engine lets the reasoning run before the grammar starts.
+  const reasoningFirst = context.startsInReasoning && forced && options.reasoningBoundary !== 'backend';
+  const full = reasoningFirst ? { type: 'sequence' as const, elements: [tag('', { type: 'any_text', excludes: [] }, builder.reasoningEnd), calls] } : calls;
   return { tag: structuralTag(full), native: true };
 }

@@ -12,6 +12,8 @@ export interface SelectorWeights {
   hostCacheHitWeight: number;
   /** Credit per prefix block found only in the worker's disk cache. */
   diskCacheHitWeight: number;
+  /** Credit per shared-pool block past the worker's device prefix (`--shared-cache-multiplier`); unset: none. */
+  sharedCacheMultiplier?: number;
 }
 
 export interface Candidate {
@@ -21,6 +23,8 @@ export interface Candidate {
   hostOverlapBlocks?: number;
   /** Prefix blocks beyond the device and host prefixes that the disk tier holds. */
   diskOverlapBlocks?: number;
+  /** Shared-pool blocks at positions past the device prefix (upstream's `hits_beyond`). */
+  sharedBeyondBlocks?: number;
   /** Prompt tokens the worker still has to prefill for other requests. */
   activePrefillTokens: number;
   /** Active blocks plus the blocks this request would add. */
@@ -42,7 +46,8 @@ export function workerCosts(candidates: readonly Candidate[], isl: number, block
     const credit =
       w.overlapScoreCredit * decay * c.overlapBlocks +
       w.hostCacheHitWeight * (c.hostOverlapBlocks ?? 0) +
-      w.diskCacheHitWeight * (c.diskOverlapBlocks ?? 0);
+      w.diskCacheHitWeight * (c.diskOverlapBlocks ?? 0) +
+      (w.sharedCacheMultiplier ?? 0) * (c.sharedBeyondBlocks ?? 0);
     const adjusted = Math.max(0, rawPrefillBlocks - credit);
     return w.prefillLoadScale * adjusted + c.potentialDecodeBlocks + w.decodeActiveRequestWeight * c.activeRequests;
   });

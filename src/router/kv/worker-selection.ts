@@ -72,6 +72,7 @@ const COST_PARAMETERS: Readonly<Record<string, [key: keyof CostSettings, spec: S
   decode_active_request_weight: ['decodeActiveRequestWeight', NON_NEGATIVE('block-equivalent cost of each active request')],
   host_cache_hit_weight: ['hostCacheHitWeight', SHARE('credit per prefix block cached in host memory')],
   disk_cache_hit_weight: ['diskCacheHitWeight', SHARE('credit per prefix block cached on disk')],
+  shared_cache_multiplier: ['sharedCacheMultiplier', SHARE('credit per shared-pool block past the device prefix (--shared-cache-type hicache)')],
   router_temperature: ['temperature', NON_NEGATIVE('softmax temperature over normalized costs; 0 picks the cheapest')],
 };
 

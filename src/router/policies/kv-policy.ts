@@ -1,7 +1,7 @@
 // `--router-mode kv`: route each request to the worker with the lowest cost given how much of its
 // prompt the worker has cached (the KV indexer) and how loaded it is (active sequences).
 import { RoutingDecisionStats } from './decision-tally.js';
-import { BYPASS_REMOTE_PREFILL, type ApproximateCachePolicy, type KvCacheEvent, type LLMEngineOutput, type PreprocessedRequest, type QueuePolicy, type RouterEvent, type StorageTier } from '../../protocols/index.js';
+import { BYPASS_REMOTE_PREFILL, type ApproximateCachePolicy, type KvCacheEvent, type LLMEngineOutput, type PreprocessedRequest, type QueuePolicy, type RouterEvent, type SaltOptions, type SharedCacheType, type StorageTier } from '../../protocols/index.js';
 import {
   ActiveSequences,
   blockKey,
@@ -31,6 +31,8 @@ import {
   type WorkerSelection,
   type WorkerSelectionChoice,
 } from '../kv/index.js';
+import { PUBLIC_TRACKING, type TrackingHash } from '../kv/tracking/index.js';
+import { hitsBeyond, SharedCachePool } from '../kv/shared-cache/index.js';
 import type { StreamObserver } from '../observed-stream.js';
 import { maxBatchedTokensOf, type AnyInstance, type DpRanks } from '../worker-instance.js';
 import type { KvEventSink, ReplicaSharing } from './capabilities.js';
@@ -61,6 +63,10 @@ export interface KvRouterOptions extends CostSettings {
   workerSelection: WorkerSelectionChoice | null;
   /** `--use-remote-indexer`: overlaps come from another router's served indexer; null: the local indexer. */
   remoteIndexer: RemoteMatches | null;
+  /** `--router-tracking-hash`: the identities active sequences are tracked by (the indexers keep the public hashes). */
+  trackingHash: TrackingHash;
+  /** `--shared-cache-type`: hicache keeps a shared-pool index from workers' `external` tier events and credits its hits. */
+  sharedCacheType: SharedCacheType;
   random?: () => number;
   now?: () => number;
 }
@@ -72,6 +78,7 @@ export const DEFAULT_KV_ROUTER_OPTIONS: Readonly<Omit<KvRouterOptions, 'blockSiz
   decodeActiveRequestWeight: 0,
   hostCacheHitWeight: 0.75,
   diskCacheHitWeight: 0.25,
+  sharedCacheMultiplier: 0.5,
   temperature: 0,
   useKvEvents: true,
   ttlSecs: 120,
@@ -87,6 +94,8 @@ export const DEFAULT_KV_ROUTER_OPTIONS: Readonly<Omit<KvRouterOptions, 'blockSiz
   policyProfile: null,
   workerSelection: null,
   remoteIndexer: null,
+  trackingHash: PUBLIC_TRACKING,
+  sharedCacheType: 'none',
 });
 
 /** Approximate mode's pruners by `--router-approximate-cache-policy`. */
@@ -98,6 +107,7 @@ const PREDICTION_PRUNERS: { readonly [P in ApproximateCachePolicy]: (policy: KvR
 /** What routing learned about one request, kept from select() until it is dispatched. */
 interface Analysis {
   localHashes: bigint[];
+  /** The tracking identities of the prompt's blocks (`--router-tracking-hash`); null without active-block tracking. */
   seqHashes: bigint[] | null;
   keys: number[];
   /** Device prefix blocks by (worker, dp rank) key (kv/worker-rank.ts). */
@@ -105,6 +115,8 @@ interface Analysis {
   /** Prefix blocks past the device prefix in the host and disk tiers (absent without such events). */
   hostOverlaps: Map<bigint, number> | null;
   diskOverlaps: Map<bigint, number> | null;
+  /** The prompt's block positions the shared pool holds; null without a shared pool (or no credit for it). */
+  sharedHits: number[] | null;
 }
 
 const NO_MATCHES: TieredMatches = Object.freeze({ device: [], lower: [] });
@@ -123,6 +135,8 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   readonly indexer = new KvIndexer();
   /** Host and disk tier blocks, created on a worker's first event of that tier. */
   private readonly lowerTiers = new Map<LowerTier, KvIndexer>();
+  /** `--shared-cache-type hicache`: the blocks any worker can fetch from the external pool. */
+  readonly sharedPool: SharedCachePool | null;
   readonly sequences: ActiveSequences;
   private replica: ReplicaSync | null = null;
   readonly options: Readonly<KvRouterOptions>;
@@ -181,6 +195,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     // Pure load balancing (no credit for any tier's hits) has nothing to ask the remote indexer.
     const weighsHits = this.readsDevice || o.hostCacheHitWeight > 0 || o.diskCacheHitWeight > 0;
     if (remote && weighsHits) this.prepare = (request, signal) => this.fetchMatches(remote, request, signal);
+    this.sharedPool = o.sharedCacheType === 'hicache' ? new SharedCachePool() : null;
     this.queue = new PolicyClassQueues(o.policyProfile ?? singleClassProfile(o.queueThreshold, o.queuePolicy), o.now);
   }
 
@@ -250,14 +265,17 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
 
   /**
    * A worker's KV event (ignored in approximate mode, where the router predicts instead). Host and
-   * disk tiers go to their own indexers; `external` (shared caches) is not used for routing.
+   * disk tiers go to their own indexers; `external` (the shared pool) feeds the shared-pool index
+   * with `--shared-cache-type hicache`, and is not used otherwise.
    */
   applyKvEvent(workerId: bigint, event: KvCacheEvent, tier: StorageTier = 'device'): void {
     if (!this.appliesEvents) return;
     if (tier === 'device') {
       if (this.interim) this.settlePredictions(this.interim.pruner, rankKey(workerId, event.dp_rank), event);
       this.indexer.applyEvent(workerId, event);
-    } else if (tier !== 'external') {
+    } else if (tier === 'external') {
+      this.sharedPool?.apply(event);
+    } else {
       let ix = this.lowerTiers.get(tier);
       if (!ix) this.lowerTiers.set(tier, (ix = new KvIndexer()));
       ix.applyEvent(workerId, event);
@@ -335,7 +353,11 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   preview(instances: readonly AnyInstance[], request: PreprocessedRequest): WorkerPreview {
     const { a, chosen, candidate } = this.rank(instances, request);
     const o = this.options;
-    const credit = candidate.overlapBlocks + o.hostCacheHitWeight * (candidate.hostOverlapBlocks ?? 0) + o.diskCacheHitWeight * (candidate.diskOverlapBlocks ?? 0);
+    const credit =
+      candidate.overlapBlocks +
+      o.hostCacheHitWeight * (candidate.hostOverlapBlocks ?? 0) +
+      o.diskCacheHitWeight * (candidate.diskOverlapBlocks ?? 0) +
+      (o.sharedCacheMultiplier ?? 0) * (candidate.sharedBeyondBlocks ?? 0);
     return {
       instance: chosen.inst,
       dpRank: chosen.inst.dpRanks ? chosen.rank : undefined,
@@ -357,6 +379,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
       overlapBlocks: a.overlaps.get(key) ?? 0,
       hostOverlapBlocks: a.hostOverlaps?.get(key) ?? 0,
       diskOverlapBlocks: a.diskOverlaps?.get(key) ?? 0,
+      sharedBeyondBlocks: a.sharedHits ? hitsBeyond(a.sharedHits, a.overlaps.get(key) ?? 0) : 0,
       activePrefillTokens: o.trackPrefillTokens ? this.sequences.activePrefillTokens(key) : 0,
       potentialDecodeBlocks: o.trackActiveBlocks ? this.sequences.activeBlocks(key) + this.sequences.newBlocks(key, a.keys) : 0,
       activeRequests: this.sequences.activeRequests(key),
@@ -402,10 +425,12 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     this.pending.delete(request);
     const key = this.keyOf(instance, request);
     this.fetched.delete(request);
-    for (const predictions of [this.predicted, this.side, this.interrupted ? this.interim?.blocks : null]) {
-      predictions?.predict(key, a.localHashes, a.seqHashes ?? computeSequenceHashes(a.localHashes));
-    }
     const o = this.options;
+    // Predictions live in indexers, which key blocks by the public chain whatever identities tracking uses.
+    let publicChain: bigint[] | null = o.trackingHash.keyed ? null : a.seqHashes;
+    for (const predictions of [this.predicted, this.side, this.interrupted ? this.interim?.blocks : null]) {
+      predictions?.predict(key, a.localHashes, (publicChain ??= computeSequenceHashes(a.localHashes)));
+    }
     const seqHashes = o.trackActiveBlocks ? a.seqHashes : null;
     const isl = request.token_ids.length;
     const overlap = a.overlaps.get(key) ?? 0;
@@ -467,8 +492,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   }
 
   private localHashesOf(request: PreprocessedRequest): bigint[] {
-    const seed = computeSaltSeed({ loraName: request.routing?.lora_name, cacheNamespace: request.routing?.cache_salt });
-    return computeLocalBlockHashes(request.token_ids, this.options.blockSize, seed);
+    return computeLocalBlockHashes(request.token_ids, this.options.blockSize, computeSaltSeed(saltsOf(request)));
   }
 
   private async fetchMatches(remote: RemoteMatches, request: PreprocessedRequest, signal: AbortSignal): Promise<void> {
@@ -495,7 +519,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     const localHashes = fetched?.localHashes ?? this.localHashesOf(request);
     // A remote indexer's matches were fetched by prepare(); a request routed without it (pinned) has none.
     const found = o.remoteIndexer ? (fetched?.matches ?? NO_MATCHES) : this.localMatches(localHashes);
-    const seqHashes = o.trackActiveBlocks ? computeSequenceHashes(localHashes) : null;
+    const seqHashes = o.trackActiveBlocks ? o.trackingHash.sequenceHashes(request.token_ids, o.blockSize, saltsOf(request), localHashes) : null;
     const overlaps = new Map<bigint, number>();
     if (this.readsDevice) {
       for (const m of found.device) overlaps.set(rankKey(m.workerId, m.dpRank), m.blocks);
@@ -503,7 +527,12 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     const tier = (name: LowerTier): readonly WorkerOverlap[] | undefined => found.lower.find(([t]) => t === name)?.[1];
     const hostOverlaps = this.tierOverlaps(tier('host_pinned'), o.hostCacheHitWeight, [overlaps]);
     const diskOverlaps = this.tierOverlaps(tier('disk'), o.diskCacheHitWeight, [overlaps, hostOverlaps]);
-    return { localHashes, seqHashes, keys: seqHashes ? seqHashes.map(blockKey) : [], overlaps, hostOverlaps, diskOverlaps };
+    // The pool keys blocks by the public chain, whatever identities tracking uses.
+    const sharedHits =
+      this.sharedPool && (o.sharedCacheMultiplier ?? 0) > 0
+        ? this.sharedPool.hits(seqHashes && !o.trackingHash.keyed ? seqHashes : computeSequenceHashes(localHashes))
+        : null;
+    return { localHashes, seqHashes, keys: seqHashes ? seqHashes.map(blockKey) : [], overlaps, hostOverlaps, diskOverlaps, sharedHits };
   }
 
   /**
@@ -555,4 +584,9 @@ function ranksOf(ranks: DpRanks | undefined, pinned: number | null): readonly nu
   if (pinned !== null) return [pinned];
   if (!ranks) return RANK_ZERO;
   return Array.from({ length: ranks.size }, (_, i) => ranks.start + i);
+}
+
+/** The request's hash salts: its LoRA adapter and cache salt. */
+function saltsOf(request: PreprocessedRequest): SaltOptions {
+  return { loraName: request.routing?.lora_name, cacheNamespace: request.routing?.cache_salt };
 }

@@ -27,3 +27,10 @@ test('bad upstreams are refused naming the value', () => {
   assert.throws(() => upstreamsFromFlags(config('--upstream', 'http://a:1', '--kv-events-endpoint', 'tcp://a:1', '--kv-events-endpoint', 'tcp://b:1')), /pair by position/);
   assert.throws(() => upstreamsFromFlags(config('--upstream', 'http://a:1@tcp://a:2', '--kv-events-endpoint', 'tcp://a:1')), /give one/);
 });
+
+test('--enable-rl is refused: the bridge cannot serve the rl endpoint, and says why', () => {
+  assert.throws(() => upstreamsFromFlags(config('--upstream', 'http://a:8000', '--enable-rl')), /--enable-rl \(DYN_ENABLE_RL\): 'dynamo-ts worker openai' cannot serve the rl endpoint/);
+  const parsed = parseCommandLine(['worker', 'openai', '--upstream', 'http://a:8000'], { DYN_ENABLE_RL: 'true' });
+  assert.equal(parsed.kind, 'run');
+  assert.throws(() => upstreamsFromFlags((parsed as Extract<typeof parsed, { kind: 'run' }>).config), /start this worker without DYN_ENABLE_RL/);
+});

@@ -4,6 +4,8 @@
 // an `<item>` list under an array schema is an array, text beside tags is `$text`). Without a
 // schema a value is its text. The schema is followed through `$ref`, `anyOf` and `oneOf`.
 
+import { jsonPointerTarget } from '../../../../json-pointer.js';
+
 const NAMESPACE = ']<]minimax[>[';
 const TAG_START = `${NAMESPACE}<`;
 
@@ -29,7 +31,7 @@ class SchemaWalker {
       // A `$ref` beside constraints of its own is left as it is.
       if (Object.keys(current).some((key) => !REF_NEIGHBOURS.has(key))) return current;
       seen.add(ref);
-      const target = pointer(this.root, ref.slice(1));
+      const target = jsonPointerTarget(this.root, ref.slice(1));
       if (target === undefined) return current;
       current = target;
     }
@@ -98,26 +100,6 @@ function isSchema(value: unknown): value is Schema {
 
 function branches(schema: Schema): unknown[] {
   return [schema.anyOf, schema.oneOf].flatMap((union) => (Array.isArray(union) ? union : []));
-}
-
-/** A JSON pointer (`/$defs/Place`, percent-encoded) into `root`. */
-function pointer(root: unknown, path: string): unknown {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(path);
-  } catch {
-    return undefined;
-  }
-  if (decoded === '') return root;
-  if (!decoded.startsWith('/')) return undefined;
-  let node = root;
-  for (const part of decoded.slice(1).split('/')) {
-    const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (!isSchema(node) && !Array.isArray(node)) return undefined;
-    node = (node as Record<string, unknown>)[key];
-    if (node === undefined) return undefined;
-  }
-  return node;
 }
 
 const ENTITIES: readonly [RegExp, string][] = [

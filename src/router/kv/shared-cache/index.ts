@@ -1,0 +1,1 @@
+export { SharedCachePool, hitsBeyond } from './shared-pool.js';
