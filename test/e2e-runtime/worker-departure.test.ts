@@ -8,9 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import OpenAI from 'openai';
 import type { RunningProcess } from '../support/processes.js';
-import { MODEL, startFrontendProcess, startMockerProcess, stopAll, until, waitForModel } from './helpers.js';
+import { chatStream, MODEL, startFrontendProcess, startMockerProcess, stopAll, streamsUnderWay, until, waitForModel } from './helpers.js';
 
 let kvRoot: string;
 let frontend: { proc: RunningProcess; baseUrl: string };
@@ -35,60 +34,18 @@ after(async () => {
   rmSync(kvRoot, { recursive: true, force: true });
 });
 
-interface Outcome {
-  text: string;
-  completionTokens?: number;
-  error?: string;
-}
-
-async function chat(seed: number, onChunk: () => void = () => undefined): Promise<Outcome> {
-  const client = new OpenAI({ baseURL: `${frontend.baseUrl}/v1`, apiKey: 'none', maxRetries: 0, timeout: 600_000 });
-  const outcome: Outcome = { text: '' };
-  try {
-    const stream = await client.chat.completions.create({
-      model: MODEL,
-      messages: [{ role: 'user', content: `fable number ${seed}` }],
-      seed,
-      max_tokens: 100,
-      ignore_eos: true,
-      stream: true,
-      stream_options: { include_usage: true },
-    } as OpenAI.ChatCompletionCreateParamsStreaming);
-    for await (const chunk of stream) {
-      outcome.text += chunk.choices[0]?.delta.content ?? '';
-      outcome.completionTokens ??= chunk.usage?.completion_tokens;
-      onChunk();
-    }
-  } catch (err) {
-    outcome.error = (err as Error).message;
-  }
-  return outcome;
-}
-
 test('a stopped worker whose lease runs out: its streams move as soon as discovery drops it, with exact text', async () => {
   const victim = workers[0]!;
-  const count = 6;
-  let started = 0;
-  let release!: () => void;
-  const allStarted = new Promise<void>((resolve) => (release = resolve));
-  const runs = Array.from({ length: count }, (_, i) => {
-    let first = true;
-    return chat(700 + i, () => {
-      if (!first) return;
-      first = false;
-      if (++started === count) release();
-    });
-  });
-  await Promise.race([allStarted, Promise.all(runs)]);
+  const { outcomes: runs } = await streamsUnderWay(frontend.baseUrl, 6, 100, 700);
   victim.proc.kill('SIGSTOP');
   // The silence bounds (4 minutes) and the stream timeout (5) are far off: only the departure ends the wait.
   let timer: NodeJS.Timeout | undefined;
   const outcomes = await Promise.race([
-    Promise.all(runs),
+    runs,
     new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('streams of the departed worker were left hanging')), 120_000))),
   ]);
   clearTimeout(timer);
-  const expected = await Promise.all(outcomes.map((_, i) => chat(700 + i)));
+  const expected = await Promise.all(outcomes.map((_, i) => chatStream(frontend.baseUrl, 700 + i, 100)));
   for (const [i, e] of expected.entries()) {
     assert.equal(e.error, undefined);
     assert.equal(outcomes[i]!.error, undefined, `stream ${i}: ${outcomes[i]!.error}`);

@@ -8,9 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import OpenAI from 'openai';
 import type { RunningProcess } from '../support/processes.js';
-import { MODEL, startFrontendProcess, startMockerProcess, stopAll, until, waitForModel } from './helpers.js';
+import { chatStream, MODEL, startFrontendProcess, startMockerProcess, stopAll, streamsUnderWay, until, waitForModel, type ChatOutcome } from './helpers.js';
 
 let kvRoot: string;
 let frontend: { proc: RunningProcess; baseUrl: string };
@@ -45,55 +44,14 @@ async function instances(count: number): Promise<void> {
   }, 120_000, `${count} worker instances`);
 }
 
-interface Outcome {
-  text: string;
-  finish?: string | null;
-  completionTokens?: number;
-  error?: string;
-}
-
-async function chat(seed: number, maxTokens: number, onChunk: () => void = () => undefined): Promise<Outcome> {
-  const client = new OpenAI({ baseURL: `${frontend.baseUrl}/v1`, apiKey: 'none', maxRetries: 0, timeout: 300_000 });
-  const outcome: Outcome = { text: '' };
-  try {
-    const stream = await client.chat.completions.create({
-      model: MODEL,
-      messages: [{ role: 'user', content: `tale number ${seed}` }],
-      seed,
-      max_tokens: maxTokens,
-      ignore_eos: true,
-      stream: true,
-      stream_options: { include_usage: true },
-    } as OpenAI.ChatCompletionCreateParamsStreaming);
-    for await (const chunk of stream) {
-      outcome.text += chunk.choices[0]?.delta.content ?? '';
-      outcome.finish = chunk.choices[0]?.finish_reason ?? outcome.finish;
-      outcome.completionTokens ??= chunk.usage?.completion_tokens;
-      onChunk();
-    }
-  } catch (err) {
-    outcome.error = (err as Error).message;
-  }
-  return outcome;
-}
-
-/** `count` streams; `victim` gets SIGTERM once every stream has output. Resolves with the outcomes and the victim's exit code. */
-async function sigtermUnderLoad(count: number, maxTokens: number, victim: RunningProcess, seed0: number) {
-  let started = 0;
-  let release!: () => void;
-  const allStarted = new Promise<void>((resolve) => (release = resolve));
-  const runs = Array.from({ length: count }, (_, i) => {
-    let first = true;
-    return chat(seed0 + i, maxTokens, () => {
-      if (!first) return;
-      first = false;
-      if (++started === count) release();
-    });
-  });
-  await Promise.race([allStarted, Promise.all(runs)]);
+/** `count` streams; `victim` gets SIGTERM once every stream has output. */
+async function sigtermUnderLoad(count: number, maxTokens: number, victim: RunningProcess, seed0: number): Promise<ChatOutcome[]> {
+  const { outcomes } = await streamsUnderWay(frontend.baseUrl, count, maxTokens, seed0);
   victim.proc.kill('SIGTERM');
-  return { outcomes: await Promise.all(runs), victim };
+  return outcomes;
 }
+
+const chat = (seed: number, maxTokens: number): Promise<ChatOutcome> => chatStream(frontend.baseUrl, seed, maxTokens);
 
 async function migrations(): Promise<number> {
   const metrics = await (await fetch(`${frontend.baseUrl}/metrics`)).text();
@@ -101,7 +59,7 @@ async function migrations(): Promise<number> {
   return moved ? Number(moved[1]) : 0;
 }
 
-function assertUnbroken(outcomes: Outcome[], expected: Outcome[], maxTokens: number): void {
+function assertUnbroken(outcomes: ChatOutcome[], expected: ChatOutcome[], maxTokens: number): void {
   for (const [i, e] of expected.entries()) {
     assert.equal(e.error, undefined);
     const o = outcomes[i]!;
@@ -120,7 +78,7 @@ test('SIGTERM within the grace period: the worker leaves discovery at once, its 
   await instances(2);
   const during = await Promise.all([1, 2, 3, 4].map((i) => chat(400 + i, 4)));
   for (const d of during) assert.equal(d.error, undefined, d.error);
-  const { outcomes } = await load;
+  const outcomes = await load;
   assert.equal(await victim.exited, 0, victim.output());
   assertUnbroken(outcomes, await Promise.all(outcomes.map((_, i) => chat(300 + i, 40))), 40);
   assert.equal(await migrations(), before, 'nothing had to move');
@@ -129,7 +87,7 @@ test('SIGTERM within the grace period: the worker leaves discovery at once, its 
 test('SIGTERM past the grace period: the streams still running move to another worker with exact text, none ends as cancelled', async () => {
   const before = await migrations();
   const victim = workers[1]!;
-  const { outcomes } = await sigtermUnderLoad(6, 120, victim, 500);
+  const outcomes = await sigtermUnderLoad(6, 120, victim, 500);
   assert.equal(await victim.exited, 0, victim.output());
   assert.match(victim.output(), /shutdown grace period over/);
   assertUnbroken(outcomes, await Promise.all(outcomes.map((_, i) => chat(500 + i, 120))), 120);
