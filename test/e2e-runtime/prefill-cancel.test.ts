@@ -11,26 +11,23 @@ import { postJson } from '../support/in-process.js';
 import type { RunningProcess } from '../support/processes.js';
 import { MODEL, startFrontendProcess, startMockerProcess, stopAll, until, waitForModel } from './helpers.js';
 
-let kvRoot: string;
-let frontend: RunningProcess;
-let prefill: RunningProcess | undefined;
-let decode: RunningProcess;
+const kvRoot = mkdtempSync(path.join(tmpdir(), 'dyn-prefill-cancel-kv-'));
+const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_REQUEST_PLANE: 'tcp', DYN_EVENT_PLANE: 'zmq' };
+const procs: RunningProcess[] = [];
 let baseUrl: string;
 
 before(async () => {
-  kvRoot = mkdtempSync(path.join(tmpdir(), 'dyn-prefill-cancel-kv-'));
-  const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_REQUEST_PLANE: 'tcp', DYN_EVENT_PLANE: 'zmq' };
-  const started = await startFrontendProcess(env, ['--router-mode', 'kv']);
-  frontend = started.proc;
-  baseUrl = started.baseUrl;
-  decode = startMockerProcess(env, ['--disaggregation-mode', 'decode', '--block-size', '16', '--speedup-ratio', '100']);
+  const frontend = await startFrontendProcess(env, ['--router-mode', 'kv']);
+  baseUrl = frontend.baseUrl;
+  const decode = startMockerProcess(env, ['--disaggregation-mode', 'decode', '--block-size', '16', '--speedup-ratio', '100']);
+  procs.push(frontend.proc, decode);
   await waitForModel(baseUrl, MODEL, decode, 120_000);
   // At a thousandth of the mocker's pace a prompt of a few thousand tokens takes over a minute to prefill.
-  prefill = startMockerProcess(env, ['--worker-type', 'prefill', '--block-size', '16', '--speedup-ratio', '0.001']);
+  procs.push(startMockerProcess(env, ['--worker-type', 'prefill', '--block-size', '16', '--speedup-ratio', '0.001']));
 });
 
 after(async () => {
-  await stopAll([prefill, decode, frontend]);
+  await stopAll(procs);
   rmSync(kvRoot, { recursive: true, force: true });
 });
 
