@@ -19,7 +19,7 @@ export const runtimeOptions = [
     help: 'A request no longer migrates once prompt + generated tokens exceed this (exactly this many still migrates)',
   },
   {
-    key: 'shutdownGracePeriodSecs', flag: 'graceful-shutdown-grace-period-secs', env: 'DYN_GRACEFUL_SHUTDOWN_GRACE_PERIOD_SECS',
+    key: 'gracefulShutdownGracePeriodSecs', flag: 'graceful-shutdown-grace-period-secs', env: 'DYN_GRACEFUL_SHUTDOWN_GRACE_PERIOD_SECS',
     type: 'float', min: 0, group: 'Fault Tolerance', scope: 'worker', built: true, default: 5,
     help: "On SIGTERM/SIGINT a worker leaves discovery at once, then lets its in-flight requests run this long; those still running then end with an engine-shutdown error, which frontends migrate to another worker (within their --migration-limit; otherwise the client gets the error). 0: end them at once",
   },
