@@ -24,6 +24,7 @@ export function runtimeOptionsFromConfig(config: Config, logger: Logger, onLease
     bindHost: config.tcpRpcHost,
     tcpTls: tcpTls(config, logger),
     natsTls: natsTlsOptions(config),
+    shutdownGraceMs: config.gracefulShutdownGracePeriodSecs * 1000,
     logger: moduleLogger(logger, 'runtime'),
     onLeaseLost,
   };

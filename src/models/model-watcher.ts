@@ -118,10 +118,12 @@ export class ModelWatcher {
         rejected,
         // A registration (new, renewed after a restart of etcd or of the worker) brings a down instance back.
         registered: ({ instanceId }) => this.health.markUp(instanceId, 'registered again'),
-        deregistered: ({ instanceId }) => {
+        deregistered: (instance) => {
+          const { instanceId } = instance;
           this.loads.forget(instanceId);
           this.health.forget(instanceId);
-          this.liveness?.forget(instanceId);
+          // Streams still running there: a worker that answers at its old address drains, one that does not is lost.
+          this.liveness?.departed(instanceId, (timeoutMs) => requestClient.probe(instance, timeoutMs));
         },
       },
     );

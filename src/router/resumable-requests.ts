@@ -13,6 +13,11 @@ export interface ResumableRequests<Req, Out> {
   tokens(out: Out): readonly number[];
   /** True on the output that finishes the request. */
   finished(out: Out): boolean;
+  /**
+   * True on a bare cancellation (a finishing output that carries no tokens): what a worker that
+   * shuts down may send before its engine-shutdown error, so it is not yet the request's end.
+   */
+  cancelFrame(out: Out): boolean;
   /** `request` re-sent with `generated` appended to its prompt and its token budget reduced by as many. */
   resume(request: Req, generated: readonly number[]): Req;
   /** An output of a resumed request as the client sees it: its usage counts `replayed` as generated, not prompt. */
@@ -32,6 +37,7 @@ export const LLM_RESUMABLE: ResumableRequests<PreprocessedRequest, LLMEngineOutp
   promptLength: (request) => request.token_ids.length,
   tokens: (out) => out.token_ids ?? [],
   finished: (out) => out.finish_reason != null,
+  cancelFrame: (out) => out.finish_reason === 'cancelled' && (out.token_ids?.length ?? 0) === 0,
   resume(request, generated) {
     const stop = request.stop_conditions ?? {};
     // A hand-over from a prefill worker covered the first attempt's prompt only: the next worker prefills itself.

@@ -77,6 +77,8 @@ export interface RuntimeOptions {
   tcpTls?: TcpTls;
   /** TLS for every NATS connection (--nats-tls-*). */
   natsTls?: NatsTls;
+  /** How long a worker shutting down lets in-flight requests run (DYN_GRACEFUL_SHUTDOWN_GRACE_PERIOD_SECS; upstream: 5 s). */
+  shutdownGraceMs?: number;
   logger?: RuntimeLogger;
   /** Called if the lease is lost for good (etcd unreachable past its TTL). */
   onLeaseLost?: (err: Error) => void;
@@ -138,8 +140,8 @@ class Shared {
 
   server(): RequestPlaneServer {
     if (!this.requestServer) {
-      const { tcpMaxMessageSize, natsServer, logger, tcpTls, natsTls } = this.opts;
-      this.requestServer = this.makers.requestServer({ maxMessageSize: tcpMaxMessageSize, ...this.hosts, natsServer, tcpTls, natsTls, logger });
+      const { tcpMaxMessageSize, natsServer, logger, tcpTls, natsTls, shutdownGraceMs } = this.opts;
+      this.requestServer = this.makers.requestServer({ maxMessageSize: tcpMaxMessageSize, ...this.hosts, natsServer, tcpTls, natsTls, logger, shutdownGraceMs });
     }
     return this.requestServer;
   }

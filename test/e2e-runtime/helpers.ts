@@ -1,5 +1,6 @@
 // Whole-process runtime tests: a frontend and mocker workers as separate processes sharing one
 // discovery backend, configured only through the environment, as a deployment would be.
+import OpenAI from 'openai';
 import { postJson } from '../support/in-process.js';
 import { freePort, startProcess, waitForModel, type RunningProcess } from '../support/processes.js';
 
@@ -57,4 +58,57 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs: 
 
 export async function stopAll(procs: (RunningProcess | undefined)[]): Promise<void> {
   await Promise.all(procs.map((p) => p?.stop(3000)));
+}
+
+/** How one streamed chat request ended, as its client saw it. */
+export interface ChatOutcome {
+  text: string;
+  finish?: string | null;
+  completionTokens?: number;
+  error?: string;
+}
+
+/** A streamed chat request (seeded, ignore_eos) read to its end through the OpenAI client; `onChunk` runs on each chunk. */
+export async function chatStream(baseUrl: string, seed: number, maxTokens: number, onChunk: () => void = () => undefined): Promise<ChatOutcome> {
+  const client = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: 'none', maxRetries: 0, timeout: 600_000 });
+  const outcome: ChatOutcome = { text: '' };
+  try {
+    const stream = await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: `tale number ${seed}` }],
+      seed,
+      max_tokens: maxTokens,
+      ignore_eos: true,
+      stream: true,
+      stream_options: { include_usage: true },
+    } as OpenAI.ChatCompletionCreateParamsStreaming);
+    for await (const chunk of stream) {
+      outcome.text += chunk.choices[0]?.delta.content ?? '';
+      outcome.finish = chunk.choices[0]?.finish_reason ?? outcome.finish;
+      outcome.completionTokens ??= chunk.usage?.completion_tokens;
+      onChunk();
+    }
+  } catch (err) {
+    outcome.error = (err as Error).message;
+  }
+  return outcome;
+}
+
+/** Starts `count` streams (`seed0 + i`) and resolves once each has output (or all ended), with the promise of their outcomes. */
+export async function streamsUnderWay(baseUrl: string, count: number, maxTokens: number, seed0: number): Promise<{ outcomes: Promise<ChatOutcome[]> }> {
+  let started = 0;
+  let release!: () => void;
+  const allStarted = new Promise<void>((resolve) => (release = resolve));
+  const outcomes = Promise.all(
+    Array.from({ length: count }, (_, i) => {
+      let first = true;
+      return chatStream(baseUrl, seed0 + i, maxTokens, () => {
+        if (!first) return;
+        first = false;
+        if (++started === count) release();
+      });
+    }),
+  );
+  await Promise.race([allStarted, outcomes]);
+  return { outcomes };
 }

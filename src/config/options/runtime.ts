@@ -19,6 +19,11 @@ export const runtimeOptions = [
     help: 'A request no longer migrates once prompt + generated tokens exceed this (exactly this many still migrates)',
   },
   {
+    key: 'gracefulShutdownGracePeriodSecs', flag: 'graceful-shutdown-grace-period-secs', env: 'DYN_GRACEFUL_SHUTDOWN_GRACE_PERIOD_SECS',
+    type: 'float', min: 0, group: 'Fault Tolerance', scope: 'worker', built: true, default: 5,
+    help: "On SIGTERM/SIGINT a worker leaves discovery at once, then lets its in-flight requests run this long; those still running then end with an engine-shutdown error, which frontends migrate to another worker (within their --migration-limit; otherwise the client gets the error). 0: end them at once",
+  },
+  {
     key: 'workerSilenceCheck', flag: 'worker-silence-check', env: 'DYN_WORKER_SILENCE_CHECK', envIsLocal: true, type: 'bool',
     group: 'Fault Tolerance', scope: 'frontend', built: true, default: true,
     help: 'Ping a worker whose stream stays silent past its bound (the --worker-silence-* settings); one that does not answer, or answers but sends nothing on any stream for the ceiling, leaves routing and its streams migrate',

@@ -10,6 +10,11 @@
 // stream waits another bound, unless the worker has sent nothing on any of its streams for the
 // ceiling: a stuck engine. Either verdict marks the worker down and fails its streams at once; it
 // comes back when a probe (the same ping) is answered.
+//
+// A worker that leaves discovery (its lease expired, it deregistered, its entry was deleted) while
+// it holds streams is pinged at once, at the address it was registered with: a worker that answers
+// is draining (a graceful shutdown deregisters first) and keeps its streams; one that does not
+// answer has them failed at once, so none waits for its silence bound.
 import { WorkerLostError } from '../../protocols/index.js';
 import type { SilenceWatch } from '../observed-stream.js';
 import type { InstanceHealth } from './instance-health.js';
@@ -49,6 +54,8 @@ class WorkerRecord {
   readonly streams = new Set<StreamWatch>();
   /** The ping in flight, shared by every stream that asks. */
   ping: Promise<boolean> | null = null;
+  /** Once it left discovery: how to ping it at the address it had (the instance list no longer has it). */
+  departedPing: ((timeoutMs: number) => Promise<boolean>) | null = null;
 
   constructor(readonly id: bigint) {}
 
@@ -81,10 +88,27 @@ export class WorkerLiveness {
     return new StreamWatch(this, worker, firstMs, stallMs, stop);
   }
 
-  /** The worker left discovery: its pace goes with it. */
-  forget(id: bigint): void {
+  /**
+   * The worker left discovery; `ping` reaches it at the address it had. Without streams its record
+   * goes; with streams it is pinged now, and unanswered its streams fail at once (see the module comment).
+   */
+  departed(id: bigint, ping: (timeoutMs: number) => Promise<boolean>): void {
     const worker = this.workers.get(id);
-    if (worker && worker.streams.size === 0) this.workers.delete(id);
+    if (!worker) return;
+    worker.departedPing = ping;
+    if (worker.streams.size === 0) {
+      this.workers.delete(id);
+      return;
+    }
+    const timeoutMs = this.bounds.pingTimeoutMs;
+    void this.pingOnce(worker).then((answered) => {
+      if (!answered) this.declare(worker, `left discovery and does not answer a request-plane ping within ${secs(timeoutMs)} s`);
+    });
+  }
+
+  /** A stream of `worker` ended: a departed worker's record goes with its last stream. */
+  released(worker: WorkerRecord): void {
+    if (worker.departedPing && worker.streams.size === 0 && this.workers.get(worker.id) === worker) this.workers.delete(worker.id);
   }
 
   /** The silence allowed after a stream's first output, from its worker's pace. */
@@ -97,8 +121,7 @@ export class WorkerLiveness {
   /** A stream of `worker` has been silent past its bound: false when the worker was found unresponsive or stuck. */
   async judge(worker: WorkerRecord, silentMs: number): Promise<boolean> {
     const b = this.bounds;
-    worker.ping ??= this.health.ping(worker.id, b.pingTimeoutMs).finally(() => (worker.ping = null));
-    const answered = await worker.ping;
+    const answered = await this.pingOnce(worker);
     if (!answered) {
       const pace = worker.gapMs < 0 ? '' : ` (its recent pace: an output every ${Math.round(worker.gapMs)} ms)`;
       this.declare(worker, `unresponsive: no answer to a request-plane ping within ${secs(b.pingTimeoutMs)} s after ${secs(silentMs)} s without output${pace}`);
@@ -110,6 +133,15 @@ export class WorkerLiveness {
       return false;
     }
     return true;
+  }
+
+  /** One ping of `worker` at a time, shared by every stream that asks. */
+  private pingOnce(worker: WorkerRecord): Promise<boolean> {
+    if (worker.ping) return worker.ping;
+    const timeoutMs = this.bounds.pingTimeoutMs;
+    const ping = worker.departedPing ? worker.departedPing(timeoutMs).catch(() => false) : this.health.ping(worker.id, timeoutMs);
+    worker.ping = ping.finally(() => (worker.ping = null));
+    return worker.ping;
   }
 
   /** The worker leaves routing and every stream it holds fails as lost (migration moves them). */
@@ -157,6 +189,7 @@ export class StreamWatch implements SilenceWatch {
   release(): void {
     this.worker.streams.delete(this);
     this.failNow = null;
+    this.liveness.released(this.worker);
   }
 
   /** Fails the stream now with the worker's verdict. */

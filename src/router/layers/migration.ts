@@ -42,6 +42,8 @@ class Attempts<Req, Out> implements PushingIterator<Out> {
   private current: Route<Req, Out>;
   private pending: { type: MigrationType; since: number } | null = null;
   private closed = false;
+  /** A bare `cancelled` finish the client did not ask for, held until the attempt ends (see the module comment). */
+  private held: Out | null = null;
 
   constructor(
     private readonly router: Pick<RouterView<Req, Out>, 'instances' | 'requests' | 'migration'>,
@@ -77,16 +79,20 @@ class Attempts<Req, Out> implements PushingIterator<Out> {
     const attempt = this.outputs;
     pushItems(attempt, {
       item: (out) => {
-        if (!this.closed && this.outputs === attempt) sink.item(this.accept(out));
+        if (this.closed || this.outputs !== attempt || this.hold(out)) return;
+        sink.item(this.accept(out));
       },
       end: () => {
         if (this.closed || this.outputs !== attempt) return;
+        const held = this.release();
+        if (held !== null) sink.item(held);
         this.settle();
         this.closed = true;
         sink.end();
       },
       fail: (err) => {
         if (this.closed || this.outputs !== attempt) return;
+        this.held = null;
         let moved: boolean;
         try {
           moved = this.moveAfter(err);
@@ -110,16 +116,18 @@ class Attempts<Req, Out> implements PushingIterator<Out> {
     return this.outputs.return?.(value) ?? Promise.resolve({ done: true, value: undefined });
   }
 
-  private readonly onOutput = (r: IteratorResult<Out>): IteratorResult<Out> => {
-    if (!r.done) return { done: false, value: this.accept(r.value) };
+  private readonly onOutput = (r: IteratorResult<Out>): IteratorResult<Out> | Promise<IteratorResult<Out>> => {
+    if (!r.done) return this.hold(r.value) ? this.next() : { done: false, value: this.accept(r.value) };
     this.settle();
     this.closed = true;
-    return r;
+    const held = this.release();
+    return held === null ? r : { done: false, value: held };
   };
 
   /** A failed attempt: the next one's first output, or the error when the request cannot go on. */
   private readonly onError = (err: unknown): Promise<IteratorResult<Out>> | IteratorResult<Out> => {
     this.closed = true;
+    this.held = null;
     let moved: boolean;
     try {
       moved = this.moveAfter(err);
@@ -140,6 +148,20 @@ class Attempts<Req, Out> implements PushingIterator<Out> {
     if (err instanceof WorkerLostError && this.finished) return false;
     this.outputs = this.resend(err)[Symbol.asyncIterator]();
     return true;
+  }
+
+  /** True when `out` is a bare `cancelled` finish the client did not ask for: it waits for the attempt's end. */
+  private hold(out: Out): boolean {
+    if (this.held !== null || !this.resumable?.cancelFrame(out) || this.route.ctx.signal.aborted) return false;
+    this.held = out;
+    return true;
+  }
+
+  /** The held finish, accepted, once the attempt ended without an error. */
+  private release(): Out | null {
+    const held = this.held;
+    this.held = null;
+    return held === null ? null : this.accept(held);
   }
 
   /** Records an output on its way to the caller, restated for the tokens a re-send replayed. */

@@ -19,6 +19,8 @@ export interface RequestPlaneDeps {
   tcpTls?: TcpTls;
   natsTls?: NatsTls;
   logger?: IngressLogger;
+  /** How long running requests may finish once the server closes (unset: DRAIN_GRACE_MS). */
+  shutdownGraceMs?: number;
 }
 
 /** The worker side of each request plane. */
@@ -26,11 +28,18 @@ export const REQUEST_PLANE_SERVERS: PartTable<RequestPlaneName, RequestPlaneDeps
   tcp: async () => {
     const { TcpRequestPlaneServer } = await import('./tcp-server.js');
     return (deps) =>
-      new TcpRequestPlaneServer({ maxMessageSize: deps.maxMessageSize, advertiseHost: deps.advertiseHost, bindHost: deps.bindHost, logger: deps.logger, tls: deps.tcpTls });
+      new TcpRequestPlaneServer({
+        maxMessageSize: deps.maxMessageSize,
+        advertiseHost: deps.advertiseHost,
+        bindHost: deps.bindHost,
+        logger: deps.logger,
+        tls: deps.tcpTls,
+        shutdownGraceMs: deps.shutdownGraceMs,
+      });
   },
   nats: async () => {
     const { NatsRequestPlaneServer } = await import('./nats-plane.js');
-    return (deps) => new NatsRequestPlaneServer(deps.natsServer, deps.logger, deps.natsTls, deps.tcpTls);
+    return (deps) => new NatsRequestPlaneServer(deps.natsServer, deps.logger, deps.natsTls, deps.tcpTls, deps.shutdownGraceMs);
   },
   inproc: async () => {
     const { LocalRequestPlaneServer } = await import('./local-plane.js');

@@ -10,7 +10,7 @@ export interface IngressLogger {
   warn(obj: object, msg: string): void;
 }
 
-/** How long a closing worker lets running requests finish (upstream drains too). */
+/** How long a closing worker lets running requests finish unless told (upstream's DYN_GRACEFUL_SHUTDOWN_GRACE_PERIOD_SECS default). */
 export const DRAIN_GRACE_MS = 5000;
 
 export class Ingress {
@@ -54,6 +54,9 @@ export class Ingress {
     this.closed = true;
     const deadline = Date.now() + graceMs;
     while (this.inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    if (this.inFlight.size > 0) {
+      this.logger?.warn({ requests: this.inFlight.size, graceSecs: graceMs / 1000 }, 'request-plane: shutdown grace period over; ending the requests still running as an engine shutdown (frontends may migrate them)');
+    }
     for (const ctl of this.inFlight) ctl.abort(ENGINE_SHUTDOWN);
   }
 

@@ -33,6 +33,8 @@ export class NatsRequestPlaneServer implements RequestPlaneServer {
     private readonly tls?: NatsTls,
     /** The response streams still go over TCP: TLS for dialing callers back. */
     tcpTls?: TcpTls,
+    /** How long running requests may finish once the server closes. */
+    private readonly shutdownGraceMs = DRAIN_GRACE_MS,
   ) {
     this.ingress = new Ingress(logger, tcpTls);
   }
@@ -64,7 +66,7 @@ export class NatsRequestPlaneServer implements RequestPlaneServer {
   }
 
   async close(): Promise<void> {
-    await this.ingress.close(DRAIN_GRACE_MS);
+    await this.ingress.close(this.shutdownGraceMs);
     for (const sub of this.subs.values()) sub.unsubscribe();
     this.subs.clear();
   }

@@ -19,6 +19,8 @@ export interface TcpServerOptions {
   logger?: IngressLogger;
   /** TLS for this listener and for the response streams its handlers dial back. */
   tls?: TcpTls;
+  /** How long running requests may finish once the server closes (unset: DRAIN_GRACE_MS). */
+  shutdownGraceMs?: number;
 }
 
 export class TcpRequestPlaneServer implements RequestPlaneServer {
@@ -49,7 +51,7 @@ export class TcpRequestPlaneServer implements RequestPlaneServer {
   }
 
   async close(): Promise<void> {
-    await this.ingress.close(DRAIN_GRACE_MS);
+    await this.ingress.close(this.opts.shutdownGraceMs ?? DRAIN_GRACE_MS);
     const server = this.server;
     this.server = null;
     if (!server) return;

@@ -53,17 +53,17 @@ function freezing(proc: Process, stopAfter = Infinity, seen: PreprocessedRequest
   };
 }
 
-function setup(workers: Record<number, Process>, limit = 3) {
+function setup(workers: Record<number, Process>, limit = 3, bounds = BOUNDS) {
   const health = new InstanceHealth({ probe: async (id) => !workers[Number(id)]!.isStopped, probeBackoffMs: 20, maxProbeBackoffMs: 40 });
   const changes: HealthChange[] = [];
   health.subscribe((c) => changes.push(c));
-  const liveness = new WorkerLiveness(health, BOUNDS);
+  const liveness = new WorkerLiveness(health, bounds);
   const router = new PushRouter('mock', createRouterPolicy('round-robin'), {
     health,
     liveness,
     migration: { limit, maxSeqLen: null, logger: { warn: () => undefined } },
   });
-  return { health, changes, router };
+  return { health, changes, router, liveness };
 }
 
 async function run(router: PushRouter, req: PreprocessedRequest, id: string): Promise<LLMEngineOutput[]> {
@@ -163,5 +163,43 @@ test('the stall timeout still bounds a stream whatever its worker answers', asyn
   router.setInstances([{ id: 7n, client: paced(10, 10, 2, 5_000) } satisfies WorkerInstance]);
   await assert.rejects(run(router, REQS[0]!, 's'), (err: unknown) => err instanceof WorkerLostError && /inactivity timeout/.test(err.message));
   assert.equal(health.isDown(7n), true);
+  health.close();
+});
+
+// Silence bounds no test waits for: only a departure can fail these streams in time.
+const PATIENT: SilenceBounds = { ...BOUNDS, firstTokenMs: 60_000, floorMs: 60_000, ceilingMs: 120_000 };
+
+test('a worker that leaves discovery and does not answer: its streams move at once with exact tokens', async () => {
+  const stopped = new Process();
+  const fine = new Process();
+  const { health, router, liveness } = setup({ 1: stopped, 2: fine }, 3, PATIENT);
+  router.setInstances([
+    { id: 1n, client: freezing(stopped, 7) },
+    { id: 2n, client: freezing(fine) },
+  ]);
+  const expected = await Promise.all(REQS.map(async (r) => ids(await collect(mocker, r))));
+  const runs = Promise.all(REQS.map((r, i) => run(router, r, `d${i}`)));
+  while (!stopped.isStopped) await new Promise((r) => setTimeout(r, 5));
+  // Its lease ran out: discovery drops it, and the address it had answers nothing.
+  router.setInstances([{ id: 2n, client: freezing(fine) }]);
+  liveness.departed(1n, async () => !stopped.isStopped);
+  const got = await runs;
+  for (const [i, outs] of got.entries()) assert.deepEqual(ids(outs), expected[i], `request ${i}`);
+  assert.equal(health.isDown(1n), true);
+  stopped.cont();
+  health.close();
+});
+
+test('a worker that leaves discovery but answers (it drains) keeps its streams to their end', async () => {
+  const { health, router, liveness } = setup({ 1: new Process() }, 0, PATIENT);
+  router.setInstances([{ id: 1n, client: scripted([paced(30, 10)]) }]);
+  const draining = run(router, REQS[0]!, 'drain');
+  await new Promise((r) => setTimeout(r, 50));
+  router.setInstances([]);
+  let pinged = 0;
+  liveness.departed(1n, async () => ++pinged > 0);
+  const outs = await draining;
+  assert.equal(outs.length, 30);
+  assert.equal(pinged, 1);
   health.close();
 });

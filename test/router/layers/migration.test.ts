@@ -179,3 +179,76 @@ test('pushed (as the frontends consume): a mid-stream loss continues on another 
   );
   assert.equal(got.length, 5);
 });
+
+/** `mocker`'s answers cut after `after` outputs as a worker shutting down cuts them: a bare `cancelled` finish, then (unless `clean`) its engine-shutdown error. */
+function shuttingDown(id: number, after: number, clean = false): WorkerInstance {
+  return {
+    id: BigInt(id),
+    client: {
+      async *generate(req: PreprocessedRequest, ctx: GenerateContext): AsyncGenerator<LLMEngineOutput> {
+        let sent = 0;
+        for await (const out of mocker.generate(req, ctx)) {
+          yield out;
+          if (++sent >= after) break;
+        }
+        yield { token_ids: [], finish_reason: 'cancelled' };
+        if (!clean) throw new WorkerLostError('worker lost: EngineShutdown: the worker shut down before the request completed', BigInt(id));
+      },
+    },
+  };
+}
+
+test('a worker shutdown (bare cancelled finish, then its engine-shutdown error) moves the request; the client never sees cancelled', async () => {
+  const expected = await collect(mocker, REQ);
+  for (const pushed of [false, true]) {
+    const r = router(1);
+    r.setInstances([shuttingDown(1, 12), worker(2)]);
+    const migrations: MigrationType[] = [];
+    const outs: LLMEngineOutput[] = [];
+    const ctx: GenerateContext = { requestId: 's1', signal: new AbortController().signal, migrated: (type) => migrations.push(type) };
+    if (pushed) await drainStream(r.generate(REQ, ctx), (out) => void outs.push(out));
+    else for await (const out of r.generate(REQ, ctx)) outs.push(out);
+    assert.deepEqual(ids(outs), ids(expected), pushed ? 'pushed' : 'pulled');
+    assert.ok(outs.every((o) => o.finish_reason !== 'cancelled'));
+    assert.equal(outs.at(-1)!.finish_reason, 'length');
+    assert.deepEqual(migrations, ['ongoing_request']);
+  }
+});
+
+test('a worker shutdown with no move left ends with its error, not cancelled; a clean cancelled end and a client cancel still end as cancelled', async () => {
+  const r = router(0);
+  r.setInstances([shuttingDown(1, 5), worker(2)]);
+  const got: LLMEngineOutput[] = [];
+  await assert.rejects(async () => {
+    for await (const out of r.generate(REQ, { requestId: 'z', signal: new AbortController().signal })) got.push(out);
+  }, /EngineShutdown/);
+  assert.equal(got.length, 5);
+  assert.ok(got.every((o) => o.finish_reason !== 'cancelled'));
+
+  const clean = router(1);
+  clean.setInstances([shuttingDown(1, 5, true)]);
+  for (const pushed of [false, true]) {
+    const outs: LLMEngineOutput[] = [];
+    const ctx: GenerateContext = { requestId: 'c2', signal: new AbortController().signal };
+    if (pushed) await drainStream(clean.generate(REQ, ctx), (out) => void outs.push(out));
+    else for await (const out of clean.generate(REQ, ctx)) outs.push(out);
+    assert.equal(outs.length, 6);
+    assert.equal(outs.at(-1)!.finish_reason, 'cancelled');
+  }
+
+  const abort = new AbortController();
+  const cancelled = router(1);
+  cancelled.setInstances([shuttingDown(1, 5)]);
+  const seen: LLMEngineOutput[] = [];
+  const moved: MigrationType[] = [];
+  try {
+    for await (const out of cancelled.generate(REQ, { requestId: 'c3', signal: abort.signal, migrated: (t) => moved.push(t) })) {
+      seen.push(out);
+      if (seen.length === 5) abort.abort();
+    }
+  } catch {
+    // The engine-shutdown error after the client's cancel ends the stream: nothing moves either way.
+  }
+  assert.equal(seen.at(-1)!.finish_reason, 'cancelled', "the client's own cancel is not held");
+  assert.deepEqual(moved, []);
+});
