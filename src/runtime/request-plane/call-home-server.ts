@@ -1,5 +1,7 @@
 // Frontend side of response streams: a listening socket that workers dial back to. Each connection
 // starts with a handshake naming the subject of a pending request; its frames then feed that request.
+// Every request offers `keep_alive` (call-home-link.ts): a worker whose handshake takes it up keeps
+// the connection, and after the stream's sentinel we release it and read the next handshake on it.
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { InternalError, WorkerLostError } from '../../protocols/index.js';
@@ -70,6 +72,8 @@ export class PendingStream {
   }
 
   onClose(): void {
+    // A kept connection outlives the stream: nothing more of it goes there (a late stop included).
+    this.socket = null;
     if (this.arrivalTimer) clearTimeout(this.arrivalTimer);
     if (this.completed || this.stopped) this.queue.end();
     else this.queue.fail(new WorkerLostError('worker connection lost: the response stream ended before completion'));
@@ -96,6 +100,8 @@ export class PendingStream {
     this.release();
   }
 }
+
+const RELEASE = encodeTwoPartHeader('release');
 
 function describe(error: unknown): string {
   return typeof error === 'string' ? error : JSON.stringify(error);
@@ -128,7 +134,7 @@ export class CallHomeServer {
     const subject = randomUUID();
     const stream = new PendingStream(subject, () => this.pending.delete(subject), exactIntegers);
     this.pending.set(subject, stream);
-    return { stream, info: { address, subject, context, stream_type: 'response' } };
+    return { stream, info: { address, subject, context, stream_type: 'response', keep_alive: true } };
   }
 
   async close(): Promise<void> {
@@ -159,6 +165,7 @@ export class CallHomeServer {
     socket.on('error', () => undefined);
     const decoder = new TwoPartDecoder(this.opts.maxMessageSize);
     let stream: PendingStream | null = null;
+    let kept = false;
     socket.on('data', (chunk: Buffer) => {
       let messages: TwoPartMessage[];
       try {
@@ -169,12 +176,13 @@ export class CallHomeServer {
       }
       for (const msg of messages) {
         if (!stream) {
-          const handshake = JSON.parse(msg.header.toString('utf8')) as { subject?: string };
+          const handshake = JSON.parse(msg.header.toString('utf8')) as { subject?: string; keep_alive?: unknown };
           stream = this.pending.get(handshake.subject ?? '') ?? null;
           if (!stream) {
             socket.destroy();
             return;
           }
+          kept = handshake.keep_alive === true;
           stream.attach(socket);
           continue;
         }
@@ -184,6 +192,11 @@ export class CallHomeServer {
           stream.abandon(new InternalError(`bad response frame from worker: ${(err as Error).message}`));
           socket.destroy();
           return;
+        }
+        if (kept && msg.header.length > 0 && parseStreamControl(msg.header) === 'sentinel') {
+          stream.onClose();
+          stream = null;
+          socket.write(RELEASE);
         }
       }
     });
