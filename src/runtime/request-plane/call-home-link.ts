@@ -48,6 +48,8 @@ export class CallHomeLink {
         else if (ctl === 'release' && this.kept && this.listener === null) this.onRelease(this);
       }
     });
+    // Armed only while the connection waits idle (CallHomeLinks.park).
+    socket.on('timeout', () => socket.end());
     socket.on('close', () => {
       this.closed = true;
       this.onClosed(this);
@@ -115,7 +117,7 @@ export class CallHomeLinks {
       link.socket.end();
       return;
     }
-    link.socket.setTimeout(IDLE_TIMEOUT_MS, () => link.socket.end());
+    link.socket.setTimeout(IDLE_TIMEOUT_MS);
     links.push(link);
   }
 
