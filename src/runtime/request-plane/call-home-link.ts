@@ -81,6 +81,7 @@ export class CallHomeLink {
 /** The process's response connections by caller address: kept ones wait here between streams. */
 export class CallHomeLinks {
   private readonly idle = new Map<string, CallHomeLink[]>();
+  private closed = false;
 
   constructor(private readonly tls?: TcpTls) {}
 
@@ -104,21 +105,22 @@ export class CallHomeLinks {
     );
   }
 
-  /** Closes every idle connection (the worker stops). */
+  /** Closes every idle connection, and each busy one once its stream is over (the worker stops). */
   close(): void {
+    this.closed = true;
     for (const links of this.idle.values()) for (const link of links) link.socket.destroy();
     this.idle.clear();
   }
 
   private park(address: string, link: CallHomeLink): void {
-    let links = this.idle.get(address);
-    if (!links) this.idle.set(address, (links = []));
-    if (links.length >= MAX_IDLE_PER_ADDRESS) {
+    const links = this.idle.get(address) ?? [];
+    if (this.closed || links.length >= MAX_IDLE_PER_ADDRESS) {
       link.socket.end();
       return;
     }
     link.socket.setTimeout(IDLE_TIMEOUT_MS);
     links.push(link);
+    this.idle.set(address, links);
   }
 
   private forget(address: string, link: CallHomeLink): void {

@@ -160,3 +160,17 @@ test('caller side: a worker that does not take keep_alive up (upstream) gets no 
     await server.close();
   }
 });
+
+test('worker side: once the worker stops, a connection released afterwards is closed, not kept', async () => {
+  const front = await caller();
+  const links = new CallHomeLinks();
+  try {
+    await answer(links, { address: front.address, subject: 's1', context: 'c', stream_type: 'response', keep_alive: true }, [{ a: 1 }]);
+    await eventually(() => front.received[0]?.length === 5, 5000, 'stream');
+    links.close();
+    front.sockets[0]!.write(encodeTwoPartHeader('release'));
+    await eventually(() => front.ended[0] === true, 5000, 'connection closed after the release');
+  } finally {
+    front.close();
+  }
+});
