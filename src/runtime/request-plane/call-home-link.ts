@@ -8,6 +8,7 @@
 import type { Socket } from 'node:net';
 import { encodeTwoPartHeader, parseStreamControl, TwoPartDecoder, type CallHomeInfo } from '../codecs/index.js';
 import { dialSocket, type TcpTls } from './tcp-tls.js';
+import { readTwoPartMessages } from './two-part-reader.js';
 
 /** Idle kept connections per caller address; a burst beyond it closes its extra connections. */
 const MAX_IDLE_PER_ADDRESS = 256;
@@ -33,20 +34,10 @@ export class CallHomeLink {
     private readonly onClosed: (link: CallHomeLink) => void,
   ) {
     socket.on('error', () => undefined);
-    const decoder = new TwoPartDecoder();
-    socket.on('data', (chunk: Buffer) => {
-      let messages;
-      try {
-        messages = decoder.push(chunk);
-      } catch {
-        socket.destroy();
-        return;
-      }
-      for (const msg of messages) {
-        const ctl = parseStreamControl(msg.header);
-        if (ctl === 'stop' || ctl === 'kill') this.listener?.control(ctl);
-        else if (ctl === 'release' && this.kept && this.listener === null) this.onRelease(this);
-      }
+    readTwoPartMessages(socket, new TwoPartDecoder(), (msg) => {
+      const ctl = parseStreamControl(msg.header);
+      if (ctl === 'stop' || ctl === 'kill') this.listener?.control(ctl);
+      else if (ctl === 'release' && this.kept && this.listener === null) this.onRelease(this);
     });
     // Armed only while the connection waits idle (CallHomeLinks.park).
     socket.on('timeout', () => socket.end());

@@ -19,6 +19,7 @@ import {
 import { advertiseHost, joinHostPort } from './advertise-host.js';
 import { errorFromDetail } from './error-detail.js';
 import { createSocketServer, type TcpTls } from './tcp-tls.js';
+import { readTwoPartMessages } from './two-part-reader.js';
 
 /** One request waiting for, then receiving, its response stream. */
 export class PendingStream {
@@ -163,42 +164,33 @@ export class CallHomeServer {
   private onConnection(socket: Socket): void {
     this.sockets.add(socket);
     socket.on('error', () => undefined);
-    const decoder = new TwoPartDecoder(this.opts.maxMessageSize);
     let stream: PendingStream | null = null;
     let kept = false;
-    socket.on('data', (chunk: Buffer) => {
-      let messages: TwoPartMessage[];
-      try {
-        messages = decoder.push(chunk);
-      } catch {
-        socket.destroy();
-        return;
-      }
-      for (const msg of messages) {
+    readTwoPartMessages(socket, new TwoPartDecoder(this.opts.maxMessageSize), (msg) => {
+      if (!stream) {
+        const handshake = JSON.parse(msg.header.toString('utf8')) as { subject?: string; keep_alive?: unknown };
+        stream = this.pending.get(handshake.subject ?? '') ?? null;
         if (!stream) {
-          const handshake = JSON.parse(msg.header.toString('utf8')) as { subject?: string; keep_alive?: unknown };
-          stream = this.pending.get(handshake.subject ?? '') ?? null;
-          if (!stream) {
-            socket.destroy();
-            return;
-          }
-          kept = handshake.keep_alive === true;
-          stream.attach(socket);
-          continue;
-        }
-        try {
-          stream.onMessage(msg);
-        } catch (err) {
-          stream.abandon(new InternalError(`bad response frame from worker: ${(err as Error).message}`));
           socket.destroy();
-          return;
+          return false;
         }
-        if (kept && msg.header.length > 0 && parseStreamControl(msg.header) === 'sentinel') {
-          stream.onClose();
-          stream = null;
-          socket.write(RELEASE);
-        }
+        kept = handshake.keep_alive === true;
+        stream.attach(socket);
+        return true;
       }
+      try {
+        stream.onMessage(msg);
+      } catch (err) {
+        stream.abandon(new InternalError(`bad response frame from worker: ${(err as Error).message}`));
+        socket.destroy();
+        return false;
+      }
+      if (kept && msg.header.length > 0 && parseStreamControl(msg.header) === 'sentinel') {
+        stream.onClose();
+        stream = null;
+        socket.write(RELEASE);
+      }
+      return true;
     });
     socket.on('close', () => {
       this.sockets.delete(socket);
