@@ -7,6 +7,11 @@ export interface CallHomeInfo {
   subject: string;
   context: string;
   stream_type: 'response';
+  /**
+   * A dynamo-ts caller's offer to keep the response connection for later streams (see
+   * request-plane/call-home-link.ts). Upstream workers ignore the unknown field and dial per stream.
+   */
+  keep_alive?: boolean;
 }
 
 /** The two-part header of a request. */
@@ -70,14 +75,19 @@ function stringEntries(value: unknown): Record<string, string> | undefined {
   return out;
 }
 
-/** Header-only control frames (snake_case upstream ControlMessage). */
-export type StreamControl = 'stop' | 'kill' | 'sentinel';
+/**
+ * Header-only control frames (snake_case upstream ControlMessage), and `release`: dynamo-ts's word
+ * that a kept response connection's stream is over on the caller's side, so the connection may carry
+ * the next one (only on connections whose handshake said `keep_alive`).
+ */
+export type StreamControl = 'stop' | 'kill' | 'sentinel' | 'release';
 
 export function parseStreamControl(header: Buffer): StreamControl | null {
   const text = header.toString('utf8');
   if (text === '"stop"') return 'stop';
   if (text === '"kill"') return 'kill';
   if (text === '"sentinel"') return 'sentinel';
+  if (text === '"release"') return 'release';
   return null;
 }
 

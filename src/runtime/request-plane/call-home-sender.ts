@@ -1,63 +1,31 @@
-// Worker side of a response stream: dial the caller's address, then handshake, prologue, one
-// body-only frame per item, `complete_final`, sentinel (reference/upstream-wire.md §4). A "stop" or
-// "kill" from the caller on the same socket aborts the handler.
-import type { Socket } from 'node:net';
+// Worker side of a response stream, on its connection to the caller (call-home-link.ts): prologue,
+// one body-only frame per item, `complete_final`, sentinel (reference/upstream-wire.md §4). A "stop"
+// or "kill" from the caller on the same socket aborts the handler.
 import { neverWritten, pushItems, writeCoalescer, type CoalescedStream, type StreamSink } from '../../protocols/index.js';
-import {
-  encodeTwoPartHeader,
-  parseStreamControl,
-  STREAM_END_JSON,
-  streamItemBodyJson,
-  streamItemJson,
-  TwoPartBatch,
-  TwoPartDecoder,
-  type CallHomeInfo,
-} from '../codecs/index.js';
+import { encodeTwoPartHeader, STREAM_END_JSON, streamItemBodyJson, streamItemJson, TwoPartBatch } from '../codecs/index.js';
+import type { CallHomeLink } from './call-home-link.js';
 import { ENGINE_SHUTDOWN, ENGINE_SHUTDOWN_MESSAGE } from './engine-shutdown.js';
 import { errorDetailOf } from './error-detail.js';
-import { dialSocket, type TcpTls } from './tcp-tls.js';
-
-/** Opens the response connection and sends the handshake. */
-export function dialCallHome(info: CallHomeInfo, onControl: (ctl: 'stop' | 'kill') => void, tls?: TcpTls): Promise<Socket> {
-  const { host, port } = splitAddress(info.address);
-  return new Promise((resolve, reject) => {
-    const { socket, ready } = dialSocket(host, port, tls);
-    socket.once('error', reject);
-    socket.once(ready, () => {
-      socket.off('error', reject);
-      socket.on('error', () => undefined);
-      const decoder = new TwoPartDecoder();
-      socket.on('data', (chunk: Buffer) => {
-        for (const msg of decoder.push(chunk)) {
-          const ctl = parseStreamControl(msg.header);
-          if (ctl === 'stop' || ctl === 'kill') onControl(ctl);
-        }
-      });
-      socket.write(encodeTwoPartHeader({ subject: info.subject, stream_type: 'response' }));
-      resolve(socket);
-    });
-  });
-}
 
 /**
- * Streams `items` to an open response connection and closes it; resolves once the stream is over.
+ * Streams `items` to an open response connection and ends the stream on it (the connection closes,
+ * or waits for the next stream when kept); resolves once the stream is over.
  * Items are taken pushed (no promise per item when the handler's stream can push) and leave through
  * the process's write coalescer: the first at once, later ones of a busy worker several event-loop
  * turns' worth per socket write (a write costs about as much as the frames it carries, on both ends).
  */
 export function sendResponseStream(
-  socket: Socket,
+  link: CallHomeLink,
   items: AsyncIterator<unknown>,
   first: IteratorResult<unknown> | Error,
   signal: AbortSignal,
   stringify: (value: unknown) => string = JSON.stringify,
 ): Promise<void> {
   if (first instanceof Error) {
-    socket.write(encodeTwoPartHeader({ error: errorDetailOf(first) }));
-    socket.end(encodeTwoPartHeader('sentinel'));
+    link.finish(Buffer.concat([encodeTwoPartHeader({ error: errorDetailOf(first) }), encodeTwoPartHeader('sentinel')]));
     return Promise.resolve();
   }
-  return new Promise((resolve) => new ResponseStream(socket, items, signal, stringify, resolve).start(first));
+  return new Promise((resolve) => new ResponseStream(link, items, signal, stringify, resolve).start(first));
 }
 
 /** One response stream's frames on their way to the caller's socket. */
@@ -69,7 +37,7 @@ class ResponseStream implements CoalescedStream, StreamSink<unknown> {
   private over = false;
 
   constructor(
-    private readonly socket: Socket,
+    private readonly link: CallHomeLink,
     private readonly items: AsyncIterator<unknown>,
     private readonly signal: AbortSignal,
     private readonly stringify: (value: unknown) => string,
@@ -117,7 +85,7 @@ class ResponseStream implements CoalescedStream, StreamSink<unknown> {
   /** The coalescer's turn: every queued frame in one socket write. */
   write(): void {
     this.queued = false;
-    if (!this.socket.destroyed && !this.frames.isEmpty) this.socket.write(this.frames.take());
+    if (!this.link.socket.destroyed && !this.frames.isEmpty) this.link.socket.write(this.frames.take());
   }
 
   /** The caller stopped, the connection closed, or the worker shuts down: the end goes once the handler has stopped. */
@@ -144,12 +112,12 @@ class ResponseStream implements CoalescedStream, StreamSink<unknown> {
     this.signal.removeEventListener('abort', this.onAbort);
     if (this.queued) writeCoalescer.remove(this);
     this.queued = false;
-    if (!this.socket.destroyed) {
+    if (!this.link.socket.destroyed) {
       if (error !== null) this.frames.body(streamItemJson(errorItem(error)));
       else if (shutDown(this.signal)) this.frames.body(streamItemJson(errorItem(ENGINE_SHUTDOWN_MESSAGE)));
       this.frames.body(STREAM_END_JSON);
       this.frames.header('"sentinel"');
-      this.socket.end(this.frames.take());
+      this.link.finish(this.frames.take());
     }
     this.done();
   }
@@ -163,12 +131,4 @@ function shutDown(signal: AbortSignal): boolean {
 /** An Annotated error event. */
 function errorItem(message: string): string {
   return JSON.stringify({ event: 'error', comment: [message], error: message });
-}
-
-/** `host:port` / `[v6]:port`, with an optional `tcp://`. */
-export function splitAddress(address: string): { host: string; port: number } {
-  const bare = address.replace(/^tcp:\/\//, '');
-  const m = /^\[([^\]]+)\]:(\d+)$/.exec(bare) ?? /^([^:]+):(\d+)$/.exec(bare);
-  if (!m) throw new Error(`bad address ${JSON.stringify(address)}`);
-  return { host: m[1]!, port: Number(m[2]) };
 }

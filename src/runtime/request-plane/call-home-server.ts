@@ -1,5 +1,7 @@
 // Frontend side of response streams: a listening socket that workers dial back to. Each connection
 // starts with a handshake naming the subject of a pending request; its frames then feed that request.
+// Every request offers `keep_alive` (call-home-link.ts): a worker whose handshake takes it up keeps
+// the connection, and after the stream's sentinel we release it and read the next handshake on it.
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { InternalError, WorkerLostError } from '../../protocols/index.js';
@@ -17,6 +19,7 @@ import {
 import { advertiseHost, joinHostPort } from './advertise-host.js';
 import { errorFromDetail } from './error-detail.js';
 import { createSocketServer, type TcpTls } from './tcp-tls.js';
+import { readTwoPartMessages } from './two-part-reader.js';
 
 /** One request waiting for, then receiving, its response stream. */
 export class PendingStream {
@@ -70,6 +73,8 @@ export class PendingStream {
   }
 
   onClose(): void {
+    // A kept connection outlives the stream: nothing more of it goes there (a late stop included).
+    this.socket = null;
     if (this.arrivalTimer) clearTimeout(this.arrivalTimer);
     if (this.completed || this.stopped) this.queue.end();
     else this.queue.fail(new WorkerLostError('worker connection lost: the response stream ended before completion'));
@@ -96,6 +101,8 @@ export class PendingStream {
     this.release();
   }
 }
+
+const RELEASE = encodeTwoPartHeader('release');
 
 function describe(error: unknown): string {
   return typeof error === 'string' ? error : JSON.stringify(error);
@@ -128,7 +135,7 @@ export class CallHomeServer {
     const subject = randomUUID();
     const stream = new PendingStream(subject, () => this.pending.delete(subject), exactIntegers);
     this.pending.set(subject, stream);
-    return { stream, info: { address, subject, context, stream_type: 'response' } };
+    return { stream, info: { address, subject, context, stream_type: 'response', keep_alive: true } };
   }
 
   async close(): Promise<void> {
@@ -157,35 +164,33 @@ export class CallHomeServer {
   private onConnection(socket: Socket): void {
     this.sockets.add(socket);
     socket.on('error', () => undefined);
-    const decoder = new TwoPartDecoder(this.opts.maxMessageSize);
     let stream: PendingStream | null = null;
-    socket.on('data', (chunk: Buffer) => {
-      let messages: TwoPartMessage[];
-      try {
-        messages = decoder.push(chunk);
-      } catch {
-        socket.destroy();
-        return;
-      }
-      for (const msg of messages) {
+    let kept = false;
+    readTwoPartMessages(socket, new TwoPartDecoder(this.opts.maxMessageSize), (msg) => {
+      if (!stream) {
+        const handshake = JSON.parse(msg.header.toString('utf8')) as { subject?: string; keep_alive?: unknown };
+        stream = this.pending.get(handshake.subject ?? '') ?? null;
         if (!stream) {
-          const handshake = JSON.parse(msg.header.toString('utf8')) as { subject?: string };
-          stream = this.pending.get(handshake.subject ?? '') ?? null;
-          if (!stream) {
-            socket.destroy();
-            return;
-          }
-          stream.attach(socket);
-          continue;
-        }
-        try {
-          stream.onMessage(msg);
-        } catch (err) {
-          stream.abandon(new InternalError(`bad response frame from worker: ${(err as Error).message}`));
           socket.destroy();
-          return;
+          return false;
         }
+        kept = handshake.keep_alive === true;
+        stream.attach(socket);
+        return true;
       }
+      try {
+        stream.onMessage(msg);
+      } catch (err) {
+        stream.abandon(new InternalError(`bad response frame from worker: ${(err as Error).message}`));
+        socket.destroy();
+        return false;
+      }
+      if (kept && msg.header.length > 0 && parseStreamControl(msg.header) === 'sentinel') {
+        stream.onClose();
+        stream = null;
+        socket.write(RELEASE);
+      }
+      return true;
     });
     socket.on('close', () => {
       this.sockets.delete(socket);

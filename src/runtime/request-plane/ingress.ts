@@ -1,7 +1,8 @@
 // The worker half shared by the TCP and NATS request planes: look up the handler a request names,
 // ack at once, then decode the two-part payload, dial the caller back and stream the response.
 import { PAYLOAD_CODECS, PING_HEADER, decodeTwoPart, parseRequestControl, stringifyJsonWithU64 } from '../codecs/index.js';
-import { dialCallHome, sendResponseStream } from './call-home-sender.js';
+import { CallHomeLinks } from './call-home-link.js';
+import { sendResponseStream } from './call-home-sender.js';
 import { ENGINE_SHUTDOWN } from './engine-shutdown.js';
 import type { TcpTls } from './tcp-tls.js';
 import type { EndpointHandler } from './types.js';
@@ -17,12 +18,15 @@ export class Ingress {
   private readonly handlers = new Map<string, EndpointHandler>();
   private readonly inFlight = new Set<AbortController>();
   private closed = false;
+  private readonly links: CallHomeLinks;
 
   constructor(
     private readonly logger?: IngressLogger,
     /** TLS for dialing callers back (--tcp-tls-*). */
-    private readonly tls?: TcpTls,
-  ) {}
+    tls?: TcpTls,
+  ) {
+    this.links = new CallHomeLinks(tls);
+  }
 
   /** `path` is `{instance_id:x}/{endpoint}`. */
   add(path: string, handler: EndpointHandler): void {
@@ -58,6 +62,7 @@ export class Ingress {
       this.logger?.warn({ requests: this.inFlight.size, graceSecs: graceMs / 1000 }, 'request-plane: shutdown grace period over; ending the requests still running as an engine shutdown (frontends may migrate them)');
     }
     for (const ctl of this.inFlight) ctl.abort(ENGINE_SHUTDOWN);
+    this.links.close();
   }
 
   private byBareEndpoint(path: string): EndpointHandler | undefined {
@@ -74,8 +79,8 @@ export class Ingress {
     const abort = new AbortController();
     this.inFlight.add(abort);
     try {
-      const socket = await dialCallHome(control.callHome, () => abort.abort(), this.tls);
-      socket.on('close', () => abort.abort());
+      const link = await this.links.open(control.callHome);
+      link.begin(control.callHome, { control: () => abort.abort(), lost: () => abort.abort() });
       const requestId = headers['request-id'] ?? headers['x-request-id'] ?? control.id;
       const items = handler(request, { requestId, signal: abort.signal, headers, metadata: control.metadata })[Symbol.asyncIterator]();
       // The first item decides between a clean prologue and an error prologue.
@@ -85,7 +90,7 @@ export class Ingress {
       } catch (err) {
         first = err instanceof Error ? err : new Error(String(err));
       }
-      await sendResponseStream(socket, items, first, abort.signal, exact ? stringifyJsonWithU64 : JSON.stringify);
+      await sendResponseStream(link, items, first, abort.signal, exact ? stringifyJsonWithU64 : JSON.stringify);
     } finally {
       this.inFlight.delete(abort);
     }

@@ -3,7 +3,7 @@
 import type { Socket } from 'node:net';
 import { OverloadedError, WorkerLostError } from '../../protocols/index.js';
 import { AckDecoder, encodeRequestFrame, isRejectionAck, PING_HEADER, PING_PATH } from '../codecs/index.js';
-import { splitAddress } from './call-home-sender.js';
+import { splitAddress } from './call-home-link.js';
 import { dialSocket, type TcpTls } from './tcp-tls.js';
 
 /** A frame waiting for its ack: the ack's text, or the connection's end before it. */
