@@ -9,13 +9,13 @@ export function isUnitTier(file: string): boolean {
   return !file.endsWith('.live.test.ts') && !/^e2e(-runtime)?\//.test(file);
 }
 
-/** Every test file under `root` (a test/ folder, source or built), relative to it, sorted. */
-export function testFiles(root: string, suffix = '.test.ts', dir = root): string[] {
+/** Every test file under `root` (the test/ folder), relative to it, sorted. */
+export function testFiles(root: string, dir = root): string[] {
   return readdirSync(dir, { withFileTypes: true })
     .flatMap((entry) => {
       const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) return testFiles(root, suffix, full);
-      return entry.name.endsWith(suffix) ? [path.relative(root, full)] : [];
+      if (entry.isDirectory()) return testFiles(root, full);
+      return entry.name.endsWith('.test.ts') ? [path.relative(root, full)] : [];
     })
     .sort();
 }

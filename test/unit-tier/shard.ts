@@ -18,10 +18,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isUnitTier, testFiles } from '../support/unit-tier.js';
 
 const BUILT_TESTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-function unitFiles(): string[] {
-  return testFiles(BUILT_TESTS, '.test.js').filter((file) => isUnitTier(file.replace(/\.js$/, '.ts')));
-}
+/** The files are listed from the sources, so a built file whose source is gone does not run. */
+const SOURCE_TESTS = path.resolve(BUILT_TESTS, '../../test');
 
 /**
  * node:test places a test under the test whose async context it is created in; run in this context, created outside
@@ -36,10 +34,10 @@ const TOP_LEVEL = new AsyncResource('unit-tier-shard');
  */
 function fileSuite(file: string, started?: () => void): void {
   const atTopLevel = started && ((): void => TOP_LEVEL.runInAsyncScope(started));
-  describe(`test/${file.replace(/\.js$/, '.ts')}`, async () => {
+  describe(`test/${file}`, async () => {
     if (atTopLevel) before(atTopLevel);
     try {
-      await import(pathToFileURL(path.join(BUILT_TESTS, file)).href);
+      await import(pathToFileURL(path.join(BUILT_TESTS, file.replace(/\.ts$/, '.js'))).href);
     } catch (error) {
       atTopLevel?.();
       throw error;
@@ -59,7 +57,7 @@ function claim(claims: string, index: number): boolean {
 }
 
 export function runUnitShard(shard: number, shards: number): void {
-  const files = unitFiles();
+  const files = testFiles(SOURCE_TESTS).filter(isUnitTier);
   const claims = process.env['DYNAMO_TS_UNIT_CLAIMS'];
   if (!claims) {
     files.forEach((file, index) => index % shards === shard && fileSuite(file));
