@@ -1,7 +1,8 @@
 /**
  * `npm run test:unit`: runs the unit tier in two shard processes under `node --test` (one per core of a small CI
  * machine), with test/support/unit-tier-trap.ts preloaded, sharing a folder of claims so that each file runs once.
- * Exits with the runner's status.
+ * Arguments go to `node --test` (e.g. `--test-name-pattern=...`, `--test-reporter=spec`). Exits with the runner's
+ * status.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,7 +21,7 @@ const runner = spawn(
     path.join(HERE, '../support/unit-tier-trap.js'),
     '--test',
     `--test-concurrency=${SHARDS.length}`,
-    '--test-force-exit',
+    ...process.argv.slice(2),
     ...SHARDS,
   ],
   { stdio: 'inherit', env: { ...process.env, DYNAMO_TS_UNIT_CLAIMS: claims } },
