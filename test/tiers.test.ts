@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-// The unit tier (`npm run test:unit`) is every test file outside test/e2e*/ not named *.live.test.ts. Its files start
-// no process and open no port or connection; this guard reads their imports, and the tier runs with
-// test/support/unit-tier-trap.ts, which fails any call that does so anyway.
+import { isUnitTier, testFiles } from './support/unit-tier.js';
+
+// The unit tier (`npm run test:unit`, test/support/unit-tier.ts) starts no process and opens no port or connection;
+// this guard reads its files' imports, and the tier runs with test/support/unit-tier-trap.ts, which fails any call
+// that does so anyway.
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test');
 
 /** Source that starts a process or serves on a port. */
@@ -18,18 +20,6 @@ const PORTLESS_EXPORTS: Record<string, string[]> = {
   'support/processes.ts': ['REPO_ROOT', 'BIN'],
 };
 const SELF = 'tiers.test.ts';
-
-function testFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return testFiles(full);
-    return entry.name.endsWith('.test.ts') ? [path.relative(ROOT, full)] : [];
-  });
-}
-
-export function isUnitTier(file: string): boolean {
-  return !file.endsWith('.live.test.ts') && !/^e2e(-runtime)?\//.test(file);
-}
 
 /** Each relative import of `file` inside test/, with the names it takes. */
 function testImports(file: string): { module: string; names: string[] }[] {

@@ -1,0 +1,3 @@
+import { runUnitShard } from './shard.js';
+
+runUnitShard(1, 2);
