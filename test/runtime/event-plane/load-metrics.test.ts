@@ -48,9 +48,11 @@ test('publisher and subscriber meet on namespace.{ns}.kv_metrics; undecodable re
 });
 
 test('in-process event planes of different scopes do not see each other', async () => {
-  const a = new LocalEventPlane(`scope-a-${Date.now()}`);
-  const b = new LocalEventPlane(`scope-b-${Date.now()}`);
-  const sameAsA = new LocalEventPlane(`scope-a-${Date.now()}`);
+  // One stamp: two reads of the clock can fall in different milliseconds.
+  const stamp = Date.now();
+  const a = new LocalEventPlane(`scope-a-${stamp}`);
+  const b = new LocalEventPlane(`scope-b-${stamp}`);
+  const sameAsA = new LocalEventPlane(`scope-a-${stamp}`);
   const got: string[] = [];
   await a.subscribe('s', (p) => got.push(`a:${p.toString()}`));
   b.publish('s', 'from b');
