@@ -80,7 +80,10 @@ export interface RuntimeOptions {
   /** How long a worker shutting down lets in-flight requests run (DYN_GRACEFUL_SHUTDOWN_GRACE_PERIOD_SECS; upstream: 5 s). */
   shutdownGraceMs?: number;
   logger?: RuntimeLogger;
-  /** Called if the lease is lost for good (etcd unreachable past its TTL). */
+  /**
+   * Called if the lease is lost for good (etcd unreachable past its TTL), for a process that exits
+   * then (workers). Without it an expired etcd lease is granted again under its id with its keys.
+   */
   onLeaseLost?: (err: Error) => void;
 }
 
@@ -212,6 +215,8 @@ export class DistributedRuntime {
       kubeconfig: opts.kubeconfig,
       logger: opts.logger,
       planes,
+      // A process that does not exit on a lost lease (a frontend) gets it back instead.
+      regrantExpiredLeases: !opts.onLeaseLost,
     });
     let first: DistributedRuntime | null = null;
     const unwatch = watchNats(opts, planes);

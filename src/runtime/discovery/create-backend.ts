@@ -19,6 +19,8 @@ export interface DiscoveryBackendOptions {
   logger?: DiscoveryLogger;
   /** Where a backend with a server (etcd) reports losing and regaining it. */
   planes?: PlaneStatus;
+  /** etcd: a lease that expired is granted again under its id with its keys (see etcd-backend.ts). */
+  regrantExpiredLeases?: boolean;
 }
 
 /**
@@ -53,6 +55,7 @@ export const DISCOVERY_BACKENDS: PartTable<DiscoveryBackendName, DiscoveryBacken
         endpoints: opts.etcdEndpoints,
         leaseTtlSecs: opts.leaseTtlSecs,
         connection: opts.planes?.connection('discovery', `etcd at ${opts.etcdEndpoints.join(',')}`),
+        regrantExpiredLeases: opts.regrantExpiredLeases,
       });
   },
   kubernetes: async () => {

@@ -27,32 +27,44 @@ export interface EtcdBackendOptions {
   leaseTtlSecs: number;
   /** Told when etcd is lost (a keep-alive fails, a watch stream breaks) and when it is back. */
   connection?: PlaneConnection;
+  /**
+   * A lease etcd says expired is granted again under the same id and its keys put again, instead of
+   * being lost (processes that serve on without a supervisor restart: frontends).
+   */
+  regrantExpiredLeases?: boolean;
 }
 
 /**
  * A lease kept alive by its own loop rather than the client's (which retries every 100 ms forever):
  * a keep-alive every TTL/3; after a failure, retries back off from 50 ms but never wait longer than
  * TTL/3, so a lease whose etcd comes back (etcd restores leases on restart) is renewed in time. The
- * lease is lost only when etcd says it no longer exists.
+ * lease is lost only when etcd says it no longer exists (a process whose event loop was blocked past
+ * the TTL); with `regrant`, it is then granted again under its id with its keys, so the process's
+ * identity and registrations come back.
  */
 class EtcdLeaseHandle implements Lease {
-  private readonly keys = new Set<string>();
+  /** This lease's keys and their values, to put again after a re-grant. */
+  private readonly keys = new Map<string, string>();
   private lostHandler: ((err: Error) => void) | null = null;
   private lostError: Error | null = null;
   private readonly backoff = new Backoff();
   private readonly intervalMs: number;
   private timer: NodeJS.Timeout | null = null;
   private ended = false;
+  /** Etcd said the lease expired; the next keep-alive grants it again first. */
+  private expired = false;
 
   constructor(
     readonly id: bigint,
     private readonly client: Etcd3,
     private readonly lease: EtcdLease,
-    ttlSecs: number,
+    private readonly ttlSecs: number,
     private readonly connection?: PlaneConnection,
+    private readonly regrant = false,
   ) {
     this.intervalMs = (ttlSecs * 1000) / 3;
-    lease.on('lost', (err: Error) => this.lose(err));
+    // The client reports an expired lease as lost; a lease granted again is not.
+    if (!regrant) lease.on('lost', (err: Error) => this.lose(err));
     this.schedule(this.intervalMs);
   }
 
@@ -64,18 +76,35 @@ class EtcdLeaseHandle implements Lease {
 
   private async keepAlive(): Promise<void> {
     try {
+      if (this.expired) {
+        await this.grantAgain();
+        this.expired = false;
+      }
       await this.lease.keepaliveOnce({ deadline: new Date(Date.now() + this.intervalMs) });
       this.backoff.reset();
       this.connection?.restored();
       this.schedule(this.intervalMs);
     } catch (err) {
-      if (err instanceof EtcdLeaseInvalidError) {
+      if (!(err instanceof EtcdLeaseInvalidError)) {
+        this.connection?.lost(`lease keep-alive failed: ${etcdReason(err as Error)}`);
+      } else if (this.regrant) {
+        this.expired = true;
+        this.connection?.lost(`lease ${this.id.toString(16)} expired; granting it again`);
+      } else {
         this.lose(err);
         return;
       }
-      this.connection?.lost(`lease keep-alive failed: ${etcdReason(err as Error)}`);
       this.schedule(Math.min(this.backoff.next(), this.intervalMs));
     }
+  }
+
+  /** Grants this lease again under its id and puts its keys back; the next keep-alive confirms it. */
+  private async grantAgain(): Promise<void> {
+    await this.client.leaseClient.leaseGrant({ TTL: this.ttlSecs, ID: this.id.toString() }).catch((err: Error) => {
+      // Another keep-alive found it already granted again.
+      if (!/lease already exists/.test(err.message)) throw err;
+    });
+    for (const [key, value] of this.keys) await this.client.put(key).value(value).lease(this.id.toString());
   }
 
   private lose(err: Error): void {
@@ -96,7 +125,7 @@ class EtcdLeaseHandle implements Lease {
       .then(this.client.put(key).value(value).lease(this.id.toString()))
       .commit();
     if (!res.succeeded) throw new KeyExistsError(key);
-    this.keys.add(key);
+    this.keys.set(key, value);
   }
 
   async delete(key: string): Promise<void> {
@@ -106,7 +135,7 @@ class EtcdLeaseHandle implements Lease {
 
   async revoke(): Promise<void> {
     this.stopKeepAlive();
-    await Promise.all([...this.keys].map((key) => this.client.delete().key(key).exec().catch(() => undefined)));
+    await Promise.all([...this.keys.keys()].map((key) => this.client.delete().key(key).exec().catch(() => undefined)));
     this.keys.clear();
     await this.lease.revoke().catch((err: unknown) => {
       if (!(err instanceof EtcdLeaseInvalidError)) throw err;
@@ -137,7 +166,7 @@ export class EtcdDiscoveryBackend implements DiscoveryBackend {
     } catch (err) {
       throw new ServiceUnreachableError('etcd', this.opts.endpoints.join(','), etcdReason(err as Error), ETCD_FIX);
     }
-    return new EtcdLeaseHandle(BigInt(id), this.client, lease, this.opts.leaseTtlSecs, this.opts.connection);
+    return new EtcdLeaseHandle(BigInt(id), this.client, lease, this.opts.leaseTtlSecs, this.opts.connection, this.opts.regrantExpiredLeases);
   }
 
   async watch(prefix: string, handler: StoreEventHandler): Promise<() => void> {
