@@ -19,6 +19,7 @@ const QWEN3_CODER = triggeredTags({
   triggers: ['<tool_call>\n<function='],
   style: 'qwen_xml',
   banTokens: ['<tool_call>'],
+  separator: '\n',
 });
 
 const DEEPSEEK_V4 = dsmlBlock('tool_calls');
