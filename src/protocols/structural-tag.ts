@@ -71,7 +71,7 @@ export function structuralTagConfig(value: unknown): StructuralTagConfig {
  * engine's grammar then accepts missing required properties) and `reasoning_boundary` (`backend`:
  * the engine's reasoning-aware guided decoding lets a reasoning span the prompt opened run, so the
  * tag does not; `auto` and `structural_tag`: the tag does, as no worker here says its engine does)
- * and `allow_tool_calls_with_structured_output`.
+ * `allow_tool_calls_with_structured_output` and `exclude_special_tokens`.
  */
 export interface StructuralTagOptions {
   toolArgumentsAnyOrder: boolean;
@@ -81,6 +81,11 @@ export interface StructuralTagOptions {
    * gets a tag of either the tool calls or the response's schema. Absent: false.
    */
   toolCallsWithStructuredOutput?: boolean;
+  /**
+   * `exclude_special_tokens`: true keeps the family's reasoning and tool-call markers out of the
+   * tag's free text; false, or absent (upstream's null), leaves the free text as the builder has it.
+   */
+  excludeSpecialTokens?: boolean;
 }
 
 export const DEFAULT_STRUCTURAL_TAG_OPTIONS: Readonly<StructuralTagOptions> = Object.freeze({

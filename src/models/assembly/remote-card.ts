@@ -164,6 +164,7 @@ export function cardStructuralTagOptions(card: Json): StructuralTagOptions {
   const config = structuralTagConfig(given);
   const options: StructuralTagOptions = { toolArgumentsAnyOrder: config.tool_arguments_any_order, reasoningBoundary: config.reasoning_boundary };
   if (config.allow_tool_calls_with_structured_output) options.toolCallsWithStructuredOutput = true;
+  if (config.exclude_special_tokens !== null) options.excludeSpecialTokens = config.exclude_special_tokens;
   return options;
 }
 

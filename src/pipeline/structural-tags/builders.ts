@@ -17,6 +17,12 @@ export interface StructuralTagBuilder {
    * a response schema. Absent: the family has no such form here, and that request gets no tag.
    */
   callsOnly?(request: TagRequest): Format | null;
+  /**
+   * The markers `exclude_special_tokens` keeps out of free text: `text` between the calls (the
+   * reasoning markers and the family's own), `reasoning` in a reasoning span the tag lets run (the
+   * call openings). Absent: the family has no such list here, and the option changes nothing.
+   */
+  readonly specialTokens?: { readonly text: readonly string[]; readonly reasoning: readonly string[] };
 }
 
 const NAME = '{name}';
@@ -29,6 +35,7 @@ interface TriggeredTagsSpec {
   banTokens: string[];
   /** Between two calls when the output is the calls alone; absent: no calls-only form (upstream's parsers-v2 families have one). */
   separator?: string;
+  specialTokens?: StructuralTagBuilder['specialTokens'];
 }
 
 /** A tag per tool, reached from free text by a trigger: hermes' JSON and Qwen3-Coder's XML. */
@@ -44,6 +51,7 @@ export function triggeredTags(spec: TriggeredTagsSpec): StructuralTagBuilder {
   return {
     banTokens: spec.banTokens,
     reasoningEnd: '</think>',
+    ...(spec.specialTokens === undefined ? {} : { specialTokens: spec.specialTokens }),
     build: (request) => {
       if (request.tools.length === 0) return null;
       return { type: 'triggered_tags', triggers: spec.triggers, tags: toolTags(request), at_least_one: request.atLeastOne, stop_after_first: request.stopAfterFirst };

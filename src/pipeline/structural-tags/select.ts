@@ -77,8 +77,15 @@ export function toolCallTag(request: TagRequestFields, format: ToolCallFormat, c
     schema: policy?.schema ?? 'auto',
   });
   if (grammar === null) return null;
-  const calls = options.toolArgumentsAnyOrder ? withAnyOrderArguments(grammar) : grammar;
+  const ordered = options.toolArgumentsAnyOrder ? withAnyOrderArguments(grammar) : grammar;
+  const textExcludes = excludedMarkers(builder, options)?.text;
+  const calls = textExcludes !== undefined && ordered.type === 'triggered_tags' ? { ...ordered, excludes: [...textExcludes] } : ordered;
   return { tag: structuralTag(forced ? afterReasoning(calls, builder, options, context) : calls), native: true };
+}
+
+/** The builder's markers when the card asks for them to be kept out of free text; undefined: none. */
+function excludedMarkers(builder: StructuralTagBuilder, options: StructuralTagOptions): StructuralTagBuilder['specialTokens'] {
+  return options.excludeSpecialTokens === true ? builder.specialTokens : undefined;
 }
 
 /** The schema a `response_format` constrains the answer to; null: free text. */
@@ -113,5 +120,6 @@ function callsOrResponse(
  */
 function afterReasoning(grammar: Format, builder: StructuralTagBuilder, options: StructuralTagOptions, context: TagContext): Format {
   if (!context.startsInReasoning || options.reasoningBoundary === 'backend') return grammar;
-  return { type: 'sequence', elements: [tag('', { type: 'any_text', excludes: [] }, builder.reasoningEnd), grammar] };
+  const excludes = [...(excludedMarkers(builder, options)?.reasoning ?? [])];
+  return { type: 'sequence', elements: [tag('', { type: 'any_text', excludes }, builder.reasoningEnd), grammar] };
 }

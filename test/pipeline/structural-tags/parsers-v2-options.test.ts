@@ -1,6 +1,8 @@
-// `allow_tool_calls_with_structured_output`: an automatic tool choice beside a response format gets
-// a tag of either the calls alone or the answer in the response's schema (upstream's parsers-v2
-// shape), where the family has a calls-only form; otherwise the response format keeps it untagged.
+// Two of upstream's parsers-v2 structural-tag options a card sets. `allow_tool_calls_with_structured_output`:
+// an automatic tool choice beside a response format gets a tag of either the calls alone or the
+// answer in the response's schema, where the family has a calls-only form (otherwise the response
+// format keeps it untagged). `exclude_special_tokens`: true keeps the family's markers out of the
+// tag's free text.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -104,5 +106,41 @@ describe('allow_tool_calls_with_structured_output', () => {
     assert.equal(guided.json ?? null, null);
     assert.equal((guided.structural_tag as { format: { type: string } }).format.type, 'or');
     assert.equal(run.toolCallsNative, true);
+  });
+});
+
+describe('exclude_special_tokens', () => {
+  const inReasoning = { toolsLeftOutForNone: true, startsInReasoning: true };
+  const EXCLUDE: StructuralTagOptions = { toolArgumentsAnyOrder: false, reasoningBoundary: 'auto', excludeSpecialTokens: true };
+
+  it('a card sets it when true or false; null (the default) leaves it unset', () => {
+    assert.equal(cardStructuralTagOptions({ runtime_config: { structural_tag: { exclude_special_tokens: true } } }).excludeSpecialTokens, true);
+    assert.equal(cardStructuralTagOptions({ runtime_config: { structural_tag: { exclude_special_tokens: false } } }).excludeSpecialTokens, false);
+    assert.equal(cardStructuralTagOptions({ runtime_config: { structural_tag: { exclude_special_tokens: null } } }).excludeSpecialTokens, undefined);
+  });
+
+  it('true: the free text between calls excludes the reasoning markers and a bare call opening', () => {
+    const format = build({ tools: TOOLS, tool_choice: 'auto' }, EXCLUDE)!.tag.format;
+    assert.equal(format.type, 'triggered_tags');
+    assert.deepEqual(format.type === 'triggered_tags' && format.excludes, ['<think>', '</think>', '<function=']);
+  });
+
+  it('true: a reasoning span the tag lets run excludes the call openings', () => {
+    const format = build({ tools: TOOLS, tool_choice: 'required' }, EXCLUDE, 'qwen3_coder', inReasoning)!.tag.format;
+    assert.equal(format.type, 'sequence');
+    if (format.type !== 'sequence') return;
+    assert.deepEqual(format.elements[0], { type: 'tag', begin: '', content: { type: 'any_text', excludes: ['<tool_call>', '<function='] }, end: '</think>' });
+    const calls = format.elements[1]!;
+    assert.deepEqual(calls.type === 'triggered_tags' && calls.excludes, ['<think>', '</think>', '<function=']);
+  });
+
+  it('false, unset, or a family without a list here: the tag as before', () => {
+    const request: Fields = { tools: TOOLS, tool_choice: 'required' };
+    const plain = JSON.stringify(build(request, undefined, 'qwen3_coder', inReasoning));
+    assert.equal(JSON.stringify(build(request, { ...EXCLUDE, excludeSpecialTokens: false }, 'qwen3_coder', inReasoning)), plain);
+    assert.ok(!plain.includes('"excludes":['.concat('"')));
+    for (const parser of ['hermes', 'deepseek_v4', 'kimi_k2'] as const) {
+      assert.equal(JSON.stringify(build(request, EXCLUDE, parser, inReasoning)), JSON.stringify(build(request, undefined, parser, inReasoning)), parser);
+    }
   });
 });
