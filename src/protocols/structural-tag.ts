@@ -70,11 +70,22 @@ export function structuralTagConfig(value: unknown): StructuralTagConfig {
  * `tool_arguments_any_order` (tool arguments' properties in any order: a weaker schema check, the
  * engine's grammar then accepts missing required properties) and `reasoning_boundary` (`backend`:
  * the engine's reasoning-aware guided decoding lets a reasoning span the prompt opened run, so the
- * tag does not; `auto` and `structural_tag`: the tag does, as no worker here says its engine does).
+ * tag does not; `auto` and `structural_tag`: the tag does, as no worker here says its engine does)
+ * `allow_tool_calls_with_structured_output` and `exclude_special_tokens`.
  */
 export interface StructuralTagOptions {
   toolArgumentsAnyOrder: boolean;
   reasoningBoundary: StructuralTagConfig['reasoning_boundary'];
+  /**
+   * `allow_tool_calls_with_structured_output`: an automatic choice with a `response_format`
+   * gets a tag of either the tool calls or the response's schema. Absent: false.
+   */
+  toolCallsWithStructuredOutput?: boolean;
+  /**
+   * `exclude_special_tokens`: true keeps the family's reasoning and tool-call markers out of the
+   * tag's free text; false, or absent (upstream's null), leaves the free text as the builder has it.
+   */
+  excludeSpecialTokens?: boolean;
 }
 
 export const DEFAULT_STRUCTURAL_TAG_OPTIONS: Readonly<StructuralTagOptions> = Object.freeze({

@@ -162,7 +162,10 @@ export function cardStructuralTagOptions(card: Json): StructuralTagOptions {
   const given = ((card.runtime_config ?? {}) as Json).structural_tag;
   if (given === undefined || given === null) return DEFAULT_STRUCTURAL_TAG_OPTIONS;
   const config = structuralTagConfig(given);
-  return { toolArgumentsAnyOrder: config.tool_arguments_any_order, reasoningBoundary: config.reasoning_boundary };
+  const options: StructuralTagOptions = { toolArgumentsAnyOrder: config.tool_arguments_any_order, reasoningBoundary: config.reasoning_boundary };
+  if (config.allow_tool_calls_with_structured_output) options.toolCallsWithStructuredOutput = true;
+  if (config.exclude_special_tokens !== null) options.excludeSpecialTokens = config.exclude_special_tokens;
+  return options;
 }
 
 /** False when the worker's card says it publishes no KV events (`runtime_config.kv_events: false`, written by bridges). */

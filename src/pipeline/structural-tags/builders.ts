@@ -12,25 +12,56 @@ export interface StructuralTagBuilder {
   readonly banTokens: readonly string[];
   /** Ends a reasoning span the prompt opened, which a forced call's grammar lets run first. */
   readonly reasoningEnd: string;
+  /**
+   * The calls alone (the output opens with a call and ends after the last): the tool branch beside
+   * a response schema. Absent: the family has no such form here, and that request gets no tag.
+   */
+  callsOnly?(request: TagRequest): Format | null;
+  /**
+   * The markers `exclude_special_tokens` keeps out of free text: `text` between the calls (the
+   * reasoning markers and the family's own), `reasoning` in a reasoning span the tag lets run (the
+   * call openings). Absent: the family has no such list here, and the option changes nothing.
+   */
+  readonly specialTokens?: { readonly text: readonly string[]; readonly reasoning: readonly string[] };
 }
 
 const NAME = '{name}';
 
+interface TriggeredTagsSpec {
+  begin: string;
+  end: string;
+  triggers: string[];
+  style: JsonSchemaStyle;
+  banTokens: string[];
+  /** Between two calls when the output is the calls alone; absent: no calls-only form (upstream's parsers-v2 families have one). */
+  separator?: string;
+  specialTokens?: StructuralTagBuilder['specialTokens'];
+}
+
 /** A tag per tool, reached from free text by a trigger: hermes' JSON and Qwen3-Coder's XML. */
-export function triggeredTags(spec: { begin: string; end: string; triggers: string[]; style: JsonSchemaStyle; banTokens: string[] }): StructuralTagBuilder {
+export function triggeredTags(spec: TriggeredTagsSpec): StructuralTagBuilder {
+  const toolTags = (request: TagRequest): TagFormat[] =>
+    request.tools.map((tool) => {
+      const schema = argumentsSchema(tool, request.schema);
+      // An object that can only be `{}` is no parameters at all in the XML styles (older xgrammar refuses its schema).
+      const content: Format = spec.style === 'qwen_xml' && isClosedEmptyObject(schema) ? { type: 'const_string', value: '' } : { type: 'json_schema', json_schema: schema, style: spec.style };
+      return tag(spec.begin.replace(NAME, tool.function.name), content, spec.end);
+    });
+  const separator = spec.separator;
   return {
     banTokens: spec.banTokens,
     reasoningEnd: '</think>',
+    ...(spec.specialTokens === undefined ? {} : { specialTokens: spec.specialTokens }),
     build: (request) => {
       if (request.tools.length === 0) return null;
-      const tags = request.tools.map((tool) => {
-        const schema = argumentsSchema(tool, request.schema);
-        // An object that can only be `{}` is no parameters at all in the XML styles (older xgrammar refuses its schema).
-        const content: Format = spec.style === 'qwen_xml' && isClosedEmptyObject(schema) ? { type: 'const_string', value: '' } : { type: 'json_schema', json_schema: schema, style: spec.style };
-        return tag(spec.begin.replace(NAME, tool.function.name), content, spec.end);
-      });
-      return { type: 'triggered_tags', triggers: spec.triggers, tags, at_least_one: request.atLeastOne, stop_after_first: request.stopAfterFirst };
+      return { type: 'triggered_tags', triggers: spec.triggers, tags: toolTags(request), at_least_one: request.atLeastOne, stop_after_first: request.stopAfterFirst };
     },
+    ...(separator === undefined
+      ? {}
+      : {
+          callsOnly: (request: TagRequest): Format | null =>
+            request.tools.length === 0 ? null : { type: 'tags_with_separator', tags: toolTags(request), separator, at_least_one: true, stop_after_first: request.stopAfterFirst },
+        }),
   };
 }
 

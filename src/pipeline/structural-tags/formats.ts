@@ -5,7 +5,7 @@
 
 export type Format =
   | TagFormat
-  | { type: 'triggered_tags'; triggers: string[]; tags: TagFormat[]; at_least_one: boolean; stop_after_first: boolean }
+  | { type: 'triggered_tags'; triggers: string[]; tags: TagFormat[]; excludes?: string[]; at_least_one: boolean; stop_after_first: boolean }
   | { type: 'tags_with_separator'; tags: TagFormat[]; separator: string; at_least_one: boolean; stop_after_first: boolean }
   | { type: 'sequence'; elements: Format[] }
   | { type: 'json_schema'; json_schema: unknown; style: JsonSchemaStyle; any_order?: boolean }

@@ -19,6 +19,9 @@ const QWEN3_CODER = triggeredTags({
   triggers: ['<tool_call>\n<function='],
   style: 'qwen_xml',
   banTokens: ['<tool_call>'],
+  separator: '\n',
+  // As upstream's parsers-v2 Qwen3-Coder grammar: a bare `<function=` is a call opening too.
+  specialTokens: { text: ['<think>', '</think>', '<function='], reasoning: ['<tool_call>', '<function='] },
 });
 
 const DEEPSEEK_V4 = dsmlBlock('tool_calls');

@@ -3,8 +3,9 @@
 // choice. A tag for a tool call means the output is in the parser's own format (the card's parser
 // reads it, not the guided-JSON one); a tag for `tool_choice: "none"` only bans opening a call.
 
-import { DEFAULT_STRUCTURAL_TAG_OPTIONS, type ChatCompletionRequest, type ToolCallParserName, type StructuralTagOptions, type StructuralTagPolicy } from '../../protocols/index.js';
-import { structuralTag, tag, withAnyOrderArguments, type StructuralTag } from './formats.js';
+import { DEFAULT_STRUCTURAL_TAG_OPTIONS, type ChatCompletionRequest, type ResponseFormat, type ToolCallParserName, type StructuralTagOptions, type StructuralTagPolicy, type StructuralTagSchema } from '../../protocols/index.js';
+import type { StructuralTagBuilder } from './builders.js';
+import { structuralTag, tag, withAnyOrderArguments, type Format, type StructuralTag } from './formats.js';
 import { STRUCTURAL_TAG_BUILDERS } from './registry.js';
 
 /** What the model's card says of its tool calls, for the preprocessor. */
@@ -48,12 +49,17 @@ export function toolCallTag(request: TagRequestFields, format: ToolCallFormat, c
   const forced = named || choice === 'required';
   const policy = format.structuralTag;
   if (policy === null && !(forced && forcedNeedsTag(format.toolCall, named))) return null;
-  // A response format constrains the answer itself: an automatic choice keeps it, a forced one wins.
-  const structuredOutput = request.response_format != null && request.response_format.type !== 'text';
-  if (structuredOutput && !forced) return null;
+  const options = format.structuralTagOptions ?? DEFAULT_STRUCTURAL_TAG_OPTIONS;
+  const tools = request.tools ?? [];
+  // A response format constrains the answer itself: an automatic choice keeps it (or, where the
+  // card allows, gets a tag of either the calls or that answer), a forced one wins.
+  const responseSchema = structuredOutputSchema(request.response_format);
+  if (responseSchema !== null && !forced) {
+    const allowed = policy !== null && options.toolCallsWithStructuredOutput === true && choice === 'auto' && tools.length > 0;
+    return allowed ? callsOrResponse(request, format.toolCall, policy.schema, responseSchema, options, context) : null;
+  }
   const builder = format.toolCall === null ? undefined : STRUCTURAL_TAG_BUILDERS[format.toolCall];
   if (builder === undefined) return null;
-  const tools = request.tools ?? [];
   if (choice === 'none') {
     // With the tools left out of the prompt, the ban adds nothing.
     if (context.toolsLeftOutForNone || tools.length === 0 || builder.banTokens.length === 0) return null;
@@ -71,10 +77,49 @@ export function toolCallTag(request: TagRequestFields, format: ToolCallFormat, c
     schema: policy?.schema ?? 'auto',
   });
   if (grammar === null) return null;
-  const options = format.structuralTagOptions ?? DEFAULT_STRUCTURAL_TAG_OPTIONS;
+  const ordered = options.toolArgumentsAnyOrder ? withAnyOrderArguments(grammar) : grammar;
+  const textExcludes = excludedMarkers(builder, options)?.text;
+  const calls = textExcludes !== undefined && ordered.type === 'triggered_tags' ? { ...ordered, excludes: [...textExcludes] } : ordered;
+  return { tag: structuralTag(forced ? afterReasoning(calls, builder, options, context) : calls), native: true };
+}
+
+/** The builder's markers when the card asks for them to be kept out of free text; undefined: none. */
+function excludedMarkers(builder: StructuralTagBuilder, options: StructuralTagOptions): StructuralTagBuilder['specialTokens'] {
+  return options.excludeSpecialTokens === true ? builder.specialTokens : undefined;
+}
+
+/** The schema a `response_format` constrains the answer to; null: free text. */
+function structuredOutputSchema(responseFormat: ResponseFormat | null | undefined): unknown {
+  if (responseFormat == null || responseFormat.type === 'text') return null;
+  return responseFormat.type === 'json_schema' ? responseFormat.json_schema.schema : { type: 'object' };
+}
+
+/**
+ * Upstream's parsers-v2 tag for an automatic choice beside a response format: the output is either
+ * the calls alone or the answer in the response's schema (whose properties keep their order).
+ */
+function callsOrResponse(
+  request: TagRequestFields,
+  parser: ToolCallParserName | null,
+  schema: StructuralTagSchema,
+  responseSchema: unknown,
+  options: StructuralTagOptions,
+  context: TagContext,
+): ToolCallTag | null {
+  const builder = parser === null ? undefined : STRUCTURAL_TAG_BUILDERS[parser];
+  const grammar = builder?.callsOnly?.({ tools: request.tools ?? [], atLeastOne: true, named: false, stopAfterFirst: request.parallel_tool_calls === false, schema });
+  if (builder === undefined || grammar == null) return null;
   const calls = options.toolArgumentsAnyOrder ? withAnyOrderArguments(grammar) : grammar;
-  // With the boundary at the backend, the engine lets the reasoning run before the grammar starts.
-  const reasoningFirst = context.startsInReasoning && forced && options.reasoningBoundary !== 'backend';
-  const full = reasoningFirst ? { type: 'sequence' as const, elements: [tag('', { type: 'any_text', excludes: [] }, builder.reasoningEnd), calls] } : calls;
-  return { tag: structuralTag(full), native: true };
+  const either: Format = { type: 'or', elements: [calls, { type: 'json_schema', json_schema: responseSchema, style: 'json' }] };
+  return { tag: structuralTag(afterReasoning(either, builder, options, context)), native: true };
+}
+
+/**
+ * A grammar whose first bytes are constrained lets a reasoning span the prompt opened run first,
+ * up to the builder's end marker; with the boundary at the backend, the engine does that itself.
+ */
+function afterReasoning(grammar: Format, builder: StructuralTagBuilder, options: StructuralTagOptions, context: TagContext): Format {
+  if (!context.startsInReasoning || options.reasoningBoundary === 'backend') return grammar;
+  const excludes = [...(excludedMarkers(builder, options)?.reasoning ?? [])];
+  return { type: 'sequence', elements: [tag('', { type: 'any_text', excludes }, builder.reasoningEnd), grammar] };
 }
