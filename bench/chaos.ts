@@ -19,6 +19,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEtcd, startNats, type InfraServer } from '../test/support/infra-servers.js';
 import { freePort, startProcess, waitForModel, type RunningProcess } from '../test/support/processes.js';
+import { pool } from './support/bounded-pool.js';
 import { procChildren } from './support/proc-stats.js';
 import { peerPortsOf } from './support/proc-sockets.js';
 import {
@@ -128,21 +129,6 @@ function stream(port: number, key: number): Promise<StreamOutcome> {
     req.setTimeout(CLIENT_TIMEOUT_MS, () => req.destroy(new Error('client timeout')));
     req.end(body);
   });
-}
-
-/** Runs `run` over `keys` with `width` at a time, in order. */
-async function each<T>(keys: number[], width: number, run: (key: number) => Promise<T>): Promise<T[]> {
-  const out: T[] = new Array(keys.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < keys.length) {
-        const i = next++;
-        out[i] = await run(keys[i]!);
-      }
-    }),
-  );
-  return out;
 }
 
 /** The production shape's processes, and the faults dealt to them. */
@@ -292,7 +278,7 @@ class Shape {
 /** The undisturbed answer of every key, as deltas; a key whose answer failed is left out. */
 async function answers(port: number): Promise<Map<number, string[]>> {
   const keys = Array.from({ length: KEYS }, (_, k) => k);
-  const outcomes = await each(keys, CONCURRENCY, (k) => stream(port, k));
+  const outcomes = await pool(keys.length, CONCURRENCY, (i) => stream(port, keys[i]!));
   const out = new Map<number, string[]>();
   for (const o of outcomes) if (completed(o)) out.set(o.key, o.deltas);
   return out;

@@ -5,6 +5,7 @@
 //   router=MODE migration=on|off requests=N failed=N lost_tokens=N duplicated_tokens=N
 import { startEtcd, startNats } from '../test/support/infra-servers.js';
 import { freePort, startProcess, waitForModel, type RunningProcess } from '../test/support/processes.js';
+import { pool } from './support/bounded-pool.js';
 import { compareTokens } from './support/stream-accounting.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
@@ -42,22 +43,6 @@ async function chat(baseUrl: string, seed: number): Promise<Outcome> {
   } catch {
     return { tokens, failed: true };
   }
-}
-
-async function pool<T>(count: number, width: number, run: (i: number) => Promise<T>, onProgress: (done: number) => void = () => undefined): Promise<T[]> {
-  const out: T[] = new Array(count);
-  let next = 0;
-  let done = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < count) {
-        const i = next++;
-        out[i] = await run(i);
-        onProgress(++done);
-      }
-    }),
-  );
-  return out;
 }
 
 async function drill(migrationLimit: number, env: Record<string, string>): Promise<string> {
