@@ -3,11 +3,16 @@ import { startServe } from '../../src/launch/index.js';
 import { createLogger } from '../../src/observability/index.js';
 import { fetchFor, injectedOrigin } from './injected-fetch.js';
 
+/** The config `dynamo-ts <argv>` would run with. */
+function runConfig(argv: string[], env: Record<string, string>): Config {
+  const parsed = parseCommandLine(argv, env);
+  if (parsed.kind !== 'run') throw new Error('expected a run command');
+  return parsed.config;
+}
+
 /** `dynamo-ts serve` inside the test process, on a free loopback port, logging nothing. */
 export async function serveInProcess(args: string[] = [], env: Record<string, string> = {}) {
-  const parsed = parseCommandLine(['serve', '--http-host', '127.0.0.1', '--http-port', '0', ...args], env);
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  const service = await startServe(parsed.config, createLogger('silent'));
+  const service = await startServe(runConfig(['serve', '--http-host', '127.0.0.1', '--http-port', '0', ...args], env), createLogger('silent'));
   return { service, baseUrl: `http://127.0.0.1:${service.port}` };
 }
 
@@ -16,9 +21,7 @@ export async function serveInProcess(args: string[] = [], env: Record<string, st
  * Pass `fetch` to SDK clients and use it in place of the global one.
  */
 export async function serveInjected(args: string[] = [], env: Record<string, string> = {}) {
-  const parsed = parseCommandLine(['serve', ...args], env);
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  const service = await startServe(parsed.config, createLogger('silent'), { listen: false });
+  const service = await startServe(runConfig(['serve', ...args], env), createLogger('silent'), { listen: false });
   return { service, ...injectedOrigin(service.http.app) };
 }
 
@@ -44,7 +47,5 @@ export const IN_PROCESS_ENV = { DYN_DISCOVERY_BACKEND: 'mem', DYN_REQUEST_PLANE:
 
 /** The config `dynamo-ts <argv>` would run with, over IN_PROCESS_ENV. */
 export function inProcessConfig(argv: string[]): Config {
-  const parsed = parseCommandLine(argv, IN_PROCESS_ENV);
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  return parsed.config;
+  return runConfig(argv, IN_PROCESS_ENV);
 }
