@@ -1,7 +1,7 @@
 // The write coalescer: what it writes and in which order (never how soon: no timings).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { neverWritten, WriteCoalescer, type CoalescedStream } from '../../src/protocols/write-coalescer.js';
+import { neverWritten, WriteCoalescer, type CoalescedStream } from '../../src/protocols/streams/write-coalescer.js';
 
 /** A stream that records its writes of queued frames. */
 class FakeStream implements CoalescedStream {

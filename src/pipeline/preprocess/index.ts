@@ -1,9 +1,18 @@
 export { ChatTemplate, type ChatTemplateOptions } from './chat-template.js';
 export { Preprocessor, type PreparedRequest, type PreprocessorOptions } from './preprocessor.js';
-export { DEFAULT_FAST_BPE_MAX_CHARS, HfTokenizer, type TokenizerOptions } from './tokenizer.js';
-export { tokenizerFile, type TokenizerFile } from './tokenizer-file.js';
+export {
+  boundaryTokensOf,
+  DEFAULT_FAST_BPE_MAX_CHARS,
+  HfTokenizer,
+  PrefixTokenCache,
+  tokenizerFile,
+  type AddedTokenJson,
+  type BoundaryToken,
+  type PromptCuts,
+  type TokenizerFile,
+  type TokenizerOptions,
+} from './tokenizer/index.js';
 export { loadFastBpe, MAX_PIECE_CHARS, type FastBpeEncoder, type FastBpeLoad } from './fast-bpe/index.js';
-export { boundaryTokensOf, PrefixTokenCache, type AddedTokenJson, type BoundaryToken, type PromptCuts } from './prefix-cache.js';
 export { DEFAULT_OFFLOAD_MIN_CHARS, PreprocessPool } from './preprocess-pool.js';
 export {
   checkCompletionRequest,

@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { ChatCompletionRequest, ModelDeploymentCard } from '../../protocols/index.js';
 import { serveJobs } from '../job-thread.js';
 import { ChatTemplate, type ChatTemplateOptions } from './chat-template.js';
-import { HfTokenizer } from './tokenizer.js';
+import { HfTokenizer } from './tokenizer/index.js';
 
 /** What a thread needs to preprocess for one model; sent with the first job of that model. */
 export interface ModelSetup {

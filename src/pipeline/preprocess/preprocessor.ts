@@ -31,7 +31,7 @@ import { chatPromptChars } from './request-limits.js';
 import { foldLateSystemMessages, hasLateSystemMessages, LATE_SYSTEM_PROBE } from './late-system.js';
 import { withDefaultThinking } from './reasoning-args.js';
 import { NO_HEADER_ROUTING, withHeaderRouting, type HeaderRouting } from './routing-headers.js';
-import type { HfTokenizer } from './tokenizer.js';
+import type { HfTokenizer } from './tokenizer/index.js';
 import { checkCompletionRequest, honouredNvext, validateChatRequest, validateCompletionRequest, type ValidationOptions } from './validate/index.js';
 
 export interface PreprocessorOptions extends ValidationOptions {

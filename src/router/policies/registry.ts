@@ -1,7 +1,7 @@
 // The router policies by name, one row per router mode (grpc-js registers its load-balancing
 // policies the same way): each row says what the policy needs wired around it, how to build it, and
 // what it offers the wiring (a KV event sink, replica sharing).
-// The names come from protocols/router-modes.ts; the mapped type makes this table cover each of
+// The names come from protocols/names/router-modes.ts; the mapped type makes this table cover each of
 // them exactly once.
 import { InternalError, ROUTER_MODES, ValidationError, type RouterMode } from '../../protocols/index.js';
 import { DirectPolicy, RandomPolicy, RoundRobinPolicy } from './basic-policies.js';

@@ -26,7 +26,7 @@ export class EventTemplate {
 
 /**
  * Server-sent events onto a raw Node response. Events are encoded as they are queued, into the
- * bytes of the stream's next chunk, and written by the process's coalescer (protocols/write-coalescer.ts): on
+ * bytes of the stream's next chunk, and written by the process's coalescer (protocols/streams/write-coalescer.ts): on
  * the next event-loop turn, or later while the process is busy, so one socket write carries many
  * events. Encoding each event as it comes leaves no long string of queued events to flatten and
  * encode at the write, and a templated event copies its fixed parts as bytes.

@@ -1,6 +1,6 @@
 // Reasoning parsers by the name a worker's card gives (`runtime_config.reasoning_parser`), each with
 // its per-request rules (reasoning-rules.ts). The mapped type makes the compiler demand one entry
-// per name in protocols/parser-names.ts.
+// per name in protocols/names/parser-names.ts.
 
 import type { ReasoningParserName } from '../../../../protocols/index.js';
 import { gemma4Reasoning } from './gemma4.js';

@@ -1,7 +1,7 @@
 // The tool-call parsers by the name a worker's card gives (`runtime_config.tool_call_parser`). The
-// mapped type makes the compiler demand one entry per name in protocols/parser-names.ts.
+// mapped type makes the compiler demand one entry per name in protocols/names/parser-names.ts.
 
-import type { ToolCallParserName } from '../../../../protocols/parser-names.js';
+import type { ToolCallParserName } from '../../../../protocols/names/parser-names.js';
 import type { ToolCallParserFactory } from './parser.js';
 import {
   defaultToolCallParser,

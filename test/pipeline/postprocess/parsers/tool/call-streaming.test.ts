@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TOOL_CALL_PARSER_NAMES } from '../../../../../src/protocols/parser-names.js';
+import { TOOL_CALL_PARSER_NAMES } from '../../../../../src/protocols/names/parser-names.js';
 import { TOOL_CALL_PARSERS } from '../../../../../src/pipeline/postprocess/index.js';
 
 describe('tool-call streaming', () => {

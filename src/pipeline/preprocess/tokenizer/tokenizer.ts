@@ -5,7 +5,7 @@
 // event loop.
 
 import type { Tokenizer } from 'tokenizers';
-import { FastBpeEncoder } from './fast-bpe/index.js';
+import { FastBpeEncoder } from '../fast-bpe/index.js';
 import type { PrefixTokenCache } from './prefix-cache.js';
 import { tokenizerFile, type TokenizerFile } from './tokenizer-file.js';
 

@@ -5,7 +5,7 @@
 
 import { readFileSync, statSync } from 'node:fs';
 import { Tokenizer } from 'tokenizers';
-import { fastBpeTables, type FastBpeTables } from './fast-bpe/index.js';
+import { fastBpeTables, type FastBpeTables } from '../fast-bpe/index.js';
 import { boundaryTokensOf, type BoundaryToken } from './prefix-cache.js';
 
 /** Read from the file's JSON at most once, both together (the JSON itself is not kept). */
