@@ -32,6 +32,7 @@ export function routerSettings(given: Config): RouterSettings {
       diskCacheHitWeight: config.routerDiskCacheHitWeight,
       sharedCacheType: config.sharedCacheType,
       sharedCacheMultiplier: config.sharedCacheMultiplier,
+      sessionPrefixIndex: config.enableSessionPrefixIndex,
       temperature: config.routerTemperature,
       useKvEvents: config.routerKvEvents,
       ttlSecs: config.routerTtlSecs,
@@ -119,6 +120,10 @@ export function assertRouterSettings(given: Config): void {
   if (config.serveIndexer && !kv) throw new ConfigError(`--serve-indexer requires --router-mode kv (got --router-mode ${config.routerMode})`);
   if (config.useRemoteIndexer && !kv) throw new ConfigError(`--use-remote-indexer requires --router-mode kv (got --router-mode ${config.routerMode})`);
   if (config.serveIndexer && config.useRemoteIndexer) throw new ConfigError('--serve-indexer and --use-remote-indexer are mutually exclusive');
+  if (config.enableSessionPrefixIndex && !kv) throw new ConfigError(`--enable-session-prefix-index requires --router-mode kv (got --router-mode ${config.routerMode})`);
+  if (config.enableSessionPrefixIndex && config.useRemoteIndexer) {
+    throw new ConfigError('--enable-session-prefix-index needs the router\'s own indexer (its cached prefixes and KV events): it cannot be combined with --use-remote-indexer');
+  }
   if (config.routerPredictedTtlSecs !== undefined && !config.routerKvEvents) {
     throw new ConfigError('--router-predicted-ttl-secs requires --router-kv-events (without KV events every decision is a prediction already: --router-ttl-secs)');
   }

@@ -27,4 +27,6 @@ export interface RouterEvent {
   worker_id: bigint;
   storage_tier?: StorageTier;
   event: KvCacheEvent;
+  /** The session whose request the stored blocks were cached for, when the publisher attributes them (upstream's optional session_id). */
+  session_id?: string;
 }

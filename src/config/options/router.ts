@@ -148,9 +148,8 @@ export const routerOptions = [
   },
   {
     key: 'enableSessionPrefixIndex', flag: 'enable-session-prefix-index', env: 'DYN_ENABLE_SESSION_PREFIX_INDEX', type: 'bool',
-    group: 'Router', scope: 'frontend', built: false, default: false,
-    notBuiltHint: 'upstream keeps this experimental per-session block lineage without any routing decision reading it; dynamo-ts has no consumer for it either',
-    help: 'Experimental: track per-session block lineage in a logical prefix index that outlives engine cache eviction (upstream: nothing reads it for routing yet)',
+    group: 'Router', scope: 'frontend', built: true, default: false,
+    help: "Experimental: the KV router keeps each session's block lineage per worker in a logical prefix index, apart from its cache indexer: a routed request with a session id (x-dynamo-session-id or an agent's session header) makes the deepest block its worker holds of the prompt that session's frontier there, as does a stored-blocks KV event naming the session; a removed-blocks event moves the worker's frontiers on those blocks back to their parent, a clear drops them. At most 16384 sessions, the least recently active dropped first; no other removal. Nothing in routing reads it (as upstream): it is the lineage view KV policies read (docs/router-configuration.md). Needs --router-mode kv and the router's own indexer (not --use-remote-indexer)",
   },
   {
     key: 'routerPrefillLoadModel', flag: 'router-prefill-load-model', env: 'DYN_ROUTER_PREFILL_LOAD_MODEL',

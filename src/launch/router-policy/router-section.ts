@@ -5,8 +5,8 @@ import { ConfigError, OPTIONS, parseValue, type Config, type OptionSpec } from '
 import { describe, type YamlNode } from './yaml-node.js';
 
 
-/** Upstream's names, each with the option it sets, or why dynamo-ts does not have it yet. */
-const ROUTER_SETTINGS: Readonly<Record<string, keyof Config | { readonly missing: string }>> = {
+/** Upstream's names, each with the option it sets. */
+const ROUTER_SETTINGS: Readonly<Record<string, keyof Config>> = {
   host_cache_hit_weight: 'routerHostCacheHitWeight',
   disk_cache_hit_weight: 'routerDiskCacheHitWeight',
   use_kv_events: 'routerKvEvents',
@@ -24,7 +24,7 @@ const ROUTER_SETTINGS: Readonly<Record<string, keyof Config | { readonly missing
   router_event_threads: 'routerEventThreads',
   use_remote_indexer: 'useRemoteIndexer',
   serve_indexer: 'serveIndexer',
-  enable_session_prefix_index: { missing: 'session prefix indexes (--enable-session-prefix-index) are not available in dynamo-ts yet' },
+  enable_session_prefix_index: 'enableSessionPrefixIndex',
   shared_cache_type: 'sharedCacheType',
   router_predicted_ttl_secs: 'routerPredictedTtlSecs',
 };
@@ -50,8 +50,7 @@ function optionOf(key: keyof Config): OptionSpec {
 export function readRouterSection(node: YamlNode): Partial<Record<keyof Config, unknown>> {
   const out: Partial<Record<keyof Config, unknown>> = {};
   for (const [name, value] of node.fields(Object.keys(ROUTER_SETTINGS))) {
-    const setting = ROUTER_SETTINGS[name]!;
-    const target = typeof setting === 'string' ? setting : value.fail(setting.missing);
+    const target = ROUTER_SETTINGS[name]!;
     const spec = optionOf(target);
     if (typeof value.value !== YAML_TYPE[spec.type]) value.fail(`must be a ${YAML_TYPE[spec.type]} (as ${describeFlag(spec)}), got ${describe(value.value)}`);
     const origin = `${value.source}:${value.line}: ${value.path}`;

@@ -66,7 +66,7 @@ export class PolicyWiring {
     let saver: RouterSnapshots | null | undefined = starting ? undefined : null;
     const early: RouterEvent[] = [];
     const apply = (e: RouterEvent): void => {
-      kv.applyKvEvent(e.worker_id, e.event, e.storage_tier);
+      kv.applyKvEvent(e.worker_id, e.event, e.storage_tier, e.session_id);
       saver?.eventApplied();
     };
     void starting?.then((s) => {

@@ -104,6 +104,18 @@ export class KvIndexer {
     return out;
   }
 
+  /**
+   * The block hash ending the worker rank's cached prefix of a prompt (its deepest matched block, as
+   * workers reported it); null when the rank holds none of the prompt.
+   */
+  deepestMatchedHash(localHashes: readonly bigint[], workerId: bigint, dpRank: number): bigint | null {
+    const depth = this.findMatches(localHashes).find((m) => m.workerId === workerId && m.dpRank === dpRank)?.blocks ?? 0;
+    if (depth === 0) return null;
+    const buf = this.buffer(depth * 2);
+    for (let i = 0; i < depth; i++) splitU64Into(localHashes[i]!, buf, i * 2);
+    return this.tree.seqHashAt(buf.subarray(0, depth * 2));
+  }
+
   /** Blocks held by a worker rank. */
   treeSize(workerId: bigint, dpRank = 0): number {
     const slot = this.slotsById.get(workerId)?.[dpRank];

@@ -22,6 +22,7 @@
 import { CELL_BITS, CELL_DEPTH, CELL_FP_HI, CELL_FP_LO, CELL_NODE, PositionIndex } from './position-index.js';
 import { childFingerprint, pathFingerprints, ROOT_FP_HI, ROOT_FP_LO } from './path-fingerprint.js';
 import { TripleKeyTable } from './triple-key-table.js';
+import { joinU64 } from './u64.js';
 
 export const ROOT = 0;
 
@@ -169,6 +170,14 @@ export class RadixTree {
     let n = 0;
     for (let c = this.nodes[node * this.stride + FIRST]!; c !== NONE; c = this.nodes[c * this.stride + NEXT]!) n++;
     return n;
+  }
+
+  /** The sequence hash of the block reached by `path` (local hashes as hi, lo pairs) from the root; null if absent. */
+  seqHashAt(path: Uint32Array): bigint | null {
+    const node = path.length === 0 ? NONE : this.walk(path);
+    if (node === NONE) return null;
+    const at = node * this.stride;
+    return joinU64(this.nodes[at + SEQ_HI]!, this.nodes[at + SEQ_LO]!);
   }
 
   /** Number of workers on the node reached by `path`; -1 if absent. */

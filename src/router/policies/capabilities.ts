@@ -12,7 +12,8 @@ import type { EventBus } from '../shared-state/replica-sync.js';
 export interface KvEventSink {
   /** False in approximate mode: events are ignored, so there is no indexer state worth saving. */
   readonly appliesEvents: boolean;
-  applyKvEvent(workerId: bigint, event: KvCacheEvent, tier?: StorageTier): void;
+  /** `sessionId`: the session the event's stored blocks were cached for, when its publisher says. */
+  applyKvEvent(workerId: bigint, event: KvCacheEvent, tier?: StorageTier, sessionId?: string): void;
   /** The cached blocks as single-block store events (a snapshot's content). */
   dumpKvEvents(): RouterEvent[];
   restoreKvEvents(events: readonly RouterEvent[]): void;

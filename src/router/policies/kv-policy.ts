@@ -30,9 +30,11 @@ import {
   type WorkerOverlap,
   type WorkerSelection,
   type WorkerSelectionChoice,
+  type WorkerWithDpRank,
 } from '../kv/index.js';
 import { PUBLIC_TRACKING, type TrackingHash } from '../kv/tracking/index.js';
 import { hitsBeyond, SharedCachePool } from '../kv/shared-cache/index.js';
+import { SessionPrefixIndex, type SessionPrefixView } from '../kv/session-prefix/index.js';
 import type { StreamObserver } from '../observed-stream.js';
 import { maxBatchedTokensOf, type AnyInstance, type DpRanks } from '../worker-instance.js';
 import type { KvEventSink, ReplicaSharing } from './capabilities.js';
@@ -67,6 +69,11 @@ export interface KvRouterOptions extends CostSettings {
   trackingHash: TrackingHash;
   /** `--shared-cache-type`: hicache keeps a shared-pool index from workers' `external` tier events and credits its hits. */
   sharedCacheType: SharedCacheType;
+  /**
+   * `--enable-session-prefix-index`: keep each session's block lineage per worker, from the KV
+   * events and each routed request's cached prefix. Nothing in routing reads it (as upstream).
+   */
+  sessionPrefixIndex: boolean;
   random?: () => number;
   now?: () => number;
 }
@@ -96,6 +103,7 @@ export const DEFAULT_KV_ROUTER_OPTIONS: Readonly<Omit<KvRouterOptions, 'blockSiz
   remoteIndexer: null,
   trackingHash: PUBLIC_TRACKING,
   sharedCacheType: 'none',
+  sessionPrefixIndex: false,
 });
 
 /** Approximate mode's pruners by `--router-approximate-cache-policy`. */
@@ -168,6 +176,8 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   lastDecision: KvDecision | null = null;
   /** Its KV event sink (itself), which the registry offers the wiring. */
   readonly kvEvents: KvEventSink = this;
+  /** `--enable-session-prefix-index`: the sessions' lineage; null when off. */
+  private readonly sessionIndex: SessionPrefixIndex | null;
   /** With a remote indexer: fetches the request's matches before the chain routes it (select stays synchronous). */
   readonly prepare?: (request: PreprocessedRequest, signal: AbortSignal) => Promise<void>;
 
@@ -196,7 +206,13 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     const weighsHits = this.readsDevice || o.hostCacheHitWeight > 0 || o.diskCacheHitWeight > 0;
     if (remote && weighsHits) this.prepare = (request, signal) => this.fetchMatches(remote, request, signal);
     this.sharedPool = o.sharedCacheType === 'hicache' ? new SharedCachePool() : null;
+    this.sessionIndex = o.sessionPrefixIndex ? new SessionPrefixIndex() : null;
     this.queue = new PolicyClassQueues(o.policyProfile ?? singleClassProfile(o.queueThreshold, o.queuePolicy), o.now);
+  }
+
+  /** What a policy reads of the session prefix index (upstream's lineage accessors); null when it is off. */
+  get sessionPrefixIndex(): SessionPrefixView | null {
+    return this.sessionIndex;
   }
 
   /** The KV blocks the worker of a (worker, dp rank) key advertises (each rank has as many); null: none advertised. */
@@ -266,13 +282,15 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   /**
    * A worker's KV event (ignored in approximate mode, where the router predicts instead). Host and
    * disk tiers go to their own indexers; `external` (the shared pool) feeds the shared-pool index
-   * with `--shared-cache-type hicache`, and is not used otherwise.
+   * with `--shared-cache-type hicache`, and is not used otherwise. Device events also move the
+   * session prefix index, once the indexer has them.
    */
-  applyKvEvent(workerId: bigint, event: KvCacheEvent, tier: StorageTier = 'device'): void {
+  applyKvEvent(workerId: bigint, event: KvCacheEvent, tier: StorageTier = 'device', sessionId?: string): void {
     if (!this.appliesEvents) return;
     if (tier === 'device') {
       if (this.interim) this.settlePredictions(this.interim.pruner, rankKey(workerId, event.dp_rank), event);
       this.indexer.applyEvent(workerId, event);
+      this.sessionIndex?.applyEvent(workerId, event, sessionId);
     } else if (tier === 'external') {
       this.sharedPool?.apply(event);
     } else {
@@ -310,7 +328,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
    */
   restoreKvEvents(events: readonly RouterEvent[]): void {
     for (const e of events) {
-      this.applyKvEvent(e.worker_id, e.event, e.storage_tier);
+      this.applyKvEvent(e.worker_id, e.event, e.storage_tier, e.session_id);
       this.knownWorkers.add(e.worker_id);
     }
   }
@@ -347,7 +365,19 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     this.decisionStats.decided(candidate.overlapBlocks, o.blockSize, request.token_ids.length);
     this.pending.set(request, a);
     if (chosen.inst.dpRanks && (request.routing?.dp_rank ?? null) === null) this.chosenRanks.set(request, chosen.rank);
+    this.recordSessionMatch(request, { workerId: chosen.inst.id, dpRank: chosen.rank }, a.localHashes);
     return chosen.inst;
+  }
+
+  /**
+   * A routed request of a session: the deepest block its worker already holds of the prompt (the
+   * event-fed indexer's, not predictions) becomes the session's frontier there.
+   */
+  private recordSessionMatch(request: PreprocessedRequest, worker: WorkerWithDpRank, localHashes: readonly bigint[]): void {
+    const sessionId = request.routing?.session_id;
+    if (!this.sessionIndex || sessionId === undefined || sessionId === null) return;
+    const matched = this.indexer.deepestMatchedHash(localHashes, worker.workerId, worker.dpRank);
+    if (matched !== null) this.sessionIndex.updateSessionFromMatch(sessionId, worker, matched);
   }
 
   preview(instances: readonly AnyInstance[], request: PreprocessedRequest): WorkerPreview {
@@ -480,6 +510,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     for (const w of this.knownWorkers) {
       if (live.has(w)) continue;
       this.indexer.removeWorker(w);
+      this.sessionIndex?.removeWorker(w);
       for (const ix of this.lowerTiers.values()) ix.removeWorker(w);
       this.sequences.removeWorker(w);
       this.predicted?.removeWorker(w, false);

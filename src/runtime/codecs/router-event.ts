@@ -77,12 +77,15 @@ function decodeRouterEventObject(root: JsonObject): RouterEvent {
   const tier = root.storage_tier ?? 'device';
   if (!TIERS.has(tier)) bad('storage_tier must be device, host_pinned, disk or external');
   if (tier !== 'device') event.storage_tier = tier as StorageTier;
+  const session = root.session_id ?? null;
+  if (session !== null && typeof session !== 'string') bad('session_id must be a string');
+  if (session !== null) event.session_id = session;
   return event;
 }
 
 /**
  * Decodes upstream's `RouterEvent` JSON, bare or inside the event-plane envelope.
- * `storage_tier` is kept when it is not `device`.
+ * `storage_tier` is kept when it is not `device`, `session_id` when present.
  */
 export function decodeRouterEvent(text: string): RouterEvent {
   const root = asObject(parse(text), 'RouterEvent');
@@ -92,9 +95,10 @@ export function decodeRouterEvent(text: string): RouterEvent {
   return decodeRouterEventObject(root);
 }
 
-/** The newest form: `{worker_id, storage_tier, event}` with bare u64 numbers. */
+/** The newest form: `{worker_id, storage_tier, event}` with bare u64 numbers, and `session_id` when the event has one. */
 export function encodeRouterEvent(event: RouterEvent): string {
-  return stringifyJsonWithU64({ worker_id: event.worker_id, storage_tier: event.storage_tier ?? 'device', event: event.event });
+  const session = event.session_id === undefined ? {} : { session_id: event.session_id };
+  return stringifyJsonWithU64({ worker_id: event.worker_id, storage_tier: event.storage_tier ?? 'device', event: event.event, ...session });
 }
 
 export interface NatsEnvelope {
