@@ -120,6 +120,7 @@ export {
 } from './shared-state/index.js';
 export type { RouterStateStore, LockRelease } from '../runtime/index.js';
 export { PUBLIC_TRACKING, TRACKING_KEY_BYTES, TrackingKey, type TrackingHash, type TrackingScope } from './kv/tracking/index.js';
+export { DEFAULT_MAX_SESSIONS, type LineageAnswer, type LogicalNode, type NodeId, type SessionFrontier, type SessionPrefixView } from './kv/session-prefix/index.js';
 export { decodeVllmEventBatch, type LowerTier, type PrefillPredictor, type RemoteMatches, type TieredMatches, type VllmEventBatch } from './kv/index.js';
 export {
   BUILT_IN_SELECTION,

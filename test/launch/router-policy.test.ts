@@ -168,6 +168,20 @@ test('--load-aware is upstream preset: kv on load alone; a file router setting s
   assert.equal(routerSettings(config(['--load-aware', '--router-policy-config', path])).kv.useKvEvents, true);
 });
 
+test('--enable-session-prefix-index: off by default; the flag, its env var or the file turn it on; kv mode and the own indexer only', () => {
+  const card = loadDefaultModelCard({ displayName: 'm' });
+  const policyOf = (args: string[], env: Record<string, string> = {}) => buildModelRouter(routerSettings(config(args, env)), card).router.policy as KvRouterPolicy;
+  assert.equal(routerSettings(config(['--router-mode', 'kv'])).kv.sessionPrefixIndex, false);
+  assert.equal(policyOf(['--router-mode', 'kv']).sessionPrefixIndex, null);
+  assert.notEqual(policyOf(['--router-mode', 'kv', '--enable-session-prefix-index']).sessionPrefixIndex, null);
+  assert.notEqual(policyOf(['--router-mode', 'kv'], { DYN_ENABLE_SESSION_PREFIX_INDEX: 'true' }).sessionPrefixIndex, null);
+  const path = policyFile('router:\n  enable_session_prefix_index: true\n');
+  assert.equal(policyOf(['--router-mode', 'kv', '--router-policy-config', path]).sessionPrefixIndex!.maxSessions, 16_384);
+  assertRouterSettings(config(['--router-mode', 'kv', '--enable-session-prefix-index']));
+  refused(['--enable-session-prefix-index'], /--enable-session-prefix-index requires --router-mode kv \(got --router-mode round-robin\)/);
+  refused(['--router-mode', 'kv', '--enable-session-prefix-index', '--use-remote-indexer'], /--enable-session-prefix-index needs the router's own indexer .* cannot be combined with --use-remote-indexer/);
+});
+
 test('a bad policy file is refused at startup naming the file, the line and the key', () => {
   const cases: [yaml: string, line: number, expected: RegExp][] = [
     ['router:\n  use_kv_events: false\npolcy_classes: []\n', 3, /polcy_classes: unknown key; expected one of router, default_policy_family/],
@@ -181,7 +195,7 @@ test('a bad policy file is refused at startup naming the file, the line and the 
     [FULL.replace('quantum: 2', 'quantum: 0'), 13, /policy_classes\[0\]\.quantum: must be an integer >= 1, got 0/],
     ['router:\n  router_ttl_secs: 0\n', 2, /router\.router_ttl_secs must be a number > 0, got 0/],
     ['router:\n  use_kv_events: maybe\n', 2, /router\.use_kv_events: must be a boolean \(as --router-kv-events\), got 'maybe'/],
-    ['router:\n  enable_session_prefix_index: true\n', 2, /router\.enable_session_prefix_index: session prefix indexes .* not available in dynamo-ts yet/],
+    ['router:\n  enable_session_prefix_index: maybe\n', 2, /router\.enable_session_prefix_index: must be a boolean \(as --enable-session-prefix-index\), got 'maybe'/],
     ['router:\n  router_tracking_hash: keyed\n', 2, /router\.router_tracking_hash must be one of public-xxh3-v1, keyed-xxh3-v1, got 'keyed'/],
     ['router:\n  router_approximate_cache_policy: lfu\n', 2, /router\.router_approximate_cache_policy must be one of ttl, lru, got 'lfu'/],
     ['worker_selection:\n  instances:\n    - name: default\n      type: dynamo-two-tier-cost-fn\n', 3, /worker_selection\.instances\[0\]\.name: the instance name 'default' is reserved for the built-in selector/],

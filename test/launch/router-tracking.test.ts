@@ -99,10 +99,6 @@ test('shared cache flags reach the kv routers; out-of-range or misplaced ones ar
   assert.equal(routerSettings(config(['--load-aware', '--shared-cache-type', 'hicache'])).kv.sharedCacheType, 'none', 'the load-aware preset turns the shared cache off, as upstream');
 });
 
-test('--enable-session-prefix-index is known but not built', () => {
-  assert.throws(() => config(['--enable-session-prefix-index']), /--enable-session-prefix-index .*not available/);
-});
-
 test("the policy file's router: section sets them too, and wins over the flags", () => {
   const file = join(dir, 'policy.yaml');
   const key = keyFile(32, 0x11);
