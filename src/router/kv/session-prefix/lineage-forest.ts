@@ -28,7 +28,11 @@ interface Node {
   readonly blockHash: bigint;
   parent: NodeId | null;
   frontierRefs: number;
-  childCount: number;
+  /**
+   * Kept so that a removed block's frontiers are found below it, not by walking up from every
+   * frontier; null until the first child (most nodes are leaves or links of one chain).
+   */
+  children: Set<NodeId> | null;
 }
 
 export class LineageForest {
@@ -46,7 +50,7 @@ export class LineageForest {
 
   node(id: NodeId): LogicalNode | null {
     const n = this.nodes.get(id);
-    return n ? { blockHash: n.blockHash, parent: n.parent, frontierRefs: n.frontierRefs, childCount: n.childCount } : null;
+    return n ? { blockHash: n.blockHash, parent: n.parent, frontierRefs: n.frontierRefs, childCount: n.children?.size ?? 0 } : null;
   }
 
   has(id: NodeId): boolean {
@@ -84,7 +88,7 @@ export class LineageForest {
         const n = this.nodes.get(known)!;
         if (n.parent === null && parent !== null) {
           n.parent = parent;
-          this.nodes.get(parent)!.childCount++;
+          this.adopt(parent, known);
         }
       }
       parent = id;
@@ -109,6 +113,24 @@ export class LineageForest {
     return false;
   }
 
+  /** Visits `root` and every node under it. */
+  forEachInSubtree(root: NodeId, visit: (id: NodeId) => void): void {
+    const stack = [root];
+    for (let id = stack.pop(); id !== undefined; id = stack.pop()) {
+      visit(id);
+      for (const child of this.nodes.get(id)!.children ?? []) stack.push(child);
+    }
+  }
+
+  /** Whether a proper ancestor of `id` is in `set`. */
+  hasAncestorIn(id: NodeId, set: ReadonlySet<NodeId>): boolean {
+    let steps = 0;
+    for (let at = this.nodes.get(id)!.parent; at !== null && steps <= this.nodes.size; at = this.nodes.get(at)!.parent, steps++) {
+      if (set.has(at)) return true;
+    }
+    return false;
+  }
+
   addFrontierRef(id: NodeId): void {
     this.nodes.get(id)!.frontierRefs++;
   }
@@ -120,39 +142,54 @@ export class LineageForest {
     let at: NodeId | null = id;
     while (at !== null) {
       const node = this.nodes.get(at);
-      if (!node || node.frontierRefs > 0 || node.childCount > 0) return;
+      if (!node || node.frontierRefs > 0 || (node.children?.size ?? 0) > 0) return;
       this.nodes.delete(at);
       this.byHash.delete(node.blockHash);
-      if (node.parent !== null) this.nodes.get(node.parent)!.childCount--;
+      if (node.parent !== null) this.nodes.get(node.parent)!.children!.delete(at);
       at = node.parent;
     }
   }
 
   private insert(blockHash: bigint, parent: NodeId | null): NodeId {
     const id = this.nextId++;
-    this.nodes.set(id, { blockHash, parent, frontierRefs: 0, childCount: 0 });
+    this.nodes.set(id, { blockHash, parent, frontierRefs: 0, children: null });
     this.byHash.set(blockHash, id);
-    if (parent !== null) this.nodes.get(parent)!.childCount++;
+    if (parent !== null) this.adopt(parent, id);
     return id;
   }
 
-  /** A chain is refused when a block already has another parent, or would sit under itself. */
+  private adopt(parent: NodeId, child: NodeId): void {
+    const p = this.nodes.get(parent)!;
+    (p.children ??= new Set()).add(child);
+  }
+
+  /**
+   * A chain is refused when a block already has another parent, or would sit under itself. Only a
+   * graft (a known root put under the chain) can close a cycle through the forest: when that root
+   * is the root of the chain's parent. Otherwise a repeat within the chain, or the parent itself.
+   */
   private check(parentHash: bigint | null, blockHashes: readonly bigint[]): ChainRejection | null {
-    const above = new Set<bigint>();
-    if (parentHash !== null) {
-      above.add(parentHash);
-      const parent = this.byHash.get(parentHash);
-      if (parent !== undefined) for (const id of this.pathToRoot(parent)) above.add(this.hashOf(id));
-    }
+    const inChain = new Set<bigint>();
+    let parentRoot: NodeId | null | undefined;
     let expected = parentHash;
     for (const block of blockHashes) {
-      if (above.has(block)) return { reason: 'cyclic_parent', block };
+      if (block === parentHash || inChain.has(block)) return { reason: 'cyclic_parent', block };
       const known = this.byHash.get(block);
-      const recorded = known === undefined ? null : this.nodes.get(known)!.parent;
-      if (recorded !== null && this.hashOf(recorded) !== expected) return { reason: 'conflicting_parent', block };
-      above.add(block);
+      if (known !== undefined) {
+        const recorded = this.nodes.get(known)!.parent;
+        if (recorded !== null && this.hashOf(recorded) !== expected) return { reason: 'conflicting_parent', block };
+        if (recorded === null && expected !== null && known === (parentRoot ??= this.rootOf(parentHash))) return { reason: 'cyclic_parent', block };
+      }
+      inChain.add(block);
       expected = block;
     }
     return null;
+  }
+
+  /** The root above the node of `blockHash`; null when the block is unknown (it would become a root itself). */
+  private rootOf(blockHash: bigint | null): NodeId | null {
+    const id = blockHash === null ? undefined : this.byHash.get(blockHash);
+    if (id === undefined) return null;
+    return this.pathToRoot(id)[0]!;
   }
 }

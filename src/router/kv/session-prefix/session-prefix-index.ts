@@ -125,14 +125,14 @@ export class SessionPrefixIndex implements SessionPrefixView {
       const id = this.forest.idOf(hash);
       if (id !== null) removed.add(id);
     }
-    if (removed.size === 0) return 0;
-    const shallowest = this.shallowestRemoved(removed);
     const moves: { sessionId: string; from: NodeId; to: NodeId | null }[] = [];
-    for (const [frontier, sessionIds] of onWorker) {
-      const cut = shallowest(frontier);
-      if (cut === null) continue;
+    for (const cut of removed) {
+      // Under a shallower removed block, the frontiers move above that one.
+      if (this.forest.hasAncestorIn(cut, removed)) continue;
       const to = this.forest.parentOf(cut);
-      for (const sessionId of sessionIds) moves.push({ sessionId, from: frontier, to });
+      this.forest.forEachInSubtree(cut, (node) => {
+        for (const sessionId of onWorker.get(node) ?? []) moves.push({ sessionId, from: node, to });
+      });
     }
     for (const { sessionId, from, to } of moves) this.recede(sessionId, key, from, to);
     return moves.length;
@@ -197,29 +197,6 @@ export class SessionPrefixIndex implements SessionPrefixView {
     for (const [node, sessionIds] of onWorker) for (const sessionId of sessionIds) bindings.push([sessionId, node]);
     for (const [sessionId, node] of bindings) this.unbind(sessionId, key, node);
     return bindings.length;
-  }
-
-  /**
-   * The shallowest removed node on the chain from the root to a node (null: none), memoized so
-   * frontiers sharing a trunk walk it once.
-   */
-  private shallowestRemoved(removed: ReadonlySet<NodeId>): (node: NodeId) => NodeId | null {
-    const memo = new Map<NodeId, NodeId | null>();
-    return (node) => {
-      const unresolved: NodeId[] = [];
-      let at: NodeId | null = node;
-      while (at !== null && !memo.has(at) && unresolved.length <= this.forest.size) {
-        unresolved.push(at);
-        at = this.forest.parentOf(at);
-      }
-      let above = at === null ? null : (memo.get(at) ?? null);
-      for (let i = unresolved.length - 1; i >= 0; i--) {
-        const id = unresolved[i]!;
-        if (above === null && removed.has(id)) above = id;
-        memo.set(id, above);
-      }
-      return memo.get(node) ?? null;
-    };
   }
 
   private bind(sessionId: string, key: bigint, node: NodeId): void {
