@@ -15,6 +15,7 @@ import {
   PolicyClassQueues,
   PredictedBlocks,
   rankKey,
+  rankOfKey,
   singleClassProfile,
   workerOfKey,
   TtlPruner,
@@ -30,7 +31,6 @@ import {
   type WorkerOverlap,
   type WorkerSelection,
   type WorkerSelectionChoice,
-  type WorkerWithDpRank,
 } from '../kv/index.js';
 import { PUBLIC_TRACKING, type TrackingHash } from '../kv/tracking/index.js';
 import { hitsBeyond, SharedCachePool } from '../kv/shared-cache/index.js';
@@ -365,19 +365,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     this.decisionStats.decided(candidate.overlapBlocks, o.blockSize, request.token_ids.length);
     this.pending.set(request, a);
     if (chosen.inst.dpRanks && (request.routing?.dp_rank ?? null) === null) this.chosenRanks.set(request, chosen.rank);
-    this.recordSessionMatch(request, { workerId: chosen.inst.id, dpRank: chosen.rank }, a.localHashes);
     return chosen.inst;
-  }
-
-  /**
-   * A routed request of a session: the deepest block its worker already holds of the prompt (the
-   * event-fed indexer's, not predictions) becomes the session's frontier there.
-   */
-  private recordSessionMatch(request: PreprocessedRequest, worker: WorkerWithDpRank, localHashes: readonly bigint[]): void {
-    const sessionId = request.routing?.session_id;
-    if (!this.sessionIndex || sessionId === undefined || sessionId === null) return;
-    const matched = this.indexer.deepestMatchedHash(localHashes, worker.workerId, worker.dpRank);
-    if (matched !== null) this.sessionIndex.updateSessionFromMatch(sessionId, worker, matched);
   }
 
   preview(instances: readonly AnyInstance[], request: PreprocessedRequest): WorkerPreview {
@@ -455,6 +443,7 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
     this.pending.delete(request);
     const key = this.keyOf(instance, request);
     this.fetched.delete(request);
+    this.recordSessionMatch(request, key, a.localHashes);
     const o = this.options;
     // Predictions live in indexers, which key blocks by the public chain whatever identities tracking uses.
     let publicChain: bigint[] | null = o.trackingHash.keyed ? null : a.seqHashes;
@@ -503,6 +492,19 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
         this.releaseQueued();
       },
     };
+  }
+
+  /**
+   * A dispatched request of a session (chosen or pinned): the deepest block its worker rank already
+   * holds of the prompt becomes the session's frontier there. The main indexer's blocks count (KV
+   * events, or this router's own predictions in approximate mode), not predict-on-route's.
+   */
+  private recordSessionMatch(request: PreprocessedRequest, key: bigint, localHashes: readonly bigint[]): void {
+    const sessionId = request.routing?.session_id;
+    if (!this.sessionIndex || sessionId === undefined || sessionId === null) return;
+    const worker = { workerId: workerOfKey(key), dpRank: rankOfKey(key) };
+    const matched = this.indexer.deepestMatchedHash(localHashes, worker.workerId, worker.dpRank);
+    if (matched !== null) this.sessionIndex.updateSessionFromMatch(sessionId, worker, matched);
   }
 
   onInstancesChanged(instances: readonly AnyInstance[]): void {

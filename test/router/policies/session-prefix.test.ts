@@ -43,7 +43,11 @@ test('off by default: the policy offers no index and routes a session request as
   assert.equal(policy.sessionPrefixIndex, null);
 });
 
-test('a routed session request makes the deepest block its worker holds of the prompt the session frontier there', () => {
+async function dispatch(router: PushRouter, req: PreprocessedRequest, requestId: string): Promise<void> {
+  for await (const _ of router.generate(req, { requestId, signal: new AbortController().signal }));
+}
+
+test('a dispatched session request makes the deepest block its worker holds of the prompt the session frontier there', async () => {
   const policy = new KvRouterPolicy({ blockSize: BLOCK, sessionPrefixIndex: true });
   const index = policy.sessionPrefixIndex!;
   const router = new PushRouter('m', policy);
@@ -52,13 +56,28 @@ test('a routed session request makes the deepest block its worker holds of the p
   assert.equal(index.sessionCount, 0, 'a stored chain naming no session attributes nothing');
 
   assert.equal(router.pick(request(PROMPT, 's1')).id, 2n);
+  assert.equal(index.sessionCount, 0, 'a choice alone records nothing: the dispatch does');
+  await dispatch(router, request(PROMPT, 's1'), 'a');
+  assert.equal(policy.lastDecision!.workerId, 2n);
   assert.deepEqual(lineageOn(index, 's1', 2n), [[SEQ[5]!]], 'a match names no parent: the matched block is a root');
   assert.deepEqual(index.getSessionFrontiers('s1'), [{ worker: { workerId: 2n, dpRank: 0 }, node: index.getNodeFromHash(SEQ[5]!) }]);
 
-  router.pick(request(PROMPT));
+  await dispatch(router, request(PROMPT), 'b');
   assert.equal(index.sessionCount, 1, 'a request without a session records nothing');
-  router.pick(request([900, 901, 902, 903, 904], 's2'));
+  await dispatch(router, request([900, 901, 902, 903, 904], 's2'), 'c');
   assert.equal(index.sessionCount, 1, 'a worker holding none of the prompt records nothing');
+});
+
+test('a request pinned to a worker records its cached prefix there too', async () => {
+  const policy = new KvRouterPolicy({ blockSize: BLOCK, sessionPrefixIndex: true });
+  const router = new PushRouter('m', policy);
+  router.setInstances(instances(1, 2));
+  policy.applyKvEvent(1n, stored(6));
+  policy.applyKvEvent(2n, stored(3));
+  const pinned = { ...request(PROMPT, 's1'), routing: { session_id: 's1', backend_instance_id: 2 } };
+  await dispatch(router, pinned, 'p');
+  assert.deepEqual(policy.sessionPrefixIndex!.getSessionFrontiers('s1').map((f) => f.worker.workerId), [2n], 'the pinned worker, not the best cached one');
+  assert.deepEqual(lineageOn(policy.sessionPrefixIndex!, 's1', 2n), [[SEQ[2]!]]);
 });
 
 test('KV events: a chain stored for a session advances it; removals move frontiers back; a leaving worker drops them', () => {
