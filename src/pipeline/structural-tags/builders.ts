@@ -14,6 +14,12 @@ export interface StructuralTagBuilder {
   /** Ends a reasoning span the prompt opened, which a forced call's grammar lets run first. */
   readonly reasoningEnd: string;
   /**
+   * The family's tag lets a reasoning span the prompt opened run ahead of every tool choice (its
+   * free text keeps the reasoning end out), keeping these markers out of the span; absent: only a
+   * forced call's tag lets it run, with nothing kept out.
+   */
+  readonly reasoningSpan?: { readonly excludes: readonly string[] };
+  /**
    * What upstream's parsers-v2 builder of this family adds; absent: upstream builds this family's
    * tags only with its v1 builders, which have none of it.
    */

@@ -1,10 +1,11 @@
 // The structural-tag builders by tool-call parser name, as upstream's parser registry gives them;
 // a parser without one gets no tag (its requests fall back to plain parsing, without an error).
-// The families upstream's parsers-v2 builders cover (Qwen3-Coder, DeepSeek V4's DSML, Kimi K2 and
-// K3) carry their parsers-v2 forms; the rest are upstream's v1 builders alone.
+// The families upstream's parsers-v2 builders cover (Qwen3-Coder, DeepSeek V4's DSML, GLM-4.7, Kimi
+// K2 and K3) carry their parsers-v2 forms; the rest are upstream's v1 builders alone.
 
 import type { ToolCallParserName } from '../../protocols/index.js';
 import { dsmlBlock, triggeredTags, type StructuralTagBuilder, type TriggeredTagsSpec } from './builders.js';
+import { glm47Calls } from './glm47.js';
 import { kimiK2Section } from './kimi-k2.js';
 import { kimiK3Channels } from './kimi-k3.js';
 
@@ -50,6 +51,7 @@ export const STRUCTURAL_TAG_BUILDERS: Partial<Record<ToolCallParserName, Structu
   deepseek_v4: DEEPSEEK_V4,
   'deepseek-v4': DEEPSEEK_V4,
   deepseekv4: DEEPSEEK_V4,
+  glm47: glm47Calls,
   kimi_k2: kimiK2Section,
   kimi_k3: kimiK3Channels,
   'kimi-k3': kimiK3Channels,

@@ -80,7 +80,8 @@ export function toolCallTag(request: TagRequestFields, format: ToolCallFormat, c
   });
   if (grammar === null) return null;
   const calls = options.toolArgumentsAnyOrder ? withAnyOrderArguments(grammar) : grammar;
-  return { tag: structuralTag(forced ? afterReasoning(calls, builder, options, context, '') : calls), native: true };
+  const reasoningFirst = forced || builder.reasoningSpan !== undefined;
+  return { tag: structuralTag(reasoningFirst ? afterReasoning(calls, builder, options, context, '') : calls), native: true };
 }
 
 /** The family's parsers-v2 marker lists when the card asks for them to be kept out; undefined: none. */
@@ -124,7 +125,7 @@ function callsOrResponse(
  */
 function afterReasoning(grammar: Format, builder: StructuralTagBuilder, options: StructuralTagOptions, context: TagContext, suffix: string): Format {
   if (!context.startsInReasoning || options.reasoningBoundary === 'backend') return grammar;
-  const excludes = [...(excludedMarkers(builder, options)?.reasoningExcludes ?? [])];
+  const excludes = [...(excludedMarkers(builder, options)?.reasoningExcludes ?? builder.reasoningSpan?.excludes ?? [])];
   const reasoning = tag('', { type: 'any_text', excludes }, builder.reasoningEnd);
   const between: Format[] = suffix === '' ? [] : [{ type: 'const_string', value: suffix }];
   return { type: 'sequence', elements: [reasoning, ...between, grammar] };

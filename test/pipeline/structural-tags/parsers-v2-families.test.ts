@@ -41,9 +41,15 @@ const k2Call = (name: string, schema: unknown) => ({
   content: { type: 'sequence', elements: [{ type: 'regex', pattern: '\\d+' }, { type: 'const_string', value: '<|tool_call_argument_begin|>' }, { type: 'json_schema', json_schema: schema, style: 'json' }] },
   end: '<|tool_call_end|>',
 });
+const glmCall = (name: string, schema: unknown) => ({ type: 'tag', begin: `<tool_call>${name}`, content: { type: 'json_schema', json_schema: schema, style: 'glm_xml' }, end: '</tool_call>' });
+const GLM_TEXT = ['<think>', '</think>', '</tool_call>', '<arg_key>', '</arg_key>', '<arg_value>', '</arg_value>'];
+const GLM_CALL_MARKERS = ['<tool_call>', '</tool_call>', '<arg_key>', '</arg_key>', '<arg_value>', '</arg_value>'];
 const sequenceOf = (tags: unknown[], separator: string, stopAfterFirst = false) => ({ type: 'tags_with_separator', tags, separator, at_least_one: true, stop_after_first: stopAfterFirst });
 
-/** Each parsers-v2 family: its calls-only form, its reasoning end and suffix, its two marker lists. */
+/**
+ * Each parsers-v2 family: its calls-only form, its reasoning end and suffix, its two marker lists,
+ * and what its own tag keeps out without them (`plainText`, `plainReasoning`).
+ */
 const FAMILIES = [
   {
     parsers: ['qwen3_coder'],
@@ -52,6 +58,8 @@ const FAMILIES = [
     suffix: '\n\n',
     text: ['<think>', '</think>', '<function='],
     reasoning: ['<tool_call>', '<function='],
+    plainText: undefined,
+    plainReasoning: [],
   },
   {
     parsers: ['deepseek_v4', 'deepseek-v4', 'deepseekv4'],
@@ -60,6 +68,18 @@ const FAMILIES = [
     suffix: '',
     text: ['<think>', '</think>'],
     reasoning: ['<｜DSML｜'],
+    plainText: undefined,
+    plainReasoning: [],
+  },
+  {
+    parsers: ['glm47'],
+    callsOnly: sequenceOf([glmCall('lookup', LOOKUP), glmCall('tally', true)], ''),
+    reasoningEnd: '</think>',
+    suffix: '',
+    text: GLM_TEXT,
+    reasoning: GLM_CALL_MARKERS,
+    plainText: GLM_TEXT,
+    plainReasoning: ['<think>', '</think>', ...GLM_CALL_MARKERS],
   },
   {
     parsers: ['kimi_k2'],
@@ -68,6 +88,8 @@ const FAMILIES = [
     suffix: '',
     text: ['<think>', '</think>', '<|tool_calls_section_end|>', '<|tool_call_end|>', '<|tool_call_begin|>functions.', '<|tool_call_argument_begin|>'],
     reasoning: ['<|tool_calls_section_begin|>', '<|tool_call_begin|>functions.'],
+    plainText: undefined,
+    plainReasoning: [],
   },
 ] as const;
 
@@ -79,7 +101,7 @@ describe('parsers-v2 families: the calls alone or the answer', () => {
       });
 
       it(`${parser}: in a reasoning span the prompt opened, the span ends first; the backend boundary leaves it out`, () => {
-        const reasoning = { type: 'tag', begin: '', content: { type: 'any_text', excludes: [] }, end: family.reasoningEnd };
+        const reasoning = { type: 'tag', begin: '', content: { type: 'any_text', excludes: family.plainReasoning }, end: family.reasoningEnd };
         const between = family.suffix === '' ? [] : [{ type: 'const_string', value: family.suffix }];
         const either = { type: 'or', elements: [family.callsOnly, answer] };
         assert.deepEqual(format(parser, AUTO_WITH_SCHEMA, COMBINED, THINKING), { type: 'sequence', elements: [reasoning, ...between, either] });
@@ -130,7 +152,7 @@ describe('parsers-v2 families: exclude_special_tokens', () => {
         const got = format(parser, { tools: TOOLS }, EXCLUDE);
         assert.equal(got.type, 'triggered_tags');
         assert.deepEqual(got.excludes, family.text);
-        assert.equal(format(parser, { tools: TOOLS }, BASE).excludes, undefined, 'unset: as before');
+        assert.deepEqual(format(parser, { tools: TOOLS }, BASE).excludes, family.plainText, 'unset: as before');
       });
 
       it(`${parser}: a reasoning span ahead of a forced call keeps the call openings out`, () => {
@@ -158,7 +180,7 @@ describe('parsers-v2 families: exclude_special_tokens', () => {
   });
 
   it('false: each family as unset', () => {
-    for (const parser of ['qwen3_coder', 'deepseek_v4', 'kimi_k2', 'kimi_k3'] as const) {
+    for (const parser of ['qwen3_coder', 'deepseek_v4', 'glm47', 'kimi_k2', 'kimi_k3'] as const) {
       for (const request of [{ tools: TOOLS }, { tools: TOOLS, tool_choice: 'required' as const }]) {
         assert.deepEqual(format(parser, request, { ...BASE, excludeSpecialTokens: false }, THINKING), format(parser, request, BASE, THINKING), parser);
       }
@@ -179,5 +201,49 @@ describe('families upstream builds only with its v1 builders', () => {
       assert.equal(toolCallTag(AUTO_WITH_SCHEMA, { toolCall: parser, structuralTag: ALWAYS, structuralTagOptions: COMBINED }, PLAIN), null, parser);
       assert.deepEqual(format(parser, { tools: TOOLS }, EXCLUDE), format(parser, { tools: TOOLS }, BASE), parser);
     }
+  });
+});
+
+describe('glm47', () => {
+  it('its own tag: calls after <tool_call> in free text without the other markers; a named call alone; none bans every call marker', () => {
+    assert.deepEqual(format('glm47', { tools: TOOLS, parallel_tool_calls: false }, BASE), {
+      type: 'triggered_tags',
+      triggers: ['<tool_call>'],
+      tags: [glmCall('lookup', LOOKUP), glmCall('tally', true)],
+      excludes: GLM_TEXT,
+      at_least_one: false,
+      stop_after_first: true,
+    });
+    assert.equal(format('glm47', { tools: TOOLS, tool_choice: 'required' }, BASE).at_least_one, true);
+    assert.deepEqual(format('glm47', { tools: TOOLS, tool_choice: { type: 'function', function: { name: 'tally' } } }, BASE), glmCall('tally', true));
+    const none = toolCallTag({ tools: TOOLS, tool_choice: 'none' }, { toolCall: 'glm47', structuralTag: ALWAYS }, { toolsLeftOutForNone: false, startsInReasoning: false });
+    assert.deepEqual(none, { native: false, tag: { type: 'structural_tag', format: { type: 'tag', begin: '', content: { type: 'any_tokens', exclude_tokens: GLM_CALL_MARKERS }, end: '' } } });
+  });
+
+  it('a reasoning span the prompt opened ends first whatever the tool choice (its free text bans </think>); the backend boundary leaves it out', () => {
+    const reasoning = { type: 'tag', begin: '', content: { type: 'any_text', excludes: ['<think>', '</think>', ...GLM_CALL_MARKERS] }, end: '</think>' };
+    const choices: Fields['tool_choice'][] = ['auto', 'required', { type: 'function', function: { name: 'lookup' } }];
+    for (const tool_choice of choices) {
+      const got = format('glm47', { tools: TOOLS, tool_choice }, BASE, THINKING);
+      assert.deepEqual((got.elements as unknown[])[0], reasoning);
+      assert.deepEqual((got.elements as unknown[])[1], format('glm47', { tools: TOOLS, tool_choice }, BASE));
+      assert.deepEqual(format('glm47', { tools: TOOLS, tool_choice }, { ...BASE, reasoningBoundary: 'backend' }, THINKING), format('glm47', { tools: TOOLS, tool_choice }, BASE));
+    }
+  });
+
+  it('a property that is a local $ref with annotations is inlined; a constraint beside a $ref the target does not state leaves the request untagged', () => {
+    const defs = { Mode: { type: 'string', enum: ['fast', 'slow'] }, Limit: { type: 'integer', maximum: 10 } };
+    const inlined = { type: 'object', $defs: defs, properties: { mode: { $ref: '#/$defs/Mode', description: 'how' }, limit: { $ref: '#/$defs/Limit', maximum: 10 } } };
+    const tools: ChatTool[] = [{ type: 'function', function: { name: 'tune', parameters: inlined } }];
+    const got = format('glm47', { tools, tool_choice: 'required' }, BASE);
+    const schema = ((got.tags as Record<string, unknown>[])[0]!.content as { json_schema: { properties: unknown } }).json_schema;
+    assert.deepEqual(schema.properties, { mode: { type: 'string', enum: ['fast', 'slow'], description: 'how' }, limit: { $ref: '#/$defs/Limit', maximum: 10 } });
+    for (const loose of [{ $ref: '#/$defs/Limit', maximum: 5 }, { $ref: '#/$defs/Missing', type: 'integer' }, { type: 'array', items: { $ref: '#/$defs/Limit', minimum: 1 } }]) {
+      const refused: ChatTool[] = [{ type: 'function', function: { name: 'tune', parameters: { ...inlined, properties: { limit: loose } } } }];
+      assert.equal(toolCallTag({ tools: refused, tool_choice: 'required' }, { toolCall: 'glm47', structuralTag: ALWAYS }, PLAIN), null, JSON.stringify(loose));
+    }
+    // Data is not schema: a $ref-looking default is left alone.
+    const data: ChatTool[] = [{ type: 'function', function: { name: 'tune', parameters: { type: 'object', properties: { opts: { type: 'object', default: { $ref: '#/$defs/Limit', maximum: 5 } } } } } }];
+    assert.ok(toolCallTag({ tools: data, tool_choice: 'required' }, { toolCall: 'glm47', structuralTag: ALWAYS }, PLAIN));
   });
 });
