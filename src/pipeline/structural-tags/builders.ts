@@ -35,7 +35,7 @@ export interface ParsersV2Forms {
   callsOnly(request: TagRequest): Format | null;
   /** The answer branch beside the calls; absent: the response's JSON schema itself. */
   response?(schema: unknown): Format;
-  /** `exclude_special_tokens`: kept out of the free text around the calls (the builder's `textExcludes`). */
+  /** `exclude_special_tokens`: kept out of the free text around the calls (handed to `build` as the request's `textExcludes`). */
   readonly textExcludes: readonly string[];
   /** `exclude_special_tokens`: kept out of a reasoning span the tag lets run (the call openings). */
   readonly reasoningExcludes: readonly string[];
