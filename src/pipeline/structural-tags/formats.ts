@@ -26,7 +26,7 @@ export interface TagFormat {
 }
 
 /** How a model writes a tool's arguments: JSON, or one of the XML parameter styles. */
-export type JsonSchemaStyle = 'json' | 'qwen_xml' | 'deepseek_xml';
+export type JsonSchemaStyle = 'json' | 'qwen_xml' | 'deepseek_xml' | 'glm_xml';
 
 export interface StructuralTag {
   type: 'structural_tag';

@@ -6,7 +6,7 @@
 //   <|close|>tools<|sep|>
 // The grammar follows that wire format, so a forced call comes out as the K3 parser reads it.
 
-import type { StructuralTagBuilder } from './builders.js';
+import { callSequence, type StructuralTagBuilder } from './builders.js';
 import { tag, type Format, type TagFormat } from './formats.js';
 import { inlineLocalRefs, isPlainObject } from './local-refs.js';
 import { argumentsSchema, type TagRequest } from './request.js';
@@ -18,6 +18,7 @@ const RESPONSE_OPEN = `${OPEN}response${SEP}`;
 const RESPONSE_CLOSE = `${CLOSE}response${SEP}`;
 const TOOLS_OPEN = `${OPEN}tools${SEP}`;
 const TOOLS_CLOSE = `${CLOSE}tools${SEP}`;
+const CALL_OPEN = `${OPEN}call `;
 const CALL_CLOSE = `${CLOSE}call${SEP}`;
 const ARGUMENT_CLOSE = `${CLOSE}argument${SEP}`;
 const MESSAGE_CLOSE = `${CLOSE}message${SEP}`;
@@ -82,21 +83,41 @@ function callTag(request: TagRequest, tool: TagRequest['tools'][number]): TagFor
     type: 'sequence',
     elements: [{ type: 'regex', pattern: '[0-9]+' }, constString(`"${SEP}`), argumentsBlock(argumentsSchema(tool, request.schema))],
   };
-  return tag(`${OPEN}call tool="${escapeAttr(tool.function.name)}" index="`, content, CALL_CLOSE);
+  return tag(`${CALL_OPEN}tool="${escapeAttr(tool.function.name)}" index="`, content, CALL_CLOSE);
 }
+
+const toolsChannel = (request: TagRequest): TagFormat =>
+  tag(TOOLS_OPEN, callSequence(request.tools.map((tool) => callTag(request, tool)), '', request), TOOLS_CLOSE);
+
+/**
+ * The response channel as upstream's parsers-v2 K3 forms write it: its opening optional, its
+ * content, then its closing.
+ */
+const responseChannel = (content: Format): Format[] => [optional(constString(RESPONSE_OPEN)), tag('', content, RESPONSE_CLOSE)];
 
 export const kimiK3Channels: StructuralTagBuilder = {
   banTokens: [],
   reasoningEnd: `${CLOSE}think${SEP}`,
   build: (request) => {
     if (request.tools.length === 0) return null;
-    // A named call comes with no text; otherwise the response may hold text, but never a channel marker.
-    const response: Format = request.named ? constString('') : { type: 'any_text', excludes: [OPEN, CLOSE] };
-    const calls: Format = { type: 'tags_with_separator', tags: request.tools.map((tool) => callTag(request, tool)), separator: '', at_least_one: true, stop_after_first: request.stopAfterFirst };
-    const channel = tag(TOOLS_OPEN, calls, TOOLS_CLOSE);
+    // A named call comes with no text; otherwise the response may hold text, but never a channel
+    // marker (or, when the card excludes the family's markers, none of those).
+    const response: Format = request.named ? constString('') : { type: 'any_text', excludes: [...(request.textExcludes ?? [OPEN, CLOSE])] };
+    const channel = toolsChannel(request);
     return {
       type: 'sequence',
       elements: [optional(constString(RESPONSE_OPEN)), response, optional(constString(RESPONSE_CLOSE)), request.atLeastOne ? channel : optional(channel), optional(constString(MESSAGE_CLOSE))],
     };
+  },
+  parsersV2: {
+    callsOnly: (request) =>
+      request.tools.length === 0
+        ? null
+        : { type: 'sequence', elements: [...responseChannel(constString('')), toolsChannel(request), optional(constString(MESSAGE_CLOSE))] },
+    // The answer keeps K3's response channel around it.
+    response: (schema) => ({ type: 'sequence', elements: [...responseChannel({ type: 'json_schema', json_schema: schema, style: 'json' }), optional(constString(MESSAGE_CLOSE))] }),
+    textExcludes: [TOOLS_OPEN, CALL_OPEN, `${OPEN}think${SEP}`, `${CLOSE}think${SEP}`],
+    reasoningExcludes: [TOOLS_OPEN, CALL_OPEN],
+    reasoningSuffix: '',
   },
 };

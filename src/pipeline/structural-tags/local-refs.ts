@@ -14,10 +14,10 @@ const MAX_NODES = 4096;
 /** Keywords that may sit beside `$ref` without constraining anything. */
 const ANNOTATIONS = new Set(['$ref', 'description', 'title', '$comment', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly']);
 const SCOPE_CHANGES = ['$id', '$dynamicRef', '$recursiveRef'];
-/** Schema positions holding a map of subschemas, a list of them, or one (or a list) of them. */
-const SCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas'];
-const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-const SCHEMA_SLOTS = ['items', 'additionalItems', 'additionalProperties', 'contains', 'propertyNames', 'not', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties'];
+/** Schema positions holding a map of subschemas, a list of them, or one (or a list) of them (the GLM builder walks them too). */
+export const SCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas'];
+export const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+export const SCHEMA_SLOTS = ['items', 'additionalItems', 'additionalProperties', 'contains', 'propertyNames', 'not', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties'];
 
 export const isPlainObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 

@@ -1,5 +1,6 @@
 // What a structural-tag builder is given of a request: the tools the tool choice allows, whether
-// a call is required, whether one call ends it, and whose schemas are enforced.
+// a call is required, whether one call ends it, whose schemas are enforced, and which markers the
+// free text around the calls must not contain.
 
 import type { ChatTool, StructuralTagSchema } from '../../protocols/index.js';
 
@@ -13,6 +14,11 @@ export interface TagRequest {
   /** `parallel_tool_calls: false`: the grammar ends after the first call. */
   stopAfterFirst: boolean;
   schema: StructuralTagSchema;
+  /**
+   * Kept out of the free text around the calls (`exclude_special_tokens`); absent: the builder's
+   * own free text. Each builder puts them where its format has free text.
+   */
+  textExcludes?: readonly string[];
 }
 
 /**

@@ -4,7 +4,7 @@
 // reads it, not the guided-JSON one); a tag for `tool_choice: "none"` only bans opening a call.
 
 import { DEFAULT_STRUCTURAL_TAG_OPTIONS, type ChatCompletionRequest, type ResponseFormat, type ToolCallParserName, type StructuralTagOptions, type StructuralTagPolicy, type StructuralTagSchema } from '../../protocols/index.js';
-import type { StructuralTagBuilder } from './builders.js';
+import type { ParsersV2Forms, StructuralTagBuilder } from './builders.js';
 import { structuralTag, tag, withAnyOrderArguments, type Format, type StructuralTag } from './formats.js';
 import { STRUCTURAL_TAG_BUILDERS } from './registry.js';
 
@@ -69,23 +69,24 @@ export function toolCallTag(request: TagRequestFields, format: ToolCallFormat, c
   const eligible = forced || scope === 'always' || request.parallel_tool_calls === false || tools.some((tool) => tool.function.strict === true);
   if (!eligible) return null;
   const selected = named ? tools.filter((tool) => tool.function.name === choice.function.name) : tools;
+  const textExcludes = excludedMarkers(builder, options)?.textExcludes;
   const grammar = builder.build({
     tools: selected,
     atLeastOne: forced,
     named,
     stopAfterFirst: request.parallel_tool_calls === false,
     schema: policy?.schema ?? 'auto',
+    ...(textExcludes === undefined ? {} : { textExcludes }),
   });
   if (grammar === null) return null;
-  const ordered = options.toolArgumentsAnyOrder ? withAnyOrderArguments(grammar) : grammar;
-  const textExcludes = excludedMarkers(builder, options)?.text;
-  const calls = textExcludes !== undefined && ordered.type === 'triggered_tags' ? { ...ordered, excludes: [...textExcludes] } : ordered;
-  return { tag: structuralTag(forced ? afterReasoning(calls, builder, options, context) : calls), native: true };
+  const calls = options.toolArgumentsAnyOrder ? withAnyOrderArguments(grammar) : grammar;
+  const reasoningFirst = forced || builder.reasoningSpan !== undefined;
+  return { tag: structuralTag(reasoningFirst ? afterReasoning(calls, builder, options, context, '') : calls), native: true };
 }
 
-/** The builder's markers when the card asks for them to be kept out of free text; undefined: none. */
-function excludedMarkers(builder: StructuralTagBuilder, options: StructuralTagOptions): StructuralTagBuilder['specialTokens'] {
-  return options.excludeSpecialTokens === true ? builder.specialTokens : undefined;
+/** The family's parsers-v2 marker lists when the card asks for them to be kept out; undefined: none. */
+function excludedMarkers(builder: StructuralTagBuilder, options: StructuralTagOptions): ParsersV2Forms | undefined {
+  return options.excludeSpecialTokens === true ? builder.parsersV2 : undefined;
 }
 
 /** The schema a `response_format` constrains the answer to; null: free text. */
@@ -96,7 +97,8 @@ function structuredOutputSchema(responseFormat: ResponseFormat | null | undefine
 
 /**
  * Upstream's parsers-v2 tag for an automatic choice beside a response format: the output is either
- * the calls alone or the answer in the response's schema (whose properties keep their order).
+ * the calls alone or the answer in the response's schema (whose properties keep their order), in
+ * the family's own forms.
  */
 function callsOrResponse(
   request: TagRequestFields,
@@ -107,19 +109,24 @@ function callsOrResponse(
   context: TagContext,
 ): ToolCallTag | null {
   const builder = parser === null ? undefined : STRUCTURAL_TAG_BUILDERS[parser];
-  const grammar = builder?.callsOnly?.({ tools: request.tools ?? [], atLeastOne: true, named: false, stopAfterFirst: request.parallel_tool_calls === false, schema });
-  if (builder === undefined || grammar == null) return null;
+  const forms = builder?.parsersV2;
+  const grammar = forms?.callsOnly({ tools: request.tools ?? [], atLeastOne: true, named: false, stopAfterFirst: request.parallel_tool_calls === false, schema });
+  if (builder === undefined || forms === undefined || grammar == null) return null;
   const calls = options.toolArgumentsAnyOrder ? withAnyOrderArguments(grammar) : grammar;
-  const either: Format = { type: 'or', elements: [calls, { type: 'json_schema', json_schema: responseSchema, style: 'json' }] };
-  return { tag: structuralTag(afterReasoning(either, builder, options, context)), native: true };
+  const answer: Format = forms.response?.(responseSchema) ?? { type: 'json_schema', json_schema: responseSchema, style: 'json' };
+  const either: Format = { type: 'or', elements: [calls, answer] };
+  return { tag: structuralTag(afterReasoning(either, builder, options, context, forms.reasoningSuffix)), native: true };
 }
 
 /**
  * A grammar whose first bytes are constrained lets a reasoning span the prompt opened run first,
- * up to the builder's end marker; with the boundary at the backend, the engine does that itself.
+ * up to the builder's end marker, then `suffix` (the family's fixed text there; empty: none); with
+ * the boundary at the backend, the engine does that itself.
  */
-function afterReasoning(grammar: Format, builder: StructuralTagBuilder, options: StructuralTagOptions, context: TagContext): Format {
+function afterReasoning(grammar: Format, builder: StructuralTagBuilder, options: StructuralTagOptions, context: TagContext, suffix: string): Format {
   if (!context.startsInReasoning || options.reasoningBoundary === 'backend') return grammar;
-  const excludes = [...(excludedMarkers(builder, options)?.reasoning ?? [])];
-  return { type: 'sequence', elements: [tag('', { type: 'any_text', excludes }, builder.reasoningEnd), grammar] };
+  const excludes = [...(excludedMarkers(builder, options)?.reasoningExcludes ?? builder.reasoningSpan?.excludes ?? [])];
+  const reasoning = tag('', { type: 'any_text', excludes }, builder.reasoningEnd);
+  const between: Format[] = suffix === '' ? [] : [{ type: 'const_string', value: suffix }];
+  return { type: 'sequence', elements: [reasoning, ...between, grammar] };
 }

@@ -30,6 +30,7 @@ const OPENINGS: [ToolCallParserName, string, string][] = [
   ['deepseek_v4', 'triggered_tags', '<｜DSML｜tool_calls>\n'],
   ['deepseek-v4', 'triggered_tags', '<｜DSML｜tool_calls>\n'],
   ['deepseekv4', 'triggered_tags', '<｜DSML｜tool_calls>\n'],
+  ['glm47', 'triggered_tags', '<tool_call>forecast'],
   ['kimi_k2', 'sequence', '<|tool_calls_section_begin|>'],
 ];
 
@@ -46,7 +47,7 @@ test('every parser with a builder: a required choice carries its tag instead of 
 });
 
 test('off, or a parser without a builder: the tool choice\'s JSON schema and no tag', async () => {
-  for (const pre of [preprocessor('hermes', null), preprocessor('glm47', ON), preprocessor(null, ON), new Preprocessor(card, tokenizer)]) {
+  for (const pre of [preprocessor('hermes', null), preprocessor('mistral', ON), preprocessor(null, ON), new Preprocessor(card, tokenizer)]) {
     const run = await prepared(pre, { tool_choice: 'required' });
     const gd = run.request.sampling_options.guided_decoding!;
     assert.equal(gd.structural_tag, null);

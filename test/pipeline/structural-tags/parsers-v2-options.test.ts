@@ -1,7 +1,7 @@
 // Two of upstream's parsers-v2 structural-tag options a card sets. `allow_tool_calls_with_structured_output`:
 // an automatic tool choice beside a response format gets a tag of either the calls alone or the
-// answer in the response's schema, where the family has a calls-only form (otherwise the response
-// format keeps it untagged). `exclude_special_tokens`: true keeps the family's markers out of the
+// answer in the response's schema, where upstream's parsers-v2 builders cover the family (otherwise
+// the response format keeps it untagged). `exclude_special_tokens`: true keeps the family's markers out of the
 // tag's free text.
 
 import { describe, it } from 'node:test';
@@ -68,25 +68,26 @@ describe('allow_tool_calls_with_structured_output', () => {
     assert.match(JSON.stringify(calls), /"any_order":true/);
   });
 
-  it('a reply starting inside reasoning lets it end first, unless the backend owns that boundary', () => {
+  it('a reply starting inside reasoning lets it end first (then Qwen3-Coder\'s blank line), unless the backend owns that boundary', () => {
     const request: Fields = { tools: TOOLS, response_format: SCHEMA_FORMAT };
     const inReasoning = { toolsLeftOutForNone: true, startsInReasoning: true };
     const format = build(request, ALLOW, 'qwen3_coder', inReasoning)!.tag.format;
     assert.equal(format.type, 'sequence');
     if (format.type !== 'sequence') return;
     assert.deepEqual(format.elements[0], { type: 'tag', begin: '', content: { type: 'any_text', excludes: [] }, end: '</think>' });
-    assert.equal(format.elements[1]!.type, 'or');
+    assert.deepEqual(format.elements[1], { type: 'const_string', value: '\n\n' });
+    assert.equal(format.elements[2]!.type, 'or');
     assert.equal(build(request, { ...ALLOW, reasoningBoundary: 'backend' }, 'qwen3_coder', inReasoning)!.tag.format.type, 'or');
   });
 
-  it('no tag: option off, structural tags off, no tools, tool_choice none, or a family without a calls-only form here', () => {
+  it('no tag: option off, structural tags off, no tools, tool_choice none, or a family upstream builds only with its v1 builder', () => {
     const request: Fields = { tools: TOOLS, tool_choice: 'auto', response_format: SCHEMA_FORMAT };
     assert.equal(build(request, undefined), null);
     assert.equal(build(request, { ...ALLOW, toolCallsWithStructuredOutput: false }), null);
     assert.equal(build(request, ALLOW, 'qwen3_coder', PLAIN, null), null);
     assert.equal(build({ ...request, tools: [] }, ALLOW), null);
     assert.equal(build({ ...request, tool_choice: 'none' }, ALLOW), null);
-    for (const parser of ['hermes', 'deepseek_v4', 'kimi_k2', 'kimi_k3'] as const) assert.equal(build(request, ALLOW, parser), null, parser);
+    for (const parser of ['hermes', 'qwen25', 'nemotron_nano', 'deepseek_v3_2'] as const) assert.equal(build(request, ALLOW, parser), null, parser);
   });
 
   it('a forced choice still wins over the response format, as before', () => {
@@ -134,12 +135,12 @@ describe('exclude_special_tokens', () => {
     assert.deepEqual(calls.type === 'triggered_tags' && calls.excludes, ['<think>', '</think>', '<function=']);
   });
 
-  it('false, unset, or a family without a list here: the tag as before', () => {
+  it('false, unset, or a family upstream builds only with its v1 builder: the tag as before', () => {
     const request: Fields = { tools: TOOLS, tool_choice: 'required' };
     const plain = JSON.stringify(build(request, undefined, 'qwen3_coder', inReasoning));
     assert.equal(JSON.stringify(build(request, { ...EXCLUDE, excludeSpecialTokens: false }, 'qwen3_coder', inReasoning)), plain);
     assert.ok(!plain.includes('"excludes":['.concat('"')));
-    for (const parser of ['hermes', 'deepseek_v4', 'kimi_k2'] as const) {
+    for (const parser of ['hermes', 'qwen25', 'nemotron_nano', 'deepseek_v3_2'] as const) {
       assert.equal(JSON.stringify(build(request, EXCLUDE, parser, inReasoning)), JSON.stringify(build(request, undefined, parser, inReasoning)), parser);
     }
   });

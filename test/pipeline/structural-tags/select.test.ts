@@ -123,7 +123,7 @@ describe('the payload per parser family', () => {
   });
 
   it('a parser without a builder gets no tag, and neither does a model without a parser', () => {
-    for (const parser of ['glm47', 'mistral', 'gemma4', 'minimax_m3', null] as const) assert.equal(tagOf(parser, ALWAYS, { tools: TOOLS, tool_choice: 'required' }), null, String(parser));
+    for (const parser of ['mistral', 'gemma4', 'minimax_m3', null] as const) assert.equal(tagOf(parser, ALWAYS, { tools: TOOLS, tool_choice: 'required' }), null, String(parser));
   });
 });
 
