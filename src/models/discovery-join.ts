@@ -39,7 +39,12 @@ export interface JoinedInstance {
 
 /** Told what the join finds. */
 export interface DiscoveryJoinListener {
-  /** A model's first card passed its check: bring the model live; false when it cannot be (a later card tries again). */
+  /**
+   * A model's first card passed its check: build off the event loop what bringing it live will
+   * need; the returned release is called once `appeared` returned.
+   */
+  prepare(name: string, record: ModelRecord): Promise<() => void>;
+  /** A model's first card passed its check and was prepared: bring the model live; false when it cannot be (a later card tries again). */
   appeared(name: string, record: ModelRecord): boolean;
   /** The instances joined to a live model, in the order of its cards: it went live, or a worker or a card came or left. */
   changed(name: string, joined: readonly JoinedInstance[]): void;
@@ -164,7 +169,8 @@ export class DiscoveryJoin {
   /** Checks a model's first card, then brings the model live with every card that names it by then. */
   private prepare(key: string, record: ModelRecord, name: string): void {
     this.preparing.add(name);
-    void this.checkFiles(record, name).then((ok) => {
+    void this.checkFiles(record, name).then(async (ok) => {
+      const release = ok ? await this.listener.prepare(name, record) : undefined;
       this.preparing.delete(name);
       const keys = [...this.cards].filter(([, c]) => c.name === name).map(([k]) => k);
       if (!ok) {
@@ -173,11 +179,18 @@ export class DiscoveryJoin {
         if (other) this.prepare(other, this.cards.get(other)!.record, name);
         return;
       }
-      if (keys.length === 0) return;
-      if (!this.listener.appeared(name, record)) return;
-      this.live.set(name, new Set(keys));
-      this.refresh(name);
+      try {
+        if (keys.length > 0) this.goLive(name, record, keys);
+      } finally {
+        release?.();
+      }
     });
+  }
+
+  private goLive(name: string, record: ModelRecord, keys: string[]): void {
+    if (!this.listener.appeared(name, record)) return;
+    this.live.set(name, new Set(keys));
+    this.refresh(name);
   }
 
   /** False (and an error log) when the card's files do not match their checksums. */

@@ -18,6 +18,7 @@ import {
   cardPublishesKvEvents,
   cardWorkerTotals,
   isTensorCard,
+  prepareTokenTables,
   servedCard,
   type AssembledModel,
   type ModelSettings,
@@ -62,10 +63,31 @@ export interface LiveModelContext {
 
 export type ModelKind = 'llm' | 'tensor';
 
-const KINDS: { readonly [K in ModelKind]: (name: string, record: ModelRecord, ctx: LiveModelContext) => LiveModel | null } = {
-  llm: (name, record, ctx) => ServedLiveModel.create(name, record, ctx),
-  tensor: liveTensorModel,
+interface Kind {
+  /** Builds off the event loop what `live` will need; resolves to what lets it go after. */
+  prepare(name: string, record: ModelRecord, ctx: LiveModelContext): Promise<() => void>;
+  live(name: string, record: ModelRecord, ctx: LiveModelContext): LiveModel | null;
+}
+
+const NOTHING_TO_PREPARE = (): Promise<() => void> => Promise.resolve(() => undefined);
+
+const KINDS: { readonly [K in ModelKind]: Kind } = {
+  llm: { prepare: prepareServedModel, live: (name, record, ctx) => ServedLiveModel.create(name, record, ctx) },
+  tensor: { prepare: NOTHING_TO_PREPARE, live: liveTensorModel },
 };
+
+/**
+ * The model's token tables and tokenizer tables, built on a thread (about a second of CPU for a
+ * 150k vocabulary). A card that cannot be read prepares nothing: `create` reports it.
+ */
+async function prepareServedModel(name: string, record: ModelRecord, ctx: LiveModelContext): Promise<() => void> {
+  try {
+    const card = servedCard(record.cardJson, name, ctx.localModelPath);
+    return await prepareTokenTables(card.tokenizerJsonPath, card.files.tokenizerConfig?.path);
+  } catch {
+    return () => undefined;
+  }
+}
 
 export function modelKind(record: ModelRecord): ModelKind {
   return isTensorCard(record.cardJson) ? 'tensor' : 'llm';
@@ -73,7 +95,12 @@ export function modelKind(record: ModelRecord): ModelKind {
 
 /** The model of `record`'s kind, live with no instances yet; null when it cannot be served. */
 export function goLive(kind: ModelKind, name: string, record: ModelRecord, ctx: LiveModelContext): LiveModel | null {
-  return KINDS[kind](name, record, ctx);
+  return KINDS[kind].live(name, record, ctx);
+}
+
+/** Before `goLive`: what it would build on the event loop, built off it; call the result after. */
+export function prepareLive(kind: ModelKind, name: string, record: ModelRecord, ctx: LiveModelContext): Promise<() => void> {
+  return KINDS[kind].prepare(name, record, ctx);
 }
 
 /** One entry per instance (the last card's), in the order of their first card. */

@@ -10,7 +10,7 @@ import { InstanceHealth, WorkerLiveness, type HealthChange } from '../router/ind
 import type { DiscoveryBackend, EventPlane, ModelRecord, NamespaceScope, RequestPlaneClient } from '../runtime/index.js';
 import type { ModelSettings, TensorModelSink } from './assembly/index.js';
 import { DiscoveryJoin } from './discovery-join.js';
-import { goLive, modelKind, type LiveModel, type LiveModelContext } from './live-models.js';
+import { goLive, modelKind, prepareLive, type LiveModel, type LiveModelContext } from './live-models.js';
 import type { ModelManager } from './model-manager.js';
 import { LoadReports, PolicyWiring, type EventPlaneStatus, type RouterStateFactory, type ServedIndexers } from './wiring/index.js';
 
@@ -109,6 +109,7 @@ export class ModelWatcher {
     this.join = new DiscoveryJoin(
       { backend, requestClient, inScope, logger, servedName: settings.servedName, checkFiles: !settings.localModelPath },
       {
+        prepare: (name, record) => prepareLive(modelKind(record), name, record, this.context),
         appeared: (name, record) => this.goLive(name, record),
         changed: (name, joined) => {
           const instances = this.live.get(name)!.update(joined);

@@ -10,5 +10,5 @@ export {
 } from './model-router.js';
 export { assembleTensorModel, isTensorCard, type TensorModelSink } from './tensor-model.js';
 export { cardDpRanks, cardFromCardJson, cardParsers, cardPublishesKvEvents, cardStructuralTag, cardStructuralTagOptions, cardWorkerTotals, servedCard } from './remote-card.js';
-export { sharedTokenTable } from './token-tables.js';
+export { prepareTokenTables, sharedTokenTable } from './token-tables.js';
 export { cardRouterSettings, declaredRouterConfig } from './card-router-config.js';

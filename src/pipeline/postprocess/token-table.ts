@@ -29,6 +29,14 @@ export interface TokenBytesSource {
 
 const encoder = new TextEncoder();
 
+/** A table's arrays and first-token rule: all it is besides caches. */
+export interface TokenTableParts {
+  pool: Uint8Array;
+  offsets: Uint32Array;
+  flags: Uint8Array;
+  leading: LeadingRule;
+}
+
 export class TokenTable implements TokenBytesSource {
   /** One past the highest id that has bytes. */
   readonly vocabSize: number;
@@ -60,6 +68,16 @@ export class TokenTable implements TokenBytesSource {
     for (let id = 0; id < flags.length; id++) if (flags[id]! & SPECIAL) specials.add(id);
     this.specialIds = specials;
     this.wordPiecePrefix = encoder.encode(leading.kind === 'wordpiece' ? leading.prefix : '');
+  }
+
+  /** What a table is made of, to hand to another thread (the arrays move rather than copy). */
+  toParts(): TokenTableParts {
+    return { pool: this.pool, offsets: this.offsets, flags: this.flags, leading: this.leading };
+  }
+
+  /** A table from parts another thread built (`toParts`). */
+  static fromParts({ pool, offsets, flags, leading }: TokenTableParts): TokenTable {
+    return new TokenTable(pool, offsets, flags, leading);
   }
 
   /** Reads a tokenizer.json, and tokenizer_config.json's `added_tokens_decoder` when given. */

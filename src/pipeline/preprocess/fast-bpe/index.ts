@@ -4,8 +4,8 @@
 // (bench/RESULTS.md, "Fast BPE encoder").
 
 import { BYTE_CHARS } from './byte-level.js';
-import { FastBpeEncoder, type EncoderTables } from './encoder.js';
-import { MergeTable } from './merge-table.js';
+import { FastBpeEncoder, type EncoderShape, type EncoderTables } from './encoder.js';
+import { MergeTable, type MergeTableParts } from './merge-table.js';
 import { MAX_MERGES } from './merge-word.js';
 import { bpeShapeOf } from './tokenizer-shape.js';
 import { Vocab } from './vocab.js';
@@ -19,6 +19,30 @@ export type FastBpeLoad = { ok: true; encoder: FastBpeEncoder } | { ok: false; r
 export type FastBpeTables = { ok: true; tables: EncoderTables } | { ok: false; reason: string };
 
 const unsupported = (why: string): { ok: false; reason: string } => ({ ok: false, reason: `unsupported: ${why}` });
+
+/** Fast-encoder tables as plain data and arrays, to hand from one thread to another. */
+export type FastBpeTablesParts =
+  | { ok: true; shape: EncoderShape; vocab: Readonly<Record<string, number>> | null; merges: MergeTableParts; byteIds: Int32Array }
+  | { ok: false; reason: string };
+
+export function fastBpeTablesToParts(load: FastBpeTables): FastBpeTablesParts {
+  if (!load.ok) return load;
+  const { shape, vocab, merges, byteIds } = load.tables;
+  return { ok: true, shape, vocab: vocab?.tokens ?? null, merges: merges.toParts(), byteIds };
+}
+
+export function fastBpeTablesFromParts(parts: FastBpeTablesParts): FastBpeTables {
+  if (!parts.ok) return parts;
+  const { shape, vocab, merges, byteIds } = parts;
+  return { ok: true, tables: { shape, vocab: vocab ? new Vocab(vocab) : null, merges: MergeTable.fromParts(merges), byteIds, byteChars: BYTE_CHARS } };
+}
+
+/** The arrays of `parts` that can move rather than copy. */
+export function fastBpeTablesBuffers(parts: FastBpeTablesParts): ArrayBuffer[] {
+  if (!parts.ok) return [];
+  const { left, right, ranks, merged } = parts.merges;
+  return [left, right, ranks, merged, parts.byteIds].map((a) => a.buffer as ArrayBuffer);
+}
 
 /** The fast encoder of a parsed tokenizer.json, or "unsupported: <reason>". */
 export function loadFastBpe(json: Record<string, unknown>): FastBpeLoad {

@@ -3,6 +3,13 @@
 
 const EMPTY = -1;
 
+export interface MergeTableParts {
+  left: Int32Array;
+  right: Int32Array;
+  ranks: Int32Array;
+  merged: Int32Array;
+}
+
 export class MergeTable {
   private readonly left: Int32Array;
   private readonly right: Int32Array;
@@ -10,14 +17,23 @@ export class MergeTable {
   private readonly merged: Int32Array;
   private readonly mask: number;
 
-  constructor(pairs: number) {
+  constructor(pairs: number, parts?: MergeTableParts) {
     let size = 1024;
     while (size < pairs * 2) size *= 2;
     this.mask = size - 1;
-    this.left = new Int32Array(size).fill(EMPTY);
-    this.right = new Int32Array(size);
-    this.ranks = new Int32Array(size);
-    this.merged = new Int32Array(size);
+    this.left = parts?.left ?? new Int32Array(size).fill(EMPTY);
+    this.right = parts?.right ?? new Int32Array(size);
+    this.ranks = parts?.ranks ?? new Int32Array(size);
+    this.merged = parts?.merged ?? new Int32Array(size);
+  }
+
+  /** The table's arrays, to hand to another thread; `MergeTable.fromParts` rebuilds it there. */
+  toParts(): MergeTableParts {
+    return { left: this.left, right: this.right, ranks: this.ranks, merged: this.merged };
+  }
+
+  static fromParts(parts: MergeTableParts): MergeTable {
+    return new MergeTable(parts.left.length / 2, parts);
   }
 
   /** Later merges of the same pair win, as in the native loader. */

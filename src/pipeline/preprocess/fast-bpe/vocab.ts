@@ -3,7 +3,7 @@
 // or "constructor" in a text never finds Object.prototype.
 
 export class Vocab {
-  constructor(private readonly tokens: Readonly<Record<string, number>>) {}
+  constructor(readonly tokens: Readonly<Record<string, number>>) {}
 
   idOf(token: string): number | undefined {
     return Object.hasOwn(this.tokens, token) ? this.tokens[token] : undefined;

@@ -2,25 +2,23 @@
 // encoder (read-only once built), and the special tokens prompts are cut at. Loading them costs
 // ~1.5 s of CPU for a 150k-token vocab, paid once per file version while a tokenizer holds them: several
 // models or workers on one tokenizer (serve's frontend and mockers, a frontend's models) load it once.
+// The tables can be built beforehand on a thread (`prepareTokenizerFile`); the native core's load
+// (~0.65 s) is one synchronous call of its binding and stays on the caller's thread.
 
 import { readFileSync, statSync } from 'node:fs';
 import { Tokenizer } from 'tokenizers';
-import { fastBpeTables, type FastBpeTables } from '../fast-bpe/index.js';
-import { boundaryTokensOf, type BoundaryToken } from './prefix-cache.js';
-
-/** Read from the file's JSON at most once, both together (the JSON itself is not kept). */
-interface FromJson {
-  fast: FastBpeTables;
-  /** Or why they could not be read (only the prefix cache needs them). */
-  boundaryTokens: BoundaryToken[] | Error;
-}
+import type { FastBpeTables } from '../fast-bpe/index.js';
+import type { TokenTable } from '../../postprocess/token-table.js';
+import { buildFileTables, fromJson, type FileTablesJob, type FromJson } from './file-tables.js';
+import type { BoundaryToken } from './prefix-cache.js';
 
 export class TokenizerFile {
   readonly native: Tokenizer;
   private fromJson: FromJson | undefined;
 
-  constructor(private readonly path: string) {
+  constructor(private readonly path: string, prepared?: FromJson) {
     this.native = Tokenizer.fromFile(path);
+    this.fromJson = prepared;
   }
 
   /** The fast encoder's tables, or why it does not apply; each tokenizer builds its own encoder over them. */
@@ -36,32 +34,57 @@ export class TokenizerFile {
   }
 
   private json(): FromJson {
-    if (!this.fromJson) {
-      const json = JSON.parse(readFileSync(this.path, 'utf8')) as Record<string, unknown>;
-      this.fromJson = { fast: fastBpeTables(json), boundaryTokens: boundaryTokensOrError(json) };
-    }
+    this.fromJson ??= fromJson(JSON.parse(readFileSync(this.path, 'utf8')) as Record<string, unknown>);
     return this.fromJson;
-  }
-}
-
-function boundaryTokensOrError(json: Record<string, unknown>): BoundaryToken[] | Error {
-  try {
-    return boundaryTokensOf(json);
-  } catch (err) {
-    return err instanceof Error ? err : new Error(String(err));
   }
 }
 
 /** Loaded files by path, size and mtime (a file rewritten in place is loaded again), held only while in use. */
 const loaded = new Map<string, WeakRef<TokenizerFile>>();
+/** Tables built beforehand, until the file's load takes them or their holder lets them go. */
+const prepared = new Map<string, FromJson>();
+
+function versionOf(path: string): string {
+  const { size, mtimeMs } = statSync(path);
+  return `${path}\0${size}\0${mtimeMs}`;
+}
+
+/** Whether a load of this version of the file is in use (its tables are built, or will be from its JSON). */
+export function tokenizerFileLoaded(path: string): boolean {
+  return loaded.get(versionOf(path))?.deref() !== undefined;
+}
 
 /** The shared load of the tokenizer.json at `path`. */
 export function tokenizerFile(path: string): TokenizerFile {
-  const { size, mtimeMs } = statSync(path);
-  const key = `${path}\0${size}\0${mtimeMs}`;
+  const key = versionOf(path);
   const cached = loaded.get(key)?.deref();
   if (cached) return cached;
-  const file = new TokenizerFile(path);
+  for (const [k, ref] of loaded) if (ref.deref() === undefined) loaded.delete(k);
+  const file = new TokenizerFile(path, prepared.get(key));
+  prepared.delete(key);
   loaded.set(key, new WeakRef(file));
   return file;
+}
+
+/** Tables built beforehand for the next load of a file; `release` once that load happened (or will not). */
+export interface PreparedTokenizerFile {
+  /** The token table of the tokenizer.json (and tokenizer_config.json) as read then. */
+  readonly tokenTable: TokenTable;
+  release(): void;
+}
+
+/**
+ * Builds the tables of a tokenizer.json on a thread so the next `tokenizerFile` of that version
+ * takes them instead of building them on the event loop. Rejects as reading the files would.
+ */
+export async function prepareTokenizerFile(job: FileTablesJob): Promise<PreparedTokenizerFile> {
+  const key = versionOf(job.tokenizerJsonPath);
+  const { tokenTable, ...shared } = await buildFileTables(job);
+  if (!loaded.get(key)?.deref()) prepared.set(key, shared);
+  return {
+    tokenTable,
+    release: () => {
+      if (prepared.get(key) === shared) prepared.delete(key);
+    },
+  };
 }
