@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import OpenAI from 'openai';
-import { parseCommandLine } from '../../src/config/index.js';
 import { startFrontend, type FrontendService } from '../../src/launch/index.js';
 import { bridgeTokenizer } from '../../src/launch/bridge/index.js';
 import { loadDefaultModelCard } from '../../src/models/index.js';
@@ -16,6 +15,7 @@ import { eventually } from '../support/in-process.js';
 import { startStandIn, type StandIn } from '../support/openai-upstream.js';
 import { startProcess, type RunningProcess } from '../support/processes.js';
 import { stopAll } from './helpers.js';
+import { runConfig } from '../support/run-config.js';
 
 const MODEL = 'bridged-over-tcp';
 const tokenizer = bridgeTokenizer(loadDefaultModelCard());
@@ -34,9 +34,8 @@ before(async () => {
   healthy = await startStandIn({ kind: 'vllm', answer });
   kvRoot = mkdtempSync(path.join(tmpdir(), 'dyn-bridge-kv-'));
   const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_REQUEST_PLANE: 'tcp', ETCD_LEASE_TTL: '10' };
-  const parsed = parseCommandLine(['frontend', '--http-host', '127.0.0.1', '--http-port', '0'], env);
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  frontend = await startFrontend(parsed.config, createLogger('silent'));
+  const config = runConfig(['frontend', '--http-host', '127.0.0.1', '--http-port', '0'], env);
+  frontend = await startFrontend(config, createLogger('silent'));
   // A 5 s health interval (and so a 5 s probe timeout): the stand-ins live in this busy test process,
   // and 3 probes timing out at 2 s under load withdrew both upstreams (the model then 404s).
   worker = startProcess(

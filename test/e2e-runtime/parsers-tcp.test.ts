@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import OpenAI from 'openai';
-import { parseCommandLine } from '../../src/config/index.js';
 import { startFrontend, type FrontendService } from '../../src/launch/index.js';
 import { createLogger } from '../../src/observability/index.js';
 import { eventually } from '../support/in-process.js';
 import type { RunningProcess } from '../support/processes.js';
 import { MODEL, startMockerProcess, stopAll } from './helpers.js';
+import { runConfig } from '../support/run-config.js';
 
 // No markup, and thinking turned off per request: what the parsers do with markup is tested where
 // they live; here the plumbing is.
@@ -25,9 +25,8 @@ let client: OpenAI;
 before(async () => {
   kvRoot = mkdtempSync(path.join(tmpdir(), 'dyn-parsers-kv-'));
   const env = { DYN_DISCOVERY_BACKEND: 'file', DYN_FILE_KV: kvRoot, DYN_REQUEST_PLANE: 'tcp', ETCD_LEASE_TTL: '2' };
-  const parsed = parseCommandLine(['frontend', '--http-host', '127.0.0.1', '--http-port', '0'], env);
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  frontend = await startFrontend(parsed.config, createLogger('silent'));
+  const config = runConfig(['frontend', '--http-host', '127.0.0.1', '--http-port', '0'], env);
+  frontend = await startFrontend(config, createLogger('silent'));
   worker = startMockerProcess(env, ['--dyn-tool-call-parser', 'hermes', '--dyn-reasoning-parser', 'qwen3', '--dyn-default-thinking-mode', 'enabled', '--mocker-output-text', TEXT, '--speedup-ratio', '100']);
   await eventually(() => worker.proc.exitCode === null && frontend.models.has(MODEL) && frontend.models.get(MODEL).router.instanceIds.length === 1, 90_000, `the worker:\n${worker.output()}`);
   client = new OpenAI({ baseURL: `http://127.0.0.1:${frontend.port}/v1`, apiKey: 'unused', maxRetries: 0 });

@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import OpenAI from 'openai';
-import { parseCommandLine } from '../../src/config/index.js';
 import { startFrontend, type FrontendService } from '../../src/launch/index.js';
 import { createLogger } from '../../src/observability/index.js';
 import { makePki, type Pki } from '../support/certs.js';
 import { eventually } from '../support/in-process.js';
 import type { RunningProcess } from '../support/processes.js';
 import { MODEL, startMockerProcess, stopAll } from './helpers.js';
+import { runConfig } from '../support/run-config.js';
 
 let pki: Pki;
 let kvRoot: string;
@@ -33,9 +33,8 @@ function tlsEnv(): Record<string, string> {
 }
 
 async function frontendWith(env: Record<string, string>): Promise<FrontendService> {
-  const parsed = parseCommandLine(['frontend', '--http-host', '127.0.0.1', '--http-port', '0'], env);
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  const frontend = await startFrontend(parsed.config, createLogger('silent'));
+  const config = runConfig(['frontend', '--http-host', '127.0.0.1', '--http-port', '0'], env);
+  const frontend = await startFrontend(config, createLogger('silent'));
   frontends.push(frontend);
   await eventually(() => frontend.models.has(MODEL) && frontend.models.get(MODEL).router.instanceIds.length === 1, 60_000, `the worker:\n${worker.output()}`);
   return frontend;

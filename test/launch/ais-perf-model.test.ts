@@ -3,18 +3,17 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, parseCommandLine, type Config } from '../../src/config/index.js';
+import { ConfigError, type Config } from '../../src/config/index.js';
 import { prefillTimeMs } from '../../src/engines/mocker/index.js';
 import { prefillPredictor } from '../../src/launch/prefill-load-model.js';
+import { runConfig } from '../support/run-config.js';
 
 type Env = Record<string, string | undefined>;
 const AIS = ['--router-mode', 'kv', '--router-prefill-load-model', 'ais'];
 const FLAT = ['--ais-backend', 'vllm', '--ais-system', 'h200_sxm', '--ais-model-path', 'Qwen/Qwen3-0.6B'];
 
 function config(args: string[], env: Env = {}): Config {
-  const parsed = parseCommandLine(['frontend', ...args], env);
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  return parsed.config;
+  return runConfig(['frontend', ...args], env);
 }
 
 function predicted(args: string[], env: Env = {}): number | null | undefined {

@@ -5,17 +5,16 @@ import assert from 'node:assert/strict';
 import type { Http2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { ConfigError, parseCommandLine, type Config } from '../../src/config/index.js';
+import { ConfigError, type Config } from '../../src/config/index.js';
 import { natsTlsOptions, runtimeOptionsFromConfig, tcpTlsFiles } from '../../src/launch/index.js';
 import { createLogger } from '../../src/observability/index.js';
 import { makePki } from '../support/certs.js';
 import { serveInProcess } from '../support/in-process.js';
 import { freePort } from '../support/processes.js';
+import { runConfig } from '../support/run-config.js';
 
 function config(args: string[], env: Record<string, string> = {}): Config {
-  const parsed = parseCommandLine(['mocker', ...args], env);
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  return parsed.config;
+  return runConfig(['mocker', ...args], env);
 }
 
 /** The addresses grpc-js bound (it keeps its HTTP/2 servers to itself). */

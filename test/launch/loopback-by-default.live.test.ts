@@ -8,18 +8,16 @@ import net from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { parseCommandLine } from '../../src/config/index.js';
 import { startMocker, type RunningMocker } from '../../src/launch/index.js';
 import { EVENT_CHANNELS_BUCKET, INSTANCES_BUCKET, type DistributedRuntime } from '../../src/runtime/index.js';
 import { capturingLogger } from '../support/captured-logs.js';
 import { startEtcd, type InfraServer } from '../support/infra-servers.js';
+import { runConfig } from '../support/run-config.js';
 
 const OPEN_WARNING = /TCP request plane listens beyond loopback without TLS/;
 
 function mockerConfig(env: Record<string, string>) {
-  const parsed = parseCommandLine(['mocker', '--namespace', 'listen-hosts', '--speedup-ratio', '100'], { DYN_REQUEST_PLANE: 'tcp', DYN_EVENT_PLANE: 'zmq', ...env });
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  return parsed.config;
+  return runConfig(['mocker', '--namespace', 'listen-hosts', '--speedup-ratio', '100'], { DYN_REQUEST_PLANE: 'tcp', DYN_EVENT_PLANE: 'zmq', ...env });
 }
 
 /** Every `host:port` the runtime's process published in discovery: request-plane transports and ZMQ channels. */

@@ -1,18 +1,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, parseCommandLine, type Config } from '../../src/config/index.js';
+import { ConfigError, type Config } from '../../src/config/index.js';
 import { prefillTimeMs } from '../../src/engines/mocker/index.js';
 import { AnalyticPrefillPredictor, prefillPredictor } from '../../src/launch/prefill-load-model.js';
 import type { PrefillPredictor } from '../../src/router/index.js';
 import { serveInjected } from '../support/in-process.js';
 import { fetchFor } from '../support/injected-fetch.js';
+import { runConfig } from '../support/run-config.js';
 
 const AIC = ['--router-mode', 'kv', '--router-prefill-load-model', 'aic', '--aic-backend', 'vllm', '--aic-system', 'h200_sxm', '--aic-model-path', 'Qwen/Qwen3-0.6B'];
 
 function config(args: string[]): Config {
-  const parsed = parseCommandLine(['frontend', ...args], {});
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  return parsed.config;
+  return runConfig(['frontend', ...args], {});
 }
 
 const fails = (args: string[], message: RegExp): void => {

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, parseCommandLine, type Config } from '../../src/config/index.js';
+import { ConfigError, type Config } from '../../src/config/index.js';
 import { responseStoreChoice, withResponseStore } from '../../src/launch/response-store.js';
 import { capturingLogger } from '../support/captured-logs.js';
+import { runConfig } from '../support/run-config.js';
 
 function config(...args: string[]): Config {
-  const parsed = parseCommandLine(['frontend', ...args], {});
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  return parsed.config;
+  return runConfig(['frontend', ...args], {});
 }
 
 test('unset, one frontend process keeps responses in memory and a pool in the shared file store', () => {

@@ -3,14 +3,13 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseCommandLine, type Config } from '../../src/config/index.js';
+import { type Config } from '../../src/config/index.js';
 import { publishedStructuralTag } from '../../src/launch/structural-tag-flags.js';
 import { bridgeModelFromConfig } from '../../src/launch/index.js';
+import { runConfig } from '../support/run-config.js';
 
 function flags(args: string[], env: Record<string, string> = {}): Config {
-  const parsed = parseCommandLine(['mocker', ...args], env);
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  return parsed.config;
+  return runConfig(['mocker', ...args], env);
 }
 
 const DEFAULTS = {
@@ -93,9 +92,8 @@ test('the new flag with an older one that says otherwise is refused', () => {
 
 test('worker openai publishes structural tags on by default, off when turned off', () => {
   const worker = (args: string[]) => {
-    const parsed = parseCommandLine(['worker', 'openai', '--upstream', 'http://127.0.0.1:1', ...args], {});
-    if (parsed.kind !== 'run') throw new Error('expected a run command');
-    return bridgeModelFromConfig(parsed.config).runtimeConfig;
+    const config = runConfig(['worker', 'openai', '--upstream', 'http://127.0.0.1:1', ...args], {});
+    return bridgeModelFromConfig(config).runtimeConfig;
   };
   assert.equal(worker([]).structural_tag_mode, 'on');
   assert.equal(worker(['--dyn-structural-tag', 'false']).structural_tag_mode, 'off');

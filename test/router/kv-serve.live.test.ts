@@ -6,13 +6,13 @@ import { parseCommandLine } from '../../src/config/index.js';
 import { startServe, type RunningService } from '../../src/launch/index.js';
 import { createLogger } from '../../src/observability/index.js';
 import { KvRouterPolicy } from '../../src/router/index.js';
+import { runConfig } from '../support/run-config.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
 
 async function serve(args: string[]): Promise<{ service: RunningService; base: string }> {
-  const parsed = parseCommandLine(['serve', '--http-host', '127.0.0.1', '--http-port', '0', ...args], {});
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  const service = await startServe(parsed.config, createLogger('silent'));
+  const config = runConfig(['serve', '--http-host', '127.0.0.1', '--http-port', '0', ...args], {});
+  const service = await startServe(config, createLogger('silent'));
   return { service, base: `http://127.0.0.1:${service.port}` };
 }
 

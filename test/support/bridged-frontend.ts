@@ -1,7 +1,7 @@
 // A frontend and `worker openai` bridges in the test process, over one in-process runtime (as
 // `serve` runs its mockers): the bridges register the stand-in upstreams, the frontend routes to them.
 import { randomUUID } from 'node:crypto';
-import { parseCommandLine, type Config } from '../../src/config/index.js';
+import { type Config } from '../../src/config/index.js';
 import { runFrontend } from '../../src/launch/frontend/frontend.js';
 import { bridgeModelFromConfig, runBridgeWorker } from '../../src/launch/index.js';
 import { upstreamsFromFlags } from '../../src/launch/bridge/index.js';
@@ -9,13 +9,12 @@ import { createLogger } from '../../src/observability/index.js';
 import { DistributedRuntime } from '../../src/runtime/index.js';
 import { eventually } from './in-process.js';
 import { IN_PROCESS_RUNTIME } from './in-process-runtime.js';
+import { runConfig } from './run-config.js';
 
 export const BRIDGED_MODEL = 'bridged-model';
 
 function configOf(argv: string[]): Config {
-  const parsed = parseCommandLine(argv, {});
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  return parsed.config;
+  return runConfig(argv, {});
 }
 
 /** A frontend over its own in-process runtime (mem discovery, in-process planes). */

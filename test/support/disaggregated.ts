@@ -1,20 +1,19 @@
 // A disaggregated cluster inside the test process: one in-process runtime with prefill mockers,
 // decode mockers and a frontend, wired exactly as `serve` wires its aggregated mockers.
 import { randomUUID } from 'node:crypto';
-import { parseCommandLine, type Config } from '../../src/config/index.js';
+import { type Config } from '../../src/config/index.js';
 import { runFrontend, type FrontendService } from '../../src/launch/frontend/frontend.js';
 import { runMockers, siblings, type RunningMocker } from '../../src/launch/mocker/mocker.js';
 import { runtimeOptionsFromConfig } from '../../src/launch/index.js';
 import { createLogger } from '../../src/observability/index.js';
 import { DistributedRuntime } from '../../src/runtime/index.js';
 import { eventually } from './in-process.js';
+import { runConfig } from './run-config.js';
 
 export const MODEL = 'Qwen/Qwen3-0.6B';
 
 function serveConfig(args: string[]): Config {
-  const parsed = parseCommandLine(['serve', '--http-host', '127.0.0.1', '--http-port', '0', ...args], {});
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  return { ...parsed.config, eventPlane: 'inproc' };
+  return { ...runConfig(['serve', '--http-host', '127.0.0.1', '--http-port', '0', ...args], {}), eventPlane: 'inproc' };
 }
 
 export interface DisaggregatedCluster {

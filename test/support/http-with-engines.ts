@@ -1,10 +1,10 @@
-import { parseCommandLine } from '../../src/config/index.js';
 import { DEFAULT_HTTP_PATHS, HttpService, type HttpServiceOptions } from '../../src/frontends/http/index.js';
 import { modelSettings } from '../../src/launch/model-settings.js';
 import { assembleModel, loadDefaultModelCard, ModelManager, type ModelDeploymentCard } from '../../src/models/index.js';
 import { createLogger, meteredRequestScope, MetricsRegistry } from '../../src/observability/index.js';
 import type { EngineClient } from '../../src/protocols/index.js';
 import { injectedOrigin } from './injected-fetch.js';
+import { runConfig } from './run-config.js';
 
 type ServiceArgs = [
   engines: Record<string, EngineClient | EngineClient[]>,
@@ -42,11 +42,10 @@ function serviceWithEngines(
   cardOf: ServiceArgs[2] = (name) => loadDefaultModelCard({ displayName: name }),
   env: Record<string, string> = {},
 ): HttpService {
-  const parsed = parseCommandLine(['serve'], env);
-  if (parsed.kind !== 'run') throw new Error('unexpected');
+  const config = runConfig(['serve'], env);
   const models = new ModelManager();
   for (const [name, engine] of Object.entries(engines)) {
-    const { served: model } = assembleModel(cardOf(name), modelSettings(parsed.config), {
+    const { served: model } = assembleModel(cardOf(name), modelSettings(config), {
       namespace: 'dynamo',
       component: 'backend',
       endpoint: 'generate',

@@ -1,9 +1,9 @@
-import { parseCommandLine } from '../../src/config/index.js';
 import { modelWatcherSettings } from '../../src/launch/model-settings.js';
 import { ModelManager, ModelWatcher } from '../../src/models/index.js';
 import { createLogger, type Logger } from '../../src/observability/index.js';
 import { decodeEndpointInstance, DistributedRuntime, INSTANCES_BUCKET, watchRecords, type EndpointInstance, type NamespaceScope, type RuntimeOptions } from '../../src/runtime/index.js';
 import { eventually } from './in-process.js';
+import { runConfig } from './run-config.js';
 
 /** A runtime that stays inside the test process: in-memory discovery, in-process planes. */
 export const IN_PROCESS_RUNTIME: RuntimeOptions = {
@@ -22,8 +22,7 @@ export const IN_PROCESS_RUNTIME: RuntimeOptions = {
  * filling `models` with the workers `inScope` accepts.
  */
 export async function startWatchingFrontend(inScope: NamespaceScope, logger: Logger = createLogger('silent')) {
-  const parsed = parseCommandLine(['frontend'], {});
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
+  const config = runConfig(['frontend'], {});
   const frontend = await DistributedRuntime.create(IN_PROCESS_RUNTIME);
   const models = new ModelManager();
   const watcher = new ModelWatcher({
@@ -31,7 +30,7 @@ export async function startWatchingFrontend(inScope: NamespaceScope, logger: Log
     requestClient: frontend.requestClient,
     events: () => frontend.events,
     models,
-    settings: modelWatcherSettings(parsed.config),
+    settings: modelWatcherSettings(config),
     logger,
     inScope,
   });

@@ -1,14 +1,8 @@
-import { parseCommandLine, type Config } from '../../src/config/index.js';
+import type { Config } from '../../src/config/index.js';
 import { startServe } from '../../src/launch/index.js';
 import { createLogger } from '../../src/observability/index.js';
 import { fetchFor, injectedOrigin } from './injected-fetch.js';
-
-/** The config `dynamo-ts <argv>` would run with. */
-function runConfig(argv: string[], env: Record<string, string>): Config {
-  const parsed = parseCommandLine(argv, env);
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  return parsed.config;
-}
+import { runConfig } from './run-config.js';
 
 /** `dynamo-ts serve` inside the test process, on a free loopback port, logging nothing. */
 export async function serveInProcess(args: string[] = [], env: Record<string, string> = {}) {

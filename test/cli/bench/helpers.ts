@@ -1,13 +1,12 @@
-import { parseCommandLine, type Config } from '../../../src/config/index.js';
+import { type Config } from '../../../src/config/index.js';
 import { runBench, type BenchResults } from '../../../src/cli/bench/index.js';
+import { runConfig } from '../../support/run-config.js';
 
 const SILENT = { begin() {}, record() {}, end() {} };
 
 /** The config of `dynamo-ts bench ARGS`. */
 export function benchConfig(args: string[]): Config {
-  const parsed = parseCommandLine(['bench', ...args], {});
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  return parsed.config;
+  return runConfig(['bench', ...args], {});
 }
 
 /** Runs `dynamo-ts bench ARGS` in the test process; returns the results and what it printed. */

@@ -2,7 +2,6 @@
 // (split, failure, long_running, tensor) and a grpc-js client built from the project's proto.
 
 import * as grpc from '@grpc/grpc-js';
-import { parseCommandLine } from '../../../src/config/index.js';
 import { loadProtos } from '../../../src/frontends/grpc/index.js';
 import type { TensorModel } from '../../../src/protocols/index.js';
 import { startKserveFrontend, type KserveFrontendOptions, type RunningKserveFrontend } from '../../../src/launch/index.js';
@@ -11,6 +10,7 @@ import { assembleModel, loadDefaultModelCard, ModelManager, type ServedModel } f
 import { createLogger } from '../../../src/observability/index.js';
 import type { EngineClient, GenerateContext, LLMEngineOutput, PreprocessedRequest } from '../../../src/protocols/index.js';
 import { createRouterPolicy, PushRouter } from '../../../src/router/index.js';
+import { runConfig } from '../../support/run-config.js';
 
 /** Echoes the prompt tokens one per step (upstream's "split" engine splits the prompt into words). */
 export class SplitEngine implements EngineClient {
@@ -64,10 +64,9 @@ let base: ServedModel | undefined;
 /** A completions model named `name` served by `engine` (the tokenizer is loaded once per test file). */
 export function completionsModel(name: string, engine: EngineClient): ServedModel {
   if (!base) {
-    const parsed = parseCommandLine(['serve'], {});
-    if (parsed.kind !== 'run') throw new Error('unexpected parse result');
+    const config = runConfig(['serve'], {});
     const card = loadDefaultModelCard({ displayName: 'base', kvCacheBlockSize: 16 });
-    base = assembleModel(card, modelSettings(parsed.config), { namespace: 'test', component: 'backend', endpoint: 'generate' }).served;
+    base = assembleModel(card, modelSettings(config), { namespace: 'test', component: 'backend', endpoint: 'generate' }).served;
   }
   const router = new PushRouter(name, createRouterPolicy('round-robin'));
   router.setInstances([{ id: 1n, client: engine }]);

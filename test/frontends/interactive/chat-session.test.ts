@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
-import { parseCommandLine } from '../../../src/config/index.js';
 import { ChatSession, INTERACTIVE_ENDPOINT, runTerminalChat } from '../../../src/frontends/interactive/index.js';
 import { modelSettings } from '../../../src/launch/model-settings.js';
 import { assembleModel, loadDefaultModelCard, type ServedModel } from '../../../src/models/index.js';
 import type { EngineClient, GenerateContext, LLMEngineOutput, PreprocessedRequest } from '../../../src/protocols/index.js';
 import { recordRequestEvents } from '../../support/request-events.js';
+import { runConfig } from '../../support/run-config.js';
 
 /** Answers "Hello world" ([9707], [1879]) and records the prompts it was sent. */
 function recordingEngine(prompts: PreprocessedRequest[]): EngineClient {
@@ -22,9 +22,8 @@ function recordingEngine(prompts: PreprocessedRequest[]): EngineClient {
 }
 
 function servedModel(engine: EngineClient): ServedModel {
-  const parsed = parseCommandLine(['serve'], {});
-  if (parsed.kind !== 'run') throw new Error('unexpected');
-  const model = assembleModel(loadDefaultModelCard({ displayName: 'chat' }), modelSettings(parsed.config), { namespace: 'test', component: 'backend', endpoint: 'generate' }).served;
+  const config = runConfig(['serve'], {});
+  const model = assembleModel(loadDefaultModelCard({ displayName: 'chat' }), modelSettings(config), { namespace: 'test', component: 'backend', endpoint: 'generate' }).served;
   model.router.setInstances([{ id: 1n, client: engine }]);
   return model;
 }

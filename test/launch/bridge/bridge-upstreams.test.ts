@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseCommandLine, type Config } from '../../../src/config/index.js';
 import { upstreamsFromFlags } from '../../../src/launch/bridge/index.js';
+import { runConfig } from '../../support/run-config.js';
 
 function config(...args: string[]): Config {
-  const parsed = parseCommandLine(['worker', 'openai', ...args], {});
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  return parsed.config;
+  return runConfig(['worker', 'openai', ...args], {});
 }
 
 test('upstreams pair with --kv-events-endpoint by position, or carry it after @', () => {

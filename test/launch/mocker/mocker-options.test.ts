@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseCommandLine, type Config } from '../../../src/config/index.js';
+import { type Config } from '../../../src/config/index.js';
 import { mockerWorkerType } from '../../../src/launch/mocker/mocker-options.js';
+import { runConfig } from '../../support/run-config.js';
 
 function config(args: string[]): Config {
-  const parsed = parseCommandLine(['mocker', ...args], {});
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  return parsed.config;
+  return runConfig(['mocker', ...args], {});
 }
 
 test('the mocker role: --disaggregation-mode, its alias --worker-type, aggregated by default; a disagreement is refused', () => {

@@ -1,17 +1,16 @@
 // --mocker-output: the flags, and the user-turn markers learnt from the model's chat template.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, parseCommandLine } from '../../../src/config/index.js';
+import { ConfigError } from '../../../src/config/index.js';
 import { lastUserText, mockerOutputScript, userTurnMarkers } from '../../../src/launch/mocker/mocker-output.js';
 import { loadDefaultModelCard } from '../../../src/models/index.js';
 import { HfTokenizer } from '../../../src/pipeline/index.js';
+import { runConfig } from '../../support/run-config.js';
 
 const card = loadDefaultModelCard();
 
 function configOf(args: string[]) {
-  const parsed = parseCommandLine(['mocker', ...args], {});
-  if (parsed.kind !== 'run') throw new Error('expected a run command');
-  return parsed.config;
+  return runConfig(['mocker', ...args], {});
 }
 
 test('the output flags: random by default, text implied by --mocker-output-text, contradictions refused', () => {
