@@ -125,20 +125,23 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
   boundUploads(app, opts.uploadTimeouts);
 
   const debugRequests = opts.logger.isLevelEnabled('debug');
-  app.addHook('onRequest', async (req, reply) => {
+  // The hooks take fastify's callback (no promise and microtask hop per hook and request).
+  app.addHook('onRequest', (req, reply, done) => {
     const id = req.headers['x-request-id'];
     if (typeof id === 'string' && id.length > 0) reply.header('x-request-id', id);
     // On the raw response so that hijacked (streamed) replies are logged too; path only, no query.
     if (debugRequests) {
       reply.raw.once('finish', () => req.log.debug({ method: req.method, path: req.url.split('?')[0], status: reply.raw.statusCode }, 'request finished'));
     }
+    done();
   });
 
   // A WebSocket upgrade request (the Responses route takes them) answered over HTTP instead, refused
   // or to a route that takes none, has no HTTP server behind its connection any more: close it.
   // (Node marks such a request `upgrade`, undeclared in its types.)
-  app.addHook('onResponse', async (req) => {
+  app.addHook('onResponse', (req, _reply, done) => {
     if ((req.raw as IncomingMessage & { upgrade?: boolean }).upgrade) req.raw.socket.destroy();
+    done();
   });
 
   app.setErrorHandler(frameworkErrorHandler(opts.bodyLimitMb, state, opts.envelope));
