@@ -71,6 +71,8 @@ class RequestSeries {
   readonly models = new Map<string, ModelSeries>();
   /** Inter-token latency per model (observed per output step). */
   readonly itl = new Map<string, Tally>();
+  /** Tokenizer latency (its one series, `operation="tokenize"`). */
+  tokenize: Tally | null = null;
 
   of(model: string): ModelSeries {
     let series = this.models.get(model);
@@ -106,7 +108,6 @@ export class FrontendMetrics {
   private readonly series: RequestSeries;
   private readonly disconnected: Gauge<string>;
   private readonly embeddingLatency: Histogram<'model'>;
-  private readonly tokenize: Histogram.Internal<'operation'>;
   private readonly cancellations: Counter<'model' | 'endpoint' | 'request_type'>;
   private readonly rejections: Counter<'model' | 'endpoint'>;
   private readonly migrations: Counter<'model' | 'migration_type'>;
@@ -148,9 +149,9 @@ export class FrontendMetrics {
       for (const [model, tally] of series.itl) emit({ model }, tally);
     });
     this.embeddingLatency = registry.histogram(n('embedding_latency_seconds'), 'Duration of embedding requests', ['model'], EMBEDDING_BUCKETS);
-    this.tokenize = registry
-      .histogram(n('tokenizer_latency_ms'), 'Tokenizer latency in milliseconds', ['operation'], TOKENIZER_MS_BUCKETS)
-      .labels({ operation: 'tokenize' });
+    registry.scrapedHistogram<'operation'>(n('tokenizer_latency_ms'), 'Tokenizer latency in milliseconds', (emit) => {
+      if (series.tokenize) emit({ operation: 'tokenize' }, series.tokenize);
+    });
     registry.scrapedCounter<'model'>(n('output_tokens_total'), 'Output tokens generated', (emit) => {
       for (const m of models.values()) if (m.outputTokensTotal !== null) emit({ model: m.model }, m.outputTokensTotal);
     });
@@ -194,7 +195,9 @@ export class FrontendMetrics {
         this.cancellations.inc({ model: request.model, endpoint: request.endpoint, request_type: request.requestType });
         this.disconnected.inc();
       },
-      tokenize: ({ milliseconds }) => this.tokenize.observe(milliseconds),
+      tokenize: ({ milliseconds }) => {
+        this.series.tokenize = observe(this.series.tokenize, TOKENIZER_MS_BUCKETS, milliseconds);
+      },
       migration: ({ request, type, duration }) => {
         this.migrations.inc({ model: request.model, migration_type: type });
         this.migrationDuration.observe({ model: request.model, migration_type: type }, duration);
