@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
+import type { Logger } from 'pino';
 import {
   isDynamoError,
   MethodNotAllowedError,
@@ -12,12 +12,12 @@ import {
   type DynamoError,
 } from '../../protocols/index.js';
 import { httpErrorReply, type ErrorEnvelope } from './error-envelope.js';
-import { traceIdOf } from '../../observability/index.js';
 import { DEFAULT_PARSE_THREAD_KB } from './body/index.js';
 import { clientClosedBody, isClientAbort, readJsonBody, type BodyReadOptions } from './body/index.js';
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../../pipeline/index.js';
 import { documented, HIDDEN, type RouteDoc } from './openapi/index.js';
 import type { HttpServiceState } from './service-state.js';
+import { requestLogger } from './request-logger.js';
 import { boundUploads, serverUploadTimeouts, type UploadTimeouts } from './body/index.js';
 
 export interface HttpServerOptions {
@@ -67,13 +67,7 @@ export function requestIdOf(req: FastifyRequest): string {
 }
 
 /** Every request's log lines carry its request id and, when the client sent one, its trace id. */
-const requestLogging = {
-  genReqId: newRequestId,
-  childLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, opts: ChildLoggerOptions, req: IncomingMessage): FastifyBaseLogger {
-    const traceId = traceIdOf(req.headers.traceparent);
-    return logger.child(traceId ? { ...bindings, trace_id: traceId } : bindings, opts);
-  },
-};
+const requestLogging = { genReqId: newRequestId, childLoggerFactory: requestLogger };
 
 export function sendError(reply: FastifyReply, err: unknown, overloadStatus: number, envelope: ErrorEnvelope = httpErrorReply): FastifyReply {
   const { status, body } = envelope(err, overloadStatus);
