@@ -96,13 +96,6 @@ export function readJsonBody(
   const onError = (err: Error): void => finish(isClientAbort(err) ? clientClosedBody() : err);
   // A client gone before the end: nobody will read an answer, but the thread must forget the bytes.
   const onClose = (): void => finish(clientClosedBody());
-  if ((payload as Readable & { complete?: boolean }).complete === true && !payload.destroyed) {
-    // The whole body came with the headers (most small requests): read it from the buffer now,
-    // without listeners and the stream's turns to flow it and then to end it.
-    for (let chunk: Buffer | null; !finished && (chunk = payload.read() as Buffer | null) !== null; ) onData(chunk);
-    if (!finished) onEnd();
-    return;
-  }
   payload.on('data', onData);
   payload.once('end', onEnd);
   payload.on('error', onError);
