@@ -45,6 +45,8 @@ class ModelSeries {
   readonly requests = new Map<string, CountedSeries<'model' | 'endpoint' | 'request_type' | 'status' | 'error_type'>>();
   duration: Tally | null = null;
   ttft: Tally | null = null;
+  /** Inter-token latency (observed per output step). */
+  itl: Tally | null = null;
   inputTokens: Tally | null = null;
   cachedTokens: Tally | null = null;
   outputTokens: Tally | null = null;
@@ -53,11 +55,11 @@ class ModelSeries {
   constructor(readonly model: string) {}
 }
 
-/** Adds `by` to the series of `key` in `series`, made with `labels()` the first time. */
-function count<L extends string>(series: Map<string, CountedSeries<L>>, key: string, labels: () => Record<L, string>, by = 1): void {
+/** Counts one in the series of `key` in `series`, made with `labels()` the first time. */
+function count<L extends string>(series: Map<string, CountedSeries<L>>, key: string, labels: () => Record<L, string>): void {
   const found = series.get(key);
-  if (found) found.total += by;
-  else series.set(key, { labels: labels(), total: by });
+  if (found) found.total++;
+  else series.set(key, { labels: labels(), total: 1 });
 }
 
 function observe(tally: Tally | null, bounds: readonly number[], value: number): Tally {
@@ -69,8 +71,6 @@ function observe(tally: Tally | null, bounds: readonly number[], value: number):
 /** The per-request series of one registry, by model; every frontend counting into the registry shares them. */
 class RequestSeries {
   readonly models = new Map<string, ModelSeries>();
-  /** Inter-token latency per model (observed per output step). */
-  readonly itl = new Map<string, Tally>();
   /** Tokenizer latency (its one series, `operation="tokenize"`). */
   tokenize: Tally | null = null;
 
@@ -81,15 +81,6 @@ class RequestSeries {
       this.models.set(model, series);
     }
     return series;
-  }
-
-  itlOf(model: string): Tally {
-    let tally = this.itl.get(model);
-    if (!tally) {
-      tally = new Tally(ITL_BUCKETS);
-      this.itl.set(model, tally);
-    }
-    return tally;
   }
 }
 
@@ -145,9 +136,7 @@ export class FrontendMetrics {
     histogram('cached_tokens', 'Prompt tokens served from the KV cache', (m) => m.cachedTokens);
     histogram('output_sequence_tokens', 'Output sequence length in tokens', (m) => m.outputTokens);
     histogram('time_to_first_token_seconds', 'Time to first token', (m) => m.ttft);
-    registry.scrapedHistogram<'model'>(n('inter_token_latency_seconds'), 'Time between output steps', (emit) => {
-      for (const [model, tally] of series.itl) emit({ model }, tally);
-    });
+    histogram('inter_token_latency_seconds', 'Time between output steps', (m) => m.itl);
     this.embeddingLatency = registry.histogram(n('embedding_latency_seconds'), 'Duration of embedding requests', ['model'], EMBEDDING_BUCKETS);
     registry.scrapedHistogram<'operation'>(n('tokenizer_latency_ms'), 'Tokenizer latency in milliseconds', (emit) => {
       if (series.tokenize) emit({ operation: 'tokenize' }, series.tokenize);
@@ -179,7 +168,9 @@ export class FrontendMetrics {
         m.ttft = observe(m.ttft, TTFT_BUCKETS, ttft);
       },
       token: ({ request, interval }) => {
-        if (interval !== null) this.series.itlOf(request.model).observe(interval);
+        if (interval === null) return;
+        const m = this.series.of(request.model);
+        m.itl = observe(m.itl, ITL_BUCKETS, interval);
       },
       end: ({ request, usage, duration }) => {
         this.finish(request, 'success', '', duration);
