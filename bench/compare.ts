@@ -3,9 +3,9 @@
 // --speedup-ratio 1e9: the engine is never the limit); so is the load generator
 // (bench/support/load-generator.ts), one per measurement. Alternatives:
 //   ceiling:  a bare node:http server streaming canned OpenAI chunks (bench/support/canned-openai.ts)
-//   serve:    `dynamo-ts serve` as started with no flags (what `npm start` runs; the CLI picks the
-//             process count)
-//   serve-w1: `dynamo-ts serve --http-workers 1`
+//   serve:    `dynamo-ts serve` as started with no flags (what `npm start` runs, in its environment
+//             and with its node flags, bench/support/npm-start.ts; the CLI picks the process count)
+//   serve-w1: `dynamo-ts serve --http-workers 1`, also as `npm start` would run it
 //   prod:     the production shape: `dynamo-ts frontend` (no flags) + one `dynamo-ts mocker` process,
 //             file discovery, TCP request plane; CPU read per process
 //   bridge:   `dynamo-ts frontend --upstream-config` in front of a second canned server (token-in:
@@ -37,11 +37,12 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { BIN, freePort, waitForModel } from '../test/support/processes.js';
+import { BIN, freePort, REPO_ROOT, waitForModel } from '../test/support/processes.js';
 import type { LoadJob, StreamResult, TtftResult, UnaryResult } from './support/load-generator.js';
 import { NGINX, startNginx } from './support/nginx-proxy.js';
 import { installPortkey, portkeyHeaders, startPortkey } from './support/portkey-gateway.js';
 import { procSnapshot, procDelta, type ProcSnapshot } from './support/proc-stats.js';
+import { npmStartShape, type StartShape } from './support/npm-start.js';
 import { runWrk, WRK, wrkInstalled } from './support/wrk.js';
 
 const MODEL = 'Qwen/Qwen3-0.6B';
@@ -135,6 +136,8 @@ async function startCanned(name: string): Promise<Alternative & { child: Child }
 interface Build {
   bin: string;
   nodeArgs: (part: string) => string[];
+  /** How the checkout's `npm start` runs `serve` (its environment and node flags). */
+  start: StartShape;
 }
 
 const thisBuild: Build = {
@@ -143,12 +146,17 @@ const thisBuild: Build = {
     ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'], part)}`] : []),
     ...values['node-args'].split(' ').filter(Boolean),
   ],
+  start: npmStartShape(REPO_ROOT),
 };
-const baseBuild = (dir: string): Build => ({ bin: path.resolve(dir, 'bin/dynamo-ts.js'), nodeArgs: () => [] });
+const baseBuild = (dir: string): Build => ({ bin: path.resolve(dir, 'bin/dynamo-ts.js'), nodeArgs: () => [], start: npmStartShape(dir) });
 
-/** `dynamo-ts <args>` of `build`; DYN_HTTP_WORKERS is cleared so the CLI's own default shows. */
-function dynamo(build: Build, part: string, args: string[], env: Record<string, string> = {}): Child {
-  return child([...build.nodeArgs(part), build.bin, ...args], { DYN_LOG: 'warn', DYN_HTTP_WORKERS: undefined, ...env });
+/**
+ * `dynamo-ts <args>` of `build`; DYN_HTTP_WORKERS is cleared so the CLI's own default shows. With
+ * `asStarted`, in the environment and with the node flags of the build's `npm start`.
+ */
+function dynamo(build: Build, part: string, args: string[], env: Record<string, string> = {}, asStarted = false): Child {
+  const start = asStarted ? build.start : { env: {}, nodeArgs: [] };
+  return child([...start.nodeArgs, ...build.nodeArgs(part), build.bin, ...args], { DYN_LOG: 'warn', DYN_HTTP_WORKERS: undefined, ...start.env, ...env });
 }
 
 async function ready(c: Child, port: number, model: string): Promise<void> {
@@ -160,7 +168,7 @@ const httpFlags = (port: number): string[] => ['--http-host', '127.0.0.1', '--ht
 
 async function startServe(name: string, build: Build, extra: string[]): Promise<Alternative> {
   const port = await freePort();
-  const c = dynamo(build, name, ['serve', ...httpFlags(port), ...SPEEDUP, ...extra]);
+  const c = dynamo(build, name, ['serve', ...httpFlags(port), ...SPEEDUP, ...extra], {}, true);
   await ready(c, port, MODEL);
   return { name, port, model: MODEL, parts: [{ name: 'serve', pid: c.proc.pid! }], stop: () => stopChild(c) };
 }

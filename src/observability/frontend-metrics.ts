@@ -25,51 +25,125 @@ const EMBEDDING_BUCKETS = [0, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 
 const TOKENIZER_MS_BUCKETS = [0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 const MIGRATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/** One counter series: its labels and its total so far. */
+interface CountedSeries<L extends string> {
+  readonly labels: Record<L, string>;
+  total: number;
+}
+
+/**
+ * One model's per-request series, counted with plain numbers (a request touches about ten series;
+ * through the metrics library's label objects that cost several microseconds per request) and read
+ * when /metrics is scraped. A histogram or counter series exists once first counted, as the
+ * library's do.
+ */
+class ModelSeries {
+  inflight = 0;
+  /** requests_started_total by endpoint and request type. */
+  readonly started = new Map<string, CountedSeries<'model' | 'endpoint' | 'request_type'>>();
+  /** requests_total by endpoint, request type, status and error type. */
+  readonly requests = new Map<string, CountedSeries<'model' | 'endpoint' | 'request_type' | 'status' | 'error_type'>>();
+  duration: Tally | null = null;
+  ttft: Tally | null = null;
+  /** Inter-token latency (observed per output step). */
+  itl: Tally | null = null;
+  inputTokens: Tally | null = null;
+  cachedTokens: Tally | null = null;
+  outputTokens: Tally | null = null;
+  outputTokensTotal: number | null = null;
+
+  constructor(readonly model: string) {}
+}
+
+/** Counts one in the series of `key` in `series`, made with `labels()` the first time. */
+function count<L extends string>(series: Map<string, CountedSeries<L>>, key: string, labels: () => Record<L, string>): void {
+  const found = series.get(key);
+  if (found) found.total++;
+  else series.set(key, { labels: labels(), total: 1 });
+}
+
+function observe(tally: Tally | null, bounds: readonly number[], value: number): Tally {
+  const t = tally ?? new Tally(bounds);
+  t.observe(value);
+  return t;
+}
+
+/** The per-request series of one registry, by model; every frontend counting into the registry shares them. */
+class RequestSeries {
+  readonly models = new Map<string, ModelSeries>();
+  /** Tokenizer latency (its one series, `operation="tokenize"`). */
+  tokenize: Tally | null = null;
+
+  of(model: string): ModelSeries {
+    let series = this.models.get(model);
+    if (!series) {
+      series = new ModelSeries(model);
+      this.models.set(model, series);
+    }
+    return series;
+  }
+}
+
+const seriesByRegistry = new WeakMap<MetricsRegistry, RequestSeries>();
+
+function seriesOf(registry: MetricsRegistry): RequestSeries {
+  let series = seriesByRegistry.get(registry);
+  if (!series) {
+    series = new RequestSeries();
+    seriesByRegistry.set(registry, series);
+  }
+  return series;
+}
+
 export class FrontendMetrics {
-  private readonly requests: Counter<'model' | 'endpoint' | 'request_type' | 'status' | 'error_type'>;
-  private readonly started: Counter<'model' | 'endpoint' | 'request_type'>;
-  private readonly inflight: Gauge<'model'>;
-  private readonly active: Gauge<'model'>;
+  private readonly series: RequestSeries;
   private readonly disconnected: Gauge<string>;
-  private readonly duration: Histogram<'model'>;
-  private readonly inputTokens: Histogram<'model'>;
-  private readonly cachedTokens: Histogram<'model'>;
-  private readonly outputTokens: Histogram<'model'>;
-  private readonly ttft: Histogram<'model'>;
   private readonly embeddingLatency: Histogram<'model'>;
-  private readonly tokenize: Histogram.Internal<'operation'>;
-  private readonly outputTokensTotal: Counter<'model'>;
   private readonly cancellations: Counter<'model' | 'endpoint' | 'request_type'>;
   private readonly rejections: Counter<'model' | 'endpoint'>;
   private readonly migrations: Counter<'model' | 'migration_type'>;
   private readonly migrationDuration: Histogram<'model' | 'migration_type'>;
-  /** Inter-token latency per model, counted with plain additions: it is observed per output step. */
-  private readonly itlByModel: Map<string, Tally>;
 
+  /**
+   * Registers every metric in /metrics order. The scraped ones read the registry's shared series
+   * (a second frontend's registrations of them are no-ops); the library's are shared by name.
+   */
   constructor(registry: MetricsRegistry) {
     const n = (s: string) => registry.name(s);
-    this.requests = registry.counter(n('requests_total'), 'Total number of LLM requests processed', [
-      'model',
-      'endpoint',
-      'request_type',
-      'status',
-      'error_type',
-    ]);
-    this.started = registry.counter(n('requests_started_total'), 'LLM requests started', ['model', 'endpoint', 'request_type']);
-    this.inflight = registry.gauge(n('inflight_requests'), 'Number of inflight requests (deprecated: active_requests)', ['model']);
-    this.active = registry.gauge(n('active_requests'), 'Number of requests being processed', ['model']);
+    const series = (this.series = seriesOf(registry));
+    const models = series.models;
+    registry.scrapedCounter<'model' | 'endpoint' | 'request_type' | 'status' | 'error_type'>(n('requests_total'), 'Total number of LLM requests processed', (emit) => {
+      for (const m of models.values()) for (const c of m.requests.values()) emit(c.labels, c.total);
+    });
+    registry.scrapedCounter<'model' | 'endpoint' | 'request_type'>(n('requests_started_total'), 'LLM requests started', (emit) => {
+      for (const m of models.values()) for (const c of m.started.values()) emit(c.labels, c.total);
+    });
+    const inflight = (set: (labels: Record<'model', string>, value: number) => void): void => {
+      for (const m of models.values()) set({ model: m.model }, m.inflight);
+    };
+    registry.scrapedGauge(n('inflight_requests'), 'Number of inflight requests (deprecated: active_requests)', ['model'], inflight);
+    registry.scrapedGauge(n('active_requests'), 'Number of requests being processed', ['model'], inflight);
     this.disconnected = registry.gauge(n('disconnected_clients'), 'Clients that went away before their response ended', []);
-    this.duration = registry.histogram(n('request_duration_seconds'), 'Duration of LLM requests', ['model'], DURATION_BUCKETS);
-    this.inputTokens = registry.histogram(n('input_sequence_tokens'), 'Input sequence length in tokens', ['model'], INPUT_TOKEN_BUCKETS);
-    this.cachedTokens = registry.histogram(n('cached_tokens'), 'Prompt tokens served from the KV cache', ['model'], INPUT_TOKEN_BUCKETS);
-    this.outputTokens = registry.histogram(n('output_sequence_tokens'), 'Output sequence length in tokens', ['model'], OUTPUT_TOKEN_BUCKETS);
-    this.ttft = registry.histogram(n('time_to_first_token_seconds'), 'Time to first token', ['model'], TTFT_BUCKETS);
-    this.itlByModel = itlTallies(registry);
+    const histogram = (name: string, help: string, pick: (m: ModelSeries) => Tally | null): void =>
+      registry.scrapedHistogram<'model'>(n(name), help, (emit) => {
+        for (const m of models.values()) {
+          const tally = pick(m);
+          if (tally) emit({ model: m.model }, tally);
+        }
+      });
+    histogram('request_duration_seconds', 'Duration of LLM requests', (m) => m.duration);
+    histogram('input_sequence_tokens', 'Input sequence length in tokens', (m) => m.inputTokens);
+    histogram('cached_tokens', 'Prompt tokens served from the KV cache', (m) => m.cachedTokens);
+    histogram('output_sequence_tokens', 'Output sequence length in tokens', (m) => m.outputTokens);
+    histogram('time_to_first_token_seconds', 'Time to first token', (m) => m.ttft);
+    histogram('inter_token_latency_seconds', 'Time between output steps', (m) => m.itl);
     this.embeddingLatency = registry.histogram(n('embedding_latency_seconds'), 'Duration of embedding requests', ['model'], EMBEDDING_BUCKETS);
-    this.tokenize = registry
-      .histogram(n('tokenizer_latency_ms'), 'Tokenizer latency in milliseconds', ['operation'], TOKENIZER_MS_BUCKETS)
-      .labels({ operation: 'tokenize' });
-    this.outputTokensTotal = registry.counter(n('output_tokens_total'), 'Output tokens generated', ['model']);
+    registry.scrapedHistogram<'operation'>(n('tokenizer_latency_ms'), 'Tokenizer latency in milliseconds', (emit) => {
+      if (series.tokenize) emit({ operation: 'tokenize' }, series.tokenize);
+    });
+    registry.scrapedCounter<'model'>(n('output_tokens_total'), 'Output tokens generated', (emit) => {
+      for (const m of models.values()) if (m.outputTokensTotal !== null) emit({ model: m.model }, m.outputTokensTotal);
+    });
     this.cancellations = registry.counter(n('model_cancellation_total'), 'Requests cancelled by the client', ['model', 'endpoint', 'request_type']);
     this.rejections = registry.counter(n('model_rejection_total'), 'Requests rejected because every worker was busy', ['model', 'endpoint']);
     this.migrations = registry.counter(n('model_migration_total'), 'Requests re-sent to another worker after theirs was lost', ['model', 'migration_type']);
@@ -85,13 +159,18 @@ export class FrontendMetrics {
   observe(scope: RequestScope): () => void {
     return subscribeRequestEvents(scope, {
       start: ({ request: r }) => {
-        this.started.inc({ model: r.model, endpoint: r.endpoint, request_type: r.requestType });
-        this.inflight.inc({ model: r.model });
-        this.active.inc({ model: r.model });
+        const m = this.series.of(r.model);
+        count(m.started, `${r.endpoint} ${r.requestType}`, () => ({ model: r.model, endpoint: r.endpoint, request_type: r.requestType }));
+        m.inflight++;
       },
-      firstToken: ({ request, ttft }) => this.ttft.observe({ model: request.model }, ttft),
+      firstToken: ({ request, ttft }) => {
+        const m = this.series.of(request.model);
+        m.ttft = observe(m.ttft, TTFT_BUCKETS, ttft);
+      },
       token: ({ request, interval }) => {
-        if (interval !== null) this.itlOf(request.model).observe(interval);
+        if (interval === null) return;
+        const m = this.series.of(request.model);
+        m.itl = observe(m.itl, ITL_BUCKETS, interval);
       },
       end: ({ request, usage, duration }) => {
         this.finish(request, 'success', '', duration);
@@ -107,7 +186,9 @@ export class FrontendMetrics {
         this.cancellations.inc({ model: request.model, endpoint: request.endpoint, request_type: request.requestType });
         this.disconnected.inc();
       },
-      tokenize: ({ milliseconds }) => this.tokenize.observe(milliseconds),
+      tokenize: ({ milliseconds }) => {
+        this.series.tokenize = observe(this.series.tokenize, TOKENIZER_MS_BUCKETS, milliseconds);
+      },
       migration: ({ request, type, duration }) => {
         this.migrations.inc({ model: request.model, migration_type: type });
         this.migrationDuration.observe({ model: request.model, migration_type: type }, duration);
@@ -115,45 +196,27 @@ export class FrontendMetrics {
     });
   }
 
-  private itlOf(model: string): Tally {
-    let tally = this.itlByModel.get(model);
-    if (!tally) {
-      tally = new Tally(ITL_BUCKETS);
-      this.itlByModel.set(model, tally);
-    }
-    return tally;
-  }
-
   private finish(r: RequestInfo, status: RequestStatus, errorType: ErrorKind | '', duration: number): void {
-    this.inflight.dec({ model: r.model });
-    this.active.dec({ model: r.model });
-    this.requests.inc({ model: r.model, endpoint: r.endpoint, request_type: r.requestType, status, error_type: errorType });
-    this.duration.observe({ model: r.model }, duration);
+    const m = this.series.of(r.model);
+    m.inflight--;
+    count(m.requests, `${r.endpoint} ${r.requestType} ${status} ${errorType}`, () => ({
+      model: r.model,
+      endpoint: r.endpoint,
+      request_type: r.requestType,
+      status,
+      error_type: errorType,
+    }));
+    m.duration = observe(m.duration, DURATION_BUCKETS, duration);
   }
 
   private observeUsage(model: string, usage: CompletionUsage): void {
-    this.inputTokens.observe({ model }, usage.prompt_tokens);
-    this.outputTokens.observe({ model }, usage.completion_tokens);
-    this.outputTokensTotal.inc({ model }, usage.completion_tokens);
+    const m = this.series.of(model);
+    m.inputTokens = observe(m.inputTokens, INPUT_TOKEN_BUCKETS, usage.prompt_tokens);
+    m.outputTokens = observe(m.outputTokens, OUTPUT_TOKEN_BUCKETS, usage.completion_tokens);
+    m.outputTokensTotal = (m.outputTokensTotal ?? 0) + usage.completion_tokens;
     const cached = usage.prompt_tokens_details?.cached_tokens;
-    if (cached !== undefined && cached !== null) this.cachedTokens.observe({ model }, cached);
+    if (cached !== undefined && cached !== null) m.cachedTokens = observe(m.cachedTokens, INPUT_TOKEN_BUCKETS, cached);
   }
-}
-
-const itlByRegistry = new WeakMap<MetricsRegistry, Map<string, Tally>>();
-
-/** The registry's inter-token latency tallies, read at scrape time; every frontend on it shares them. */
-function itlTallies(registry: MetricsRegistry): Map<string, Tally> {
-  let tallies = itlByRegistry.get(registry);
-  if (!tallies) {
-    const byModel = new Map<string, Tally>();
-    tallies = byModel;
-    itlByRegistry.set(registry, byModel);
-    registry.scrapedHistogram<'model'>(registry.name('inter_token_latency_seconds'), 'Time between output steps', (emit) => {
-      for (const [model, tally] of byModel) emit({ model }, tally);
-    });
-  }
-  return tallies;
 }
 
 /** A new request scope whose requests are counted into `registry`, and how to stop counting them. */

@@ -66,7 +66,8 @@ export class MetricsRegistry {
 
   /**
    * A histogram whose bucket counts are kept elsewhere (a component counting with plain numbers)
-   * and read when /metrics is scraped.
+   * and read when /metrics is scraped. Its lines read as prom-client's own histograms' do (`le`
+   * first), so a histogram moved here scrapes as it did.
    */
   scrapedHistogram<L extends string>(name: string, help: string, read: (emit: (labels: Record<L, string>, counts: BucketCounts) => void) => void): void {
     if (this.scraped.has(name)) return;
@@ -77,9 +78,9 @@ export class MetricsRegistry {
         let cumulative = 0;
         counts.bounds.forEach((bound, i) => {
           cumulative += counts.counts[i]!;
-          values.push({ metricName: `${name}_bucket`, labels: { ...labels, le: bound }, value: cumulative });
+          values.push({ metricName: `${name}_bucket`, labels: { le: bound, ...labels }, value: cumulative });
         });
-        values.push({ metricName: `${name}_bucket`, labels: { ...labels, le: '+Inf' }, value: counts.count });
+        values.push({ metricName: `${name}_bucket`, labels: { le: '+Inf', ...labels }, value: counts.count });
         values.push({ metricName: `${name}_sum`, labels, value: counts.sum });
         values.push({ metricName: `${name}_count`, labels, value: counts.count });
       });

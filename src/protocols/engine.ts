@@ -170,7 +170,10 @@ export interface LLMEngineOutput {
 export interface GenerateContext {
   /** Unique per request (per choice, for n > 1 fan-out). */
   requestId: string;
-  /** Aborted when the client goes away or a local stop fires: the engine must stop promptly. */
+  /**
+   * Aborted when the client goes away: the engine must stop promptly. A caller that wants no more
+   * of one stream (a local stop) closes it early (`return()`) instead, which must stop it as promptly.
+   */
   signal: AbortSignal;
   /** Client-supplied request metadata (gRPC `x-dynamo-meta-*`, prefix stripped), when any. */
   metadata?: Readonly<Record<string, string>>;

@@ -90,14 +90,20 @@ function refuse(reply: FastifyReply, cls: Exclude<RouteClass, 'open'>, err: Dyna
 
 export function registerAccessHook(app: FastifyInstance, paths: HttpPaths, opts: AccessOptions, overloadStatus: number): void {
   const classOf = classifier(paths, opts.protectMetrics);
-  app.addHook('onRequest', async (req, reply) => {
+  // fastify's callback form: a refused request is answered here and goes no further (no done()).
+  app.addHook('onRequest', (req, reply, done) => {
     const cls = classOf(req.routeOptions.url);
-    if (cls === 'open') return;
+    if (cls === 'open') return done();
     if (cls === 'admin' && !opts.adminApi) {
       const path = req.url.split('?')[0];
-      return refuse(reply, cls, new NotFoundError(`${req.method} ${path}: the admin API is off (DYN_ENABLE_FRONTEND_ADMIN_API=false or DYN_DISABLE_FRONTEND_ADMIN_API)`), overloadStatus);
+      refuse(reply, cls, new NotFoundError(`${req.method} ${path}: the admin API is off (DYN_ENABLE_FRONTEND_ADMIN_API=false or DYN_DISABLE_FRONTEND_ADMIN_API)`), overloadStatus);
+      return;
     }
     const refusal = keyRefusal(req, opts.keys, CLASSES[cls].send, CLASSES[cls].basic);
-    if (refusal) return refuse(reply, cls, refusal, overloadStatus);
+    if (refusal) {
+      refuse(reply, cls, refusal, overloadStatus);
+      return;
+    }
+    done();
   });
 }

@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
+import type { Logger } from 'pino';
 import {
   isDynamoError,
   MethodNotAllowedError,
@@ -12,12 +12,12 @@ import {
   type DynamoError,
 } from '../../protocols/index.js';
 import { httpErrorReply, type ErrorEnvelope } from './error-envelope.js';
-import { traceIdOf } from '../../observability/index.js';
 import { DEFAULT_PARSE_THREAD_KB } from './body/index.js';
 import { clientClosedBody, isClientAbort, readJsonBody, type BodyReadOptions } from './body/index.js';
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../../pipeline/index.js';
 import { documented, HIDDEN, type RouteDoc } from './openapi/index.js';
 import type { HttpServiceState } from './service-state.js';
+import { requestLogger } from './request-logger.js';
 import { boundUploads, serverUploadTimeouts, type UploadTimeouts } from './body/index.js';
 
 export interface HttpServerOptions {
@@ -67,13 +67,7 @@ export function requestIdOf(req: FastifyRequest): string {
 }
 
 /** Every request's log lines carry its request id and, when the client sent one, its trace id. */
-const requestLogging = {
-  genReqId: newRequestId,
-  childLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, opts: ChildLoggerOptions, req: IncomingMessage): FastifyBaseLogger {
-    const traceId = traceIdOf(req.headers.traceparent);
-    return logger.child(traceId ? { ...bindings, trace_id: traceId } : bindings, opts);
-  },
-};
+const requestLogging = { genReqId: newRequestId, childLoggerFactory: requestLogger };
 
 export function sendError(reply: FastifyReply, err: unknown, overloadStatus: number, envelope: ErrorEnvelope = httpErrorReply): FastifyReply {
   const { status, body } = envelope(err, overloadStatus);
@@ -125,20 +119,23 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
   boundUploads(app, opts.uploadTimeouts);
 
   const debugRequests = opts.logger.isLevelEnabled('debug');
-  app.addHook('onRequest', async (req, reply) => {
+  // The hooks take fastify's callback (no promise and microtask hop per hook and request).
+  app.addHook('onRequest', (req, reply, done) => {
     const id = req.headers['x-request-id'];
     if (typeof id === 'string' && id.length > 0) reply.header('x-request-id', id);
     // On the raw response so that hijacked (streamed) replies are logged too; path only, no query.
     if (debugRequests) {
       reply.raw.once('finish', () => req.log.debug({ method: req.method, path: req.url.split('?')[0], status: reply.raw.statusCode }, 'request finished'));
     }
+    done();
   });
 
   // A WebSocket upgrade request (the Responses route takes them) answered over HTTP instead, refused
   // or to a route that takes none, has no HTTP server behind its connection any more: close it.
   // (Node marks such a request `upgrade`, undeclared in its types.)
-  app.addHook('onResponse', async (req) => {
+  app.addHook('onResponse', (req, _reply, done) => {
     if ((req.raw as IncomingMessage & { upgrade?: boolean }).upgrade) req.raw.socket.destroy();
+    done();
   });
 
   app.setErrorHandler(frameworkErrorHandler(opts.bodyLimitMb, state, opts.envelope));

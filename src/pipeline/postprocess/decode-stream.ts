@@ -53,8 +53,11 @@ export interface DecodeStreamOptions {
   /** Prompt length, for usage when the engine does not report it. */
   promptTokens: number;
   index: number;
-  /** Called once when a local stop fires before the engine finished: stop generating. */
-  onLocalStop: () => void;
+  /**
+   * Told once when a local stop (or a decode error) ends the choice before the engine finished.
+   * The engine stream is closed right after (`return()`), which is what stops the engine.
+   */
+  onLocalStop?: () => void;
 }
 
 /**
@@ -204,7 +207,7 @@ class ChoiceDecoder {
       try {
         result = this.seq.process(ids);
       } catch (err) {
-        if (engineFinish === null) opts.onLocalStop();
+        if (engineFinish === null) opts.onLocalStop?.();
         throw err;
       }
       text = result.text;
@@ -233,7 +236,7 @@ class ChoiceDecoder {
           : tokenLogprobs(step.tokens, ids, out.log_probs, out.top_logprobs ?? null, opts.table);
     }
     if (trigger !== null) {
-      if (engineFinish === null) opts.onLocalStop();
+      if (engineFinish === null) opts.onLocalStop?.();
       setLocalFinish(step, trigger);
       step.usage = this.usage();
       return step;

@@ -45,14 +45,21 @@ interface MediaPart {
   part: Record<string, unknown>;
 }
 
-export function* mediaParts(messages: readonly ChatMessage[]): Generator<MediaPart> {
-  for (const [i, message] of messages.entries()) {
-    if (!Array.isArray(message.content)) continue;
-    for (const [k, part] of message.content.entries()) {
+const NO_PARTS: readonly MediaPart[] = [];
+
+/** The media parts of `messages` in order; a text-only conversation (most) allocates nothing. */
+export function mediaParts(messages: readonly ChatMessage[]): readonly MediaPart[] {
+  let parts: MediaPart[] | undefined;
+  for (let i = 0; i < messages.length; i++) {
+    const content = messages[i]!.content;
+    if (!Array.isArray(content)) continue;
+    for (let k = 0; k < content.length; k++) {
+      const part = content[k]!;
       const kind = MEDIA_KIND_OF_PART[part.type];
-      if (kind) yield { path: `messages[${i}].content[${k}]`, type: part.type, kind, part: part as Record<string, unknown> };
+      if (kind) (parts ??= []).push({ path: `messages[${i}].content[${k}]`, type: part.type, kind, part: part as Record<string, unknown> });
     }
   }
+  return parts ?? NO_PARTS;
 }
 
 /** The map key each part type travels under (upstream knows image_url, video_url and audio_url). */

@@ -4,7 +4,7 @@
 // few seconds keeps it fed, so a deadline bounds the whole upload too. Only the upload is bounded:
 // once the body is in, a generation may take as long as it takes.
 
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RequestTimeoutError } from '../../../protocols/index.js';
 
 export interface UploadTimeouts {
@@ -28,47 +28,58 @@ function hasBody(req: FastifyRequest): boolean {
  * and the connection closes after that answer, so the rest of the body is never waited for.
  */
 export function boundUploads(app: FastifyInstance, timeouts: UploadTimeouts): void {
-  app.addHook('onRequest', async (req, reply) => {
-    if (!hasBody(req) || req.raw.complete) return;
-    const raw = req.raw;
-    const socket = raw.socket;
-    let done = false;
-    const expire = (message: string): void => {
-      if (done) return;
-      disarm();
-      // Nobody is reading the body (no route, or already answered): just close.
-      if (reply.sent || raw.listenerCount('error') === 0) {
-        socket.destroy();
-        return;
-      }
-      reply.header('connection', 'close');
-      // The body parser listens for errors on the request stream: this ends its wait.
-      raw.emit('error', new RequestTimeoutError(message));
-    };
-    const onIdle = (): void =>
-      expire(`Request body not received: no data for ${timeouts.bodyTimeoutSecs} s (DYN_HTTP_BODY_TIMEOUT_SECS)`);
-    const deadline = setTimeout(
-      () => expire(`Request body not received within ${timeouts.uploadTimeoutSecs} s (DYN_HTTP_UPLOAD_TIMEOUT_SECS)`),
-      timeouts.uploadTimeoutSecs * 1000,
-    );
-    // A guard, not work: it never keeps a stopping process alive.
-    deadline.unref();
-    const disarm = (): void => {
-      done = true;
-      clearTimeout(deadline);
-      raw.off('timeout', onIdle);
-      if (!socket.destroyed) socket.setTimeout(0);
-    };
-    // The socket's idle timer is refreshed by every byte the HTTP parser reads; its expiry is
-    // reported on the incomplete request, where a listener keeps Node from destroying the socket.
-    socket.setTimeout(timeouts.bodyTimeoutSecs * 1000);
-    raw.on('timeout', onIdle);
-    raw.once('end', disarm);
-    raw.once('close', disarm);
-    // Answered before the body ended (413, 401): the rest of the body is never read, and the
-    // request may stay open on a kept-alive connection; the timers must not outlive the answer.
-    reply.raw.once('close', disarm);
+  // fastify's callback form: no promise and microtask hop per request. The timers are armed once
+  // the bytes that brought the headers have been parsed: a small body came with them, and a request
+  // that is complete then (most are) costs no timers, listeners or socket timeout changes. (Not on
+  // the next tick: Node runs the tick queue between the headers' callback and the body's.)
+  app.addHook('onRequest', (req, reply, done) => {
+    if (hasBody(req) && !req.raw.complete) setImmediate(arm, req, reply, timeouts);
+    done();
   });
+}
+
+/** Arms both timers on a request whose body is still to come; disarmed when it has ended or been answered. */
+function arm(req: FastifyRequest, reply: FastifyReply, timeouts: UploadTimeouts): void {
+  // Complete, or answered (the timers would be disarmed at once).
+  if (req.raw.complete || reply.sent || reply.raw.writableEnded) return;
+  const raw = req.raw;
+  const socket = raw.socket;
+  let done = false;
+  const expire = (message: string): void => {
+    if (done) return;
+    disarm();
+    // Nobody is reading the body (no route, or already answered): just close.
+    if (reply.sent || raw.listenerCount('error') === 0) {
+      socket.destroy();
+      return;
+    }
+    reply.header('connection', 'close');
+    // The body parser listens for errors on the request stream: this ends its wait.
+    raw.emit('error', new RequestTimeoutError(message));
+  };
+  const onIdle = (): void =>
+    expire(`Request body not received: no data for ${timeouts.bodyTimeoutSecs} s (DYN_HTTP_BODY_TIMEOUT_SECS)`);
+  const deadline = setTimeout(
+    () => expire(`Request body not received within ${timeouts.uploadTimeoutSecs} s (DYN_HTTP_UPLOAD_TIMEOUT_SECS)`),
+    timeouts.uploadTimeoutSecs * 1000,
+  );
+  // A guard, not work: it never keeps a stopping process alive.
+  deadline.unref();
+  const disarm = (): void => {
+    done = true;
+    clearTimeout(deadline);
+    raw.off('timeout', onIdle);
+    if (!socket.destroyed) socket.setTimeout(0);
+  };
+  // The socket's idle timer is refreshed by every byte the HTTP parser reads; its expiry is
+  // reported on the incomplete request, where a listener keeps Node from destroying the socket.
+  socket.setTimeout(timeouts.bodyTimeoutSecs * 1000);
+  raw.on('timeout', onIdle);
+  raw.once('end', disarm);
+  raw.once('close', disarm);
+  // Answered before the body ended (413, 401): the rest of the body is never read, and the
+  // request may stay open on a kept-alive connection; the timers must not outlive the answer.
+  reply.raw.once('close', disarm);
 }
 
 /**

@@ -96,12 +96,21 @@ export function openModelCall(ctx: ModelRouteContext, spec: CallSpec, origin: Ca
 }
 
 export function modelRouteHandler<T>(ctx: ModelRouteContext, spec: ModelRouteSpec<T>) {
+  // What the client called, for traces: the same for every request of the route, so made once
+  // (fastify builds a new routeOptions object on each read).
+  let routeOperation: string | undefined;
+  const operationOf = (req: FastifyRequest): string => {
+    if (routeOperation !== undefined) return routeOperation;
+    const url = req.routeOptions.url;
+    if (url === undefined) return `${req.method} ${req.url}`;
+    return (routeOperation = `${req.method} ${url}`);
+  };
   return async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const requestId = requestIdOf(req);
     let request: RequestLifecycle | undefined;
     let counted = false;
     try {
-      const opened = openModelCall(ctx, spec, { body: req.body, requestId, headers: req.headers, operation: `${req.method} ${req.routeOptions.url ?? req.url}` });
+      const opened = openModelCall(ctx, spec, { body: req.body, requestId, headers: req.headers, operation: operationOf(req) });
       request = opened.request;
       const { served } = opened;
       const prepared = await spec.prepare(req, served);
