@@ -36,9 +36,11 @@ export interface BridgeEngineOptions {
   responseTimeoutMs: number;
 }
 
-const CALLS: Readonly<Record<UpstreamInput, (req: PreprocessedRequest, o: BridgeEngineOptions) => Promise<UpstreamCall>>> = {
-  tokens: async (req, o) => tokenCompletionsCall(req, o.model),
-  text: async (req, o) => textCall(req, o.model, Array.isArray(req.extra_args?.messages) ? '' : await o.tokenizer.decode(req.token_ids)),
+/** The upstream call of a request; a promise only when the prompt's text must be decoded first. */
+const CALLS: Readonly<Record<UpstreamInput, (req: PreprocessedRequest, o: BridgeEngineOptions) => UpstreamCall | Promise<UpstreamCall>>> = {
+  tokens: (req, o) => tokenCompletionsCall(req, o.model),
+  text: (req, o) =>
+    Array.isArray(req.extra_args?.messages) ? textCall(req, o.model, '') : o.tokenizer.decode(req.token_ids).then((prompt) => textCall(req, o.model, prompt)),
 };
 
 /**
@@ -70,7 +72,8 @@ export class OpenAiBridgeEngine implements EngineClient {
    */
   generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncIterable<LLMEngineOutput> {
     return queueStream(async () => {
-      const call = await CALLS[this.options.input](request, this.options);
+      const made = CALLS[this.options.input](request, this.options);
+      const call = made instanceof Promise ? await made : made;
       const reply = await this.post(call, ctx.signal);
       if (!reply) return null;
       const queue = new AsyncQueue<LLMEngineOutput>();

@@ -24,6 +24,10 @@ export class MalformedResponseError extends Error {
 
 type Phase = 'head' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | 'length' | 'until-close' | 'done';
 
+const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})/;
+/** The lengths of the header names the client reads: transfer-encoding, content-length, connection, keep-alive. */
+const WANTED_NAME_LENGTHS = new Set([17, 14, 10]);
+
 /** A response head larger than this is refused (node:http's limit is 16 KiB). */
 const MAX_HEAD = 64 * 1024;
 
@@ -114,26 +118,30 @@ export class Http1ResponseParser {
   }
 
   private parseHead(head: string): void {
-    const lines = head.split('\r\n');
-    const statusLine = /^HTTP\/1\.([01]) (\d{3})/.exec(lines[0]!);
-    if (!statusLine) throw new MalformedResponseError(`not an HTTP/1.x status line: ${JSON.stringify(lines[0]!.slice(0, 40))}`);
+    const firstEnd = head.indexOf('\r\n');
+    const statusLine = STATUS_LINE.exec(firstEnd < 0 ? head : head.slice(0, firstEnd));
+    if (!statusLine) throw new MalformedResponseError(`not an HTTP/1.x status line: ${JSON.stringify(head.slice(0, Math.min(40, firstEnd < 0 ? 40 : firstEnd)))}`);
     const status = Number(statusLine[2]);
     let chunked = false;
     let length = -1;
     let connection = '';
     let keepAliveTimeout = 0;
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      const colon = line.indexOf(':');
-      if (colon <= 0) throw new MalformedResponseError(`a malformed header line: ${JSON.stringify(line.slice(0, 40))}`);
-      const name = line.slice(0, colon).trim().toLowerCase();
-      const value = line.slice(colon + 1).trim();
-      if (name === 'transfer-encoding') chunked = /(^|,)\s*chunked\s*$/i.test(value);
+    // Header lines are read in place; only names of the lengths the client reads are compared.
+    for (let at = firstEnd + 2; firstEnd >= 0 && at <= head.length; ) {
+      let end = head.indexOf('\r\n', at);
+      if (end < 0) end = head.length;
+      const colon = head.indexOf(':', at);
+      if (colon <= at || colon > end) throw new MalformedResponseError(`a malformed header line: ${JSON.stringify(head.slice(at, Math.min(end, at + 40)))}`);
+      const trimmed = head.slice(at, colon).trim();
+      const name = WANTED_NAME_LENGTHS.has(trimmed.length) ? trimmed.toLowerCase() : '';
+      if (name === 'transfer-encoding') chunked = /(^|,)\s*chunked\s*$/i.test(head.slice(colon + 1, end).trim());
       else if (name === 'content-length') {
+        const value = head.slice(colon + 1, end).trim();
         if (!/^\d+$/.test(value) || (length >= 0 && Number(value) !== length)) throw new MalformedResponseError(`a bad content-length: ${value}`);
         length = Number(value);
-      } else if (name === 'connection') connection = value.toLowerCase();
-      else if (name === 'keep-alive') keepAliveTimeout = Number(/timeout=(\d+)/i.exec(value)?.[1] ?? 0);
+      } else if (name === 'connection') connection = head.slice(colon + 1, end).trim().toLowerCase();
+      else if (name === 'keep-alive') keepAliveTimeout = Number(/timeout=(\d+)/i.exec(head.slice(colon + 1, end))?.[1] ?? 0);
+      at = end + 2;
     }
     // 1xx answers are interim: the real one follows on the same connection.
     if (status >= 100 && status < 200 && status !== 101) return;
