@@ -4,13 +4,12 @@
 // the server's own when it returns them, else its text re-tokenized piece by piece. Text-in, the
 // engine decoded and parsed: outputs carry its text, reasoning, tool calls and logprobs as they
 // are, with ids only to count the tokens.
-import http from 'node:http';
-import https from 'node:https';
 import { isDynamoError, type EngineClient, type GenerateContext, type LLMEngineOutput, type PreprocessedRequest } from '../../protocols/index.js';
 import { AsyncQueue, queueStream } from '../../runtime/index.js';
 import { SseDataReader } from './sse-lines.js';
 import { readChunk, type UpstreamChunkJson, type UpstreamPiece } from './upstream-chunk.js';
 import { streamedError, upstreamLost, upstreamStatusError } from './upstream-errors.js';
+import { UpstreamConnections, type BodyReader, type SentRequest, type UpstreamReply } from './upstream-connections.js';
 import { textCall, tokenCompletionsCall, type UpstreamApi, type UpstreamCall } from './upstream-request.js';
 
 /** What the engine is sent: prompt token ids, or text (the chat's messages or the prompt's text). */
@@ -37,9 +36,11 @@ export interface BridgeEngineOptions {
   responseTimeoutMs: number;
 }
 
-const CALLS: Readonly<Record<UpstreamInput, (req: PreprocessedRequest, o: BridgeEngineOptions) => Promise<UpstreamCall>>> = {
-  tokens: async (req, o) => tokenCompletionsCall(req, o.model),
-  text: async (req, o) => textCall(req, o.model, Array.isArray(req.extra_args?.messages) ? '' : await o.tokenizer.decode(req.token_ids)),
+/** The upstream call of a request; a promise only when the prompt's text must be decoded first. */
+const CALLS: Readonly<Record<UpstreamInput, (req: PreprocessedRequest, o: BridgeEngineOptions) => UpstreamCall | Promise<UpstreamCall>>> = {
+  tokens: (req, o) => tokenCompletionsCall(req, o.model),
+  text: (req, o) =>
+    Array.isArray(req.extra_args?.messages) ? textCall(req, o.model, '') : o.tokenizer.decode(req.token_ids).then((prompt) => textCall(req, o.model, prompt)),
 };
 
 /**
@@ -48,19 +49,19 @@ const CALLS: Readonly<Record<UpstreamInput, (req: PreprocessedRequest, o: Bridge
  */
 const OPTIONAL_FIELDS = ['return_token_ids', 'return_tokens_as_token_ids'] as const;
 
+/** The headers of every generation request before its length (the caller's follow). */
+const REQUEST_HEADERS = 'content-type: application/json\r\naccept: text/event-stream\r\n';
+
 export class OpenAiBridgeEngine implements EngineClient {
   readonly baseUrl: string;
   /** Optional fields this upstream refused. */
   private readonly refused = new Set<string>();
   /** Kept-alive connections to the upstream. */
-  private readonly agent: http.Agent;
-  private readonly client: typeof http | typeof https;
+  private readonly connections: UpstreamConnections;
 
   constructor(readonly options: BridgeEngineOptions) {
     this.baseUrl = options.url.replace(/\/+$/, '').replace(/\/v1$/, '');
-    const tls = this.baseUrl.startsWith('https:');
-    this.client = tls ? https : http;
-    this.agent = new (tls ? https.Agent : http.Agent)({ keepAlive: true });
+    this.connections = new UpstreamConnections(this.baseUrl, options.headers ?? {});
   }
 
   /**
@@ -71,35 +72,35 @@ export class OpenAiBridgeEngine implements EngineClient {
    */
   generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncIterable<LLMEngineOutput> {
     return queueStream(async () => {
-      const call = await CALLS[this.options.input](request, this.options);
-      const res = await this.post(call, ctx.signal);
-      if (!res) return null;
+      const made = CALLS[this.options.input](request, this.options);
+      const call = made instanceof Promise ? await made : made;
+      const reply = await this.post(call, ctx.signal);
+      if (!reply) return null;
       const queue = new AsyncQueue<LLMEngineOutput>();
-      new UpstreamAnswer(res, queue, call.api, this.options, this.baseUrl, ctx.signal).start();
+      new UpstreamAnswer(reply, queue, call.api, this.options, this.baseUrl, ctx.signal).start();
       return { queue };
     });
   }
 
-  /** The response once its headers are in (a 2xx); null when the caller gave up first. */
-  private post(call: UpstreamCall, signal: AbortSignal, retryReset = true): Promise<http.IncomingMessage | null> {
+  /** The answer once its head is in (a 2xx); null when the caller gave up first. */
+  private post(call: UpstreamCall, signal: AbortSignal, retryReset = true): Promise<UpstreamReply | null> {
     const { responseTimeoutMs } = this.options;
     if (signal.aborted) return Promise.resolve(null);
     const body = JSON.stringify(call.body, this.refused.size > 0 ? (key, value: unknown) => (this.refused.has(key) ? undefined : value) : undefined);
     return new Promise((resolve, reject) => {
-      const req = this.client.request(`${this.baseUrl}${call.path}`, {
-        method: 'POST',
-        // A retry goes on a fresh connection (a one-off agent).
-        agent: retryReset ? this.agent : false,
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': Buffer.byteLength(body), ...this.options.headers },
-      });
       let timedOut = false;
-      /** The headers came, or the request failed: later errors belong to the answer's reading. */
+      /** The head came, or the request failed: later errors belong to the answer's reading. */
       let settledOnce = false;
+      let sent: SentRequest | null = null;
       const timer = setTimeout(() => {
         timedOut = true;
-        req.destroy();
+        sent?.destroy();
+        failed(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }));
       }, responseTimeoutMs);
-      const onAbort = (): void => void req.destroy();
+      const onAbort = (): void => {
+        sent?.destroy();
+        failed(Object.assign(new Error('aborted'), { code: 'ABORT_ERR' }));
+      };
       signal.addEventListener('abort', onAbort, { once: true });
       const settled = (): boolean => {
         if (settledOnce) return false;
@@ -108,15 +109,7 @@ export class OpenAiBridgeEngine implements EngineClient {
         signal.removeEventListener('abort', onAbort);
         return true;
       };
-      req.once('response', (res) => {
-        if (!settled()) return;
-        if (res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300) {
-          resolve(res);
-          return;
-        }
-        this.refusal(call, res, signal).then(resolve, reject);
-      });
-      req.on('error', (err: NodeJS.ErrnoException) => {
+      const failed = (err: NodeJS.ErrnoException): void => {
         if (!settled()) return;
         if (signal.aborted) resolve(null);
         else if (timedOut) reject(upstreamLost(this.baseUrl, `did not answer within ${responseTimeoutMs} ms`));
@@ -124,15 +117,28 @@ export class OpenAiBridgeEngine implements EngineClient {
         // answer; one try on a fresh connection tells that apart from a server that is gone.
         else if (retryReset && CONNECTION_RESETS.has(err.code ?? '')) resolve(this.post(call, signal, false));
         else reject(upstreamLost(this.baseUrl, `is unreachable: ${err.code ?? err.message}`));
-      });
-      req.end(body);
+      };
+      try {
+        // A retry goes on a fresh connection.
+        sent = this.connections.post(call.path, REQUEST_HEADERS, body, !retryReset, {
+          reply: (reply) => {
+            if (!settled()) return reply.destroy();
+            if (reply.status >= 200 && reply.status < 300) resolve(reply);
+            else this.refusal(call, reply, signal).then(resolve, reject);
+          },
+          failed,
+        });
+      } catch (err) {
+        settled();
+        reject(err);
+      }
     });
   }
 
   /** A non-2xx answer: the request again without the optional fields it names, else its typed error. */
-  private async refusal(call: UpstreamCall, res: http.IncomingMessage, signal: AbortSignal): Promise<http.IncomingMessage | null> {
-    const text = await bodyText(res);
-    const status = res.statusCode ?? 0;
+  private async refusal(call: UpstreamCall, reply: UpstreamReply, signal: AbortSignal): Promise<UpstreamReply | null> {
+    const text = await bodyText(reply);
+    const status = reply.status;
     const refused = status === 400 ? OPTIONAL_FIELDS.filter((f) => call.body[f] !== undefined && text.includes(f)) : [];
     if (refused.length === 0) throw upstreamStatusError(this.baseUrl, status, text);
     for (const field of refused) this.refused.add(field);
@@ -140,13 +146,15 @@ export class OpenAiBridgeEngine implements EngineClient {
   }
 }
 
-/** A response's whole text; '' when it fails on the way. */
-function bodyText(res: http.IncomingMessage): Promise<string> {
+/** An answer's whole text; '' when it fails on the way. */
+function bodyText(reply: UpstreamReply): Promise<string> {
   return new Promise((resolve) => {
     const parts: Buffer[] = [];
-    res.on('data', (d: Buffer) => parts.push(d));
-    res.once('end', () => resolve(Buffer.concat(parts).toString('utf8')));
-    res.on('error', () => resolve(''));
+    reply.read({
+      body: (d) => void parts.push(d),
+      end: () => resolve(Buffer.concat(parts).toString('utf8')),
+      lost: () => resolve(''),
+    });
   });
 }
 
@@ -156,7 +164,7 @@ function bodyText(res: http.IncomingMessage): Promise<string> {
  * of its own); a chunk whose output needs the tokenizer off the calling thread keeps the outputs
  * after it waiting, in order.
  */
-class UpstreamAnswer {
+class UpstreamAnswer implements BodyReader {
   private readonly reader = new SseDataReader((data) => this.onData(data));
   /** The output with the finish, sent at the end. */
   private held: LLMEngineOutput | null = null;
@@ -167,7 +175,7 @@ class UpstreamAnswer {
   private over = false;
 
   constructor(
-    private readonly res: http.IncomingMessage,
+    private readonly reply: UpstreamReply,
     private readonly queue: AsyncQueue<LLMEngineOutput>,
     private readonly api: UpstreamApi,
     private readonly options: BridgeEngineOptions,
@@ -176,25 +184,30 @@ class UpstreamAnswer {
   ) {}
 
   start(): void {
-    const { res, queue, signal } = this;
+    const { queue, signal } = this;
     // The consumer left early: the upstream request is aborted.
     queue.whenClosed((how) => {
       if (how === 'returned') this.stop();
     });
     signal.addEventListener('abort', this.onAbort, { once: true });
-    res.on('data', (chunk: Buffer) => {
-      if (this.over || this.complete) return;
-      this.reader.push(chunk);
-      if (this.reader.isDone) this.finish();
-    });
-    res.once('end', () => {
-      if (this.over || this.complete) return;
-      this.reader.end();
-      this.finish();
-    });
-    res.on('error', (err) => this.lost(`dropped the stream: ${err.message}`));
-    res.once('close', () => this.lost('dropped the stream: the connection closed'));
     if (signal.aborted) this.onAbort();
+    else this.reply.read(this);
+  }
+
+  body(bytes: Buffer): void {
+    if (this.over || this.complete) return;
+    this.reader.push(bytes);
+    if (this.reader.isDone) this.finish();
+  }
+
+  end(): void {
+    if (this.over || this.complete) return;
+    this.reader.end();
+    this.finish();
+  }
+
+  lost(err: Error): void {
+    this.dropped(`dropped the stream: ${err.message}`);
   }
 
   private onData(data: string): void {
@@ -254,7 +267,7 @@ class UpstreamAnswer {
     this.over = true;
     this.signal.removeEventListener('abort', this.onAbort);
     // The rest of the answer (its last chunk framing) is read so the connection can be used again.
-    this.res.resume();
+    this.reply.discard();
     if (this.signal.aborted) this.queue.end();
     else if (!this.held) this.queue.fail(upstreamLost(this.baseUrl, 'ended the stream before a finish reason'));
     else {
@@ -265,14 +278,14 @@ class UpstreamAnswer {
 
   private failed(err: unknown): void {
     if (this.over) return;
-    if (this.signal.aborted) return this.lost('');
+    if (this.signal.aborted) return this.dropped('');
     if (err instanceof Error && err.name === 'SyntaxError') this.fail(upstreamLost(this.baseUrl, `sent a malformed event: ${err.message}`));
     else if (isDynamoError(err)) this.fail(err);
     else this.fail(upstreamLost(this.baseUrl, `dropped the stream: ${(err as Error).message}`));
   }
 
   /** The connection went before the end: a lost worker, unless the caller gave up. */
-  private lost(what: string): void {
+  private dropped(what: string): void {
     if (this.over || this.complete) return;
     if (this.signal.aborted) {
       this.stop();
@@ -298,7 +311,7 @@ class UpstreamAnswer {
     this.over = true;
     this.chain = null;
     this.signal.removeEventListener('abort', this.onAbort);
-    this.res.destroy();
+    this.reply.destroy();
   }
 }
 

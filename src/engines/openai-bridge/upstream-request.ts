@@ -13,28 +13,35 @@ export interface UpstreamCall {
   body: Record<string, unknown>;
 }
 
+/**
+ * The body's fields, set only when they have a value. An object built by assignment keeps a fast
+ * shape; one spread from an object literal of `undefined`s was several times slower to build and
+ * to serialize than the rest of the call (bench/RESULTS.md).
+ */
+type Body = Record<string, unknown>;
+
+function put(body: Body, field: string, value: unknown): void {
+  if (value != null) body[field] = value;
+}
+
 /** The fields every API shares: sampling, limits, streaming with usage. */
-function commonFields(req: PreprocessedRequest, model: string): Record<string, unknown> {
+function commonFields(req: PreprocessedRequest, model: string): Body {
   const s = req.sampling_options;
   const stop = req.stop_conditions;
-  const body: Record<string, unknown> = {
-    model,
-    stream: true,
-    stream_options: { include_usage: true },
-    max_tokens: stop.max_tokens ?? undefined,
-    min_tokens: stop.min_tokens ?? undefined,
-    ignore_eos: stop.ignore_eos ?? undefined,
-    stop_token_ids: stop.stop_token_ids?.length ? stop.stop_token_ids : undefined,
-    temperature: s.temperature ?? undefined,
-    top_p: s.top_p ?? undefined,
-    top_k: s.top_k ?? undefined,
-    min_p: s.min_p ?? undefined,
-    seed: s.seed ?? undefined,
-    presence_penalty: s.presence_penalty ?? undefined,
-    frequency_penalty: s.frequency_penalty ?? undefined,
-    repetition_penalty: s.repetition_penalty ?? undefined,
-    skip_special_tokens: req.output_options.skip_special_tokens ?? undefined,
-  };
+  const body: Body = { model, stream: true, stream_options: { include_usage: true } };
+  put(body, 'max_tokens', stop.max_tokens);
+  put(body, 'min_tokens', stop.min_tokens);
+  put(body, 'ignore_eos', stop.ignore_eos);
+  if (stop.stop_token_ids?.length) body.stop_token_ids = stop.stop_token_ids;
+  put(body, 'temperature', s.temperature);
+  put(body, 'top_p', s.top_p);
+  put(body, 'top_k', s.top_k);
+  put(body, 'min_p', s.min_p);
+  put(body, 'seed', s.seed);
+  put(body, 'presence_penalty', s.presence_penalty);
+  put(body, 'frequency_penalty', s.frequency_penalty);
+  put(body, 'repetition_penalty', s.repetition_penalty);
+  put(body, 'skip_special_tokens', req.output_options.skip_special_tokens);
   const guided = s.guided_decoding;
   // vLLM's request fields for the same constraints; vLLM takes a structural tag as JSON text.
   if (guided) {
@@ -62,42 +69,38 @@ const GUIDED_FIELDS: Readonly<Record<string, string>> = {
  * alternatives by id too.
  */
 export function tokenCompletionsCall(req: PreprocessedRequest, model: string): UpstreamCall {
+  const body = commonFields(req, model);
+  body.prompt = req.token_ids;
+  body.return_token_ids = true;
   const logprobs = req.output_options.logprobs;
-  return {
-    api: 'completions',
-    path: '/v1/completions',
-    body: {
-      ...commonFields(req, model),
-      prompt: req.token_ids,
-      return_token_ids: true,
-      logprobs: logprobs ?? undefined,
-      return_tokens_as_token_ids: logprobs != null ? true : undefined,
-    },
-  };
+  if (logprobs != null) {
+    body.logprobs = logprobs;
+    body.return_tokens_as_token_ids = true;
+  }
+  return { api: 'completions', path: '/v1/completions', body };
 }
 
 /** Text-in: stop strings go to the engine, which decodes; the chat's messages when the frontend forwarded them. */
 export function textCall(req: PreprocessedRequest, model: string, promptText: string): UpstreamCall {
-  const common = { ...commonFields(req, model), stop: req.stop_conditions.stop?.length ? req.stop_conditions.stop : undefined };
+  const body = commonFields(req, model);
+  if (req.stop_conditions.stop?.length) body.stop = req.stop_conditions.stop;
   const chat = req.extra_args;
-  if (Array.isArray(chat?.messages)) {
-    const logprobs = req.output_options.logprobs;
-    return {
-      api: 'chat',
-      path: '/v1/chat/completions',
-      body: {
-        ...common,
-        messages: chat.messages,
-        // The engine's own tool parser and guided decoding serve them.
-        tools: Array.isArray(chat.tools) && chat.tools.length > 0 ? chat.tools : undefined,
-        tool_choice: chat.tool_choice ?? undefined,
-        parallel_tool_calls: chat.parallel_tool_calls ?? undefined,
-        // vLLM's and SGLang's name for the template's extra variables (e.g. enable_thinking).
-        chat_template_kwargs: chat.chat_template_args ?? undefined,
-        logprobs: logprobs != null ? true : undefined,
-        top_logprobs: logprobs != null && logprobs > 0 ? logprobs : undefined,
-      },
-    };
+  const logprobs = req.output_options.logprobs;
+  if (!Array.isArray(chat?.messages)) {
+    body.prompt = promptText;
+    put(body, 'logprobs', logprobs);
+    return { api: 'completions', path: '/v1/completions', body };
   }
-  return { api: 'completions', path: '/v1/completions', body: { ...common, prompt: promptText, logprobs: req.output_options.logprobs ?? undefined } };
+  body.messages = chat.messages;
+  // The engine's own tool parser and guided decoding serve them.
+  if (Array.isArray(chat.tools) && chat.tools.length > 0) body.tools = chat.tools;
+  put(body, 'tool_choice', chat.tool_choice);
+  put(body, 'parallel_tool_calls', chat.parallel_tool_calls);
+  // vLLM's and SGLang's name for the template's extra variables (e.g. enable_thinking).
+  put(body, 'chat_template_kwargs', chat.chat_template_args);
+  if (logprobs != null) {
+    body.logprobs = true;
+    if (logprobs > 0) body.top_logprobs = logprobs;
+  }
+  return { api: 'chat', path: '/v1/chat/completions', body };
 }
