@@ -21,6 +21,35 @@ export const SNAPSHOT_BUCKET = 'radix-bucket';
 export const SNAPSHOT_OBJECT = 'radix-state';
 export const LOCK_STREAM = 'router-locks';
 
+/** Reads of a snapshot that another router keeps replacing, before giving up. */
+const MAX_READS = 5;
+
+/** Time for reading `size` bytes over a NATS connection: 2 s plus 1 s per 10 MB. */
+function readDeadlineMs(size: number): number {
+  return 2_000 + size / 10_000;
+}
+
+/** The stream's bytes, or null (the stream cancelled) when they are not all in within `ms`. */
+async function readWithin(stream: ReadableStream<Uint8Array>, ms: number): Promise<Uint8Array | null> {
+  const reader = stream.getReader();
+  const parts: Uint8Array[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), late]);
+      if (next === null) {
+        await reader.cancel().catch(() => undefined);
+        return null;
+      }
+      if (next.done) return Buffer.concat(parts);
+      parts.push(next.value);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** `namespace.{ns}.component.{c}` → `namespace-{ns}-component-{c}` (NATS token and object-name safe). */
 function slug(scope: string): string {
   return scope.toLowerCase().replace(/[^a-z0-9_-]/g, '-');
@@ -43,8 +72,29 @@ export class NatsRouterStateStore implements RouterStateStore {
     this.lockPrefix = `${LOCK_STREAM}.${s}`;
   }
 
+  /**
+   * The saved snapshot, or null. The object store reads an object's chunks by the id its info
+   * names; a router that saves (or resets) meanwhile purges those chunks, and the read would then
+   * wait forever for them. So each read has a deadline for its size; past it, a changed or deleted
+   * object is read again from its new info, and an unchanged one is an error.
+   */
   async load(): Promise<Uint8Array | null> {
-    return (await this.objects()).getBlob(this.objectName);
+    const store = await this.objects();
+    for (let attempt = 1; ; attempt++) {
+      const object = await store.get(this.objectName);
+      if (object === null) return null;
+      const data = await readWithin(object.data, readDeadlineMs(object.info.size));
+      if (data !== null) {
+        const err = await object.error;
+        if (err) throw err;
+        return data;
+      }
+      const now = await store.info(this.objectName);
+      if (now !== null && !now.deleted && now.nuid === object.info.nuid) {
+        throw new Error(`reading the router snapshot ${SNAPSHOT_BUCKET}/${this.objectName} (${object.info.size} bytes) stalled`);
+      }
+      if (attempt >= MAX_READS) throw new Error(`the router snapshot ${SNAPSHOT_BUCKET}/${this.objectName} was replaced during each of ${MAX_READS} reads`);
+    }
   }
 
   async save(snapshot: Uint8Array): Promise<void> {
