@@ -81,10 +81,12 @@ test('a later router loads the snapshot; --router-reset-states deletes it', asyn
   });
   // The mocker is quiet now: the next snapshot (if any) is what B will load; wait until it stops changing.
   let snapshot = saved;
+  const settledBy = Date.now() + 60_000;
   for (;;) {
     await new Promise((r) => setTimeout(r, 500));
     const again = (await store.load())!;
     if (Buffer.compare(Buffer.from(again), Buffer.from(snapshot)) === 0) break;
+    assert.ok(Date.now() < settledBy, 'the snapshot kept changing with the mocker quiet');
     snapshot = again;
   }
   const events = decodeKvSnapshot(snapshot);
