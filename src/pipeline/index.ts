@@ -27,6 +27,7 @@ export {
   boundaryTokensOf,
   tokenizerFile,
   tokenizerFileLoaded,
+  fileVersion,
   prepareTokenizerFile,
   type PreparedTokenizerFile,
   checkJsonDepth,

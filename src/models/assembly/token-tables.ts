@@ -2,20 +2,13 @@
 // never change: a process builds each once, so `serve`'s frontend and workers share one, and a model
 // that leaves and comes back is not rebuilt. A model discovered by a frontend has them built on a
 // thread first (`prepareTokenTables`), so its arrival does not stall the streams of the others.
-import { statSync } from 'node:fs';
-import { prepareTokenizerFile, tokenizerFileLoaded, TokenTable } from '../../pipeline/index.js';
+import { fileVersion, prepareTokenizerFile, tokenizerFileLoaded, TokenTable } from '../../pipeline/index.js';
 
 const tables = new Map<string, TokenTable>();
 
-/** `path:size:mtime`: a file edited in place gets a new table. */
-function fileVersion(path: string | undefined): string {
-  if (!path) return '';
-  const st = statSync(path);
-  return `${path}:${st.size}:${st.mtimeMs}`;
-}
-
+/** Both files' versions: either edited in place gets a new table. */
 function tableKey(tokenizerJsonPath: string, tokenizerConfigPath?: string): string {
-  return `${fileVersion(tokenizerJsonPath)}|${fileVersion(tokenizerConfigPath)}`;
+  return `${fileVersion(tokenizerJsonPath)}|${tokenizerConfigPath ? fileVersion(tokenizerConfigPath) : ''}`;
 }
 
 /** TokenTable.fromFile, once per version of the files. */

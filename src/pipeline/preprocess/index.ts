@@ -7,6 +7,7 @@ export {
   PrefixTokenCache,
   tokenizerFile,
   tokenizerFileLoaded,
+  fileVersion,
   prepareTokenizerFile,
   type PreparedTokenizerFile,
   type AddedTokenJson,

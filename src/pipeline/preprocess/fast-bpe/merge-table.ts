@@ -17,14 +17,15 @@ export class MergeTable {
   private readonly merged: Int32Array;
   private readonly mask: number;
 
+  /** An empty table for `pairs` merges, or the table of `parts` (another table's arrays). */
   constructor(pairs: number, parts?: MergeTableParts) {
     let size = 1024;
-    while (size < pairs * 2) size *= 2;
-    this.mask = size - 1;
+    while (!parts && size < pairs * 2) size *= 2;
     this.left = parts?.left ?? new Int32Array(size).fill(EMPTY);
     this.right = parts?.right ?? new Int32Array(size);
     this.ranks = parts?.ranks ?? new Int32Array(size);
     this.merged = parts?.merged ?? new Int32Array(size);
+    this.mask = this.left.length - 1;
   }
 
   /** The table's arrays, to hand to another thread; `MergeTable.fromParts` rebuilds it there. */
@@ -33,7 +34,7 @@ export class MergeTable {
   }
 
   static fromParts(parts: MergeTableParts): MergeTable {
-    return new MergeTable(parts.left.length / 2, parts);
+    return new MergeTable(0, parts);
   }
 
   /** Later merges of the same pair win, as in the native loader. */

@@ -44,19 +44,20 @@ const loaded = new Map<string, WeakRef<TokenizerFile>>();
 /** Tables built beforehand, until the file's load takes them or their holder lets them go. */
 const prepared = new Map<string, FromJson>();
 
-function versionOf(path: string): string {
+/** A file's path, size and mtime: a file rewritten in place gets a new key. */
+export function fileVersion(path: string): string {
   const { size, mtimeMs } = statSync(path);
   return `${path}\0${size}\0${mtimeMs}`;
 }
 
 /** Whether a load of this version of the file is in use (its tables are built, or will be from its JSON). */
 export function tokenizerFileLoaded(path: string): boolean {
-  return loaded.get(versionOf(path))?.deref() !== undefined;
+  return loaded.get(fileVersion(path))?.deref() !== undefined;
 }
 
 /** The shared load of the tokenizer.json at `path`. */
 export function tokenizerFile(path: string): TokenizerFile {
-  const key = versionOf(path);
+  const key = fileVersion(path);
   const cached = loaded.get(key)?.deref();
   if (cached) return cached;
   for (const [k, ref] of loaded) if (ref.deref() === undefined) loaded.delete(k);
@@ -78,7 +79,7 @@ export interface PreparedTokenizerFile {
  * takes them instead of building them on the event loop. Rejects as reading the files would.
  */
 export async function prepareTokenizerFile(job: FileTablesJob): Promise<PreparedTokenizerFile> {
-  const key = versionOf(job.tokenizerJsonPath);
+  const key = fileVersion(job.tokenizerJsonPath);
   const { tokenTable, ...shared } = await buildFileTables(job);
   if (!loaded.get(key)?.deref()) prepared.set(key, shared);
   return {
