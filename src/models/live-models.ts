@@ -3,7 +3,7 @@
 // tensor model registered with the KServe core.
 import { moduleLogger, type Logger } from '../observability/index.js';
 import type { PreprocessPool } from '../pipeline/index.js';
-import { cardWorkerType } from '../protocols/index.js';
+import { cardWorkerType, type ModelDeploymentCard } from '../protocols/index.js';
 import { INDEXER_QUERY_ENDPOINT, type InstanceHealth, type PushRouter, type WorkerInstance, type WorkerLiveness } from '../router/index.js';
 import type { EndpointInstance, ModelRecord, RequestPlaneClient } from '../runtime/index.js';
 import {
@@ -76,6 +76,9 @@ const KINDS: { readonly [K in ModelKind]: Kind } = {
   tensor: { prepare: NOTHING_TO_PREPARE, live: liveTensorModel },
 };
 
+/** The card `prepare` read, for `create` of the same record (with --model-path, a read of local files). */
+const preparedCards = new WeakMap<ModelRecord, ModelDeploymentCard>();
+
 /**
  * The model's token tables and tokenizer tables, built on a thread (about a second of CPU for a
  * 150k vocabulary). A card that cannot be read prepares nothing: `create` reports it.
@@ -83,6 +86,7 @@ const KINDS: { readonly [K in ModelKind]: Kind } = {
 async function prepareServedModel(name: string, record: ModelRecord, ctx: LiveModelContext): Promise<() => void> {
   try {
     const card = servedCard(record.cardJson, name, ctx.localModelPath);
+    preparedCards.set(record, card);
     return await prepareTokenTables(card.tokenizerJsonPath, card.files.tokenizerConfig?.path);
   } catch {
     return () => undefined;
@@ -124,7 +128,8 @@ class ServedLiveModel implements LiveModel {
     const { logger } = ctx;
     let model: AssembledModel;
     try {
-      const card = servedCard(record.cardJson, name, ctx.localModelPath);
+      const card = preparedCards.get(record) ?? servedCard(record.cardJson, name, ctx.localModelPath);
+      preparedCards.delete(record);
       const parsers = cardParsers(record.cardJson, name);
       const structuralTag = cardStructuralTag(record.cardJson, name);
       const structuralTagOptions = cardStructuralTagOptions(record.cardJson);
