@@ -44,6 +44,8 @@ const REGEXP_SPECIALS = /[.*+?^${}()|[\]\\]/g;
 export class PrefixTokenCache {
   private readonly pattern: RegExp;
   private readonly boundaryIds: ReadonlySet<number>;
+  /** Special tokens' ids sit apart from the text's (above them, usually): most ids skip the set. */
+  private readonly minBoundaryId: number;
   /** Least recently used first. */
   private readonly entries = new Set<Entry>();
   /** Cut key → the entries whose leading text has that key (one per distinct leading text). */
@@ -67,6 +69,7 @@ export class PrefixTokenCache {
     const contents = tokens.map((t) => t.content).sort((a, b) => b.length - a.length);
     this.pattern = new RegExp(contents.map((c) => c.replace(REGEXP_SPECIALS, '\\$&')).join('|'), 'g');
     this.boundaryIds = new Set(tokens.map((t) => t.id));
+    this.minBoundaryId = Math.min(...this.boundaryIds);
   }
 
   /** Whether `text` is long enough to be worth caching. */
@@ -114,7 +117,11 @@ export class PrefixTokenCache {
   /** Remembers `text`'s ids; a text whose special tokens and ids do not line up is not kept. */
   store(text: string, cuts: PromptCuts, ids: readonly number[]): void {
     const tokenIndexes: number[] = [];
-    for (let i = 0; i < ids.length; i++) if (this.boundaryIds.has(ids[i]!)) tokenIndexes.push(i);
+    const min = this.minBoundaryId;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      if (id >= min && this.boundaryIds.has(id)) tokenIndexes.push(i);
+    }
     // The text's first special token may stand at offset 0, which `cuts` leaves out.
     const skipped = tokenIndexes.length - cuts.offsets.length;
     if (skipped !== 0 && skipped !== 1) return;
@@ -128,7 +135,7 @@ export class PrefixTokenCache {
     if (kept.size === 0) return;
     const entry: Entry = {
       text: Buffer.from(text, 'utf16le'),
-      ids: Uint32Array.from(ids),
+      ids: new Uint32Array(ids),
       cuts: kept,
       bytes: 64 + text.length * 2 + ids.length * 8 + cuts.offsets.length * 64,
     };
