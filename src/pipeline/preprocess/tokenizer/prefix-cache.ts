@@ -102,7 +102,8 @@ export class PrefixTokenCache {
       const bucket = this.byCut.get(key);
       if (bucket === undefined) continue;
       const cut = cuts.offsets[i]!;
-      probe ??= Buffer.from(text, 'utf16le');
+      // Cuts are tried longest first: the first one's leading text holds every later one's.
+      probe ??= Buffer.from(text.slice(0, cut), 'utf16le');
       for (const entry of bucket) {
         if (probe.compare(entry.text, 0, cut * 2, 0, cut * 2) !== 0) continue;
         this.touch(entry);

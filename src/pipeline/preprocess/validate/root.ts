@@ -68,7 +68,7 @@ const GUIDED_CONSTRAINTS = [
 /** At most one guided-decoding constraint; `guided_whitespace_pattern` only modifies one. */
 export function checkGuidedDecoding(body: Body): void {
   let count = 0;
-  for (const [, field] of GUIDED_CONSTRAINTS) if (present(body[field])) count++;
+  for (let i = 0; i < GUIDED_CONSTRAINTS.length; i++) if (present(body[GUIDED_CONSTRAINTS[i]![1]])) count++;
   if (count <= 1) return;
   const set = GUIDED_CONSTRAINTS.filter(([, field]) => present(body[field])).map(([name]) => name);
   fail(`Only one guided-decoding constraint can be set; received: ${set.join(', ')}`);
