@@ -27,11 +27,21 @@ export function computeSaltSeed(opts: SaltOptions = {}): bigint {
   return seed;
 }
 
-/** Token ids [start, start+count) as u32 little-endian bytes, in one allocation. */
+/**
+ * Prompts up to this many tokens are laid out in one buffer kept for every call (hashing reads
+ * the bytes at once and keeps nothing): no allocation per call, and no on-heap typed array turned
+ * into an ArrayBuffer (what `.buffer` of a small one costs). Longer ones get their own.
+ */
+const SCRATCH_TOKENS = 65_536;
+let scratch = new Uint32Array(1024);
+
+/** Token ids [start, start+count) as u32 little-endian bytes; valid until the next call. */
 function tokenBytes(tokens: ArrayLike<number>, start: number, count: number): Uint8Array {
-  const words = new Uint32Array(count);
+  let words = scratch;
+  if (count > SCRATCH_TOKENS) words = new Uint32Array(count);
+  else if (count > scratch.length) words = scratch = new Uint32Array(Math.min(SCRATCH_TOKENS, Math.max(count, scratch.length * 2)));
   for (let i = 0; i < count; i++) words[i] = tokens[start + i]!;
-  const bytes = new Uint8Array(words.buffer);
+  const bytes = new Uint8Array(words.buffer, 0, count * 4);
   if (!LITTLE_ENDIAN_HOST) {
     for (let i = 0; i < bytes.length; i += 4) {
       const b0 = bytes[i]!;

@@ -25,7 +25,7 @@ export class Scheduler {
   readonly kv: KvBlockManager;
   private waiting: Sequence[] = [];
   /** Admission order; the last one is the first to be preempted. */
-  private running: Sequence[] = [];
+  private readonly running: Sequence[] = [];
   private nextPrivateBlock = 0;
   private readonly admissionLimit: number;
   private readonly hitRates = new Float64Array(HIT_RATE_WINDOW);
@@ -212,7 +212,7 @@ export class Scheduler {
       seq.channel.push(out);
       if (seq.finished) seq.channel.end();
     }
-    if (anyFinished) this.running = this.running.filter((s) => !s.finished);
+    if (anyFinished) dropFinished(this.running);
   }
 
   private stepTime(work: readonly ScheduledWork[]): number {
@@ -332,4 +332,11 @@ export class Scheduler {
     seq.channel.push(out);
     seq.channel.end();
   }
+}
+
+/** Removes finished sequences in place, keeping the others' order (no new array per step). */
+function dropFinished(seqs: Sequence[]): void {
+  let kept = 0;
+  for (const seq of seqs) if (!seq.finished) seqs[kept++] = seq;
+  seqs.length = kept;
 }

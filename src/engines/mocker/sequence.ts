@@ -154,10 +154,16 @@ function naturalEnding(greedy: GreedyTokens, opts: MockerOptions, promptHash: bi
 /** The most alternatives per position the engine gives (chat allows 20, completions 5). */
 const MAX_TOP_LOGPROBS = 20;
 
-function idSet(...lists: (readonly number[] | null | undefined)[]): Set<number> {
-  const set = new Set<number>();
-  for (const list of lists) for (const id of list ?? []) set.add(id);
-  return set;
+/** Shared by every request without such ids (most have no stop token ids): never written to. */
+const NO_IDS: ReadonlySet<number> = new Set();
+
+function idSet(...lists: (readonly number[] | null | undefined)[]): ReadonlySet<number> {
+  let set: Set<number> | null = null;
+  for (const list of lists) {
+    if (!list) continue;
+    for (const id of list) (set ??= new Set()).add(id);
+  }
+  return set ?? NO_IDS;
 }
 
 /**

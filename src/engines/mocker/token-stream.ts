@@ -122,7 +122,7 @@ export class GreedyTokens implements OutputTokens {
     this.b = Number((bits >> 32n) & 0xffffffffn) ^ 0x1b873593;
     this.beforeA = this.a;
     this.beforeB = this.b;
-    for (const token of context) this.push(token);
+    for (let i = 0; i < context.length; i++) this.push(context[i]!);
   }
 
   /** Tokens after the last special token of the context (the chat template's assistant header), -1 if none. */

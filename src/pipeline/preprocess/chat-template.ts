@@ -48,7 +48,7 @@ export class ChatTemplate {
    * event loop stays free for other clients.
    */
   async renderOffLoop(request: ChatCompletionRequest): Promise<string> {
-    if (request.messages.length + (request.tools?.length ?? 0) <= INLINE_MAX_ITEMS) return this.render(request);
+    if (this.rendersInline(request)) return this.render(request);
     const render = this.renderInput(request);
     let text: string;
     try {
@@ -57,6 +57,11 @@ export class ChatTemplate {
       throw templateError(err);
     }
     return render.finish(text);
+  }
+
+  /** Whether `renderOffLoop` renders this request on the calling thread (then `render` is the same, without a promise). */
+  rendersInline(request: ChatCompletionRequest): boolean {
+    return request.messages.length + (request.tools?.length ?? 0) <= INLINE_MAX_ITEMS;
   }
 
   private renderInput(request: ChatCompletionRequest): RenderInput {

@@ -210,33 +210,38 @@ export class Preprocessor {
     return this.tokenizer.decode(ids, false);
   }
 
-  private async chatPrompt(req: ChatCompletionRequest): Promise<Prompt> {
+  /** A small chat's prompt comes back as is, rendered and tokenized without a promise between the steps. */
+  private chatPrompt(req: ChatCompletionRequest): Prompt | Promise<Prompt> {
     const tokenData = req.prompt_token_ids ?? req.nvext?.token_data;
     if (tokenData) return givenTokens(tokenData);
     if (req.nvext?.use_raw_prompt === true) return this.encode(rawChatText(req), true);
     const pool = this.opts.pool;
     if (pool && chatPromptChars(req.messages as unknown as Record<string, unknown>[]) >= pool.minChars) {
-      return pooled(performance.now(), await pool.chat(this.poolKey, this.poolSetup, req));
+      const started = performance.now();
+      return pool.chat(this.poolKey, this.poolSetup, req).then((prompt) => pooled(started, prompt));
     }
     // The template writes BOS and other special tokens itself.
     const started = performance.now();
-    const text = await this.template.renderOffLoop(req);
-    return this.encode(text, false, performance.now() - started);
+    if (this.template.rendersInline(req)) {
+      const text = this.template.render(req);
+      return this.encode(text, false, performance.now() - started);
+    }
+    return this.template.renderOffLoop(req).then((text) => this.encode(text, false, performance.now() - started));
   }
 
-  private completionPrompts(req: CompletionRequest): Promise<Prompt>[] {
+  private completionPrompts(req: CompletionRequest): (Prompt | Promise<Prompt>)[] {
     const tokenData = req.nvext?.token_data;
-    if (tokenData) return [Promise.resolve(givenTokens(tokenData))];
+    if (tokenData) return [givenTokens(tokenData)];
     const prompt = req.prompt;
     if (prompt === undefined || prompt === null) {
       throw new NotImplementedError('prompt_embeds without a prompt is not supported by this frontend');
     }
     if (typeof prompt === 'string') return [this.encode(prompt, true)];
     if (prompt.length > 0 && typeof prompt[0] === 'number') {
-      return [Promise.resolve(givenTokens(prompt as number[]))];
+      return [givenTokens(prompt as number[])];
     }
     return (prompt as (string | number[])[]).map((p) =>
-      typeof p === 'string' ? this.encode(p, true) : Promise.resolve(givenTokens(p)),
+      typeof p === 'string' ? this.encode(p, true) : givenTokens(p),
     );
   }
 
@@ -245,14 +250,16 @@ export class Preprocessor {
     template: { excludeToolsWhenToolChoiceNone: this.opts.excludeToolsWhenToolChoiceNone },
   });
 
-  private async encode(text: string, addSpecialTokens: boolean, templateMs = 0): Promise<Prompt> {
+  /** Tokenized on the calling thread when the tokenizer answers at once (see HfTokenizer.encodeNow). */
+  private encode(text: string, addSpecialTokens: boolean, templateMs = 0): Prompt | Promise<Prompt> {
     const pool = this.opts.pool;
     const started = performance.now();
     if (pool && text.length >= pool.minChars) {
-      return { ...pooled(started, await pool.text(this.poolKey, this.poolSetup, text, addSpecialTokens)), templateMs };
+      return pool.text(this.poolKey, this.poolSetup, text, addSpecialTokens).then((prompt) => ({ ...pooled(started, prompt), templateMs }));
     }
-    const tokens = await this.tokenizer.encode(text, addSpecialTokens);
-    return { tokens, text, tokenizeMs: performance.now() - started, templateMs, tokenizeStartedAt: started };
+    const tokenized = (tokens: number[]): Prompt => ({ tokens, text, tokenizeMs: performance.now() - started, templateMs, tokenizeStartedAt: started });
+    const now = this.tokenizer.encodeNow(text, addSpecialTokens);
+    return now !== null ? tokenized(now) : this.tokenizer.encode(text, addSpecialTokens).then(tokenized);
   }
 
   /**

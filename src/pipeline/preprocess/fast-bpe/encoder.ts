@@ -51,6 +51,8 @@ export class FastBpeEncoder {
   private readonly byteChars: readonly string[];
   private readonly merger: WordMerger;
   private readonly addedPattern: RegExp | null;
+  /** The split, anchored where its search starts. */
+  private readonly stickySplit: RegExp;
   private readonly bytes = new Uint8Array(MAX_WORD_BYTES);
   private readonly decoder = new TextDecoder();
   /**
@@ -69,6 +71,7 @@ export class FastBpeEncoder {
     this.vocab = tables.vocab;
     this.byteChars = tables.byteChars;
     this.merger = new WordMerger(tables.merges, tables.byteIds);
+    this.stickySplit = new RegExp(tables.shape.split.source, `${tables.shape.split.flags.replace('g', '')}y`);
     // Longest first, so the alternation matches leftmost-longest as the native split does.
     const contents = [...tables.shape.addedTokens.keys()].sort((a, b) => b.length - a.length);
     this.addedPattern = contents.length === 0 ? null : new RegExp(contents.map((c) => c.replace(REGEXP_SPECIALS, '\\$&')).join('|'), 'g');
@@ -108,16 +111,33 @@ export class FastBpeEncoder {
     let text = this.shape.nfc ? raw.normalize('NFC') : raw;
     if (this.shape.addPrefixSpace && !text.startsWith(' ')) text = ` ${text}`;
     const split = this.shape.split;
-    split.lastIndex = 0;
+    const sticky = this.stickySplit;
     let at = 0;
-    for (let m = split.exec(text); m !== null; m = split.exec(text)) {
+    /** Where the next search starts: past `at` only after an empty match. */
+    let from = 0;
+    for (;;) {
+      // Most pieces start where the previous one ended: the sticky twin finds those without a
+      // match array each (when a match starts at `at`, it is the one the global search finds).
+      if (from === at) {
+        sticky.lastIndex = at;
+        if (sticky.test(text) && sticky.lastIndex > at) {
+          const end = sticky.lastIndex;
+          if (!this.encodePiece(text.slice(at, end), ids)) return false;
+          at = from = end;
+          continue;
+        }
+      }
+      split.lastIndex = from;
+      const m = split.exec(text);
+      if (m === null) break;
       const end = m.index + m[0].length;
       if (m.index > at && !this.encodePiece(text.slice(at, m.index), ids)) return false;
       if (end > m.index) {
         if (!this.encodePiece(m[0], ids)) return false;
+        from = end;
       } else {
         // An empty match splits here and the search goes on one code point further, as natively.
-        split.lastIndex = end + (text.codePointAt(end)! > 0xffff ? 2 : 1);
+        from = end + (text.codePointAt(end)! > 0xffff ? 2 : 1);
       }
       at = end;
     }

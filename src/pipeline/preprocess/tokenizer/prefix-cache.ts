@@ -7,16 +7,20 @@
 // words only are not cut at (their match depends on the text around them). Special tokens appear
 // in the ids exactly where they stand in the text, one id each, which gives every cut its token
 // index without offsets. Bounded by an estimate of its memory, least recently used out first.
+//
+// An entry's text and ids are kept outside the JS heap (a UTF-16 buffer and a Uint32Array): every
+// prompt stored lives on, and on the heap each young-generation collection would copy it twice
+// (about 20 KB for a 1k-token prompt) before it reached the old generation.
 
 export interface BoundaryToken {
   content: string;
   id: number;
 }
 
-/** One encoded prompt: its text, ids, and the token index of each kept cut (key → [char offset, ids before it]). */
+/** One encoded prompt: its text (UTF-16LE), ids, and the token index of each kept cut (key → [char offset, ids before it]). */
 interface Entry {
-  text: string;
-  ids: readonly number[];
+  text: Buffer;
+  ids: Uint32Array;
   cuts: Map<string, [number, number]>;
   bytes: number;
 }
@@ -31,7 +35,8 @@ export interface PromptCuts {
 export interface PrefixHit {
   /** Characters of the prompt the cached ids cover. */
   chars: number;
-  ids: readonly number[];
+  /** A view of the cache's own ids: copied by the caller, never kept. */
+  ids: Uint32Array;
 }
 
 const REGEXP_SPECIALS = /[.*+?^${}()|[\]\\]/g;
@@ -39,6 +44,8 @@ const REGEXP_SPECIALS = /[.*+?^${}()|[\]\\]/g;
 export class PrefixTokenCache {
   private readonly pattern: RegExp;
   private readonly boundaryIds: ReadonlySet<number>;
+  /** Special tokens' ids sit apart from the text's (above them, usually): most ids skip the set. */
+  private readonly minBoundaryId: number;
   /** Least recently used first. */
   private readonly entries = new Set<Entry>();
   /** Cut key → the entries whose leading text has that key (one per distinct leading text). */
@@ -62,6 +69,7 @@ export class PrefixTokenCache {
     const contents = tokens.map((t) => t.content).sort((a, b) => b.length - a.length);
     this.pattern = new RegExp(contents.map((c) => c.replace(REGEXP_SPECIALS, '\\$&')).join('|'), 'g');
     this.boundaryIds = new Set(tokens.map((t) => t.id));
+    this.minBoundaryId = Math.min(...this.boundaryIds);
   }
 
   /** Whether `text` is long enough to be worth caching. */
@@ -88,14 +96,19 @@ export class PrefixTokenCache {
 
   /** The longest cached leading part of `text` ending at one of its cuts. */
   lookup(text: string, cuts: PromptCuts): PrefixHit | null {
+    let probe: Buffer | null = null;
     for (let i = cuts.keys.length - 1; i >= 0; i--) {
       const key = cuts.keys[i]!;
+      const bucket = this.byCut.get(key);
+      if (bucket === undefined) continue;
       const cut = cuts.offsets[i]!;
-      for (const entry of this.byCut.get(key) ?? []) {
-        if (!text.startsWith(entry.text.slice(0, cut))) continue;
+      // Cuts are tried longest first: the first one's leading text holds every later one's.
+      probe ??= Buffer.from(text.slice(0, cut), 'utf16le');
+      for (const entry of bucket) {
+        if (probe.compare(entry.text, 0, cut * 2, 0, cut * 2) !== 0) continue;
         this.touch(entry);
         this.hitCount++;
-        return { chars: cut, ids: entry.ids.slice(0, entry.cuts.get(key)![1]) };
+        return { chars: cut, ids: entry.ids.subarray(0, entry.cuts.get(key)![1]) };
       }
     }
     this.missCount++;
@@ -105,23 +118,29 @@ export class PrefixTokenCache {
   /** Remembers `text`'s ids; a text whose special tokens and ids do not line up is not kept. */
   store(text: string, cuts: PromptCuts, ids: readonly number[]): void {
     const tokenIndexes: number[] = [];
-    for (let i = 0; i < ids.length; i++) if (this.boundaryIds.has(ids[i]!)) tokenIndexes.push(i);
+    const min = this.minBoundaryId;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      if (id >= min && this.boundaryIds.has(id)) tokenIndexes.push(i);
+    }
     // The text's first special token may stand at offset 0, which `cuts` leaves out.
     const skipped = tokenIndexes.length - cuts.offsets.length;
     if (skipped !== 0 && skipped !== 1) return;
     if (skipped === 1 && tokenIndexes[0] !== 0) return;
-    const entry: Entry = { text, ids, cuts: new Map(), bytes: 64 + text.length * 2 + ids.length * 8 + cuts.offsets.length * 64 };
+    const kept = new Map<string, [number, number]>();
     for (let i = 0; i < cuts.keys.length; i++) {
       const key = cuts.keys[i]!;
-      const cut = cuts.offsets[i]!;
-      const bucket = this.byCut.get(key) ?? [];
       // One entry per leading text is enough to find it (a colliding hash only costs a later miss).
-      if (bucket.length > 0) continue;
-      entry.cuts.set(key, [cut, tokenIndexes[i + skipped]!]);
-      bucket.push(entry);
-      this.byCut.set(key, bucket);
+      if (!this.byCut.has(key)) kept.set(key, [cuts.offsets[i]!, tokenIndexes[i + skipped]!]);
     }
-    if (entry.cuts.size === 0) return;
+    if (kept.size === 0) return;
+    const entry: Entry = {
+      text: Buffer.from(text, 'utf16le'),
+      ids: new Uint32Array(ids),
+      cuts: kept,
+      bytes: 64 + text.length * 2 + ids.length * 8 + cuts.offsets.length * 64,
+    };
+    for (const key of kept.keys()) this.byCut.set(key, [entry]);
     this.entries.add(entry);
     this.bytes += entry.bytes;
     while (this.bytes > this.maxBytes) this.evict(this.entries.values().next().value!);

@@ -168,7 +168,10 @@ export class HfTokenizer {
       cache.store(text, cuts, ids);
       return ids;
     }
-    const ids = hit.ids.concat(await this.encodeText(text.slice(hit.chars), false));
+    const cached = hit.ids;
+    const rest = await this.encodeText(text.slice(hit.chars), false);
+    const ids = Array.from(cached);
+    for (const id of rest) ids.push(id);
     if (this.unverifiedHits > 0) {
       this.unverifiedHits--;
       const whole = await this.encodeText(text, false);

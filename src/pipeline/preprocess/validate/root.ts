@@ -56,20 +56,22 @@ export function checkStreamOptions(body: Body): void {
   }
 }
 
+/** The guided-decoding constraints, by the name an error gives each. */
+const GUIDED_CONSTRAINTS = [
+  ['json', 'guided_json'],
+  ['regex', 'guided_regex'],
+  ['choice', 'guided_choice'],
+  ['grammar', 'guided_grammar'],
+  ['structural_tag', 'structural_tag'],
+] as const;
+
 /** At most one guided-decoding constraint; `guided_whitespace_pattern` only modifies one. */
 export function checkGuidedDecoding(body: Body): void {
-  const set = (
-    [
-      ['json', body.guided_json],
-      ['regex', body.guided_regex],
-      ['choice', body.guided_choice],
-      ['grammar', body.guided_grammar],
-      ['structural_tag', body.structural_tag],
-    ] as const
-  )
-    .filter(([, v]) => present(v))
-    .map(([name]) => name);
-  if (set.length > 1) fail(`Only one guided-decoding constraint can be set; received: ${set.join(', ')}`);
+  let count = 0;
+  for (let i = 0; i < GUIDED_CONSTRAINTS.length; i++) if (present(body[GUIDED_CONSTRAINTS[i]![1]])) count++;
+  if (count <= 1) return;
+  const set = GUIDED_CONSTRAINTS.filter(([, field]) => present(body[field])).map(([name]) => name);
+  fail(`Only one guided-decoding constraint can be set; received: ${set.join(', ')}`);
 }
 
 export function checkModel(model: unknown): void {
