@@ -44,7 +44,7 @@ test('models appear with their first worker, leave with their last; scope filter
   const b = await worker(ns, 'model-b');
   const outside = await worker(`${ns}2`, 'model-c');
   try {
-    await eventually(() => models.listReady().length === 2, 5000, 'two models');
+    await eventually(() => models.listReady().length === 2, 30_000, 'two models');
     assert.deepEqual(models.listReady().map((m) => m.name).sort(), ['model-a', 'model-b']);
     assert.equal(models.get('model-a').router.instanceIds.length, 2);
     const out: LLMEngineOutput[] = [];
@@ -75,7 +75,7 @@ test('workers\' load reports and their cards\' runtime_config drive busy detecti
       { ...card, display_name: 'loaded', runtime_config: { ...(card.runtime_config as object), total_kv_blocks: 100, max_num_batched_tokens: 512 } },
       { modelType: ['Chat', 'Completions'], modelInput: 'Tokens' },
     );
-    await eventually(() => models.has('loaded') && models.get('loaded').router.instanceIds.length === 1, 5000, 'the model');
+    await eventually(() => models.has('loaded') && models.get('loaded').router.instanceIds.length === 1, 30_000, 'the model');
     const router = models.get('loaded').router;
     router.busyThresholds = { activeDecodeBlocksThreshold: 0.5, activePrefillTokensThreshold: null, activePrefillTokensThresholdFrac: null };
     const request = { model: 'loaded', token_ids: [42], stop_conditions: {}, sampling_options: {}, output_options: {}, eos_token_ids: [] };
