@@ -9,8 +9,7 @@ import { AsyncQueue, queueStream } from '../../runtime/index.js';
 import { SseDataReader } from './sse-lines.js';
 import { readChunk, type UpstreamChunkJson, type UpstreamPiece } from './upstream-chunk.js';
 import { streamedError, upstreamLost, upstreamStatusError } from './upstream-errors.js';
-import { type BodyReader, type SentRequest, type UpstreamReply } from './upstream-connections.js';
-import { UpstreamPool } from './upstream-pool.js';
+import { UpstreamConnections, type BodyReader, type SentRequest, type UpstreamReply } from './upstream-connections.js';
 import { textCall, tokenCompletionsCall, type UpstreamApi, type UpstreamCall } from './upstream-request.js';
 
 /** What the engine is sent: prompt token ids, or text (the chat's messages or the prompt's text). */
@@ -51,18 +50,18 @@ const CALLS: Readonly<Record<UpstreamInput, (req: PreprocessedRequest, o: Bridge
 const OPTIONAL_FIELDS = ['return_token_ids', 'return_tokens_as_token_ids'] as const;
 
 /** The headers of every generation request before its length (the caller's follow). */
-const REQUEST_HEADERS = ['content-type', 'application/json', 'accept', 'text/event-stream'];
+const REQUEST_HEADERS = 'content-type: application/json\r\naccept: text/event-stream\r\n';
 
 export class OpenAiBridgeEngine implements EngineClient {
   readonly baseUrl: string;
   /** Optional fields this upstream refused. */
   private readonly refused = new Set<string>();
   /** Kept-alive connections to the upstream. */
-  private readonly connections: UpstreamPool;
+  private readonly connections: UpstreamConnections;
 
   constructor(readonly options: BridgeEngineOptions) {
     this.baseUrl = options.url.replace(/\/+$/, '').replace(/\/v1$/, '');
-    this.connections = new UpstreamPool(this.baseUrl, options.headers ?? {});
+    this.connections = new UpstreamConnections(this.baseUrl, options.headers ?? {});
   }
 
   /**
@@ -376,4 +375,4 @@ function withEnd(out: LLMEngineOutput, piece: UpstreamPiece): LLMEngineOutput {
 }
 
 /** Errors of a connection closed under a request, before its answer began. */
-const CONNECTION_RESETS = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+const CONNECTION_RESETS = new Set(['ECONNRESET', 'EPIPE']);
