@@ -15,7 +15,7 @@
 //   portkey:  the Portkey AI gateway (Node) in front of it, installed by the bench from npm into a
 //             scratch folder (bench/support/portkey-gateway.ts); left out, with the reason, when
 //             the install fails
-//   base-*:   with --baseline DIR, another checkout's serve-w1, prod and bridge, for before/after
+//   base-*:   with --baseline DIR, another checkout's serve-w1, prod, bridge and bridge-w, for before/after
 // Rounds interleave the alternatives of each workload, each round starting one further along
 // (A B C, B C A, ...):
 //   stream: 256 concurrent SSE chat streams; streamed tokens/s, the server's CPU time per token
@@ -306,12 +306,12 @@ async function main(): Promise<void> {
   const starting: Promise<Alternative | null>[] = [];
   for (const [prefix, build] of builds) {
     // The baseline runs the shapes whose figures the goals are about, in the configuration measured before.
-    const of = (name: string): boolean => want(name) && (prefix === '' || ['serve-w1', 'prod', 'bridge'].includes(name));
+    const of = (name: string): boolean => want(name) && (prefix === '' || ['serve-w1', 'prod', 'bridge', 'bridge-w'].includes(name));
     if (of('serve') && prefix === '') starting.push(startServe('serve', build, []));
     if (of('serve-w1')) starting.push(startServe(`${prefix}serve-w1`, build, ['--http-workers', '1']));
     if (of('prod')) starting.push(startDistributed(`${prefix}prod`, build, ['mocker', ...SPEEDUP], MODEL, 'mocker'));
     if (of('bridge')) starting.push(startBridge(`${prefix}bridge`, build, upstream.port));
-    if (of('bridge-w') && prefix === '') starting.push(startDistributed('bridge-w', build, bridgeWorkerArgs(upstream.port), BRIDGED, 'worker'));
+    if (of('bridge-w')) starting.push(startDistributed(`${prefix}bridge-w`, build, bridgeWorkerArgs(upstream.port), BRIDGED, 'worker'));
   }
   if (want('nginx') && !existsSync(NGINX)) console.log(`nginx left out: ${NGINX} not found (apt-get install nginx-light)`);
   else if (want('nginx')) {
