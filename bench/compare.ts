@@ -245,6 +245,8 @@ interface UnaryFigures {
   reqPerSec: number;
   cpuMicrosPerReq: number;
   partMicrosPerReq: number[];
+  /** Socket write calls per request, every process of the shape. */
+  writesPerReq: number;
 }
 
 /** Alternatives wrk has warmed (it has no warm-up of its own). */
@@ -268,7 +270,7 @@ async function measureUnary(a: Alternative): Promise<UnaryFigures> {
     ({ requests, seconds, failures, servers } = await load<UnaryResult>({ kind: 'unary', ...target(a), pids: a.parts.map((p) => p.pid), ...unaryJob }));
   }
   if (failures > 0) console.log(`  ${a.name}: ${failures} unary failures`);
-  return { reqPerSec: requests / seconds, cpuMicrosPerReq: sum(servers).cpuMicros / requests, partMicrosPerReq: servers.map((s) => s.cpuMicros / requests) };
+  return { reqPerSec: requests / seconds, cpuMicrosPerReq: sum(servers).cpuMicros / requests, partMicrosPerReq: servers.map((s) => s.cpuMicros / requests), writesPerReq: sum(servers).writeCalls / requests };
 }
 
 const percentile = (xs: number[], p: number): number => {
@@ -364,7 +366,7 @@ async function main(): Promise<void> {
     for (const a of workloads.has('unary') ? rotated(alternatives, round) : []) {
       const u = await measureUnary(a);
       add(unary, a.name, u);
-      console.log(`round ${round} unary  ${a.name.padEnd(13)} req/s=${fmt(u.reqPerSec, 0)} cpu_us_per_req=${fmt(u.cpuMicrosPerReq, 0)}${parts(a, u.partMicrosPerReq)}`);
+      console.log(`round ${round} unary  ${a.name.padEnd(13)} req/s=${fmt(u.reqPerSec, 0)} cpu_us_per_req=${fmt(u.cpuMicrosPerReq, 0)}${parts(a, u.partMicrosPerReq)} writes_per_req=${fmt(u.writesPerReq, 1)}`);
     }
     for (const a of workloads.has('ttft') ? rotated(alternatives, round) : []) {
       const t = await measureTtft(a);
