@@ -283,10 +283,13 @@ const median = (xs: number[]): number => {
   return sorted.length === 0 ? NaN : sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-async function measureTtft(a: Alternative): Promise<{ p50: number; p99: number }> {
+async function measureTtft(a: Alternative): Promise<{ p50: number; p99: number; partMicrosPerReq: number[] }> {
+  const from = a.parts.map((p) => procSnapshot(p.pid));
   const r = await load<TtftResult>({ kind: 'ttft', ...target(a), ...ttftJob });
+  const requests = Math.round((ttftJob.rate * ttftJob.durationMs) / 1000);
+  const partMicrosPerReq = a.parts.map((p, i) => procDelta(from[i]!, procSnapshot(p.pid)).cpuMicros / requests);
   if (r.failures > 0) console.log(`  ${a.name}: ${r.failures} ttft failures`);
-  return { p50: percentile(r.samplesMs, 50), p99: percentile(r.samplesMs, 99) };
+  return { p50: percentile(r.samplesMs, 50), p99: percentile(r.samplesMs, 99), partMicrosPerReq };
 }
 
 /** Each round starts one further along the list: no alternative always runs in the same slot (the slot after the ceiling measured worse TTFT). */
@@ -371,7 +374,7 @@ async function main(): Promise<void> {
     for (const a of workloads.has('ttft') ? rotated(alternatives, round) : []) {
       const t = await measureTtft(a);
       add(ttft, a.name, t);
-      console.log(`round ${round} ttft   ${a.name.padEnd(13)} p50_ms=${fmt(t.p50)} p99_ms=${fmt(t.p99)}`);
+      console.log(`round ${round} ttft   ${a.name.padEnd(13)} p50_ms=${fmt(t.p50)} p99_ms=${fmt(t.p99)} cpu_us_per_req=${fmt(t.partMicrosPerReq.reduce((x, y) => x + y, 0), 0)}${parts(a, t.partMicrosPerReq)}`);
     }
     loads.push(loadavg()[0]!);
   }
