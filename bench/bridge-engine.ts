@@ -2,7 +2,8 @@
 // this process calls the canned OpenAI-compatible server (bench/support/canned-openai.ts, a child
 // process) with `concurrency` requests at a time, each a token-in call answered with `--tokens`
 // streamed ids, and reads this process's CPU time per request. Rounds alternate this build with
-// the builds given by --other (checkouts with their own dist/), each in a process of its own.
+// the builds given by --other (checkouts with their own dist/), each in a process of its own, each
+// round starting one build further along.
 // --latency: instead, one call at a time (--prompt 1000 for the TTFT prompts), the time from
 // `generate` to the first output, beside the same request's first event read off a bare kept-alive
 // socket (the upstream hop's floor), so the difference is the engine's own added latency.
@@ -134,7 +135,8 @@ async function main(): Promise<void> {
   const results = new Map<string, number[]>(builds.map((b) => [b, []]));
   try {
     for (let round = 1; round <= Number(values.rounds); round++) {
-      for (const dist of builds) {
+      // Each round starts with the next build: none always runs first (after the upstream's idle time).
+      for (const dist of builds.map((_, i) => builds[(i + round - 1) % builds.length]!)) {
         const args = [fileURLToPath(import.meta.url), '--measure', dist, '--port', String(port), '--seconds', values.seconds, '--tokens', values.tokens, '--prompt', values.prompt, '--concurrency', values.concurrency];
         if (values.latency) {
           const r = JSON.parse((await runChild([...args, '--latency'])).trim()) as { requests: number; engineP50: number; engineP99: number; bareP50: number; bareP99: number };
