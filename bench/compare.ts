@@ -15,7 +15,7 @@
 //   portkey:  the Portkey AI gateway (Node) in front of it, installed by the bench from npm into a
 //             scratch folder (bench/support/portkey-gateway.ts); left out, with the reason, when
 //             the install fails
-//   base-*:   with --baseline DIR, another checkout's serve-w1, prod and bridge, for before/after
+//   base-*:   with --baseline DIR, another checkout's serve-w1, prod, bridge and bridge-w, for before/after
 // Rounds interleave the alternatives of each workload, each round starting one further along
 // (A B C, B C A, ...):
 //   stream: 256 concurrent SSE chat streams; streamed tokens/s, the server's CPU time per token
@@ -245,6 +245,8 @@ interface UnaryFigures {
   reqPerSec: number;
   cpuMicrosPerReq: number;
   partMicrosPerReq: number[];
+  /** Socket write calls per request, every process of the shape. */
+  writesPerReq: number;
 }
 
 /** Alternatives wrk has warmed (it has no warm-up of its own). */
@@ -268,7 +270,7 @@ async function measureUnary(a: Alternative): Promise<UnaryFigures> {
     ({ requests, seconds, failures, servers } = await load<UnaryResult>({ kind: 'unary', ...target(a), pids: a.parts.map((p) => p.pid), ...unaryJob }));
   }
   if (failures > 0) console.log(`  ${a.name}: ${failures} unary failures`);
-  return { reqPerSec: requests / seconds, cpuMicrosPerReq: sum(servers).cpuMicros / requests, partMicrosPerReq: servers.map((s) => s.cpuMicros / requests) };
+  return { reqPerSec: requests / seconds, cpuMicrosPerReq: sum(servers).cpuMicros / requests, partMicrosPerReq: servers.map((s) => s.cpuMicros / requests), writesPerReq: sum(servers).writeCalls / requests };
 }
 
 const percentile = (xs: number[], p: number): number => {
@@ -281,10 +283,13 @@ const median = (xs: number[]): number => {
   return sorted.length === 0 ? NaN : sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-async function measureTtft(a: Alternative): Promise<{ p50: number; p99: number }> {
+async function measureTtft(a: Alternative): Promise<{ p50: number; p99: number; partMicrosPerReq: number[] }> {
+  const from = a.parts.map((p) => procSnapshot(p.pid));
   const r = await load<TtftResult>({ kind: 'ttft', ...target(a), ...ttftJob });
+  const requests = Math.round((ttftJob.rate * ttftJob.durationMs) / 1000);
+  const partMicrosPerReq = a.parts.map((p, i) => procDelta(from[i]!, procSnapshot(p.pid)).cpuMicros / requests);
   if (r.failures > 0) console.log(`  ${a.name}: ${r.failures} ttft failures`);
-  return { p50: percentile(r.samplesMs, 50), p99: percentile(r.samplesMs, 99) };
+  return { p50: percentile(r.samplesMs, 50), p99: percentile(r.samplesMs, 99), partMicrosPerReq };
 }
 
 /** Each round starts one further along the list: no alternative always runs in the same slot (the slot after the ceiling measured worse TTFT). */
@@ -306,12 +311,12 @@ async function main(): Promise<void> {
   const starting: Promise<Alternative | null>[] = [];
   for (const [prefix, build] of builds) {
     // The baseline runs the shapes whose figures the goals are about, in the configuration measured before.
-    const of = (name: string): boolean => want(name) && (prefix === '' || ['serve-w1', 'prod', 'bridge'].includes(name));
+    const of = (name: string): boolean => want(name) && (prefix === '' || ['serve-w1', 'prod', 'bridge', 'bridge-w'].includes(name));
     if (of('serve') && prefix === '') starting.push(startServe('serve', build, []));
     if (of('serve-w1')) starting.push(startServe(`${prefix}serve-w1`, build, ['--http-workers', '1']));
     if (of('prod')) starting.push(startDistributed(`${prefix}prod`, build, ['mocker', ...SPEEDUP], MODEL, 'mocker'));
     if (of('bridge')) starting.push(startBridge(`${prefix}bridge`, build, upstream.port));
-    if (of('bridge-w') && prefix === '') starting.push(startDistributed('bridge-w', build, bridgeWorkerArgs(upstream.port), BRIDGED, 'worker'));
+    if (of('bridge-w')) starting.push(startDistributed(`${prefix}bridge-w`, build, bridgeWorkerArgs(upstream.port), BRIDGED, 'worker'));
   }
   if (want('nginx') && !existsSync(NGINX)) console.log(`nginx left out: ${NGINX} not found (apt-get install nginx-light)`);
   else if (want('nginx')) {
@@ -364,12 +369,12 @@ async function main(): Promise<void> {
     for (const a of workloads.has('unary') ? rotated(alternatives, round) : []) {
       const u = await measureUnary(a);
       add(unary, a.name, u);
-      console.log(`round ${round} unary  ${a.name.padEnd(13)} req/s=${fmt(u.reqPerSec, 0)} cpu_us_per_req=${fmt(u.cpuMicrosPerReq, 0)}${parts(a, u.partMicrosPerReq)}`);
+      console.log(`round ${round} unary  ${a.name.padEnd(13)} req/s=${fmt(u.reqPerSec, 0)} cpu_us_per_req=${fmt(u.cpuMicrosPerReq, 0)}${parts(a, u.partMicrosPerReq)} writes_per_req=${fmt(u.writesPerReq, 1)}`);
     }
     for (const a of workloads.has('ttft') ? rotated(alternatives, round) : []) {
       const t = await measureTtft(a);
       add(ttft, a.name, t);
-      console.log(`round ${round} ttft   ${a.name.padEnd(13)} p50_ms=${fmt(t.p50)} p99_ms=${fmt(t.p99)}`);
+      console.log(`round ${round} ttft   ${a.name.padEnd(13)} p50_ms=${fmt(t.p50)} p99_ms=${fmt(t.p99)} cpu_us_per_req=${fmt(t.partMicrosPerReq.reduce((x, y) => x + y, 0), 0)}${parts(a, t.partMicrosPerReq)}`);
     }
     loads.push(loadavg()[0]!);
   }

@@ -72,18 +72,29 @@ export class OpenAiBridgeEngine implements EngineClient {
    */
   generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncIterable<LLMEngineOutput> {
     return queueStream(async () => {
-      const made = CALLS[this.options.input](request, this.options);
-      const call = made instanceof Promise ? await made : made;
-      const reply = await this.post(call, ctx.signal);
-      if (!reply) return null;
-      const queue = new AsyncQueue<LLMEngineOutput>();
-      new UpstreamAnswer(reply, queue, call.api, this.options, this.baseUrl, ctx.signal).start();
-      return { queue };
+      const { signal } = ctx;
+      const relay = new AbortRelay();
+      signal.addEventListener('abort', relay, { once: true });
+      try {
+        const made = CALLS[this.options.input](request, this.options);
+        const call = made instanceof Promise ? await made : made;
+        const reply = await this.post(call, signal, relay);
+        if (reply) {
+          const queue = new AsyncQueue<LLMEngineOutput>();
+          new UpstreamAnswer(reply, queue, call.api, this.options, this.baseUrl, signal, relay).start();
+          return { queue };
+        }
+      } catch (err) {
+        signal.removeEventListener('abort', relay);
+        throw err;
+      }
+      signal.removeEventListener('abort', relay);
+      return null;
     });
   }
 
   /** The answer once its head is in (a 2xx); null when the caller gave up first. */
-  private post(call: UpstreamCall, signal: AbortSignal, retryReset = true): Promise<UpstreamReply | null> {
+  private post(call: UpstreamCall, signal: AbortSignal, relay: AbortRelay, retryReset = true): Promise<UpstreamReply | null> {
     const { responseTimeoutMs } = this.options;
     if (signal.aborted) return Promise.resolve(null);
     const body = JSON.stringify(call.body, this.refused.size > 0 ? (key, value: unknown) => (this.refused.has(key) ? undefined : value) : undefined);
@@ -101,12 +112,12 @@ export class OpenAiBridgeEngine implements EngineClient {
         sent?.destroy();
         failed(Object.assign(new Error('aborted'), { code: 'ABORT_ERR' }));
       };
-      signal.addEventListener('abort', onAbort, { once: true });
+      relay.stage = onAbort;
       const settled = (): boolean => {
         if (settledOnce) return false;
         settledOnce = true;
         clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
+        if (relay.stage === onAbort) relay.stage = null;
         return true;
       };
       const failed = (err: NodeJS.ErrnoException): void => {
@@ -115,7 +126,7 @@ export class OpenAiBridgeEngine implements EngineClient {
         else if (timedOut) reject(upstreamLost(this.baseUrl, `did not answer within ${responseTimeoutMs} ms`));
         // A kept-alive connection the server closed while idle fails the next request before any
         // answer; one try on a fresh connection tells that apart from a server that is gone.
-        else if (retryReset && CONNECTION_RESETS.has(err.code ?? '')) resolve(this.post(call, signal, false));
+        else if (retryReset && CONNECTION_RESETS.has(err.code ?? '')) resolve(this.post(call, signal, relay, false));
         else reject(upstreamLost(this.baseUrl, `is unreachable: ${err.code ?? err.message}`));
       };
       try {
@@ -124,7 +135,7 @@ export class OpenAiBridgeEngine implements EngineClient {
           reply: (reply) => {
             if (!settled()) return reply.destroy();
             if (reply.status >= 200 && reply.status < 300) resolve(reply);
-            else this.refusal(call, reply, signal).then(resolve, reject);
+            else this.refusal(call, reply, signal, relay).then(resolve, reject);
           },
           failed,
         });
@@ -136,13 +147,26 @@ export class OpenAiBridgeEngine implements EngineClient {
   }
 
   /** A non-2xx answer: the request again without the optional fields it names, else its typed error. */
-  private async refusal(call: UpstreamCall, reply: UpstreamReply, signal: AbortSignal): Promise<UpstreamReply | null> {
+  private async refusal(call: UpstreamCall, reply: UpstreamReply, signal: AbortSignal, relay: AbortRelay): Promise<UpstreamReply | null> {
     const text = await bodyText(reply);
     const status = reply.status;
     const refused = status === 400 ? OPTIONAL_FIELDS.filter((f) => call.body[f] !== undefined && text.includes(f)) : [];
     if (refused.length === 0) throw upstreamStatusError(this.baseUrl, status, text);
     for (const field of refused) this.refused.add(field);
-    return this.post(call, signal);
+    return this.post(call, signal, relay);
+  }
+}
+
+/**
+ * A request's one listener on the caller's signal, for its whole life: an abort goes to the stage
+ * running (the call until its head, then the answer). One listener instead of one per stage: adding
+ * and removing one costs a few µs per request.
+ */
+class AbortRelay {
+  stage: (() => void) | null = null;
+
+  handleEvent(): void {
+    this.stage?.();
   }
 }
 
@@ -181,6 +205,7 @@ class UpstreamAnswer implements BodyReader {
     private readonly options: BridgeEngineOptions,
     private readonly baseUrl: string,
     private readonly signal: AbortSignal,
+    private readonly relay: AbortRelay,
   ) {}
 
   start(): void {
@@ -189,7 +214,7 @@ class UpstreamAnswer implements BodyReader {
     queue.whenClosed((how) => {
       if (how === 'returned') this.stop();
     });
-    signal.addEventListener('abort', this.onAbort, { once: true });
+    this.relay.stage = this.onAbort;
     if (signal.aborted) this.onAbort();
     else this.reply.read(this);
   }
@@ -265,7 +290,7 @@ class UpstreamAnswer implements BodyReader {
   private close(): void {
     if (this.over) return;
     this.over = true;
-    this.signal.removeEventListener('abort', this.onAbort);
+    this.release();
     // The rest of the answer (its last chunk framing) is read so the connection can be used again.
     this.reply.discard();
     if (this.signal.aborted) this.queue.end();
@@ -310,8 +335,14 @@ class UpstreamAnswer implements BodyReader {
   private stop(): void {
     this.over = true;
     this.chain = null;
-    this.signal.removeEventListener('abort', this.onAbort);
+    this.release();
     this.reply.destroy();
+  }
+
+  /** The request is over: its listener leaves the caller's signal. */
+  private release(): void {
+    this.relay.stage = null;
+    this.signal.removeEventListener('abort', this.relay);
   }
 }
 

@@ -50,13 +50,24 @@ class ResponseStream implements CoalescedStream, StreamSink<unknown> {
       this.end();
       return;
     }
+    // Held until what the handler has already pushed is in too: a whole short answer leaves in one
+    // write (its end included), and the first item still leaves in this turn.
+    this.queued = true;
     this.item(first.value);
     if (this.over) return;
     // The caller stopped, the connection closed, or the worker shuts down: no more items.
     this.signal.addEventListener('abort', this.onAbort, { once: true });
     if (this.signal.aborted) this.onAbort();
     else pushItems(this.items, this);
+    if (!this.over) process.nextTick(this.writeFirst);
   }
+
+  /** The first frames, with what followed them in the same go; later ones by the coalescer. */
+  private readonly writeFirst = (): void => {
+    if (this.over) return;
+    this.queued = true;
+    writeCoalescer.add(this);
+  };
 
   item(value: unknown): void {
     if (this.over) return;
