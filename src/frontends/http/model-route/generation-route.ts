@@ -112,7 +112,8 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
       return route.prepare(req.body, served, routing, req);
     },
     async run(call, prepared, reply) {
-      await route.respond(await startGeneration(call, prepared, opts), reply);
+      // Without the pre-commit peek the generation starts with no await (no promise and microtask hop).
+      await route.respond(opts.preCommitErrorPeekMs ? await startGeneration(call, prepared, opts) : generationOf(call, prepared, opts), reply);
       return undefined;
     },
   };
@@ -120,6 +121,19 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
 
 /** A prepared call's engine fan-out, started behind the pre-commit peek, for its route to answer. */
 export async function startGeneration<P extends PreparedGeneration>(call: ModelCall, prepared: P, opts: GenerationRouteOptions): Promise<Generation<P>> {
+  const started = startSteps(call, prepared);
+  const peeked = await peekFirst(started.iterator, opts.preCommitErrorPeekMs);
+  return generationFrom(call, prepared, opts, started, peeked);
+}
+
+/** startGeneration without the peek (DYN_HTTP_PRE_COMMIT_ERROR_PEEK_MS unset): at once. */
+function generationOf<P extends PreparedGeneration>(call: ModelCall, prepared: P, opts: GenerationRouteOptions): Generation<P> {
+  const started = startSteps(call, prepared);
+  return generationFrom(call, prepared, opts, started, started.iterator);
+}
+
+/** The engine fan-out of a prepared call, and how long choosing and dispatching its workers took. */
+function startSteps(call: ModelCall, prepared: PreparedGeneration): { iterator: AsyncIterator<DecodedStep>; routeMs: number } {
   call.request.tokenized(prepared.runs);
   const routeStarted = performance.now();
   const steps = generateChoices({
@@ -130,12 +144,19 @@ export async function startGeneration<P extends PreparedGeneration>(call: ModelC
     signal: call.signal,
     hooks: call.request.contextHooks(),
   });
-  const routeMs = performance.now() - routeStarted;
-  const peeked = await peekFirst(steps[Symbol.asyncIterator](), opts.preCommitErrorPeekMs);
-  if (opts.perfLog) logTimings(opts.perfLog, call.requestId, call.request.info.startedAt, prepared.runs, routeMs);
-  const guarded: AsyncIterable<DecodedStep> = { [Symbol.asyncIterator]: () => peeked };
+  return { iterator: steps[Symbol.asyncIterator](), routeMs: performance.now() - routeStarted };
+}
+
+function generationFrom<P extends PreparedGeneration>(
+  call: ModelCall,
+  prepared: P,
+  opts: GenerationRouteOptions,
+  started: { routeMs: number },
+  steps: AsyncIterator<DecodedStep>,
+): Generation<P> {
+  if (opts.perfLog) logTimings(opts.perfLog, call.requestId, call.request.info.startedAt, prepared.runs, started.routeMs);
   const { requestId, request, signal } = call;
-  return { prepared, requestId, request, steps: guarded, promptTokens: promptTokensOf(prepared), signal };
+  return { prepared, requestId, request, steps: { [Symbol.asyncIterator]: () => steps }, promptTokens: promptTokensOf(prepared), signal };
 }
 
 /** Prompt tokens over every prompt of a prepared call. */
@@ -177,10 +198,15 @@ export async function foldAll(
   fold: ResponseFold,
   onDelta?: (delta: ChoiceDelta) => void,
 ): Promise<boolean> {
-  await drainStream(generation.steps, (step) => {
-    const delta = fold.step(step);
-    if (delta && onDelta) onDelta(delta);
-  });
+  await drainStream(
+    generation.steps,
+    onDelta
+      ? (step) => {
+          const delta = fold.step(step);
+          if (delta) onDelta(delta);
+        }
+      : (step) => fold.absorb(step),
+  );
   if (generation.signal.aborted) {
     generation.request.cancel();
     return false;

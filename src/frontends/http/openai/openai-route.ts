@@ -102,8 +102,9 @@ class OpenAiRoute implements GenerationRoute<Prepared> {
   async prepare(body: unknown, served: ServedModel, routing: HeaderRouting): Promise<Prepared> {
     if (this.kind === 'chat') {
       const request = served.preprocessor.validateChat(body);
-      const runs = [await served.preprocessor.preprocessChat(request, routing)];
-      return { flags: request, n: request.n ?? 1, runs, ...outputParsers(served, request, runs[0]) };
+      const run = await served.preprocessor.preprocessChat(request, routing);
+      const { reasoning, toolCalls } = outputParsers(served, request, run);
+      return { flags: request, n: request.n ?? 1, runs: [run], reasoning, toolCalls };
     }
     const request = served.preprocessor.validateCompletion(body);
     const n = request.n ?? 1;
