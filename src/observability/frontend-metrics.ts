@@ -116,13 +116,17 @@ class RequestSeries {
   /** Tokenizer latency (its one series, `operation="tokenize"`). */
   tokenize: Tally | null = null;
 
+  /** The last model's series: a request's events (and most requests in a row) name the same model. */
+  private last: ModelSeries | null = null;
+
   of(model: string): ModelSeries {
+    if (this.last?.model === model) return this.last;
     let series = this.models.get(model);
     if (!series) {
       series = new ModelSeries(model);
       this.models.set(model, series);
     }
-    return series;
+    return (this.last = series);
   }
 }
 

@@ -111,13 +111,18 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
       const routing = routingFromHeaders((name) => req.headers[name]);
       return route.prepare(req.body, served, routing, req);
     },
-    async run(call, prepared, reply) {
-      // Without the pre-commit peek the generation starts with no await (no promise and microtask hop).
-      await route.respond(opts.preCommitErrorPeekMs ? await startGeneration(call, prepared, opts) : generationOf(call, prepared, opts), reply);
-      return undefined;
+    run(call, prepared, reply) {
+      // Without the pre-commit peek the generation starts at once: no async frame and no await.
+      const answered = opts.preCommitErrorPeekMs
+        ? startGeneration(call, prepared, opts).then((generation) => route.respond(generation, reply))
+        : route.respond(generationOf(call, prepared, opts), reply);
+      return answered.then(answeredItself);
     },
   };
 }
+
+/** What `run` resolves to once the route has answered: nothing for the handler to send. */
+const answeredItself = (): undefined => undefined;
 
 /** A prepared call's engine fan-out, started behind the pre-commit peek, for its route to answer. */
 export async function startGeneration<P extends PreparedGeneration>(call: ModelCall, prepared: P, opts: GenerationRouteOptions): Promise<Generation<P>> {
@@ -193,12 +198,12 @@ function logTimings(log: PerfLog, requestId: string, startedAt: number, runs: re
  * Folds every step of a unary answer, giving each delta to `onDelta` when asked; false when the
  * client went away meanwhile (the request is then cancelled).
  */
-export async function foldAll(
+export function foldAll(
   generation: Generation<PreparedGeneration>,
   fold: ResponseFold,
   onDelta?: (delta: ChoiceDelta) => void,
 ): Promise<boolean> {
-  await drainStream(
+  const steps = drainStream(
     generation.steps,
     onDelta
       ? (step) => {
@@ -207,6 +212,11 @@ export async function foldAll(
         }
       : (step) => fold.absorb(step),
   );
+  return steps.then(() => settleFolded(generation));
+}
+
+/** The outcome of a folded answer: cancelled when the client went away meanwhile (false), else a success. */
+function settleFolded(generation: Generation<PreparedGeneration>): boolean {
   if (generation.signal.aborted) {
     generation.request.cancel();
     return false;
