@@ -306,7 +306,8 @@ export async function prepareTranslatedChat(served: ServedModel, chatBody: unkno
   // The APIs translated to chat allow several system messages, and mid-conversation; not every template does.
   const chat = await served.preprocessor.placeLateSystemMessages(valid);
   const run = await served.preprocessor.preprocessChat(chat, routing);
-  return { runs: [run], n: 1, model: chat.model, stream, ...outputParsers(served, chat, run) };
+  const { reasoning, toolCalls } = outputParsers(served, chat, run);
+  return { runs: [run], n: 1, model: chat.model, stream, reasoning, toolCalls };
 }
 
 /** Where a translated route's events go: the SSE stream, or nowhere for a unary answer. */
