@@ -31,6 +31,52 @@ interface CountedSeries<L extends string> {
   total: number;
 }
 
+/** A series' labels, of its model and its values. */
+type SeriesLabels<L extends string> = (model: string, a: string, b: string, c: string, d: string) => Record<L, string>;
+
+/**
+ * One model's series of one counter by their label values (a request's endpoint, type, status
+ * and error type), remembering the last one counted: most requests count the same series as the
+ * one before, which then costs no key string and no lookup.
+ */
+class CounterSeries<L extends string> {
+  readonly series = new Map<string, CountedSeries<L>>();
+  private last: CountedSeries<L> | null = null;
+  private lastValues: readonly [string, string, string, string] = ['', '', '', ''];
+
+  constructor(
+    private readonly model: string,
+    private readonly labels: SeriesLabels<L>,
+  ) {}
+
+  /** Counts one in the series of these values (made the first time). */
+  count(a: string, b: string, c: string, d: string): void {
+    const v = this.lastValues;
+    if (this.last !== null && v[0] === a && v[1] === b && v[2] === c && v[3] === d) {
+      this.last.total++;
+      return;
+    }
+    const key = `${a} ${b} ${c} ${d}`;
+    let found = this.series.get(key);
+    if (found) found.total++;
+    else this.series.set(key, (found = { labels: this.labels(this.model, a, b, c, d), total: 1 }));
+    this.last = found;
+    this.lastValues = [a, b, c, d];
+  }
+}
+
+type StartedLabel = 'model' | 'endpoint' | 'request_type';
+type RequestLabel = StartedLabel | 'status' | 'error_type';
+
+const startedLabels: SeriesLabels<StartedLabel> = (model, endpoint, requestType) => ({ model, endpoint, request_type: requestType });
+const requestLabels: SeriesLabels<RequestLabel> = (model, endpoint, requestType, status, errorType) => ({
+  model,
+  endpoint,
+  request_type: requestType,
+  status,
+  error_type: errorType,
+});
+
 /**
  * One model's per-request series, counted with plain numbers (a request touches about ten series;
  * through the metrics library's label objects that cost several microseconds per request) and read
@@ -40,9 +86,9 @@ interface CountedSeries<L extends string> {
 class ModelSeries {
   inflight = 0;
   /** requests_started_total by endpoint and request type. */
-  readonly started = new Map<string, CountedSeries<'model' | 'endpoint' | 'request_type'>>();
+  readonly started: CounterSeries<StartedLabel>;
   /** requests_total by endpoint, request type, status and error type. */
-  readonly requests = new Map<string, CountedSeries<'model' | 'endpoint' | 'request_type' | 'status' | 'error_type'>>();
+  readonly requests: CounterSeries<RequestLabel>;
   duration: Tally | null = null;
   ttft: Tally | null = null;
   /** Inter-token latency (observed per output step). */
@@ -52,14 +98,10 @@ class ModelSeries {
   outputTokens: Tally | null = null;
   outputTokensTotal: number | null = null;
 
-  constructor(readonly model: string) {}
-}
-
-/** Counts one in the series of `key` in `series`, made with `labels()` the first time. */
-function count<L extends string>(series: Map<string, CountedSeries<L>>, key: string, labels: () => Record<L, string>): void {
-  const found = series.get(key);
-  if (found) found.total++;
-  else series.set(key, { labels: labels(), total: 1 });
+  constructor(readonly model: string) {
+    this.started = new CounterSeries(model, startedLabels);
+    this.requests = new CounterSeries(model, requestLabels);
+  }
 }
 
 function observe(tally: Tally | null, bounds: readonly number[], value: number): Tally {
@@ -74,13 +116,17 @@ class RequestSeries {
   /** Tokenizer latency (its one series, `operation="tokenize"`). */
   tokenize: Tally | null = null;
 
+  /** The last model's series: a request's events (and most requests in a row) name the same model. */
+  private last: ModelSeries | null = null;
+
   of(model: string): ModelSeries {
+    if (this.last?.model === model) return this.last;
     let series = this.models.get(model);
     if (!series) {
       series = new ModelSeries(model);
       this.models.set(model, series);
     }
-    return series;
+    return (this.last = series);
   }
 }
 
@@ -113,10 +159,10 @@ export class FrontendMetrics {
     const series = (this.series = seriesOf(registry));
     const models = series.models;
     registry.scrapedCounter<'model' | 'endpoint' | 'request_type' | 'status' | 'error_type'>(n('requests_total'), 'Total number of LLM requests processed', (emit) => {
-      for (const m of models.values()) for (const c of m.requests.values()) emit(c.labels, c.total);
+      for (const m of models.values()) for (const c of m.requests.series.values()) emit(c.labels, c.total);
     });
     registry.scrapedCounter<'model' | 'endpoint' | 'request_type'>(n('requests_started_total'), 'LLM requests started', (emit) => {
-      for (const m of models.values()) for (const c of m.started.values()) emit(c.labels, c.total);
+      for (const m of models.values()) for (const c of m.started.series.values()) emit(c.labels, c.total);
     });
     const inflight = (set: (labels: Record<'model', string>, value: number) => void): void => {
       for (const m of models.values()) set({ model: m.model }, m.inflight);
@@ -160,7 +206,7 @@ export class FrontendMetrics {
     return subscribeRequestEvents(scope, {
       start: ({ request: r }) => {
         const m = this.series.of(r.model);
-        count(m.started, `${r.endpoint} ${r.requestType}`, () => ({ model: r.model, endpoint: r.endpoint, request_type: r.requestType }));
+        m.started.count(r.endpoint, r.requestType, '', '');
         m.inflight++;
       },
       firstToken: ({ request, ttft }) => {
@@ -199,13 +245,7 @@ export class FrontendMetrics {
   private finish(r: RequestInfo, status: RequestStatus, errorType: ErrorKind | '', duration: number): void {
     const m = this.series.of(r.model);
     m.inflight--;
-    count(m.requests, `${r.endpoint} ${r.requestType} ${status} ${errorType}`, () => ({
-      model: r.model,
-      endpoint: r.endpoint,
-      request_type: r.requestType,
-      status,
-      error_type: errorType,
-    }));
+    m.requests.count(r.endpoint, r.requestType, status, errorType);
     m.duration = observe(m.duration, DURATION_BUCKETS, duration);
   }
 

@@ -43,6 +43,17 @@ export function errorKindOf(error: unknown): ErrorKind {
   return isDynamoError(error) ? error.kind : 'internal';
 }
 
+/**
+ * The request's info: its description and start, field by field (an object spread here costs
+ * about 400 bytes more per request). An optional field is there when the description has it.
+ */
+function requestInfo(d: RequestDescription, startedAt: number): RequestInfo {
+  const info: { -readonly [K in keyof RequestInfo]: RequestInfo[K] } = { scope: d.scope, id: d.id, model: d.model, endpoint: d.endpoint, requestType: d.requestType, startedAt };
+  if ('trace' in d) info.trace = d.trace;
+  if ('operation' in d) info.operation = d.operation;
+  return info;
+}
+
 /** One request's events; the outcome (end, error or cancel) is published once, later calls are ignored. */
 export class RequestLifecycle {
   readonly info: RequestInfo;
@@ -53,7 +64,7 @@ export class RequestLifecycle {
   private readonly tokenEvent: { request: RequestInfo; tokens: number; interval: number | null };
 
   private constructor(description: RequestDescription) {
-    this.info = { ...description, startedAt: performance.now() };
+    this.info = requestInfo(description, performance.now());
     this.lastTokensAt = this.info.startedAt;
     this.tokenEvent = { request: this.info, tokens: 0, interval: null };
   }

@@ -92,6 +92,9 @@ export function registerAccessHook(app: FastifyInstance, paths: HttpPaths, opts:
   const classOf = classifier(paths, opts.protectMetrics);
   // fastify's callback form: a refused request is answered here and goes no further (no done()).
   app.addHook('onRequest', (req, reply, done) => {
+    // With no keys and the admin surface served nothing is refused: no route lookup (fastify
+    // builds a new routeOptions object on each read).
+    if (opts.adminApi && !opts.keys.required) return done();
     const cls = classOf(req.routeOptions.url);
     if (cls === 'open') return done();
     if (cls === 'admin' && !opts.adminApi) {

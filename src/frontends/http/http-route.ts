@@ -5,6 +5,7 @@
 // switch from the settings and registers nothing while it is off, so its paths answer 404.
 import type { FastifyInstance } from 'fastify';
 import type { GenerationRouteOptions, ModelRouteContext } from './model-route/index.js';
+import { ownBodyLimit } from './server.js';
 import type { HttpServiceOptions } from './service-options.js';
 
 export interface RouteContext extends ModelRouteContext {
@@ -34,9 +35,11 @@ export function mountRoute(app: FastifyInstance, path: string, route: HttpRoute,
     route.register(app, path, ctx);
     return;
   }
+  const limit = Math.max(1, Math.floor(limitMb * MIB));
   void app.register(async (own) => {
+    ownBodyLimit(own, limit);
     own.addHook('onRoute', (options) => {
-      options.bodyLimit ??= Math.max(1, Math.floor(limitMb * MIB));
+      options.bodyLimit ??= limit;
     });
     route.register(own, path, ctx);
   });

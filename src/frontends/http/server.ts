@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyContentTypeParser, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
@@ -18,7 +18,7 @@ import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../../pipeline/index
 import { documented, HIDDEN, type RouteDoc } from './openapi/index.js';
 import type { HttpServiceState } from './service-state.js';
 import { requestLogger } from './request-logger.js';
-import { boundUploads, serverUploadTimeouts, type UploadTimeouts } from './body/index.js';
+import { boundUpload, serverUploadTimeouts, type UploadTimeouts } from './body/index.js';
 
 export interface HttpServerOptions {
   bodyLimitMb: number;
@@ -103,38 +103,33 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
     parseThreadBytes,
     limits: opts.requestLimits ?? DEFAULT_REQUEST_LIMITS,
   };
-  /** The read options of a route with a body limit of its own (http-route.ts). */
-  const ownLimit = (limit: number): BodyReadOptions => ({ ...bodyRead, bodyLimit: limit, tooLarge: () => bodyTooLarge(limit, opts.bodyLimitMb) });
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', (req, payload, done) => {
+  /** The JSON parser of bodies up to `read.bodyLimit`. */
+  const jsonParser = (read: BodyReadOptions): FastifyContentTypeParser => (req, payload, done) => {
     const ct = req.headers['content-type'] ?? '';
     if (!JSON_CONTENT_TYPE.test(ct)) {
       done(new UnsupportedMediaTypeError(), undefined);
       return;
     }
-    const limit = req.routeOptions.bodyLimit;
-    readJsonBody(payload, req.headers['content-length'], limit === bodyLimit ? bodyRead : ownLimit(limit), (err, body) => done(err, body));
-  });
-
-  boundUploads(app, opts.uploadTimeouts);
+    readJsonBody(payload, req.headers['content-length'], read, (err, body) => done(err, body));
+  };
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', jsonParser(bodyRead));
+  // A route with a body limit of its own gets a parser of its own, in its own scope: no route
+  // lookup per request (fastify builds a new routeOptions object on each read).
+  ownLimitParsers.set(app.server, (limit) => jsonParser({ ...bodyRead, bodyLimit: limit, tooLarge: () => bodyTooLarge(limit, opts.bodyLimitMb) }));
 
   const debugRequests = opts.logger.isLevelEnabled('debug');
-  // The hooks take fastify's callback (no promise and microtask hop per hook and request).
+  const { uploadTimeouts } = opts;
+  // One hook, in fastify's callback form: no promise and microtask hop per hook and request.
   app.addHook('onRequest', (req, reply, done) => {
     const id = req.headers['x-request-id'];
     if (typeof id === 'string' && id.length > 0) reply.header('x-request-id', id);
+    boundUpload(req, reply, uploadTimeouts);
     // On the raw response so that hijacked (streamed) replies are logged too; path only, no query.
     if (debugRequests) {
       reply.raw.once('finish', () => req.log.debug({ method: req.method, path: req.url.split('?')[0], status: reply.raw.statusCode }, 'request finished'));
     }
-    done();
-  });
-
-  // A WebSocket upgrade request (the Responses route takes them) answered over HTTP instead, refused
-  // or to a route that takes none, has no HTTP server behind its connection any more: close it.
-  // (Node marks such a request `upgrade`, undeclared in its types.)
-  app.addHook('onResponse', (req, _reply, done) => {
-    if ((req.raw as IncomingMessage & { upgrade?: boolean }).upgrade) req.raw.socket.destroy();
+    if ((req.raw as IncomingMessage & { upgrade?: boolean }).upgrade) closeAfterAnswer(reply);
     done();
   });
 
@@ -146,6 +141,34 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
   });
 
   return app;
+}
+
+/** Each server's JSON parser for a body limit of a route's own, by the HTTP server its scopes share. */
+const ownLimitParsers = new WeakMap<object, (limit: number) => FastifyContentTypeParser>();
+
+/** Parses JSON bodies of up to `limit` bytes in `scope` (a route's own scope: http-route.ts). */
+export function ownBodyLimit(scope: FastifyInstance, limit: number): void {
+  const parser = ownLimitParsers.get(scope.server);
+  if (!parser) return;
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', parser(limit));
+}
+
+/**
+ * A WebSocket upgrade request (the Responses route takes them) answered over HTTP instead, refused
+ * or to a route that takes none, has no HTTP server behind its connection any more: its connection
+ * closes once the answer is out (or failed), where fastify's onResponse hooks would run. (Node marks
+ * such a request `upgrade`, undeclared in its types.) Only these requests pay for the listeners.
+ */
+function closeAfterAnswer(reply: FastifyReply): void {
+  const res = reply.raw;
+  const close = (): void => {
+    res.off('finish', close);
+    res.off('error', close);
+    res.socket?.destroy();
+  };
+  res.on('finish', close);
+  res.on('error', close);
 }
 
 /**

@@ -75,7 +75,11 @@ export function decodeStream(outputs: AsyncIterable<LLMEngineOutput>, opts: Deco
   return { [Symbol.asyncIterator]: () => new DecodedSteps(outputs[Symbol.asyncIterator](), new ChoiceDecoder(opts)) };
 }
 
-class DecodedSteps implements PushingIterator<DecodedStep> {
+/**
+ * One choice's decoded steps; when pushed, it is itself the sink of the engine stream (its
+ * `item`, `end` and `fail`), so pushing makes no closures per choice.
+ */
+class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngineOutput> {
   private done = false;
   private sink: StreamSink<DecodedStep> | null = null;
 
@@ -95,40 +99,47 @@ class DecodedSteps implements PushingIterator<DecodedStep> {
       return;
     }
     this.sink = sink;
-    pushItems(this.inner, {
-      item: (out) => {
-        if (this.sink !== sink) return;
-        let step: DecodedStep | null;
-        try {
-          step = this.decoder.accept(out);
-        } catch (err) {
-          this.stop();
-          sink.fail(err);
-          return;
-        }
-        if (step === null) return;
-        if (step.finish_reason === null) {
-          sink.item(step);
-          return;
-        }
-        this.stop();
-        sink.item(step);
-        sink.end();
-      },
-      end: () => {
-        if (this.sink !== sink) return;
-        this.sink = null;
-        this.done = true;
-        sink.item(this.decoder.ended());
-        sink.end();
-      },
-      fail: (err) => {
-        if (this.sink !== sink) return;
-        this.sink = null;
-        this.done = true;
-        sink.fail(err);
-      },
-    });
+    pushItems(this.inner, this);
+  }
+
+  /** An engine output, pushed: its step goes to the sink (none once the choice is over). */
+  item(out: LLMEngineOutput): void {
+    const sink = this.sink;
+    if (sink === null) return;
+    let step: DecodedStep | null;
+    try {
+      step = this.decoder.accept(out);
+    } catch (err) {
+      this.stop();
+      sink.fail(err);
+      return;
+    }
+    if (step === null) return;
+    if (step.finish_reason === null) {
+      sink.item(step);
+      return;
+    }
+    this.stop();
+    sink.item(step);
+    sink.end();
+  }
+
+  /** The engine stream ended without a finish: the synthetic `stop` step, then the end. */
+  end(): void {
+    const sink = this.sink;
+    if (sink === null) return;
+    this.sink = null;
+    this.done = true;
+    sink.item(this.decoder.ended());
+    sink.end();
+  }
+
+  fail(err: unknown): void {
+    const sink = this.sink;
+    if (sink === null) return;
+    this.sink = null;
+    this.done = true;
+    sink.fail(err);
   }
 
   return(): Promise<IteratorResult<DecodedStep>> {

@@ -151,6 +151,15 @@ export class ResponseFold {
   }
 
   step(step: DecodedStep): ChoiceDelta | null {
+    return this.fold(step, true);
+  }
+
+  /** Folds a step whose delta nobody sends (a unary answer): as `step()`, without making the delta. */
+  absorb(step: DecodedStep): void {
+    this.fold(step, false);
+  }
+
+  private fold(step: DecodedStep, wantDelta: boolean): ChoiceDelta | null {
     const tokens = step.token_ids.length;
     this.opts.request?.tokens(tokens);
     const state = this.states[step.index] ?? this.newState(step.index);
@@ -182,7 +191,6 @@ export class ResponseFold {
       items = items ? items.concat(own) : own;
     }
     const calls = items ? this.applyToolItems(state, items, (content) => (released += content)) : undefined;
-    const text = first && this.opts.prefix ? this.opts.prefix(step.index) + released : released;
     if (this.opts.collectText) {
       state.text += released;
       state.reasoning += reasoning;
@@ -202,6 +210,13 @@ export class ResponseFold {
       return null;
     }
     state.sent = true;
+    if (!wantDelta) {
+      state.unsentTokens = 0;
+      state.pending = undefined;
+      if (ids) state.pendingIds = undefined;
+      return null;
+    }
+    const text = first && this.opts.prefix ? this.opts.prefix(step.index) + released : released;
     const delta: ChoiceDelta = { index: step.index, text, reasoning, tokens: tokens + state.unsentTokens, first, finishReason: wireReason, stopReason: step.stop_reason };
     state.unsentTokens = 0;
     if (calls?.pieces.length) delta.toolCalls = calls.pieces;
@@ -225,7 +240,8 @@ export class ResponseFold {
   /** Usage over every prompt and choice: completion tokens summed, cached prompt tokens the largest reported. */
   usage(): CompletionUsage {
     let completion = 0;
-    for (const state of this.states) if (state) completion += state.outputTokens;
+    const states = this.states;
+    for (let i = 0; i < states.length; i++) completion += states[i]?.outputTokens ?? 0;
     const { promptTokens } = this.opts;
     const usage: CompletionUsage = { prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion };
     if (this.cachedTokens !== undefined) usage.prompt_tokens_details = { cached_tokens: this.cachedTokens };
@@ -234,9 +250,9 @@ export class ResponseFold {
 
   /** The choices seen, by index. */
   choices(): FoldedChoice[] {
-    return this.states
-      .filter((s) => s !== undefined)
-      .map(({ sent: _sent, pending: _pending, pendingIds: _pendingIds, unsentTokens: _unsent, offset: _offset, parser: _parser, toolParser: _toolParser, calls: _calls, engineCalls: _engineCalls, ...choice }) => choice);
+    const choices: FoldedChoice[] = [];
+    for (const state of this.states) if (state !== undefined) choices.push(foldedChoice(state));
+    return choices;
   }
 
   private newState(index: number): ChoiceState {
@@ -303,6 +319,23 @@ export class ResponseFold {
     const cached = step.usage.prompt_tokens_details?.cached_tokens;
     if (cached !== undefined && cached !== null) this.cachedTokens = Math.max(this.cachedTokens ?? 0, cached);
   }
+}
+
+/** A choice's state as its answer: the fields of FoldedChoice, the optional ones only when set. */
+function foldedChoice(state: ChoiceState): FoldedChoice {
+  const choice: FoldedChoice = {
+    index: state.index,
+    text: state.text,
+    reasoning: state.reasoning,
+    finishReason: state.finishReason,
+    stopReason: state.stopReason,
+    outputTokens: state.outputTokens,
+  };
+  if ('logprobs' in state) choice.logprobs = state.logprobs;
+  if ('toolCalls' in state) choice.toolCalls = state.toolCalls;
+  if ('tokenIds' in state) choice.tokenIds = state.tokenIds;
+  if ('engineData' in state) choice.engineData = state.engineData;
+  return choice;
 }
 
 /** Length in Unicode code points, as OpenAI's `text_offset` counts characters. */

@@ -29,18 +29,34 @@ export type StopRequest = Pick<PreprocessedRequest, 'stop_conditions' | 'samplin
  */
 export function stopSettingsFrom(request: StopRequest): StopSettings {
   const sc = request.stop_conditions;
-  const eos = new Set(sc.stop_token_ids_hidden ?? []);
-  if (!sc.ignore_eos) for (const id of request.eos_token_ids ?? []) eos.add(id);
+  const eos = idSet(sc.stop_token_ids_hidden);
+  const eosIds = sc.ignore_eos || !request.eos_token_ids?.length ? eos : new Set([...eos, ...request.eos_token_ids]);
   return {
     maxTokens: sc.max_tokens ?? null,
     minTokens: sc.min_tokens ?? 0,
     stopStrings: sc.stop ?? [],
     includeStopStrInOutput: request.sampling_options.include_stop_str_in_output ?? false,
-    visibleStopIds: new Set(sc.stop_token_ids_visible ?? []),
-    userStopIds: new Set(sc.stop_token_ids ?? []),
-    eosIds: eos,
+    visibleStopIds: idSet(sc.stop_token_ids_visible),
+    userStopIds: idSet(sc.stop_token_ids),
+    eosIds,
     skipSpecialTokens: request.output_options.skip_special_tokens ?? true,
   };
+}
+
+/** Most requests set no stop ids of a kind: they share one empty set (never written to). */
+const NO_IDS: ReadonlySet<number> = new Set();
+
+function idSet(ids: readonly number[] | null | undefined): ReadonlySet<number> {
+  return ids?.length ? new Set(ids) : NO_IDS;
+}
+
+/** The ids of every set; one of them when the others are empty (no copy). */
+function unionOf(sets: readonly ReadonlySet<number>[]): ReadonlySet<number> {
+  const filled = sets.filter((set) => set.size > 0);
+  if (filled.length <= 1) return filled[0] ?? NO_IDS;
+  const all = new Set<number>();
+  for (const set of filled) for (const id of set) all.add(id);
+  return all;
 }
 
 export type StopTrigger =
@@ -75,7 +91,7 @@ export class SequenceDecoder {
   ) {
     this.decoder = new IncrementalDecoder(table, settings.skipSpecialTokens);
     this.jail = new StopJail(settings.stopStrings, settings.includeStopStrInOutput);
-    this.stopIds = new Set([...settings.visibleStopIds, ...settings.userStopIds, ...settings.eosIds]);
+    this.stopIds = unionOf([settings.visibleStopIds, settings.userStopIds, settings.eosIds]);
   }
 
   /**

@@ -7,8 +7,10 @@
 // the answer a character-by-character stream would give, so the result does not depend on how the
 // text was split into tokens.
 
+const NO_STOPS: readonly string[] = [];
+
 export class StopJail {
-  private readonly stops: string[];
+  private readonly stops: readonly string[];
   /** Characters of history kept for matching: a match can start at most this far back. */
   private readonly keep: number;
   /** Recent text: released history followed by the jailed suffix. */
@@ -21,8 +23,9 @@ export class StopJail {
     stops: readonly string[],
     private readonly includeInOutput: boolean,
   ) {
-    this.stops = stops.filter((s) => s.length > 0);
-    this.keep = Math.max(0, ...this.stops.map((s) => s.length - 1));
+    // Most requests have no stop strings: nothing to copy or measure.
+    this.stops = stops.length === 0 ? NO_STOPS : stops.filter((s) => s.length > 0);
+    this.keep = this.stops.length === 0 ? 0 : Math.max(0, ...this.stops.map((s) => s.length - 1));
   }
 
   get active(): boolean {

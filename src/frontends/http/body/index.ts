@@ -5,4 +5,4 @@ export { clientClosedBody, isClientAbort } from './client-abort.js';
 export { readJsonBody, type BodyReadOptions } from './json-body-reader.js';
 export { DEFAULT_PARSE_THREAD_KB } from './json-body-thread.js';
 export { parseJsonBody } from './json-body.js';
-export { DEFAULT_UPLOAD_TIMEOUTS, boundUploads, serverUploadTimeouts, type UploadTimeouts } from './upload-timeouts.js';
+export { DEFAULT_UPLOAD_TIMEOUTS, boundUpload, serverUploadTimeouts, type UploadTimeouts } from './upload-timeouts.js';

@@ -1,9 +1,11 @@
-import { checkJsonDepth } from '../../../pipeline/index.js';
+import { checkJsonDepth, MAX_JSON_DEPTH } from '../../../pipeline/index.js';
 import { ValidationError } from '../../../protocols/index.js';
 import { restoreExactIds } from './exact-worker-ids.js';
 
 // Raw control characters (U+0000–U+001F) are invalid inside JSON strings; clients do send them.
 const RAW_CONTROL = /[\u0000-\u001f]/;
+/** Texts shorter than this nest at most MAX_JSON_DEPTH levels (the limit). */
+const SHALLOW_CHARS = 2 * (MAX_JSON_DEPTH + 1);
 const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
 
 /** Escape raw control characters that sit inside string literals; leave structural whitespace alone. */
@@ -36,7 +38,8 @@ function escapeControlCharsInStrings(text: string): string {
 export function parseJsonBody(body: Buffer): unknown {
   const text = body.toString('utf8');
   const parsed = parseTolerant(text);
-  checkJsonDepth(parsed);
+  // Each level opens and closes a bracket: a text this short cannot nest past the limit.
+  if (text.length >= SHALLOW_CHARS) checkJsonDepth(parsed);
   restoreExactIds(parsed, text);
   return parsed;
 }

@@ -4,7 +4,7 @@
 // few seconds keeps it fed, so a deadline bounds the whole upload too. Only the upload is bounded:
 // once the body is in, a generation may take as long as it takes.
 
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RequestTimeoutError } from '../../../protocols/index.js';
 
 export interface UploadTimeouts {
@@ -23,19 +23,17 @@ function hasBody(req: FastifyRequest): boolean {
 }
 
 /**
- * Arms both timers on every request that carries a body and disarms them when the body has ended.
- * On expiry the body parser fails with a 408 naming the limit (the route's error envelope answers)
- * and the connection closes after that answer, so the rest of the body is never waited for.
+ * Arms both timers on a request that carries a body (run from the server's onRequest hook) and
+ * disarms them when the body has ended. On expiry the body parser fails with a 408 naming the
+ * limit (the route's error envelope answers) and the connection closes after that answer, so the
+ * rest of the body is never waited for.
  */
-export function boundUploads(app: FastifyInstance, timeouts: UploadTimeouts): void {
-  // fastify's callback form: no promise and microtask hop per request. The timers are armed once
-  // the bytes that brought the headers have been parsed: a small body came with them, and a request
-  // that is complete then (most are) costs no timers, listeners or socket timeout changes. (Not on
-  // the next tick: Node runs the tick queue between the headers' callback and the body's.)
-  app.addHook('onRequest', (req, reply, done) => {
-    if (hasBody(req) && !req.raw.complete) setImmediate(arm, req, reply, timeouts);
-    done();
-  });
+export function boundUpload(req: FastifyRequest, reply: FastifyReply, timeouts: UploadTimeouts): void {
+  // The timers are armed once the bytes that brought the headers have been parsed: a small body
+  // came with them, and a request that is complete then (most are) costs no timers, listeners or
+  // socket timeout changes. (Not on the next tick: Node runs the tick queue between the headers'
+  // callback and the body's.)
+  if (hasBody(req) && !req.raw.complete) setImmediate(arm, req, reply, timeouts);
 }
 
 /** Arms both timers on a request whose body is still to come; disarmed when it has ended or been answered. */

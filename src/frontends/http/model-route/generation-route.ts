@@ -111,15 +111,34 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
       const routing = routingFromHeaders((name) => req.headers[name]);
       return route.prepare(req.body, served, routing, req);
     },
-    async run(call, prepared, reply) {
-      await route.respond(await startGeneration(call, prepared, opts), reply);
-      return undefined;
+    run(call, prepared, reply) {
+      // Without the pre-commit peek the generation starts at once: no async frame and no await.
+      const answered = opts.preCommitErrorPeekMs
+        ? startGeneration(call, prepared, opts).then((generation) => route.respond(generation, reply))
+        : route.respond(generationOf(call, prepared, opts), reply);
+      return answered.then(answeredItself);
     },
   };
 }
 
+/** What `run` resolves to once the route has answered: nothing for the handler to send. */
+const answeredItself = (): undefined => undefined;
+
 /** A prepared call's engine fan-out, started behind the pre-commit peek, for its route to answer. */
 export async function startGeneration<P extends PreparedGeneration>(call: ModelCall, prepared: P, opts: GenerationRouteOptions): Promise<Generation<P>> {
+  const started = startSteps(call, prepared);
+  const peeked = await peekFirst(started.iterator, opts.preCommitErrorPeekMs);
+  return generationFrom(call, prepared, opts, started, peeked);
+}
+
+/** startGeneration without the peek (DYN_HTTP_PRE_COMMIT_ERROR_PEEK_MS unset): at once. */
+function generationOf<P extends PreparedGeneration>(call: ModelCall, prepared: P, opts: GenerationRouteOptions): Generation<P> {
+  const started = startSteps(call, prepared);
+  return generationFrom(call, prepared, opts, started, started.iterator);
+}
+
+/** The engine fan-out of a prepared call, and how long choosing and dispatching its workers took. */
+function startSteps(call: ModelCall, prepared: PreparedGeneration): { iterator: AsyncIterator<DecodedStep>; routeMs: number } {
   call.request.tokenized(prepared.runs);
   const routeStarted = performance.now();
   const steps = generateChoices({
@@ -130,12 +149,19 @@ export async function startGeneration<P extends PreparedGeneration>(call: ModelC
     signal: call.signal,
     hooks: call.request.contextHooks(),
   });
-  const routeMs = performance.now() - routeStarted;
-  const peeked = await peekFirst(steps[Symbol.asyncIterator](), opts.preCommitErrorPeekMs);
-  if (opts.perfLog) logTimings(opts.perfLog, call.requestId, call.request.info.startedAt, prepared.runs, routeMs);
-  const guarded: AsyncIterable<DecodedStep> = { [Symbol.asyncIterator]: () => peeked };
+  return { iterator: steps[Symbol.asyncIterator](), routeMs: performance.now() - routeStarted };
+}
+
+function generationFrom<P extends PreparedGeneration>(
+  call: ModelCall,
+  prepared: P,
+  opts: GenerationRouteOptions,
+  started: { routeMs: number },
+  steps: AsyncIterator<DecodedStep>,
+): Generation<P> {
+  if (opts.perfLog) logTimings(opts.perfLog, call.requestId, call.request.info.startedAt, prepared.runs, started.routeMs);
   const { requestId, request, signal } = call;
-  return { prepared, requestId, request, steps: guarded, promptTokens: promptTokensOf(prepared), signal };
+  return { prepared, requestId, request, steps: { [Symbol.asyncIterator]: () => steps }, promptTokens: promptTokensOf(prepared), signal };
 }
 
 /** Prompt tokens over every prompt of a prepared call. */
@@ -172,15 +198,25 @@ function logTimings(log: PerfLog, requestId: string, startedAt: number, runs: re
  * Folds every step of a unary answer, giving each delta to `onDelta` when asked; false when the
  * client went away meanwhile (the request is then cancelled).
  */
-export async function foldAll(
+export function foldAll(
   generation: Generation<PreparedGeneration>,
   fold: ResponseFold,
   onDelta?: (delta: ChoiceDelta) => void,
 ): Promise<boolean> {
-  await drainStream(generation.steps, (step) => {
-    const delta = fold.step(step);
-    if (delta && onDelta) onDelta(delta);
-  });
+  const steps = drainStream(
+    generation.steps,
+    onDelta
+      ? (step) => {
+          const delta = fold.step(step);
+          if (delta) onDelta(delta);
+        }
+      : (step) => fold.absorb(step),
+  );
+  return steps.then(() => settleFolded(generation));
+}
+
+/** The outcome of a folded answer: cancelled when the client went away meanwhile (false), else a success. */
+function settleFolded(generation: Generation<PreparedGeneration>): boolean {
   if (generation.signal.aborted) {
     generation.request.cancel();
     return false;
@@ -270,7 +306,8 @@ export async function prepareTranslatedChat(served: ServedModel, chatBody: unkno
   // The APIs translated to chat allow several system messages, and mid-conversation; not every template does.
   const chat = await served.preprocessor.placeLateSystemMessages(valid);
   const run = await served.preprocessor.preprocessChat(chat, routing);
-  return { runs: [run], n: 1, model: chat.model, stream, ...outputParsers(served, chat, run) };
+  const { reasoning, toolCalls } = outputParsers(served, chat, run);
+  return { runs: [run], n: 1, model: chat.model, stream, reasoning, toolCalls };
 }
 
 /** Where a translated route's events go: the SSE stream, or nowhere for a unary answer. */

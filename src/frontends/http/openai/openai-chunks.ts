@@ -115,19 +115,46 @@ function toolCallMessage(call: FoldedToolCall): Record<string, unknown> {
 }
 
 /**
- * What a unary chat answer adds for reinforcement learning: the prompt's token ids (with each
- * choice's own, when collected) and the weight version the engine reported (SGLang's
+ * What a unary chat answer adds for reinforcement learning, onto `answer`: the prompt's token ids
+ * (with each choice's own, when collected) and the weight version the engine reported (SGLang's
  * `metadata.weight_version`).
  */
-function rolloutFields(choices: readonly FoldedChoice[], promptTokenIds: readonly number[] | undefined): Record<string, unknown> {
-  const fields: Record<string, unknown> = {};
-  if (promptTokenIds) fields.prompt_token_ids = promptTokenIds;
-  const version = choices.find((c) => typeof c.engineData?.weight_version === 'string')?.engineData?.weight_version;
-  if (version !== undefined) fields.metadata = { weight_version: version };
-  return fields;
+function addRolloutFields(answer: Record<string, unknown>, choices: readonly FoldedChoice[], promptTokenIds: readonly number[] | undefined): void {
+  if (promptTokenIds) answer.prompt_token_ids = promptTokenIds;
+  for (const c of choices) {
+    const version = c.engineData?.weight_version;
+    if (typeof version === 'string') {
+      answer.metadata = { weight_version: version };
+      return;
+    }
+  }
 }
 
-/** The unary response: the stream folded into one object. */
+/** The choices by index: as given when they already are (a fold gives them so), else a sorted copy. */
+function byIndex(choices: FoldedChoice[]): FoldedChoice[] {
+  for (let i = 1; i < choices.length; i++) if (choices[i - 1]!.index > choices[i]!.index) return [...choices].sort((a, b) => a.index - b.index);
+  return choices;
+}
+
+/** One choice of a unary chat answer. */
+function chatChoice(c: FoldedChoice, reasoningField: ReasoningField): Record<string, unknown> {
+  const message: Record<string, unknown> = { role: 'assistant', content: c.text.length > 0 ? c.text : null };
+  if (c.reasoning.length > 0) message[reasoningField] = c.reasoning;
+  if (c.toolCalls) message.tool_calls = c.toolCalls.map(toolCallMessage);
+  const choice: Record<string, unknown> = { index: c.index, message, finish_reason: c.finishReason, logprobs: c.logprobs ? chatLogprobs(c.logprobs) : null };
+  if (c.stopReason !== null) choice.stop_reason = c.stopReason;
+  if (c.tokenIds) choice.token_ids = c.tokenIds;
+  return choice;
+}
+
+/** One choice of a unary completions answer. */
+function completionChoice(c: FoldedChoice): Record<string, unknown> {
+  const choice: Record<string, unknown> = { index: c.index, text: c.text, logprobs: c.logprobs ? completionLogprobs(c.logprobs) : null, finish_reason: c.finishReason };
+  if (c.stopReason !== null) choice.stop_reason = c.stopReason;
+  return choice;
+}
+
+/** The unary response: the stream folded into one object (built field by field, in the wire's order). */
 export function foldedResponse(
   kind: ApiKind,
   id: string,
@@ -139,43 +166,15 @@ export function foldedResponse(
   /** Chat with `return_token_ids`: the prompt's ids. */
   promptTokenIds?: readonly number[],
 ): Record<string, unknown> {
-  const sorted = [...choices].sort((a, b) => a.index - b.index);
+  const sorted = byIndex(choices);
   if (kind === 'completions') {
-    return {
-      id,
-      object: 'text_completion',
-      created,
-      model,
-      choices: sorted.map((c) => ({
-        index: c.index,
-        text: c.text,
-        logprobs: c.logprobs ? completionLogprobs(c.logprobs) : null,
-        finish_reason: c.finishReason,
-        ...(c.stopReason !== null ? { stop_reason: c.stopReason } : {}),
-      })),
-      usage,
-    };
+    const out: unknown[] = [];
+    for (const c of sorted) out.push(completionChoice(c));
+    return { id, object: 'text_completion', created, model, choices: out, usage };
   }
-  return {
-    id,
-    object: 'chat.completion',
-    created,
-    model,
-    system_fingerprint: null,
-    choices: sorted.map((c) => ({
-      index: c.index,
-      message: {
-        role: 'assistant',
-        content: c.text.length > 0 ? c.text : null,
-        ...(c.reasoning.length > 0 ? { [reasoningField]: c.reasoning } : {}),
-        ...(c.toolCalls ? { tool_calls: c.toolCalls.map(toolCallMessage) } : {}),
-      },
-      finish_reason: c.finishReason,
-      logprobs: c.logprobs ? chatLogprobs(c.logprobs) : null,
-      ...(c.stopReason !== null ? { stop_reason: c.stopReason } : {}),
-      ...(c.tokenIds ? { token_ids: c.tokenIds } : {}),
-    })),
-    usage,
-    ...rolloutFields(sorted, promptTokenIds),
-  };
+  const out: unknown[] = [];
+  for (const c of sorted) out.push(chatChoice(c, reasoningField));
+  const answer: Record<string, unknown> = { id, object: 'chat.completion', created, model, system_fingerprint: null, choices: out, usage };
+  addRolloutFields(answer, sorted, promptTokenIds);
+  return answer;
 }

@@ -102,8 +102,9 @@ class OpenAiRoute implements GenerationRoute<Prepared> {
   async prepare(body: unknown, served: ServedModel, routing: HeaderRouting): Promise<Prepared> {
     if (this.kind === 'chat') {
       const request = served.preprocessor.validateChat(body);
-      const runs = [await served.preprocessor.preprocessChat(request, routing)];
-      return { flags: request, n: request.n ?? 1, runs, ...outputParsers(served, request, runs[0]) };
+      const run = await served.preprocessor.preprocessChat(request, routing);
+      const { reasoning, toolCalls } = outputParsers(served, request, run);
+      return { flags: request, n: request.n ?? 1, runs: [run], reasoning, toolCalls };
     }
     const request = served.preprocessor.validateCompletion(body);
     const n = request.n ?? 1;
@@ -111,7 +112,7 @@ class OpenAiRoute implements GenerationRoute<Prepared> {
     return { flags: request, n, runs, prefix: request.echo === true ? echoPrefix(runs, n, served) : undefined };
   }
 
-  async respond(generation: Generation<Prepared>, reply: FastifyReply): Promise<unknown> {
+  respond(generation: Generation<Prepared>, reply: FastifyReply): Promise<unknown> {
     const { flags, runs, prefix } = generation.prepared;
     const id = `${this.kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${generation.requestId}`;
     const created = Math.floor(Date.now() / 1000);
@@ -128,11 +129,18 @@ class OpenAiRoute implements GenerationRoute<Prepared> {
       tokenIds,
     });
     if (!flags.stream) {
-      if (!(await foldAll(generation, fold))) return;
-      return sendJson(reply, foldedResponse(this.kind, id, created, flags.model, fold.choices(), fold.usage(), this.opts.reasoningField, promptTokenIds));
+      // No async function: the unary answer keeps no frame of the streaming path's state.
+      return foldAll(generation, fold).then((folded) =>
+        folded ? sendJson(reply, foldedResponse(this.kind, id, created, flags.model, fold.choices(), fold.usage(), this.opts.reasoningField, promptTokenIds)) : undefined,
+      );
     }
+    return this.stream(generation, reply, fold, new ChunkSerializer(this.kind, id, created, flags.model, this.opts.reasoningField, promptTokenIds));
+  }
+
+  /** Streams the answer as OpenAI's chunks. */
+  private async stream(generation: Generation<Prepared>, reply: FastifyReply, fold: ResponseFold, serializer: ChunkSerializer): Promise<void> {
+    const { flags } = generation.prepared;
     const includeUsage = this.opts.forceIncludeUsage || flags.stream_options?.include_usage === true;
-    const serializer = new ChunkSerializer(this.kind, id, created, flags.model, this.opts.reasoningField, promptTokenIds);
     const sse = openEventStream(reply, this.opts.sseKeepAliveMs);
     const dispatch = this.opts.reasoningDispatch && generation.prepared.reasoning ? new ReasoningDispatch(sse) : undefined;
     const toolDispatch = this.opts.toolCallDispatch && generation.prepared.toolCalls ? new ToolCallDispatch(sse) : undefined;

@@ -24,8 +24,12 @@ export interface RouteDoc {
 const acceptAnyBody = () => () => true;
 const plainJson = () => (data: unknown) => JSON.stringify(data);
 
-/** The route options that put a route into /openapi.json (and nothing else). */
-export function documented(doc: RouteDoc): Pick<RouteShorthandOptions, 'schema' | 'validatorCompiler' | 'serializerCompiler'> {
+/**
+ * The route options that put a route into /openapi.json (and nothing else). The body's schema is
+ * given to the document only (the route's `swaggerTransform`): in the route's own schema fastify
+ * would run a validator, one that accepts anything, on every request.
+ */
+export function documented(doc: RouteDoc): Pick<RouteShorthandOptions, 'schema' | 'validatorCompiler' | 'serializerCompiler' | 'config'> {
   const response = Object.fromEntries(
     Object.entries(doc.responses).map(([status, { description, content }]) => [
       status,
@@ -34,9 +38,11 @@ export function documented(doc: RouteDoc): Pick<RouteShorthandOptions, 'schema' 
   );
   const schema: FastifySchema & Record<string, unknown> = { summary: doc.summary, tags: [doc.tag], response };
   if (doc.description !== undefined) schema.description = doc.description;
-  if (doc.body !== undefined) schema.body = doc.body;
   if (doc.params !== undefined) schema.params = doc.params;
-  return { schema, validatorCompiler: acceptAnyBody, serializerCompiler: plainJson };
+  const options = { schema, validatorCompiler: acceptAnyBody, serializerCompiler: plainJson };
+  const body = doc.body;
+  if (body === undefined) return options;
+  return { ...options, config: { swaggerTransform: ({ schema: own, url }: { schema: FastifySchema; url: string }) => ({ schema: { ...own, body }, url }) } };
 }
 
 /** Kept out of /openapi.json (e.g. the 405 answers for the wrong method). */
