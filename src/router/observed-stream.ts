@@ -3,6 +3,7 @@
 // layers observe a stream, it is wrapped once (each wrapper is a promise hop per token): a layer
 // observing a stream another layer already wraps adds its observer to that wrapper.
 import { deliveryNow, endLater, pushItems, type LLMEngineOutput, type PushingIterator, type StreamSink } from '../protocols/index.js';
+import { silenceClock, type SilenceCheck } from './silence-clock.js';
 
 /**
  * Observers of one routed request's stream. Most only need the first output and the end: the
@@ -94,7 +95,7 @@ function wrapperOf<Out>(stream: AsyncIterable<Out>): ObservedIterable<Out> {
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
-class ObservedStream<Out> implements PushingIterator<Out> {
+class ObservedStream<Out> implements PushingIterator<Out>, StreamSink<Out>, SilenceCheck {
   /** The observers with a per-output hook, and those told of the first output. */
   private readonly every: readonly StreamObserver<Out>[];
   private readonly first: readonly StreamObserver<Out>[];
@@ -103,7 +104,9 @@ class ObservedStream<Out> implements PushingIterator<Out> {
   private ended = false;
   private waiting = false;
   private waitingSince = 0;
-  private timer: NodeJS.Timeout | null = null;
+  /** Set while the silence clock will check this stream (at `dueAt`). */
+  private armed = false;
+  dueAt = 0;
   /** Fails the pending `next()` when the watchdog fires (inner streams that cannot fail themselves). */
   private failPending: ((err: Error) => void) | null = null;
   private silent = false;
@@ -112,6 +115,9 @@ class ObservedStream<Out> implements PushingIterator<Out> {
   /** When the watch last chose to keep waiting: silence is counted again from there. */
   private graceFrom = 0;
   private readonly failable: FailableIterator | null;
+  /** The pull handlers, made on the first pull. */
+  private onItem: ((r: IteratorResult<Out>) => IteratorResult<Out>) | null = null;
+  private onError: ((err: unknown) => never) | null = null;
   /** Set once the consumer takes the outputs pushed. */
   private sink: StreamSink<Out> | null = null;
 
@@ -136,10 +142,10 @@ class ObservedStream<Out> implements PushingIterator<Out> {
       this.unread = null;
       return unread ? Promise.reject(unread) : Promise.resolve(DONE);
     }
-    if (!this.watch) return this.inner.next().then(this.onItem, this.onError);
+    if (!this.watch) return this.pull();
     this.waiting = true;
     this.waitingSince = performance.now();
-    if (this.failable?.failable) return this.inner.next().then(this.onItem, this.onError);
+    if (this.failable?.failable) return this.pull();
     // One promise the watchdog can fail, rather than a race per item (each race would leave a
     // reaction on a shared promise for the stream's whole life).
     return new Promise<IteratorResult<Out>>((resolve, reject) => {
@@ -147,12 +153,12 @@ class ObservedStream<Out> implements PushingIterator<Out> {
       this.inner.next().then(
         (r) => {
           // After a silence the call already failed: whatever the worker sends late is dropped.
-          if (!this.silent) resolve(this.onItem(r));
+          if (!this.silent) resolve(this.pulled(r));
         },
         (err: unknown) => {
           if (this.silent) return;
           try {
-            this.onError(err);
+            this.pullFailed(err);
           } catch (thrown) {
             reject(thrown);
           }
@@ -170,29 +176,38 @@ class ObservedStream<Out> implements PushingIterator<Out> {
     this.sink = sink;
     this.waiting = true;
     this.waitingSince = this.watch ? performance.now() : 0;
-    pushItems(this.inner, {
-      item: (out) => {
-        if (this.sink !== sink) return;
-        if (this.watch) {
-          this.waitingSince = deliveryNow();
-          this.watch.heard?.(this.waitingSince);
-        }
-        this.observe(out);
-        sink.item(out);
-      },
-      end: () => {
-        if (this.sink !== sink) return;
-        this.sink = null;
-        this.finish();
-        sink.end();
-      },
-      fail: (err) => {
-        if (this.sink !== sink) return;
-        this.sink = null;
-        this.finish(err);
-        sink.fail(err);
-      },
-    });
+    // The inner stream pushes to this stream itself (item, end, fail): no relay per request.
+    pushItems(this.inner, this);
+  }
+
+  /** An output pushed by the inner stream, for the consumer's sink unless it left. */
+  item(out: Out): void {
+    const sink = this.sink;
+    if (!sink) return;
+    if (this.watch) {
+      this.waitingSince = deliveryNow();
+      this.watch.heard?.(this.waitingSince);
+    }
+    this.observe(out);
+    sink.item(out);
+  }
+
+  /** The inner stream's pushed end. */
+  end(): void {
+    const sink = this.sink;
+    if (!sink) return;
+    this.sink = null;
+    this.finish();
+    sink.end();
+  }
+
+  /** The inner stream's pushed failure. */
+  fail(err: unknown): void {
+    const sink = this.sink;
+    if (!sink) return;
+    this.sink = null;
+    this.finish(err);
+    sink.fail(err);
   }
 
   return(value?: unknown): Promise<IteratorResult<Out>> {
@@ -209,7 +224,12 @@ class ObservedStream<Out> implements PushingIterator<Out> {
     return this.inner.throw ? this.inner.throw(err) : Promise.reject(err);
   }
 
-  private readonly onItem = (r: IteratorResult<Out>): IteratorResult<Out> => {
+  /** The inner stream's next result, observed; the handlers are made on the first pull (a pushed stream needs none). */
+  private pull(): Promise<IteratorResult<Out>> {
+    return this.inner.next().then((this.onItem ??= (r) => this.pulled(r)), (this.onError ??= (err) => this.pullFailed(err)));
+  }
+
+  private pulled(r: IteratorResult<Out>): IteratorResult<Out> {
     this.waiting = false;
     this.failPending = null;
     if (r.done) this.finish();
@@ -218,44 +238,45 @@ class ObservedStream<Out> implements PushingIterator<Out> {
       this.observe(r.value);
     }
     return r;
-  };
+  }
 
   private observe(out: Out): void {
     if (!this.sawOutput) {
       this.sawOutput = true;
-      // The watch's bound after a first output may be shorter than the one the timer was armed with.
-      if (this.timer && this.watch?.heard) {
-        clearTimeout(this.timer);
-        this.arm(this.watch.ms);
-      }
+      // The watch's bound after a first output may be shorter than the one the check was due with.
+      if (this.armed && this.watch?.heard) this.arm(this.watch.ms);
       for (const o of this.first) o.onFirstOutput!(out);
     }
     for (const o of this.every) o.onOutput!(out);
   }
 
-  private readonly onError = (err: unknown): never => {
+  private pullFailed(err: unknown): never {
     this.waiting = false;
     this.failPending = null;
     this.finish(err);
     throw err;
-  };
+  }
 
   /** The stream is over: the watchdog stops and every observer hears the end once. */
   private finish(error?: unknown): void {
     this.done = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    if (this.armed) {
+      this.armed = false;
+      silenceClock.leave(this);
+    }
     if (this.ended) return;
     this.ended = true;
     for (const o of this.observers) o.onEnd(error);
   }
 
   private arm(delayMs: number): void {
-    this.timer = setTimeout(() => this.check(), delayMs);
+    this.armed = true;
+    silenceClock.enter(this, delayMs);
   }
 
-  private check(): void {
-    this.timer = null;
+  /** The silence clock's check, once due. */
+  checkSilence(): void {
+    this.armed = false;
     const watch = this.watch!;
     const now = performance.now();
     const silentMs = this.waiting ? now - this.waitingSince : 0;
@@ -299,7 +320,7 @@ class ObservedStream<Out> implements PushingIterator<Out> {
     const fail = this.failPending;
     this.failPending = null;
     if (!fail && this.failable?.failable) {
-      // The pending (or next) read rejects with `err` and reaches onError like any failure.
+      // The pending (or next) read rejects with `err` and reaches pullFailed like any failure.
       this.failable.fail(err);
       watch.onSilent();
       return;
