@@ -50,48 +50,60 @@ interface FailableIterator {
 
 const SETUP = Symbol('observed stream setup');
 
-interface Setup<Out> {
-  readonly observers: StreamObserver<Out>[];
-  watch: SilenceWatch | null;
+/** A routed stream and what observes it, until it is read. */
+class ObservedIterable<Out> implements AsyncIterable<Out> {
+  readonly observers: StreamObserver<Out>[] = [];
+  watch: SilenceWatch | null = null;
   /** Set once iterated: observers added later would miss outputs. */
-  iterated: boolean;
-}
+  iterated = false;
 
-type ObservedIterable<Out> = AsyncIterable<Out> & { [SETUP]: Setup<Out> };
+  constructor(private readonly stream: AsyncIterable<Out>) {}
+
+  /** Marks the wrapper, so a layer observing it joins it. */
+  get [SETUP](): this {
+    return this;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<Out> {
+    this.iterated = true;
+    let inner: AsyncIterator<Out>;
+    try {
+      inner = this.stream[Symbol.asyncIterator]();
+    } catch (err) {
+      for (const o of this.observers) o.onEnd(err);
+      throw err;
+    }
+    return new ObservedStream(inner, this.observers, this.watch);
+  }
+}
 
 /** `stream` with `observer` hearing its outputs and end (joining the wrapper already around it, if any). */
 export function observeStream<Out>(stream: AsyncIterable<Out>, observer: StreamObserver<Out>): AsyncIterable<Out> {
   const wrapped = wrapperOf(stream);
-  wrapped[SETUP].observers.push(observer);
+  wrapped.observers.push(observer);
   return wrapped;
 }
 
 /** `stream` failing after `watch.ms` of silence. */
 export function watchSilence<Out>(stream: AsyncIterable<Out>, watch: SilenceWatch): AsyncIterable<Out> {
   const wrapped = wrapperOf(stream);
-  wrapped[SETUP].watch = watch;
+  wrapped.watch = watch;
   return wrapped;
 }
 
 function wrapperOf<Out>(stream: AsyncIterable<Out>): ObservedIterable<Out> {
-  const existing = (stream as Partial<ObservedIterable<Out>>)[SETUP];
-  if (existing && !existing.iterated) return stream as ObservedIterable<Out>;
-  const setup: Setup<Out> = { observers: [], watch: null, iterated: false };
-  return {
-    [SETUP]: setup,
-    [Symbol.asyncIterator](): AsyncIterator<Out> {
-      setup.iterated = true;
-      let inner: AsyncIterator<Out>;
-      try {
-        inner = stream[Symbol.asyncIterator]();
-      } catch (err) {
-        for (const o of setup.observers) o.onEnd(err);
-        throw err;
-      }
-      return new ObservedStream(inner, setup.observers, setup.watch);
-    },
-  };
+  const existing = (stream as { [SETUP]?: ObservedIterable<Out> })[SETUP];
+  return existing && !existing.iterated ? existing : new ObservedIterable(stream);
 }
+
+/** The observers that have `hook`; one shared empty list when none has (the common case). */
+function withHook<Out>(observers: readonly StreamObserver<Out>[], hook: 'onOutput' | 'onFirstOutput'): readonly StreamObserver<Out>[] {
+  let found: StreamObserver<Out>[] | null = null;
+  for (const o of observers) if (o[hook]) (found ??= []).push(o);
+  return found ?? NONE;
+}
+
+const NONE: readonly never[] = Object.freeze([]);
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
@@ -126,8 +138,8 @@ class ObservedStream<Out> implements PushingIterator<Out>, StreamSink<Out>, Sile
     private readonly observers: readonly StreamObserver<Out>[],
     private readonly watch: SilenceWatch | null,
   ) {
-    this.every = observers.filter((o) => o.onOutput);
-    this.first = observers.filter((o) => o.onFirstOutput);
+    this.every = withHook(observers, 'onOutput');
+    this.first = withHook(observers, 'onFirstOutput');
     const f = inner as Partial<FailableIterator>;
     this.failable = typeof f.fail === 'function' && 'failable' in f ? (f as FailableIterator) : null;
     if (watch) {
