@@ -7,6 +7,7 @@
 // shared health record, so no router of this process picks it again until it is back, and the
 // error goes on to the layers above (migration may re-send the request).
 import { WorkerLostError } from '../../protocols/index.js';
+import { callController, callEnded } from '../call-signals.js';
 import type { InstanceHealth } from '../health/index.js';
 import { observeStream, watchSilence, type SilenceWatch, type StreamObserver } from '../observed-stream.js';
 import { targetOf, type RoutingLayer } from '../route.js';
@@ -46,10 +47,11 @@ export function lostWorker<Req, Out>(router: Watched<Req, Out>): RoutingLayer<Re
 /**
  * One watched call: its signal follows the caller's and is aborted when the call goes silent; it
  * hears the stream's end. One object per call (the caller's signal takes it as its listener, via
- * `handleEvent`) rather than a controller, a link and observers of closures.
+ * `handleEvent`) rather than a link and observers of closures; its controller is one an ended
+ * call no longer uses, when there is one (call-signals.ts).
  */
 class WatchedCall implements StreamObserver<unknown>, EventListenerObject {
-  private readonly controller = new AbortController();
+  private readonly controller = callController();
   watch: (SilenceWatch & { release?(): void }) | null = null;
   /** Stops the call (the watchdog's `onSilent`). */
   readonly stop = (): void => this.controller.abort();
@@ -76,6 +78,8 @@ class WatchedCall implements StreamObserver<unknown>, EventListenerObject {
 
   onEnd(error?: unknown): void {
     this.parent.removeEventListener('abort', this);
+    // A failed call keeps its controller: a silent one is stopped (aborted) after its stream failed.
+    if (error === undefined) callEnded(this.controller);
     this.watch?.release?.();
     if (error !== undefined) reportLost(this.health, this.id, error);
   }
