@@ -223,12 +223,19 @@ class ObservedStream<Out> implements PushingIterator<Out>, StreamSink<Out>, Sile
   }
 
   return(value?: unknown): Promise<IteratorResult<Out>> {
-    const silent = this.silent;
     this.sink = null;
-    this.finish();
     // After a silence the inner call is stuck in its pending step and already stopped: nothing to wait for.
-    if (silent || !this.inner.return) return Promise.resolve(DONE);
-    return this.inner.return(value);
+    if (this.silent || !this.inner.return) {
+      this.finish();
+      return Promise.resolve(DONE);
+    }
+    // The call is closed first, then the observers hear the end: by then an engine that stops on
+    // close has let go of the call's signal, which another call may then take (call-signals.ts).
+    try {
+      return this.inner.return(value);
+    } finally {
+      this.finish();
+    }
   }
 
   throw(err?: unknown): Promise<IteratorResult<Out>> {
