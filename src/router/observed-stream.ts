@@ -96,10 +96,10 @@ function wrapperOf<Out>(stream: AsyncIterable<Out>): ObservedIterable<Out> {
   return existing && !existing.iterated ? existing : new ObservedIterable(stream);
 }
 
-/** The observers that have `hook`; one shared empty list when none has (the common case). */
-function withHook<Out>(observers: readonly StreamObserver<Out>[], hook: 'onOutput' | 'onFirstOutput'): readonly StreamObserver<Out>[] {
+/** The observers with a per-output hook; one shared empty list when none has one (the common case). */
+function perOutput<Out>(observers: readonly StreamObserver<Out>[]): readonly StreamObserver<Out>[] {
   let found: StreamObserver<Out>[] | null = null;
-  for (const o of observers) if (o[hook]) (found ??= []).push(o);
+  for (const o of observers) if (o.onOutput) (found ??= []).push(o);
   return found ?? NONE;
 }
 
@@ -108,9 +108,8 @@ const NONE: readonly never[] = Object.freeze([]);
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 class ObservedStream<Out> implements PushingIterator<Out>, StreamSink<Out>, SilenceCheck {
-  /** The observers with a per-output hook, and those told of the first output. */
+  /** The observers with a per-output hook (those told of the first output are found once, when it comes). */
   private readonly every: readonly StreamObserver<Out>[];
-  private readonly first: readonly StreamObserver<Out>[];
   private sawOutput = false;
   private done = false;
   private ended = false;
@@ -138,8 +137,7 @@ class ObservedStream<Out> implements PushingIterator<Out>, StreamSink<Out>, Sile
     private readonly observers: readonly StreamObserver<Out>[],
     private readonly watch: SilenceWatch | null,
   ) {
-    this.every = withHook(observers, 'onOutput');
-    this.first = withHook(observers, 'onFirstOutput');
+    this.every = perOutput(observers);
     const f = inner as Partial<FailableIterator>;
     this.failable = typeof f.fail === 'function' && 'failable' in f ? (f as FailableIterator) : null;
     if (watch) {
@@ -264,7 +262,7 @@ class ObservedStream<Out> implements PushingIterator<Out>, StreamSink<Out>, Sile
       this.sawOutput = true;
       // The watch's bound after a first output may be shorter than the one the check was due with.
       if (this.armed && this.watch?.heard) this.arm(this.watch.ms);
-      for (const o of this.first) o.onFirstOutput!(out);
+      for (const o of this.observers) o.onFirstOutput?.(out);
     }
     for (const o of this.every) o.onOutput!(out);
   }
