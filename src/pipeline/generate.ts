@@ -39,7 +39,8 @@ export interface ChoicesRequest {
 export function generateChoices({ target, prompts, n, requestId, signal, metadata, hooks }: ChoicesRequest): AsyncIterable<DecodedStep> {
   const streams: AsyncIterable<DecodedStep>[] = [];
   const fanOut = prompts.length * n > 1;
-  prompts.forEach((prompt, p) => {
+  for (let p = 0; p < prompts.length; p++) {
+    const prompt = prompts[p]!;
     for (let i = 0; i < n; i++) {
       const index = p * n + i;
       const request = n > 1 ? withChoiceSeed(prompt.request, i) : prompt.request;
@@ -51,7 +52,7 @@ export function generateChoices({ target, prompts, n, requestId, signal, metadat
       });
       streams.push(decodeStream(outputs, { table: target.tokenTable, request, promptTokens: prompt.promptTokens, index }));
     }
-  });
+  }
   return mergeAsync(streams);
 }
 

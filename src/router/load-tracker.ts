@@ -17,28 +17,36 @@ export class LoadTracker {
     return this.loads.get(id)?.prefillTokens ?? 0;
   }
 
-  /** Counts a dispatched request; returns the callbacks that end its phases (each effective once). */
-  start(id: bigint, promptTokens: number): { firstOutput(): void; end(): void } {
+  /** Counts a dispatched request; returns what ends its phases (each effective once). */
+  start(id: bigint, promptTokens: number): LoadPhases {
     let load = this.loads.get(id);
     if (!load) this.loads.set(id, (load = { inflight: 0, prefillTokens: 0 }));
-    const l = load;
-    l.inflight++;
-    l.prefillTokens += promptTokens;
-    let prefilling = true;
-    let open = true;
-    const firstOutput = (): void => {
-      if (!prefilling) return;
-      prefilling = false;
-      l.prefillTokens -= promptTokens;
-    };
-    return {
-      firstOutput,
-      end: () => {
-        if (!open) return;
-        open = false;
-        firstOutput();
-        l.inflight--;
-      },
-    };
+    load.inflight++;
+    load.prefillTokens += promptTokens;
+    return new LoadPhases(load, promptTokens);
+  }
+}
+
+/** One request's part in its instance's load: prefill until its first output, in flight until its end. */
+export class LoadPhases {
+  private prefilling = true;
+  private open = true;
+
+  constructor(
+    private readonly load: InstanceLoad,
+    private readonly promptTokens: number,
+  ) {}
+
+  firstOutput(): void {
+    if (!this.prefilling) return;
+    this.prefilling = false;
+    this.load.prefillTokens -= this.promptTokens;
+  }
+
+  end(): void {
+    if (!this.open) return;
+    this.open = false;
+    this.firstOutput();
+    this.load.inflight--;
   }
 }

@@ -3,6 +3,7 @@
 // layers observe a stream, it is wrapped once (each wrapper is a promise hop per token): a layer
 // observing a stream another layer already wraps adds its observer to that wrapper.
 import { deliveryNow, endLater, pushItems, type LLMEngineOutput, type PushingIterator, type StreamSink } from '../protocols/index.js';
+import { silenceClock, type SilenceCheck } from './silence-clock.js';
 
 /**
  * Observers of one routed request's stream. Most only need the first output and the end: the
@@ -49,61 +50,74 @@ interface FailableIterator {
 
 const SETUP = Symbol('observed stream setup');
 
-interface Setup<Out> {
-  readonly observers: StreamObserver<Out>[];
-  watch: SilenceWatch | null;
+/** A routed stream and what observes it, until it is read. */
+class ObservedIterable<Out> implements AsyncIterable<Out> {
+  readonly observers: StreamObserver<Out>[] = [];
+  watch: SilenceWatch | null = null;
   /** Set once iterated: observers added later would miss outputs. */
-  iterated: boolean;
-}
+  iterated = false;
 
-type ObservedIterable<Out> = AsyncIterable<Out> & { [SETUP]: Setup<Out> };
+  constructor(private readonly stream: AsyncIterable<Out>) {}
+
+  /** Marks the wrapper, so a layer observing it joins it. */
+  get [SETUP](): this {
+    return this;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<Out> {
+    this.iterated = true;
+    let inner: AsyncIterator<Out>;
+    try {
+      inner = this.stream[Symbol.asyncIterator]();
+    } catch (err) {
+      for (const o of this.observers) o.onEnd(err);
+      throw err;
+    }
+    return new ObservedStream(inner, this.observers, this.watch);
+  }
+}
 
 /** `stream` with `observer` hearing its outputs and end (joining the wrapper already around it, if any). */
 export function observeStream<Out>(stream: AsyncIterable<Out>, observer: StreamObserver<Out>): AsyncIterable<Out> {
   const wrapped = wrapperOf(stream);
-  wrapped[SETUP].observers.push(observer);
+  wrapped.observers.push(observer);
   return wrapped;
 }
 
 /** `stream` failing after `watch.ms` of silence. */
 export function watchSilence<Out>(stream: AsyncIterable<Out>, watch: SilenceWatch): AsyncIterable<Out> {
   const wrapped = wrapperOf(stream);
-  wrapped[SETUP].watch = watch;
+  wrapped.watch = watch;
   return wrapped;
 }
 
 function wrapperOf<Out>(stream: AsyncIterable<Out>): ObservedIterable<Out> {
-  const existing = (stream as Partial<ObservedIterable<Out>>)[SETUP];
-  if (existing && !existing.iterated) return stream as ObservedIterable<Out>;
-  const setup: Setup<Out> = { observers: [], watch: null, iterated: false };
-  return {
-    [SETUP]: setup,
-    [Symbol.asyncIterator](): AsyncIterator<Out> {
-      setup.iterated = true;
-      let inner: AsyncIterator<Out>;
-      try {
-        inner = stream[Symbol.asyncIterator]();
-      } catch (err) {
-        for (const o of setup.observers) o.onEnd(err);
-        throw err;
-      }
-      return new ObservedStream(inner, setup.observers, setup.watch);
-    },
-  };
+  const existing = (stream as { [SETUP]?: ObservedIterable<Out> })[SETUP];
+  return existing && !existing.iterated ? existing : new ObservedIterable(stream);
 }
+
+/** The observers with a per-output hook; one shared empty list when none has one (the common case). */
+function perOutput<Out>(observers: readonly StreamObserver<Out>[]): readonly StreamObserver<Out>[] {
+  let found: StreamObserver<Out>[] | null = null;
+  for (const o of observers) if (o.onOutput) (found ??= []).push(o);
+  return found ?? NONE;
+}
+
+const NONE: readonly never[] = Object.freeze([]);
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
-class ObservedStream<Out> implements PushingIterator<Out> {
-  /** The observers with a per-output hook, and those told of the first output. */
+class ObservedStream<Out> implements PushingIterator<Out>, StreamSink<Out>, SilenceCheck {
+  /** The observers with a per-output hook (those told of the first output are found once, when it comes). */
   private readonly every: readonly StreamObserver<Out>[];
-  private readonly first: readonly StreamObserver<Out>[];
   private sawOutput = false;
   private done = false;
   private ended = false;
   private waiting = false;
   private waitingSince = 0;
-  private timer: NodeJS.Timeout | null = null;
+  /** Set while the silence clock will check this stream (at `dueAt`). */
+  private armed = false;
+  dueAt = 0;
   /** Fails the pending `next()` when the watchdog fires (inner streams that cannot fail themselves). */
   private failPending: ((err: Error) => void) | null = null;
   private silent = false;
@@ -112,6 +126,9 @@ class ObservedStream<Out> implements PushingIterator<Out> {
   /** When the watch last chose to keep waiting: silence is counted again from there. */
   private graceFrom = 0;
   private readonly failable: FailableIterator | null;
+  /** The pull handlers, made on the first pull. */
+  private onItem: ((r: IteratorResult<Out>) => IteratorResult<Out>) | null = null;
+  private onError: ((err: unknown) => never) | null = null;
   /** Set once the consumer takes the outputs pushed. */
   private sink: StreamSink<Out> | null = null;
 
@@ -120,8 +137,7 @@ class ObservedStream<Out> implements PushingIterator<Out> {
     private readonly observers: readonly StreamObserver<Out>[],
     private readonly watch: SilenceWatch | null,
   ) {
-    this.every = observers.filter((o) => o.onOutput);
-    this.first = observers.filter((o) => o.onFirstOutput);
+    this.every = perOutput(observers);
     const f = inner as Partial<FailableIterator>;
     this.failable = typeof f.fail === 'function' && 'failable' in f ? (f as FailableIterator) : null;
     if (watch) {
@@ -136,10 +152,10 @@ class ObservedStream<Out> implements PushingIterator<Out> {
       this.unread = null;
       return unread ? Promise.reject(unread) : Promise.resolve(DONE);
     }
-    if (!this.watch) return this.inner.next().then(this.onItem, this.onError);
+    if (!this.watch) return this.pull();
     this.waiting = true;
     this.waitingSince = performance.now();
-    if (this.failable?.failable) return this.inner.next().then(this.onItem, this.onError);
+    if (this.failable?.failable) return this.pull();
     // One promise the watchdog can fail, rather than a race per item (each race would leave a
     // reaction on a shared promise for the stream's whole life).
     return new Promise<IteratorResult<Out>>((resolve, reject) => {
@@ -147,12 +163,12 @@ class ObservedStream<Out> implements PushingIterator<Out> {
       this.inner.next().then(
         (r) => {
           // After a silence the call already failed: whatever the worker sends late is dropped.
-          if (!this.silent) resolve(this.onItem(r));
+          if (!this.silent) resolve(this.pulled(r));
         },
         (err: unknown) => {
           if (this.silent) return;
           try {
-            this.onError(err);
+            this.pullFailed(err);
           } catch (thrown) {
             reject(thrown);
           }
@@ -170,38 +186,54 @@ class ObservedStream<Out> implements PushingIterator<Out> {
     this.sink = sink;
     this.waiting = true;
     this.waitingSince = this.watch ? performance.now() : 0;
-    pushItems(this.inner, {
-      item: (out) => {
-        if (this.sink !== sink) return;
-        if (this.watch) {
-          this.waitingSince = deliveryNow();
-          this.watch.heard?.(this.waitingSince);
-        }
-        this.observe(out);
-        sink.item(out);
-      },
-      end: () => {
-        if (this.sink !== sink) return;
-        this.sink = null;
-        this.finish();
-        sink.end();
-      },
-      fail: (err) => {
-        if (this.sink !== sink) return;
-        this.sink = null;
-        this.finish(err);
-        sink.fail(err);
-      },
-    });
+    // The inner stream pushes to this stream itself (item, end, fail): no relay per request.
+    pushItems(this.inner, this);
+  }
+
+  /** An output pushed by the inner stream, for the consumer's sink unless it left. */
+  item(out: Out): void {
+    const sink = this.sink;
+    if (!sink) return;
+    if (this.watch) {
+      this.waitingSince = deliveryNow();
+      this.watch.heard?.(this.waitingSince);
+    }
+    this.observe(out);
+    sink.item(out);
+  }
+
+  /** The inner stream's pushed end. */
+  end(): void {
+    const sink = this.sink;
+    if (!sink) return;
+    this.sink = null;
+    this.finish();
+    sink.end();
+  }
+
+  /** The inner stream's pushed failure. */
+  fail(err: unknown): void {
+    const sink = this.sink;
+    if (!sink) return;
+    this.sink = null;
+    this.finish(err);
+    sink.fail(err);
   }
 
   return(value?: unknown): Promise<IteratorResult<Out>> {
-    const silent = this.silent;
     this.sink = null;
-    this.finish();
     // After a silence the inner call is stuck in its pending step and already stopped: nothing to wait for.
-    if (silent || !this.inner.return) return Promise.resolve(DONE);
-    return this.inner.return(value);
+    if (this.silent || !this.inner.return) {
+      this.finish();
+      return Promise.resolve(DONE);
+    }
+    // The call is closed first, then the observers hear the end: by then an engine that stops on
+    // close has let go of the call's signal, which another call may then take (call-signals.ts).
+    try {
+      return this.inner.return(value);
+    } finally {
+      this.finish();
+    }
   }
 
   throw(err?: unknown): Promise<IteratorResult<Out>> {
@@ -209,7 +241,12 @@ class ObservedStream<Out> implements PushingIterator<Out> {
     return this.inner.throw ? this.inner.throw(err) : Promise.reject(err);
   }
 
-  private readonly onItem = (r: IteratorResult<Out>): IteratorResult<Out> => {
+  /** The inner stream's next result, observed; the handlers are made on the first pull (a pushed stream needs none). */
+  private pull(): Promise<IteratorResult<Out>> {
+    return this.inner.next().then((this.onItem ??= (r) => this.pulled(r)), (this.onError ??= (err) => this.pullFailed(err)));
+  }
+
+  private pulled(r: IteratorResult<Out>): IteratorResult<Out> {
     this.waiting = false;
     this.failPending = null;
     if (r.done) this.finish();
@@ -218,44 +255,45 @@ class ObservedStream<Out> implements PushingIterator<Out> {
       this.observe(r.value);
     }
     return r;
-  };
+  }
 
   private observe(out: Out): void {
     if (!this.sawOutput) {
       this.sawOutput = true;
-      // The watch's bound after a first output may be shorter than the one the timer was armed with.
-      if (this.timer && this.watch?.heard) {
-        clearTimeout(this.timer);
-        this.arm(this.watch.ms);
-      }
-      for (const o of this.first) o.onFirstOutput!(out);
+      // The watch's bound after a first output may be shorter than the one the check was due with.
+      if (this.armed && this.watch?.heard) this.arm(this.watch.ms);
+      for (const o of this.observers) o.onFirstOutput?.(out);
     }
     for (const o of this.every) o.onOutput!(out);
   }
 
-  private readonly onError = (err: unknown): never => {
+  private pullFailed(err: unknown): never {
     this.waiting = false;
     this.failPending = null;
     this.finish(err);
     throw err;
-  };
+  }
 
   /** The stream is over: the watchdog stops and every observer hears the end once. */
   private finish(error?: unknown): void {
     this.done = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    if (this.armed) {
+      this.armed = false;
+      silenceClock.leave(this);
+    }
     if (this.ended) return;
     this.ended = true;
     for (const o of this.observers) o.onEnd(error);
   }
 
   private arm(delayMs: number): void {
-    this.timer = setTimeout(() => this.check(), delayMs);
+    this.armed = true;
+    silenceClock.enter(this, delayMs);
   }
 
-  private check(): void {
-    this.timer = null;
+  /** The silence clock's check, once due. */
+  checkSilence(): void {
+    this.armed = false;
     const watch = this.watch!;
     const now = performance.now();
     const silentMs = this.waiting ? now - this.waitingSince : 0;
@@ -299,7 +337,7 @@ class ObservedStream<Out> implements PushingIterator<Out> {
     const fail = this.failPending;
     this.failPending = null;
     if (!fail && this.failable?.failable) {
-      // The pending (or next) read rejects with `err` and reaches onError like any failure.
+      // The pending (or next) read rejects with `err` and reaches pullFailed like any failure.
       this.failable.fail(err);
       watch.onSilent();
       return;

@@ -75,36 +75,48 @@ function pullInto<T>(iterator: AsyncIterator<T>, sink: StreamSink<T>): void {
  */
 export function drainStream<T>(stream: AsyncIterable<T>, onItem: (item: T) => boolean | void): Promise<void> {
   const iterator = stream[Symbol.asyncIterator]();
-  return new Promise<void>((resolve, reject) => {
-    let settled = false;
-    const close = (then: () => void): void => {
-      settled = true;
-      const closing = iterator.return?.();
-      if (closing) closing.then(then, then);
-      else then();
-    };
-    pushItems(iterator, {
-      item(value) {
-        if (settled) return;
-        let go: boolean | void;
-        try {
-          go = onItem(value);
-        } catch (err) {
-          close(() => reject(err));
-          return;
-        }
-        if (go === false) close(resolve);
-      },
-      end() {
-        if (settled) return;
-        settled = true;
-        resolve();
-      },
-      fail(error) {
-        if (settled) return;
-        settled = true;
-        reject(error);
-      },
-    });
-  });
+  return new Promise<void>((resolve, reject) => pushItems(iterator, new Drain(iterator, onItem, resolve, reject)));
+}
+
+/** drainStream's sink: one object per stream rather than a closure per callback. */
+class Drain<T> implements StreamSink<T> {
+  private settled = false;
+
+  constructor(
+    private readonly iterator: AsyncIterator<T>,
+    private readonly onItem: (item: T) => boolean | void,
+    private readonly resolve: () => void,
+    private readonly reject: (err: unknown) => void,
+  ) {}
+
+  item(value: T): void {
+    if (this.settled) return;
+    let go: boolean | void;
+    try {
+      go = this.onItem(value);
+    } catch (err) {
+      this.close(() => this.reject(err));
+      return;
+    }
+    if (go === false) this.close(this.resolve);
+  }
+
+  end(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.resolve();
+  }
+
+  fail(error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.reject(error);
+  }
+
+  private close(then: () => void): void {
+    this.settled = true;
+    const closing = this.iterator.return?.();
+    if (closing) closing.then(then, then);
+    else then();
+  }
 }

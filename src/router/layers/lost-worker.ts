@@ -7,8 +7,9 @@
 // shared health record, so no router of this process picks it again until it is back, and the
 // error goes on to the layers above (migration may re-send the request).
 import { WorkerLostError } from '../../protocols/index.js';
+import { callController, callEnded } from '../call-signals.js';
 import type { InstanceHealth } from '../health/index.js';
-import { observeStream, watchSilence, type SilenceWatch } from '../observed-stream.js';
+import { observeStream, watchSilence, type SilenceWatch, type StreamObserver } from '../observed-stream.js';
 import { targetOf, type RoutingLayer } from '../route.js';
 import type { RouterView } from '../router-view.js';
 
@@ -19,50 +20,82 @@ export function lostWorker<Req, Out>(router: Watched<Req, Out>): RoutingLayer<Re
     const id = targetOf(route).id;
     const stallMs = router.stallTimeoutMs;
     const liveness = router.liveness;
-    const stall = liveness || stallMs ? linkedAbort(route.ctx.signal) : null;
-    const ctx = stall ? { ...route.ctx, signal: stall.abort.signal } : route.ctx;
+    if (!liveness && !stallMs) {
+      let stream: AsyncIterable<Out>;
+      try {
+        stream = next(route);
+      } catch (err) {
+        reportLost(router.health, id, err);
+        throw err;
+      }
+      return observeStream(stream, { onEnd: (error) => error !== undefined && reportLost(router.health, id, error) });
+    }
+    const call = new WatchedCall(router.health, id, route.ctx.signal);
     let stream: AsyncIterable<Out>;
     try {
-      stream = next({ ...route, ctx });
+      stream = next({ ...route, ctx: { ...route.ctx, signal: call.signal } });
     } catch (err) {
-      stall?.unlink();
-      reportLost(router.health, id, err);
+      call.onEnd(err);
       throw err;
     }
-    if (!stall) return observeStream(stream, { onEnd: (error) => error !== undefined && reportLost(router.health, id, error) });
-    const onSilent = (): void => stall.abort.abort();
-    const watch: SilenceWatch & { release?(): void } = liveness
-      ? liveness.watch(id, router.requests.promptTokens(route.request), stallMs, onSilent)
-      : { ms: stallMs, error: () => inactivity(id, stallMs), onSilent };
-    const observed = observeStream(stream, {
-      onEnd: (error) => {
-        stall.unlink();
-        watch.release?.();
-        if (error !== undefined) reportLost(router.health, id, error);
-      },
-    });
-    return watchSilence(observed, watch);
+    const watch = liveness ? liveness.watch(id, router.requests.promptTokens(route.request), stallMs, call.stop) : new StallWatch(id, stallMs, call.stop);
+    call.watch = watch;
+    return watchSilence(observeStream(stream, call), watch);
   };
 }
 
-function inactivity(id: bigint, stallMs: number): WorkerLostError {
-  return new WorkerLostError(`backend response inactivity timeout: worker ${id.toString(16)} sent nothing for ${stallMs / 1000} s`, id);
+/**
+ * One watched call: its signal follows the caller's and is aborted when the call goes silent; it
+ * hears the stream's end. One object per call (the caller's signal takes it as its listener, via
+ * `handleEvent`) rather than a link and observers of closures; its controller is one an ended
+ * call no longer uses, when there is one (call-signals.ts).
+ */
+class WatchedCall implements StreamObserver<unknown>, EventListenerObject {
+  private readonly controller = callController();
+  watch: (SilenceWatch & { release?(): void }) | null = null;
+  /** Stops the call (the watchdog's `onSilent`). */
+  readonly stop = (): void => this.controller.abort();
+
+  constructor(
+    private readonly health: InstanceHealth,
+    private readonly id: bigint,
+    private readonly parent: AbortSignal,
+  ) {
+    // A listener added without options: `once` would cost an options object's parsing per call,
+    // and aborting an aborted controller does nothing.
+    if (parent.aborted) this.controller.abort(parent.reason);
+    else parent.addEventListener('abort', this);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.controller.abort(this.parent.reason);
+  }
+
+  onEnd(error?: unknown): void {
+    this.parent.removeEventListener('abort', this);
+    // A failed call keeps its controller: a silent one is stopped (aborted) after its stream failed.
+    if (error === undefined) callEnded(this.controller);
+    this.watch?.release?.();
+    if (error !== undefined) reportLost(this.health, this.id, error);
+  }
 }
 
-/**
- * A controller that also aborts when `parent` does: the call's signal, which the watchdog can abort
- * too. One listener on the parent, taken off when the stream ends, costs a fraction of an
- * `AbortSignal.any` (a new signal with weak references to its sources) on every request.
- */
-function linkedAbort(parent: AbortSignal): { abort: AbortController; unlink(): void } {
-  const abort = new AbortController();
-  if (parent.aborted) {
-    abort.abort(parent.reason);
-    return { abort, unlink: () => undefined };
+/** Without the liveness watch: silence past the stall timeout fails the stream. */
+class StallWatch implements SilenceWatch {
+  constructor(
+    private readonly id: bigint,
+    readonly ms: number,
+    readonly onSilent: () => void,
+  ) {}
+
+  error(): Error {
+    return new WorkerLostError(`backend response inactivity timeout: worker ${this.id.toString(16)} sent nothing for ${this.ms / 1000} s`, this.id);
   }
-  const follow = (): void => abort.abort(parent.reason);
-  parent.addEventListener('abort', follow, { once: true });
-  return { abort, unlink: () => parent.removeEventListener('abort', follow) };
 }
 
 function reportLost(health: InstanceHealth, id: bigint, err: unknown): void {

@@ -32,8 +32,9 @@ class Attempts<Req, Out> implements PushingIterator<Out> {
   private budget: number;
   private readonly promptLength: number;
   /** Every token generated so far, while the request may still move. */
-  private readonly generated: number[] = [];
-  private readonly excluded = new Set<bigint>();
+  private generated: number[] | null = null;
+  /** The instances this request lost; made at its first loss. */
+  private excluded: Set<bigint> | null = null;
   /** Tokens appended to the prompt of the attempt in flight. */
   private replayed = 0;
   private answered = false;
@@ -44,6 +45,9 @@ class Attempts<Req, Out> implements PushingIterator<Out> {
   private closed = false;
   /** A bare `cancelled` finish the client did not ask for, held until the attempt ends (see the module comment). */
   private held: Out | null = null;
+  /** The pull handlers, made on the first pull. */
+  private onOutput: ((r: IteratorResult<Out>) => IteratorResult<Out> | Promise<IteratorResult<Out>>) | null = null;
+  private onError: ((err: unknown) => IteratorResult<Out> | Promise<IteratorResult<Out>>) | null = null;
 
   constructor(
     private readonly router: Pick<RouterView<Req, Out>, 'instances' | 'requests' | 'migration'>,
@@ -67,7 +71,8 @@ class Attempts<Req, Out> implements PushingIterator<Out> {
 
   next(): Promise<IteratorResult<Out>> {
     if (this.closed) return Promise.resolve({ done: true, value: undefined });
-    return this.outputs.next().then(this.onOutput, this.onError);
+    // The handlers are made on the first pull: a pushed stream never needs them.
+    return this.outputs.next().then((this.onOutput ??= (r) => this.output(r)), (this.onError ??= (err) => this.failed(err)));
   }
 
   /** Outputs pushed, attempt after attempt: a re-send's outputs go on to the same sink. */
@@ -76,39 +81,41 @@ class Attempts<Req, Out> implements PushingIterator<Out> {
       endLater(sink);
       return;
     }
-    const attempt = this.outputs;
-    pushItems(attempt, {
-      item: (out) => {
-        if (this.closed || this.outputs !== attempt || this.hold(out)) return;
-        sink.item(this.accept(out));
-      },
-      end: () => {
-        if (this.closed || this.outputs !== attempt) return;
-        const held = this.release();
-        if (held !== null) sink.item(held);
-        this.settle();
-        this.closed = true;
-        sink.end();
-      },
-      fail: (err) => {
-        if (this.closed || this.outputs !== attempt) return;
-        this.held = null;
-        let moved: boolean;
-        try {
-          moved = this.moveAfter(err);
-        } catch (final) {
-          this.closed = true;
-          sink.fail(final);
-          return;
-        }
-        if (moved) {
-          this.pushTo(sink);
-          return;
-        }
-        this.closed = true;
-        sink.end();
-      },
-    });
+    pushItems(this.outputs, new AttemptSink(this, this.outputs, sink));
+  }
+
+  /** An output the attempt `from` pushed, for `sink` unless the request moved on or closed. */
+  pushedItem(from: AsyncIterator<Out>, sink: StreamSink<Out>, out: Out): void {
+    if (this.closed || this.outputs !== from || this.hold(out)) return;
+    sink.item(this.accept(out));
+  }
+
+  pushedEnd(from: AsyncIterator<Out>, sink: StreamSink<Out>): void {
+    if (this.closed || this.outputs !== from) return;
+    const held = this.release();
+    if (held !== null) sink.item(held);
+    this.settle();
+    this.closed = true;
+    sink.end();
+  }
+
+  pushedFailure(from: AsyncIterator<Out>, sink: StreamSink<Out>, err: unknown): void {
+    if (this.closed || this.outputs !== from) return;
+    this.held = null;
+    let moved: boolean;
+    try {
+      moved = this.moveAfter(err);
+    } catch (final) {
+      this.closed = true;
+      sink.fail(final);
+      return;
+    }
+    if (moved) {
+      this.pushTo(sink);
+      return;
+    }
+    this.closed = true;
+    sink.end();
   }
 
   return(value?: unknown): Promise<IteratorResult<Out>> {
@@ -116,16 +123,16 @@ class Attempts<Req, Out> implements PushingIterator<Out> {
     return this.outputs.return?.(value) ?? Promise.resolve({ done: true, value: undefined });
   }
 
-  private readonly onOutput = (r: IteratorResult<Out>): IteratorResult<Out> | Promise<IteratorResult<Out>> => {
+  private output(r: IteratorResult<Out>): IteratorResult<Out> | Promise<IteratorResult<Out>> {
     if (!r.done) return this.hold(r.value) ? this.next() : { done: false, value: this.accept(r.value) };
     this.settle();
     this.closed = true;
     const held = this.release();
     return held === null ? r : { done: false, value: held };
-  };
+  }
 
   /** A failed attempt: the next one's first output, or the error when the request cannot go on. */
-  private readonly onError = (err: unknown): Promise<IteratorResult<Out>> | IteratorResult<Out> => {
+  private failed(err: unknown): Promise<IteratorResult<Out>> | IteratorResult<Out> {
     this.closed = true;
     this.held = null;
     let moved: boolean;
@@ -137,7 +144,7 @@ class Attempts<Req, Out> implements PushingIterator<Out> {
     if (!moved) return { done: true, value: undefined };
     this.closed = false;
     return this.next();
-  };
+  }
 
   /**
    * After a failed attempt: true with the next attempt in flight, false when the stream ends quietly
@@ -172,8 +179,9 @@ class Attempts<Req, Out> implements PushingIterator<Out> {
     if (!r) return out;
     if (r.finished(out)) this.finished = true;
     if (this.budget > 0) {
-      this.generated.push(...r.tokens(out));
-      if (this.tooLong(this.generated.length)) this.budget = 0;
+      const generated = (this.generated ??= []);
+      generated.push(...r.tokens(out));
+      if (this.tooLong(generated.length)) this.budget = 0;
     }
     return this.replayed > 0 ? r.restate(out, this.replayed) : out;
   }
@@ -187,23 +195,24 @@ class Attempts<Req, Out> implements PushingIterator<Out> {
   private resend(err: unknown): AsyncIterable<Out> {
     if (!(err instanceof WorkerLostError) || this.route.ctx.signal.aborted) throw err;
     const lost = err.instanceId ?? this.current.target?.id;
-    if (lost !== undefined) this.excluded.add(lost);
+    const excluded = (this.excluded ??= new Set());
+    if (lost !== undefined) excluded.add(lost);
     if (this.router.requests.pinnedInstance(this.route.request) !== null) throw err;
     const type: MigrationType = this.answered ? 'ongoing_request' : 'new_request';
     if (this.answered) {
       if (this.budget <= 0) throw err;
       this.budget--;
     }
-    const candidates = this.router.instances.filter((i) => !this.excluded.has(i.id));
+    const candidates = this.router.instances.filter((i) => !excluded.has(i.id));
     if (candidates.length === 0) throw err;
-    const replay = this.answered ? this.generated : [];
+    const replay = (this.answered && this.generated) || [];
     const request = replay.length > 0 ? this.resumable!.resume(this.route.request, replay) : this.route.request;
     this.settings.logger.warn(
       { request_id: this.route.ctx.requestId, lost: lost?.toString(16), replayedTokens: replay.length, err: err.message },
       this.answered ? 'worker lost mid-stream: re-sending the request with its generated tokens' : 'worker lost before answering: retrying on another instance',
     );
     this.replayed = replay.length;
-    this.current = { request, ctx: this.route.ctx, candidates, target: null, excluded: this.excluded };
+    this.current = { request, ctx: this.route.ctx, candidates, target: null, excluded };
     this.pending = { type, since: performance.now() };
     try {
       return this.dispatch(this.current);
@@ -219,5 +228,26 @@ class Attempts<Req, Out> implements PushingIterator<Out> {
     const { type, since } = this.pending;
     this.pending = null;
     this.route.ctx.migrated?.(type, (performance.now() - since) / 1000);
+  }
+}
+
+/** One attempt's pushed outputs, handed to the request's attempts with the attempt they came from. */
+class AttemptSink<Req, Out> implements StreamSink<Out> {
+  constructor(
+    private readonly attempts: Attempts<Req, Out>,
+    private readonly from: AsyncIterator<Out>,
+    private readonly sink: StreamSink<Out>,
+  ) {}
+
+  item(out: Out): void {
+    this.attempts.pushedItem(this.from, this.sink, out);
+  }
+
+  end(): void {
+    this.attempts.pushedEnd(this.from, this.sink);
+  }
+
+  fail(err: unknown): void {
+    this.attempts.pushedFailure(this.from, this.sink, err);
   }
 }

@@ -21,12 +21,16 @@ class QueueStream<T extends {} | null> implements PushingIterator<T> {
   private tap: ((item: T) => void) | undefined;
   private opening: Promise<void> | null = null;
   private returned = false;
+  /** A consumer that asked for the items pushed before the queue was open: it gets them once it is. */
+  private waitingSink: StreamSink<T> | null = null;
+  /** Taps each pulled item; made on the first pull of a tapped queue. */
+  private tapped: ((r: IteratorResult<T>) => IteratorResult<T>) | null = null;
 
   constructor(private readonly open: () => Promise<OpenedQueue<T> | null>) {}
 
   next(): Promise<IteratorResult<T>> {
     const queue = this.queue;
-    if (queue) return this.tap ? queue.next().then(this.tapped) : queue.next();
+    if (queue) return this.tap ? queue.next().then((this.tapped ??= (r) => this.tapOne(r))) : queue.next();
     if (this.returned) return Promise.resolve(DONE);
     return this.opened().then(() => this.next());
   }
@@ -42,22 +46,32 @@ class QueueStream<T extends {} | null> implements PushingIterator<T> {
       endLater(sink);
       return;
     }
-    this.opened().then(
-      () => this.pushTo(sink),
-      (err: unknown) => sink.fail(err),
-    );
+    this.waitingSink = sink;
+    void this.opened();
   }
 
   private opened(): Promise<void> {
-    this.opening ??= this.open().then((opened) => {
-      if (!opened) {
+    this.opening ??= this.open().then(
+      (opened) => {
+        if (!opened) this.returned = true;
+        else {
+          this.queue = opened.queue;
+          this.tap = opened.tap;
+          if (this.returned) void opened.queue.return();
+        }
+        const sink = this.waitingSink;
+        this.waitingSink = null;
+        if (sink) this.pushTo(sink);
+      },
+      (err: unknown) => {
         this.returned = true;
-        return;
-      }
-      this.queue = opened.queue;
-      this.tap = opened.tap;
-      if (this.returned) void opened.queue.return();
-    }, this.failedToOpen);
+        const sink = this.waitingSink;
+        this.waitingSink = null;
+        // A consumer waiting for pushed items hears the failure; a pulling one gets it from its next().
+        if (!sink) throw err;
+        sink.fail(err);
+      },
+    );
     return this.opening;
   }
 
@@ -76,13 +90,8 @@ class QueueStream<T extends {} | null> implements PushingIterator<T> {
     return this.queue ? this.queue.return() : Promise.resolve(DONE);
   }
 
-  private readonly failedToOpen = (err: unknown): never => {
-    this.returned = true;
-    throw err;
-  };
-
-  private readonly tapped = (r: IteratorResult<T>): IteratorResult<T> => {
+  private tapOne(r: IteratorResult<T>): IteratorResult<T> {
     if (!r.done) this.tap!(r.value);
     return r;
-  };
+  }
 }
