@@ -249,6 +249,14 @@ interface UnaryFigures {
   writesPerReq: number;
 }
 
+/**
+ * Requests each alternative serves unmeasured before its first unary measurement, and the bound on
+ * that warm-up in seconds. A server's JIT is warm after a number of requests, not of seconds: the
+ * bridge, at a third of serve's rate, still cost 2-4x its steady CPU per request after 1 s.
+ */
+const UNARY_WARM_REQUESTS = 10_000;
+const UNARY_WARM_MAX_S = 10;
+
 /** Alternatives wrk has warmed (it has no warm-up of its own). */
 const wrkWarmed = new Set<string>();
 
@@ -260,8 +268,11 @@ async function measureUnary(a: Alternative): Promise<UnaryFigures> {
   if (useWrk) {
     const body = JSON.stringify({ model: a.model, messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: unaryJob.maxTokens, ignore_eos: true });
     const url = `http://127.0.0.1:${a.port}/v1/chat/completions`;
-    // wrk has no warm-up: a short unrecorded run before the first.
-    if (!wrkWarmed.has(a.name)) await runWrk(url, body, a.headers ?? {}, UNARY_CONNECTIONS, 1);
+    // wrk has no warm-up: unrecorded runs before the first, until the alternative has served
+    // UNARY_WARM_REQUESTS (a time-boxed warm-up left a slower one measured while its JIT was cold).
+    for (let served = 0, s = 0; !wrkWarmed.has(a.name) && served < UNARY_WARM_REQUESTS && s < UNARY_WARM_MAX_S; s++) {
+      served += (await runWrk(url, body, a.headers ?? {}, UNARY_CONNECTIONS, 1)).requests;
+    }
     wrkWarmed.add(a.name);
     const from = a.parts.map((p) => procSnapshot(p.pid));
     ({ requests, seconds, failures } = await runWrk(url, body, a.headers ?? {}, UNARY_CONNECTIONS, Math.round(unaryJob.durationMs / 1000)));

@@ -27,6 +27,9 @@ type Phase = 'head' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | '
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})/;
 /** The lengths of the header names the client reads: transfer-encoding, content-length, connection, keep-alive. */
 const WANTED_NAME_LENGTHS = new Set([17, 14, 10]);
+const MIN_WANTED_NAME = 10;
+/** `chunked` as the last transfer coding. */
+const CHUNKED_LAST = /(^|,)\s*chunked\s*$/i;
 
 /** A response head larger than this is refused (node:http's limit is 16 KiB). */
 const MAX_HEAD = 64 * 1024;
@@ -119,7 +122,8 @@ export class Http1ResponseParser {
 
   private parseHead(head: string): void {
     const firstEnd = head.indexOf('\r\n');
-    const statusLine = STATUS_LINE.exec(firstEnd < 0 ? head : head.slice(0, firstEnd));
+    // Anchored and ending in digits: it matches the head as it matches its first line.
+    const statusLine = STATUS_LINE.exec(head);
     if (!statusLine) throw new MalformedResponseError(`not an HTTP/1.x status line: ${JSON.stringify(head.slice(0, Math.min(40, firstEnd < 0 ? 40 : firstEnd)))}`);
     const status = Number(statusLine[2]);
     let chunked = false;
@@ -132,9 +136,13 @@ export class Http1ResponseParser {
       if (end < 0) end = head.length;
       const colon = head.indexOf(':', at);
       if (colon <= at || colon > end) throw new MalformedResponseError(`a malformed header line: ${JSON.stringify(head.slice(at, Math.min(end, at + 40)))}`);
-      const trimmed = head.slice(at, colon).trim();
+      // A name shorter than the shortest wanted one is not read at all.
+      const trimmed = colon - at < MIN_WANTED_NAME ? '' : head.slice(at, colon).trim();
       const name = WANTED_NAME_LENGTHS.has(trimmed.length) ? trimmed.toLowerCase() : '';
-      if (name === 'transfer-encoding') chunked = /(^|,)\s*chunked\s*$/i.test(head.slice(colon + 1, end).trim());
+      if (name === 'transfer-encoding') {
+        const value = head.slice(colon + 1, end).trim();
+        chunked = value === 'chunked' || CHUNKED_LAST.test(value);
+      }
       else if (name === 'content-length') {
         const value = head.slice(colon + 1, end).trim();
         if (!/^\d+$/.test(value) || (length >= 0 && Number(value) !== length)) throw new MalformedResponseError(`a bad content-length: ${value}`);
@@ -147,7 +155,7 @@ export class Http1ResponseParser {
     if (status >= 100 && status < 200 && status !== 101) return;
     this.status = status;
     const http10 = statusLine[1] === '0';
-    this.keepAlive = http10 ? /\bkeep-alive\b/.test(connection) : !/\bclose\b/.test(connection);
+    this.keepAlive = connection === 'keep-alive' || (http10 ? /\bkeep-alive\b/.test(connection) : !/\bclose\b/.test(connection));
     this.idleTimeoutSecs = keepAliveTimeout;
     this.sink.head(status);
     if (status === 204 || status === 304) this.finish();

@@ -11,8 +11,10 @@ const EMPTY = Buffer.alloc(0);
 export class SseDataReader {
   /** The bytes of a line not yet ended. */
   private rest: Buffer = EMPTY;
-  /** The data lines of the event being read. */
-  private data: string[] = [];
+  /** The first data line of the event being read (most events have one: no array per event). */
+  private first: string | null = null;
+  /** Its further data lines. */
+  private more: string[] | null = null;
   private done = false;
 
   /** `onData` gets each event's data; `[DONE]` ends the stream (nothing after it is given). */
@@ -51,14 +53,18 @@ export class SseDataReader {
     // `data:` (0x64 0x61 0x74 0x61 0x3a), then an optional space.
     if (end - start < 5 || bytes[start] !== 0x64 || bytes[start + 1] !== 0x61 || bytes[start + 2] !== 0x74 || bytes[start + 3] !== 0x61 || bytes[start + 4] !== 0x3a) return;
     const from = bytes[start + 5] === 0x20 ? start + 6 : start + 5;
-    this.data.push(bytes.toString('utf8', from, end));
+    const text = bytes.toString('utf8', from, end);
+    if (this.first === null) this.first = text;
+    else (this.more ??= []).push(text);
   }
 
   private dispatch(): void {
-    const data = this.data;
-    if (data.length === 0) return;
-    this.data = [];
-    const event = data.length === 1 ? data[0]! : data.join('\n');
+    const first = this.first;
+    if (first === null) return;
+    const more = this.more;
+    this.first = null;
+    this.more = null;
+    const event = more ? `${first}\n${more.join('\n')}` : first;
     if (event === '[DONE]') {
       this.done = true;
       return;
