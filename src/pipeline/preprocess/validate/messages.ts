@@ -12,9 +12,11 @@ const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'];
 
 export function checkMessageShapes(messages: unknown): void {
   if (!Array.isArray(messages)) throw invalidType('messages', messages, 'a sequence');
+  // Paths are spelled only for an error: a valid message costs no strings.
   messages.forEach((message, i) => {
+    if (!isObject(message)) throw invalidType(`messages[${i}]`, message, 'a message object');
+    if (typeof message.role === 'string' && ROLES.includes(message.role) && typeof message.content === 'string' && message.tool_calls === undefined && message.role !== 'tool') return;
     const path = `messages[${i}]`;
-    if (!isObject(message)) throw invalidType(path, message, 'a message object');
     if (typeof message.role !== 'string' || !ROLES.includes(message.role)) {
       const detail = typeof message.role === 'string'
         ? `unknown variant \`${message.role}\`, expected one of ${ROLES.map((r) => `\`${r}\``).join(', ')}`
