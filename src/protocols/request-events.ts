@@ -165,16 +165,36 @@ export const requestChannels: Readonly<Record<RequestEventName, Channel>> = {
 
 export type RequestEventHandlers = { [K in RequestEventName]?: (event: RequestEventMap[K]) => void };
 
+type ScopedListener<K extends RequestEventName> = (scope: RequestScope, handler: (event: RequestEventMap[K]) => void) => (message: unknown) => void;
+
+// One listener literal per event kind, not one shared by all: V8 keeps type feedback per function
+// literal, and a shared one sees every kind's message shape and every subscriber's handler, so its
+// property loads and calls go megamorphic on the per-request path.
+const scopedListeners: { [K in RequestEventName]: ScopedListener<K> } = {
+  start: (scope, handler) => (m) => { if ((m as RequestStartEvent).request.scope === scope) handler(m as RequestStartEvent); },
+  firstToken: (scope, handler) => (m) => { if ((m as RequestFirstTokenEvent).request.scope === scope) handler(m as RequestFirstTokenEvent); },
+  token: (scope, handler) => (m) => { if ((m as RequestTokenEvent).request.scope === scope) handler(m as RequestTokenEvent); },
+  end: (scope, handler) => (m) => { if ((m as RequestEndEvent).request.scope === scope) handler(m as RequestEndEvent); },
+  error: (scope, handler) => (m) => { if ((m as RequestErrorEvent).request.scope === scope) handler(m as RequestErrorEvent); },
+  cancel: (scope, handler) => (m) => { if ((m as RequestCancelEvent).request.scope === scope) handler(m as RequestCancelEvent); },
+  migration: (scope, handler) => (m) => { if ((m as RequestMigrationEvent).request.scope === scope) handler(m as RequestMigrationEvent); },
+  tokenize: (scope, handler) => (m) => { if ((m as RequestTokenizeEvent).request.scope === scope) handler(m as RequestTokenizeEvent); },
+  preprocess: (scope, handler) => (m) => { if ((m as RequestPreprocessEvent).request.scope === scope) handler(m as RequestPreprocessEvent); },
+  dispatch: (scope, handler) => (m) => { if ((m as RequestDispatchEvent).request.scope === scope) handler(m as RequestDispatchEvent); },
+  dispatchEnd: (scope, handler) => (m) => { if ((m as RequestDispatchEndEvent).request.scope === scope) handler(m as RequestDispatchEndEvent); },
+};
+
+function scopedListener<K extends RequestEventName>(name: K, scope: RequestScope, handler: (event: RequestEventMap[K]) => void): (message: unknown) => void {
+  return (scopedListeners[name] as ScopedListener<K>)(scope, handler);
+}
+
 /** Calls `handlers` for the events of `scope`'s requests until the returned function is called. */
 export function subscribeRequestEvents(scope: RequestScope, handlers: RequestEventHandlers): () => void {
   const listeners: [string, (message: unknown) => void][] = [];
   for (const name of Object.keys(handlers) as RequestEventName[]) {
-    const handler = handlers[name] as ((event: { request: RequestInfo }) => void) | undefined;
+    const handler = handlers[name];
     if (!handler) continue;
-    const listener = (message: unknown): void => {
-      const event = message as { request: RequestInfo };
-      if (event.request.scope === scope) handler(event);
-    };
+    const listener = scopedListener(name, scope, handler as (event: RequestEventMap[typeof name]) => void);
     subscribe(REQUEST_CHANNEL_NAMES[name], listener);
     listeners.push([REQUEST_CHANNEL_NAMES[name], listener]);
   }

@@ -10,13 +10,13 @@ export type HeaderLookup = (name: string) => string | readonly string[] | undefi
 
 const U32_MAX = 4294967295;
 
-function header(headers: HeaderLookup, ...names: string[]): string | undefined {
-  for (const name of names) {
-    const v = headers(name);
-    const value = typeof v === 'string' ? v : v?.[0];
-    if (value !== undefined && value.trim() !== '') return value.trim();
-  }
-  return undefined;
+/** The header's trimmed value (its first when repeated); undefined when absent or blank. Aliases chain with `??`. */
+function header(headers: HeaderLookup, name: string): string | undefined {
+  const v = headers(name);
+  const value = typeof v === 'string' ? v : v?.[0];
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
 }
 
 function unsigned(name: string, value: string, max: bigint): string {
@@ -44,7 +44,7 @@ function sessionHeader(headers: HeaderLookup): string | undefined {
   return (
     header(headers, 'x-dynamo-session-id') ??
     (claude === undefined ? undefined : (header(headers, 'x-claude-code-agent-id') ?? claude)) ??
-    header(headers, 'thread-id', 'x-session-id')
+    (header(headers, 'thread-id') ?? header(headers, 'x-session-id'))
   );
 }
 
@@ -60,17 +60,17 @@ export const NO_HEADER_ROUTING: Readonly<HeaderRouting> = Object.freeze({});
 /** The `nvext` fields the request's routing headers set (only those it sends); throws on a malformed value. */
 export function routingFromHeaders(headers: HeaderLookup): HeaderRouting {
   const out: HeaderRouting = {};
-  const worker = header(headers, 'x-dynamo-worker-instance-id', 'x-worker-instance-id');
+  const worker = header(headers, 'x-dynamo-worker-instance-id') ?? header(headers, 'x-worker-instance-id');
   if (worker !== undefined) {
     const id = unsigned('x-dynamo-worker-instance-id', worker, 2n ** 64n - 1n);
     out.backend_instance_id = id;
     out.decode_worker_id = id;
   }
-  const prefill = header(headers, 'x-dynamo-prefill-instance-id', 'x-prefill-instance-id');
+  const prefill = header(headers, 'x-dynamo-prefill-instance-id') ?? header(headers, 'x-prefill-instance-id');
   if (prefill !== undefined) out.prefill_worker_id = unsigned('x-dynamo-prefill-instance-id', prefill, 2n ** 64n - 1n);
-  const dpRank = header(headers, 'x-dynamo-dp-rank', 'x-dp-rank', 'x-data-parallel-rank');
+  const dpRank = header(headers, 'x-dynamo-dp-rank') ?? header(headers, 'x-dp-rank') ?? header(headers, 'x-data-parallel-rank');
   if (dpRank !== undefined) out.dp_rank = Number(unsigned('x-dynamo-dp-rank', dpRank, BigInt(U32_MAX)));
-  const prefillDpRank = header(headers, 'x-dynamo-prefill-dp-rank', 'x-prefill-dp-rank');
+  const prefillDpRank = header(headers, 'x-dynamo-prefill-dp-rank') ?? header(headers, 'x-prefill-dp-rank');
   if (prefillDpRank !== undefined) {
     const rank = Number(unsigned('x-dynamo-prefill-dp-rank', prefillDpRank, BigInt(U32_MAX)));
     // u32::MAX is upstream's "unset".

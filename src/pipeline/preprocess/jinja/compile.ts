@@ -420,8 +420,12 @@ function memberExpression(node: AstNode): Expr {
   return (scope) => member(object(scope), key);
 }
 
+function sliceBound(bound: unknown): boolean {
+  return bound === undefined || isInteger(bound);
+}
+
 function sliceOf(value: unknown, start: unknown, stop: unknown, step: unknown): unknown {
-  for (const bound of [start, stop, step]) if (bound !== undefined && !isInteger(bound)) notReproduced('slice bound');
+  if (!sliceBound(start) || !sliceBound(stop) || !sliceBound(step)) notReproduced('slice bound');
   if (step === 0) return notReproduced('slice step 0');
   if (Array.isArray(value)) return pySlice(value, start as number | undefined, stop as number | undefined, (step as number | undefined) ?? 1);
   if (typeof value === 'string') {
@@ -462,11 +466,20 @@ function callArguments(nodes: AstNode[]): Args {
       positional.push(expression(node));
     }
   }
-  if (keywords.length === 0) return (scope) => ({ positional: positional.map((p) => p(scope)), keywords: null });
-  return (scope) => ({
-    positional: positional.map((p) => p(scope)),
-    keywords: new Map(keywords.map(([key, value]) => [key, value(scope)])),
-  });
+  if (keywords.length === 0) return (scope) => ({ positional: evaluateAll(positional, scope), keywords: null });
+  return (scope) => {
+    const values = evaluateAll(positional, scope);
+    // Filled key by key: no array of pairs per call on the way to the map.
+    const byName = new Map<string, unknown>();
+    for (let i = 0; i < keywords.length; i++) byName.set(keywords[i]![0], keywords[i]![1](scope));
+    return { positional: values, keywords: byName };
+  };
+}
+
+function evaluateAll(exprs: readonly Expr[], scope: Scope): unknown[] {
+  const values: unknown[] = [];
+  for (let i = 0; i < exprs.length; i++) values.push(exprs[i]!(scope));
+  return values;
 }
 
 function callExpression(node: AstNode): Expr {

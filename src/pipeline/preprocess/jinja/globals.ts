@@ -9,6 +9,8 @@ function positionalOnly(args: CallArgs): unknown[] {
 }
 
 function namespace(args: CallArgs): Namespace {
+  // A call's keyword map is its own, made for this call: with nothing to merge it is the namespace.
+  if (args.positional.length === 0 && args.keywords) return new Namespace(args.keywords);
   const entries = new Map<string, unknown>();
   if (args.positional.length > 1) notReproduced('namespace with several positional arguments');
   if (args.positional.length === 1) {

@@ -12,9 +12,12 @@ const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'];
 
 export function checkMessageShapes(messages: unknown): void {
   if (!Array.isArray(messages)) throw invalidType('messages', messages, 'a sequence');
-  messages.forEach((message, i) => {
+  // Paths are spelled only for an error: a valid message costs no strings.
+  for (let i = 0; i < messages.length; i++) {
+    const message: unknown = messages[i];
+    if (!isObject(message)) throw invalidType(`messages[${i}]`, message, 'a message object');
+    if (typeof message.role === 'string' && ROLES.includes(message.role) && typeof message.content === 'string' && message.tool_calls === undefined && message.role !== 'tool') continue;
     const path = `messages[${i}]`;
-    if (!isObject(message)) throw invalidType(path, message, 'a message object');
     if (typeof message.role !== 'string' || !ROLES.includes(message.role)) {
       const detail = typeof message.role === 'string'
         ? `unknown variant \`${message.role}\`, expected one of ${ROLES.map((r) => `\`${r}\``).join(', ')}`
@@ -27,7 +30,7 @@ export function checkMessageShapes(messages: unknown): void {
       throw invalidType(`${path}.tool_call_id`, message.tool_call_id, 'a string');
     }
     const calls = message.tool_calls;
-    if (calls === undefined || calls === null) return;
+    if (calls === undefined || calls === null) continue;
     if (!Array.isArray(calls)) throw invalidType(`${path}.tool_calls`, calls, 'a sequence');
     calls.forEach((call, j) => {
       const callPath = `${path}.tool_calls[${j}]`;
@@ -37,7 +40,7 @@ export function checkMessageShapes(messages: unknown): void {
       if (typeof call.function.name !== 'string') throw deserializeError(`${callPath}.function`, 'missing field `name`');
       if (typeof call.function.arguments !== 'string') throw deserializeError(`${callPath}.function`, 'missing field `arguments`');
     });
-  });
+  }
 }
 
 function checkContentShape(content: unknown, path: string): void {
@@ -71,11 +74,12 @@ export function checkRejectedMedia(body: Body, messages: Body[], rejected: reado
  * fit the parameters of the tool they call, when that tool is in `tools`.
  */
 export function checkMessageRules(messages: Body[], tools: Body[] | null | undefined): void {
-  messages.forEach((message, i) => {
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
     if (message.role === 'tool' && (message.tool_call_id as string).trim() === '') {
       fail(`\`messages[${i}].tool_call_id\` cannot be empty`);
     }
-    if (message.role !== 'assistant' || !Array.isArray(message.tool_calls)) return;
+    if (message.role !== 'assistant' || !Array.isArray(message.tool_calls)) continue;
     (message.tool_calls as { function: { name: string; arguments: string } }[]).forEach((call, j) => {
       const args = call.function.arguments;
       if (args.trim() === '') return;
@@ -91,7 +95,7 @@ export function checkMessageRules(messages: Body[], tools: Body[] | null | undef
       const violation = tool ? schemaViolation(parsed, (tool.function as { parameters?: unknown }).parameters) : null;
       if (violation) fail(`${field} does not match the parameters of tool "${call.function.name}": ${violation}`);
     });
-  });
+  }
 }
 
 export function checkMessagesNotEmpty(messages: readonly unknown[]): void {

@@ -9,41 +9,28 @@ const MAX_N = 128;
 const MAX_TOTAL_CHOICES = 128;
 export const MAX_STOP_SEQUENCES = 32;
 
-function checkRange(value: unknown, ok: (v: number) => boolean, message: (v: number) => string): void {
-  if (typeof value === 'number' && !ok(value)) fail(message(value));
+/** A check of a numeric field's range, made once: a check made per call would allocate its two closures per request. */
+function rangeCheck(ok: (v: number) => boolean, message: (v: number) => string): (value: unknown) => void {
+  return (value) => {
+    if (typeof value === 'number' && !ok(value)) fail(message(value));
+  };
 }
 
-export function checkTemperature(t: unknown): void {
-  checkRange(t, (v) => v >= 0 && v <= 2, (v) => `Temperature must be between 0 and 2, got ${v}`);
-}
+export const checkTemperature = rangeCheck((v) => v >= 0 && v <= 2, (v) => `Temperature must be between 0 and 2, got ${v}`);
 
-export function checkTopP(p: unknown): void {
-  checkRange(p, (v) => v > 0 && v <= 1, (v) => `Top_p must be between 0 and 1, got ${v}`);
-}
+export const checkTopP = rangeCheck((v) => v > 0 && v <= 1, (v) => `Top_p must be between 0 and 1, got ${v}`);
 
-export function checkMinP(p: unknown): void {
-  checkRange(p, (v) => v >= 0 && v <= 1, (v) => `Min_p must be between 0 and 1, got ${v}`);
-}
+export const checkMinP = rangeCheck((v) => v >= 0 && v <= 1, (v) => `Min_p must be between 0 and 1, got ${v}`);
 
-export function checkTopK(k: unknown): void {
-  checkRange(k, (v) => v >= -1, () => 'Top_k must be null or greater than or equal to -1');
-}
+export const checkTopK = rangeCheck((v) => v >= -1, () => 'Top_k must be null or greater than or equal to -1');
 
-export function checkFrequencyPenalty(x: unknown): void {
-  checkRange(x, (v) => v >= -2 && v <= 2, (v) => `Frequency penalty must be between -2 and 2, got ${v}`);
-}
+export const checkFrequencyPenalty = rangeCheck((v) => v >= -2 && v <= 2, (v) => `Frequency penalty must be between -2 and 2, got ${v}`);
 
-export function checkPresencePenalty(x: unknown): void {
-  checkRange(x, (v) => v >= -2 && v <= 2, (v) => `Presence penalty must be between -2 and 2, got ${v}`);
-}
+export const checkPresencePenalty = rangeCheck((v) => v >= -2 && v <= 2, (v) => `Presence penalty must be between -2 and 2, got ${v}`);
 
-export function checkRepetitionPenalty(x: unknown): void {
-  checkRange(x, (v) => v > 0 && v <= 2, (v) => `Repetition penalty must be between 0 and 2, got ${v}`);
-}
+export const checkRepetitionPenalty = rangeCheck((v) => v > 0 && v <= 2, (v) => `Repetition penalty must be between 0 and 2, got ${v}`);
 
-export function checkN(n: unknown): void {
-  checkRange(n, (v) => v >= 1 && v <= MAX_N, (v) => `n must be between 1 and ${MAX_N}, got ${v}`);
-}
+export const checkN = rangeCheck((v) => v >= 1 && v <= MAX_N, (v) => `n must be between 1 and ${MAX_N}, got ${v}`);
 
 export function checkTotalChoices(batch: number, n: number): void {
   const total = batch * n;
@@ -120,13 +107,9 @@ export function checkCommonExtRanges(body: Body): void {
   checkTopK(body.top_k);
 }
 
-export function checkTopLogprobs(value: unknown): void {
-  checkRange(value, (v) => v >= 0 && v <= 20, (v) => `Top_logprobs must be between 0 and 20, got ${v}`);
-}
+export const checkTopLogprobs = rangeCheck((v) => v >= 0 && v <= 20, (v) => `Top_logprobs must be between 0 and 20, got ${v}`);
 
-export function checkLogprobs(value: unknown): void {
-  checkRange(value, (v) => v >= 0 && v <= 5, (v) => `Logprobs must be between 0 and 5, got ${v}`);
-}
+export const checkLogprobs = rangeCheck((v) => v >= 0 && v <= 5, (v) => `Logprobs must be between 0 and 5, got ${v}`);
 
 export function checkBestOf(bestOf: unknown, n: unknown): void {
   if (typeof bestOf !== 'number') return;
