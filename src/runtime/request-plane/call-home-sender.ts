@@ -64,9 +64,8 @@ class ResponseStream implements CoalescedStream, StreamSink<unknown> {
 
   /** The first frames, with what followed them in the same go; later ones by the coalescer. */
   private readonly writeFirst = (): void => {
-    if (this.over) return;
-    this.queued = true;
-    writeCoalescer.add(this);
+    // `queued` has stayed set since start (nothing but the coalescer's write clears it).
+    if (!this.over) writeCoalescer.add(this);
   };
 
   item(value: unknown): void {
