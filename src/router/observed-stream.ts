@@ -228,7 +228,7 @@ class ObservedStream<Out> implements PushingIterator<Out>, StreamSink<Out>, Sile
       return Promise.resolve(DONE);
     }
     // The call is closed first, then the observers hear the end: by then an engine that stops on
-    // close has let go of the call's signal, which another call may then take (call-signals.ts).
+    // close has let go of the call's signal, which another call may then take (protocols/streams/call-signals.ts).
     try {
       return this.inner.return(value);
     } finally {

@@ -6,8 +6,7 @@
 // call is aborted and fails with a WorkerLostError. Either way the instance is marked down in the
 // shared health record, so no router of this process picks it again until it is back, and the
 // error goes on to the layers above (migration may re-send the request).
-import { WorkerLostError } from '../../protocols/index.js';
-import { callController, callEnded } from '../call-signals.js';
+import { callController, callEnded, WorkerLostError } from '../../protocols/index.js';
 import type { InstanceHealth } from '../health/index.js';
 import { observeStream, watchSilence, type SilenceWatch, type StreamObserver } from '../observed-stream.js';
 import { targetOf, type RoutingLayer } from '../route.js';
@@ -48,7 +47,7 @@ export function lostWorker<Req, Out>(router: Watched<Req, Out>): RoutingLayer<Re
  * One watched call: its signal follows the caller's and is aborted when the call goes silent; it
  * hears the stream's end. One object per call (the caller's signal takes it as its listener, via
  * `handleEvent`) rather than a link and observers of closures; its controller is one an ended
- * call no longer uses, when there is one (call-signals.ts).
+ * call no longer uses, when there is one (protocols/streams/call-signals.ts).
  */
 class WatchedCall implements StreamObserver<unknown>, EventListenerObject {
   private readonly controller = callController();

@@ -1,5 +1,6 @@
 // The worker half shared by the TCP and NATS request planes: look up the handler a request names,
 // ack at once, then decode the two-part payload, dial the caller back and stream the response.
+import { callController, callEnded } from '../../protocols/index.js';
 import { PAYLOAD_CODECS, PING_HEADER, decodeTwoPart, parseRequestControl, stringifyJsonWithU64 } from '../codecs/index.js';
 import { CallHomeLinks } from './call-home-link.js';
 import { sendResponseStream } from './call-home-sender.js';
@@ -76,11 +77,13 @@ export class Ingress {
     const control = parseRequestControl(msg.header);
     const exact = handler.exactIntegers === true;
     const request = PAYLOAD_CODECS[control.codec].decode(msg.body, exact);
-    const abort = new AbortController();
+    const abort = callController();
     this.inFlight.add(abort);
+    const caller = new CallerStop(abort);
+    let answered = false;
     try {
       const link = await this.links.open(control.callHome);
-      link.begin(control.callHome, { control: () => abort.abort(), lost: () => abort.abort() });
+      link.begin(control.callHome, caller);
       const requestId = headers['request-id'] ?? headers['x-request-id'] ?? control.id;
       const items = handler(request, { requestId, signal: abort.signal, headers, metadata: control.metadata })[Symbol.asyncIterator]();
       // The first item decides between a clean prologue and an error prologue.
@@ -91,8 +94,25 @@ export class Ingress {
         first = err instanceof Error ? err : new Error(String(err));
       }
       await sendResponseStream(link, items, first, abort.signal, exact ? stringifyJsonWithU64 : JSON.stringify);
+      answered = !(first instanceof Error);
     } finally {
       this.inFlight.delete(abort);
+      // A link whose socket was destroyed keeps its listener until the close: it must abort nothing now.
+      caller.controller = null;
+      if (answered) callEnded(abort);
     }
+  }
+}
+
+/** The caller's stop, or its connection lost, aborts the request; one object per request rather than closures. */
+class CallerStop {
+  constructor(public controller: AbortController | null) {}
+
+  control(): void {
+    this.controller?.abort();
+  }
+
+  lost(): void {
+    this.controller?.abort();
   }
 }

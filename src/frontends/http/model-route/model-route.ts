@@ -3,11 +3,11 @@
 // route's endpoint label, cancellation when the client goes away, the in-flight count, and typed
 // error replies. A route says how it checks its body and how it answers.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { ModelManager, ServedModel } from '../../../models/index.js';
 import { traceContextOf } from '../../../observability/index.js';
 import { RequestLifecycle } from '../../../pipeline/index.js';
-import { CancelledError, InternalError, isDynamoError, type ModelApi, type RequestScope } from '../../../protocols/index.js';
+import { callController, callEnded, CancelledError, InternalError, isDynamoError, type ModelApi, type RequestScope } from '../../../protocols/index.js';
 import type { ErrorEnvelope } from '../error-envelope.js';
 import type { HttpRoute } from '../http-route.js';
 import type { RouteDoc } from '../openapi/index.js';
@@ -108,36 +108,73 @@ export function modelRouteHandler<T>(ctx: ModelRouteContext, spec: ModelRouteSpe
   return async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const requestId = requestIdOf(req);
     let request: RequestLifecycle | undefined;
+    let client: ClientSignal | undefined;
     let counted = false;
+    let failed = false;
     try {
       const opened = openModelCall(ctx, spec, { body: req.body, requestId, headers: req.headers, operation: operationOf(req) });
       request = opened.request;
       const { served } = opened;
       const prepared = await spec.prepare(req, served);
-      const abort = new AbortController();
-      reply.raw.on('close', () => {
-        if (!reply.raw.writableFinished) abort.abort(new CancelledError());
-      });
+      client = new ClientSignal(reply.raw);
       ctx.state.inflight++;
       counted = true;
-      const call: ModelCall = { served, requestId, request, signal: abort.signal };
+      const call: ModelCall = { served, requestId, request, signal: client.signal };
       const body = await spec.run(call, prepared, reply);
       if (body === undefined) return reply.sent ? reply : undefined;
-      if (abort.signal.aborted) {
+      if (client.signal.aborted) {
         request.cancel();
         return;
       }
       request.succeed();
       return reply.header('content-type', 'application/json').send(JSON.stringify(body));
     } catch (err) {
+      failed = true;
       request?.fail(err);
       if (!isDynamoError(err)) req.log.error({ err }, 'request failed');
       if (reply.sent || reply.raw.headersSent) return;
       return sendError(reply, err, ctx.state.overloadStatus, ctx.errorEnvelope);
     } finally {
       if (counted) ctx.state.inflight--;
+      client?.handled(failed);
     }
   };
+}
+
+/**
+ * A request's signal: aborted when the client goes away before its answer is out. Its controller
+ * is one an ended call no longer uses, when there is one, and is handed on once the handler has
+ * returned its answer and the response has closed: after both, nothing of this request aborts it or
+ * reads its signal. A handler that failed keeps it (protocols/streams/call-signals.ts).
+ */
+class ClientSignal {
+  private readonly controller = callController();
+  /** Of the handler's return and the response's close, how many are still to come. */
+  private pending = 2;
+  private kept = false;
+
+  constructor(private readonly res: ServerResponse) {
+    res.on('close', this.onClose);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** The handler has returned; one that failed keeps the controller. */
+  handled(failed: boolean): void {
+    if (failed) this.kept = true;
+    this.settled();
+  }
+
+  private readonly onClose = (): void => {
+    if (!this.res.writableFinished) this.controller.abort(new CancelledError());
+    this.settled();
+  };
+
+  private settled(): void {
+    if (--this.pending === 0 && !this.kept) callEnded(this.controller);
+  }
 }
 
 /** A model route at its path: POST, described by `doc`. */
