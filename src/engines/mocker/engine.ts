@@ -7,7 +7,7 @@ import type {
   LLMEngineOutput,
   PreprocessedRequest,
 } from '../../protocols/index.js';
-import { engineRequestChannel, UnavailableError, type EngineRequestEvent, type PauseMode } from '../../protocols/index.js';
+import { engineRequestChannel, followAbort, unfollowAbort, UnavailableError, type AbortFollower, type EngineRequestEvent, type PauseMode } from '../../protocols/index.js';
 import { queueStream, type OpenedQueue } from '../../runtime/async-queue/index.js';
 import { resolveMockerOptions, type MockerEngineOptions, type MockerOptions } from './options.js';
 import { Scheduler } from './scheduler.js';
@@ -156,10 +156,10 @@ export class MockerEngine implements EngineClient {
     if (this.pausedAs !== null && !(await this.untilResumed(signal))) return null;
     if (signal.aborted || this.closed) return null;
     const watch = engineRequestChannel.hasSubscribers ? new RequestWatch(seq, ctx, this.options.dpRank) : null;
-    const onAbort = (): void => this.cancel(seq);
-    signal.addEventListener('abort', onAbort, { once: true });
+    const stop: AbortFollower = { handleEvent: () => this.cancel(seq) };
+    followAbort(signal, stop);
     seq.channel.whenClosed((_how, error) => {
-      signal.removeEventListener('abort', onAbort);
+      unfollowAbort(signal, stop);
       this.cancel(seq);
       if (error !== undefined) watch?.failed(error);
       watch?.publish();
@@ -179,13 +179,13 @@ export class MockerEngine implements EngineClient {
     return new Promise((resolve) => {
       const done = (resumed: boolean): void => {
         this.heldAdmissions.delete(release);
-        signal.removeEventListener('abort', giveUp);
+        unfollowAbort(signal, giveUp);
         resolve(resumed && !this.closed);
       };
       const release = (): void => done(true);
-      const giveUp = (): void => done(false);
+      const giveUp: AbortFollower = { handleEvent: () => done(false) };
       this.heldAdmissions.add(release);
-      signal.addEventListener('abort', giveUp, { once: true });
+      followAbort(signal, giveUp);
     });
   }
 

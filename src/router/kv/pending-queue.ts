@@ -3,7 +3,7 @@
 //   fcfs: priority_jump - arrival offset (s), higher first (good for tail TTFT)
 //   wspt: (1 + priority_jump) / max(1, uncached prompt tokens), higher first (Smith's rule: mean TTFT)
 //   lcfs: latest arrival first (for comparison only)
-import { CancelledError, type QueuePolicy } from '../../protocols/index.js';
+import { CancelledError, followAbort, unfollowAbort, type AbortFollower, type QueuePolicy } from '../../protocols/index.js';
 
 export interface QueuedRequest {
   priorityJump: number;
@@ -50,20 +50,22 @@ export class PendingQueue {
   /** Resolves when released; rejects with CancelledError if the request is aborted first. */
   wait(req: QueuedRequest): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => {
-        this.remove(waiter);
-        reject(new CancelledError());
+      const onAbort: AbortFollower = {
+        handleEvent: () => {
+          this.remove(waiter);
+          reject(new CancelledError());
+        },
       };
       const waiter: Waiter = {
         key: this.priorityOf(req),
         seq: this.seq++,
         admit: () => {
-          req.signal?.removeEventListener('abort', onAbort);
+          if (req.signal) unfollowAbort(req.signal, onAbort);
           resolve();
         },
       };
-      if (req.signal?.aborted) return onAbort();
-      req.signal?.addEventListener('abort', onAbort, { once: true });
+      if (req.signal?.aborted) return onAbort.handleEvent();
+      if (req.signal) followAbort(req.signal, onAbort);
       this.push(waiter);
     });
   }

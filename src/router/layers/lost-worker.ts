@@ -6,7 +6,7 @@
 // call is aborted and fails with a WorkerLostError. Either way the instance is marked down in the
 // shared health record, so no router of this process picks it again until it is back, and the
 // error goes on to the layers above (migration may re-send the request).
-import { callController, callEnded, WorkerLostError } from '../../protocols/index.js';
+import { callController, callEnded, followAbort, unfollowAbort, WorkerLostError, type AbortFollower } from '../../protocols/index.js';
 import type { InstanceHealth } from '../health/index.js';
 import { observeStream, watchSilence, type SilenceWatch, type StreamObserver } from '../observed-stream.js';
 import { targetOf, type RoutingLayer } from '../route.js';
@@ -45,11 +45,11 @@ export function lostWorker<Req, Out>(router: Watched<Req, Out>): RoutingLayer<Re
 
 /**
  * One watched call: its signal follows the caller's and is aborted when the call goes silent; it
- * hears the stream's end. One object per call (the caller's signal takes it as its listener, via
+ * hears the stream's end. One object per call (it follows the caller's signal itself, via
  * `handleEvent`) rather than a link and observers of closures; its controller is one an ended
  * call no longer uses, when there is one (protocols/streams/call-signals.ts).
  */
-class WatchedCall implements StreamObserver<unknown>, EventListenerObject {
+class WatchedCall implements StreamObserver<unknown>, AbortFollower {
   private readonly controller = callController();
   watch: (SilenceWatch & { release?(): void }) | null = null;
   /** Stops the call (the watchdog's `onSilent`). */
@@ -60,10 +60,9 @@ class WatchedCall implements StreamObserver<unknown>, EventListenerObject {
     private readonly id: bigint,
     private readonly parent: AbortSignal,
   ) {
-    // A listener added without options: `once` would cost an options object's parsing per call,
-    // and aborting an aborted controller does nothing.
+    // Followed without `once`: aborting an aborted controller does nothing.
     if (parent.aborted) this.controller.abort(parent.reason);
-    else parent.addEventListener('abort', this);
+    else followAbort(parent, this);
   }
 
   get signal(): AbortSignal {
@@ -76,7 +75,7 @@ class WatchedCall implements StreamObserver<unknown>, EventListenerObject {
   }
 
   onEnd(error?: unknown): void {
-    this.parent.removeEventListener('abort', this);
+    unfollowAbort(this.parent, this);
     // A failed call keeps its controller: a silent one is stopped (aborted) after its stream failed.
     if (error === undefined) callEnded(this.controller);
     this.watch?.release?.();

@@ -1,7 +1,7 @@
 // Worker side of a response stream, on its connection to the caller (call-home-link.ts): prologue,
 // one body-only frame per item, `complete_final`, sentinel (reference/upstream-wire.md §4). A "stop"
 // or "kill" from the caller on the same socket aborts the handler.
-import { neverWritten, pushItems, writeCoalescer, type CoalescedStream, type StreamSink } from '../../protocols/index.js';
+import { followAbort, neverWritten, pushItems, unfollowAbort, writeCoalescer, type AbortFollower, type CoalescedStream, type StreamSink } from '../../protocols/index.js';
 import { encodeTwoPartHeader, STREAM_END_JSON, streamItemBodyJson, streamItemJson, TwoPartBatch } from '../codecs/index.js';
 import type { CallHomeLink } from './call-home-link.js';
 import { ENGINE_SHUTDOWN, ENGINE_SHUTDOWN_MESSAGE } from './engine-shutdown.js';
@@ -29,7 +29,7 @@ export function sendResponseStream(
 }
 
 /** One response stream's frames on their way to the caller's socket. */
-class ResponseStream implements CoalescedStream, StreamSink<unknown> {
+class ResponseStream implements CoalescedStream, StreamSink<unknown>, AbortFollower {
   readonly lastWrite = neverWritten();
   private readonly frames = new TwoPartBatch();
   /** Queued with the coalescer. */
@@ -56,8 +56,8 @@ class ResponseStream implements CoalescedStream, StreamSink<unknown> {
     this.item(first.value);
     if (this.over) return;
     // The caller stopped, the connection closed, or the worker shuts down: no more items.
-    this.signal.addEventListener('abort', this.onAbort, { once: true });
-    if (this.signal.aborted) this.onAbort();
+    followAbort(this.signal, this);
+    if (this.signal.aborted) this.handleEvent();
     else pushItems(this.items, this);
     if (!this.over) process.nextTick(this.writeFirst);
   }
@@ -99,13 +99,13 @@ class ResponseStream implements CoalescedStream, StreamSink<unknown> {
   }
 
   /** The caller stopped, the connection closed, or the worker shuts down: the end goes once the handler has stopped. */
-  private readonly onAbort = (): void => {
+  handleEvent(): void {
     if (this.over) return;
     this.over = true;
     const stopped = this.stop();
     if (stopped) void stopped.then(this.closeLater, this.closeLater);
     else this.finish(null);
-  };
+  }
 
   private readonly closeLater = (): void => this.finish(null);
 
@@ -119,7 +119,7 @@ class ResponseStream implements CoalescedStream, StreamSink<unknown> {
   /** The end frames (after an error item when `error` is given, or the shutdown's), written at once. */
   private finish(error: string | null): void {
     this.over = true;
-    this.signal.removeEventListener('abort', this.onAbort);
+    unfollowAbort(this.signal, this);
     if (this.queued) writeCoalescer.remove(this);
     this.queued = false;
     if (!this.link.socket.destroyed) {

@@ -1,6 +1,6 @@
 // Frontend side: one client for every transport a worker may publish (tcp, nats_tcp, inproc), so
 // a frontend can route to upstream and dynamo-ts workers of any request plane at once.
-import { UnavailableError } from '../../protocols/index.js';
+import { followAbort, unfollowAbort, UnavailableError, type AbortFollower } from '../../protocols/index.js';
 import { queueStream } from '../async-queue/index.js';
 import { PAYLOAD_CODECS, buildRequestControl, encodeTwoPart } from '../codecs/index.js';
 import type { EndpointInstance } from '../discovery/index.js';
@@ -87,10 +87,10 @@ export class MultiTransportClient implements RequestPlaneClient {
   ): AsyncIterable<unknown> {
     return queueStream(async () => {
       const { stream, info } = await this.callHome.open(ctx.requestId, ctx.exactIntegers === true);
-      const onAbort = (): void => stream.stop();
-      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      const onAbort: AbortFollower = { handleEvent: () => stream.stop() };
+      followAbort(ctx.signal, onAbort);
       stream.queue.whenClosed((how) => {
-        ctx.signal.removeEventListener('abort', onAbort);
+        unfollowAbort(ctx.signal, onAbort);
         // Leaving early (consumer break) cancels the work on the worker.
         if (how === 'returned') stream.stop();
       });
@@ -100,7 +100,7 @@ export class MultiTransportClient implements RequestPlaneClient {
       try {
         await send({ ...ctx.headers, 'request-id': ctx.requestId }, encodeTwoPart(header, body));
       } catch (err) {
-        ctx.signal.removeEventListener('abort', onAbort);
+        unfollowAbort(ctx.signal, onAbort);
         stream.abandon(err as Error);
         throw err;
       }
