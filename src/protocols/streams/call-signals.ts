@@ -78,6 +78,9 @@ export function unfollowAbort(signal: AbortSignal, follower: AbortFollower): voi
     signal.removeEventListener('abort', follower);
     return;
   }
-  const at = owner.followers.lastIndexOf(follower);
-  if (at >= 0) owner.followers.splice(at, 1);
+  const { followers } = owner;
+  const at = followers.lastIndexOf(follower);
+  // Almost always the last (most often the only) one: popped, without splice's array of what it removed.
+  if (at === followers.length - 1) followers.pop();
+  else if (at >= 0) followers.splice(at, 1);
 }
