@@ -173,6 +173,9 @@ export interface GenerateContext {
   /**
    * Aborted when the client goes away: the engine must stop promptly. A caller that wants no more
    * of one stream (a local stop) closes it early (`return()`) instead, which must stop it as promptly.
+   * Often a reused signal (streams/call-signals.ts): an engine that listens lets go of it when its
+   * stream ends (`followAbort`/`unfollowAbort` follow it without an event listener), and does not
+   * keep it past that.
    */
   signal: AbortSignal;
   /** Client-supplied request metadata (gRPC `x-dynamo-meta-*`, prefix stripped), when any. */
