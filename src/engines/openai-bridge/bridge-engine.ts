@@ -69,8 +69,9 @@ export class OpenAiBridgeEngine implements EngineClient {
    * request. A 4xx throws its typed error; a 5xx, a lost connection or a stream cut before its
    * finish throws WorkerLostError. The outputs are pushed as the answer's bytes come (no promise
    * per chunk when the consumer takes them pushed). The upstream call is sent at once, not at the
-   * stream's first pull: what the caller does before it reads (its stages, opening its response)
-   * overlaps the upstream's work; an answer nobody pulls is read into the queue to its end.
+   * stream's first pull: what the caller still does before it reads (its stages, opening its
+   * response) no longer comes before the upstream's turn. An answer nobody pulls is read into the
+   * queue to its end.
    */
   generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncIterable<LLMEngineOutput> {
     const opened = (async (): Promise<OpenedQueue<LLMEngineOutput> | null> => {
