@@ -5,7 +5,7 @@
 // engine decoded and parsed: outputs carry its text, reasoning, tool calls and logprobs as they
 // are, with ids only to count the tokens.
 import { isDynamoError, type EngineClient, type GenerateContext, type LLMEngineOutput, type PreprocessedRequest } from '../../protocols/index.js';
-import { AsyncQueue, queueStream } from '../../runtime/index.js';
+import { AsyncQueue, queueStream, type OpenedQueue } from '../../runtime/index.js';
 import { SseDataReader } from './sse-lines.js';
 import { readChunk, type UpstreamChunkJson, type UpstreamPiece } from './upstream-chunk.js';
 import { streamedError, upstreamLost, upstreamStatusError } from './upstream-errors.js';
@@ -68,10 +68,13 @@ export class OpenAiBridgeEngine implements EngineClient {
    * Streams the upstream's answer. Aborting ctx.signal (or leaving the loop) aborts the upstream
    * request. A 4xx throws its typed error; a 5xx, a lost connection or a stream cut before its
    * finish throws WorkerLostError. The outputs are pushed as the answer's bytes come (no promise
-   * per chunk when the consumer takes them pushed).
+   * per chunk when the consumer takes them pushed). The upstream call is sent at once, not at the
+   * stream's first pull: what the caller still does before it reads (its stages, opening its
+   * response) no longer comes before the upstream's turn. An answer nobody pulls is read into the
+   * queue to its end.
    */
   generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncIterable<LLMEngineOutput> {
-    return queueStream(async () => {
+    const opened = (async (): Promise<OpenedQueue<LLMEngineOutput> | null> => {
       const { signal } = ctx;
       const relay = new AbortRelay();
       signal.addEventListener('abort', relay, { once: true });
@@ -90,7 +93,10 @@ export class OpenAiBridgeEngine implements EngineClient {
       }
       signal.removeEventListener('abort', relay);
       return null;
-    });
+    })();
+    // Its failure is the stream's, at the first pull; a stream never pulled must not fail the process.
+    opened.catch(ignore);
+    return queueStream(() => opened);
   }
 
   /** The answer once its head is in (a 2xx); null when the caller gave up first. */
@@ -404,6 +410,8 @@ function withEnd(out: LLMEngineOutput, piece: UpstreamPiece): LLMEngineOutput {
   if (piece.usage) out.completion_usage = piece.usage;
   return out;
 }
+
+const ignore = (): void => undefined;
 
 /** Errors of a connection closed under a request, before its answer began. */
 const CONNECTION_RESETS = new Set(['ECONNRESET', 'EPIPE']);
