@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 export interface StandInOptions {
-  /** `vllm`: token array prompts, `token_ids` in each chunk. `text`: text prompts and chat only, text answers. */
+  /** `vllm`: token array prompts, `token_ids` in each chunk when asked (`return_token_ids`). `text`: text prompts and chat only, text answers. */
   kind: 'vllm' | 'text';
   /** The answer, one piece per streamed chunk: token ids (vllm) or text pieces (text). */
   answer: readonly (number | string)[];
@@ -29,6 +29,8 @@ export interface StandInOptions {
   refuseWith?: { status: number; message: string };
   /** No `/health` route (Ollama): health falls back to `/v1/models`. */
   noHealthRoute?: boolean;
+  /** A 400 naming this field for a request that has it (a server without that vLLM extension). */
+  refuseField?: string;
   /** A non-streamed answer's body is cut short: a 200 whose JSON does not parse. */
   malformedWhole?: boolean;
 }
@@ -71,6 +73,9 @@ export async function startStandIn(options: StandInOptions): Promise<StandIn> {
     if (req.method !== 'POST' || (path !== '/v1/completions' && path !== '/v1/chat/completions')) return void json(res, 404, { error: { message: 'not found' } });
     const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
     requests.push({ path, body, headers: req.headers });
+    if (options.refuseField && body[options.refuseField] !== undefined) {
+      return void json(res, 400, { error: { message: `Unrecognized request argument supplied: ${options.refuseField}`, code: 400 } });
+    }
     if (options.refuseWith) return void json(res, options.refuseWith.status, { error: { message: options.refuseWith.message, type: 'BadRequestError', code: options.refuseWith.status } });
     if (options.kind === 'vllm' && path === '/v1/completions' && !Array.isArray(body.prompt)) {
       return void json(res, 400, { error: { message: 'this stand-in takes token prompts only', code: 400 } });
@@ -102,7 +107,7 @@ export async function startStandIn(options: StandInOptions): Promise<StandIn> {
       if (res.destroyed) return;
       const last = i === pieces.length - 1;
       const finish = last ? (!script && pieces.length < options.answer.length ? 'length' : (options.finish ?? 'stop')) : null;
-      const data = typeof piece === 'object' ? scriptedChunk(piece, finish, body) : chunk(piece, finish, chat, logprobs);
+      const data = typeof piece === 'object' ? scriptedChunk(piece, finish, body) : chunk(piece, finish, chat, logprobs, body.return_token_ids === true);
       // Each piece is on the wire before the next step (a drop must not lose what was sent).
       if (streamed) await new Promise((resolve) => res.write(`data: ${JSON.stringify(data)}\n\n`, resolve));
       else chunks.push(data);
@@ -119,7 +124,7 @@ export async function startStandIn(options: StandInOptions): Promise<StandIn> {
     res.end();
   }
 
-  function chunk(piece: number | string, finish: string | null, chat: boolean, logprobs: number | null): Record<string, unknown> {
+  function chunk(piece: number | string, finish: string | null, chat: boolean, logprobs: number | null, ids: boolean): Record<string, unknown> {
     const vllm = typeof piece === 'number';
     const text = vllm ? `<${piece}>` : piece;
     const choice: Record<string, unknown> = chat
@@ -130,7 +135,7 @@ export async function startStandIn(options: StandInOptions): Promise<StandIn> {
       choice.logprobs = { tokens: [piece], token_logprobs: [-0.5], top_logprobs: [Object.fromEntries([[piece, -0.5], ['~', -4]].slice(0, Math.max(1, logprobs)))] };
     }
     if (vllm) {
-      choice.token_ids = [piece];
+      if (ids) choice.token_ids = [piece];
       if (logprobs !== null) {
         choice.logprobs = {
           tokens: [`token_id:${piece}`],
