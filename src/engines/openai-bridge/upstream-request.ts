@@ -20,7 +20,7 @@ export interface UpstreamCall {
  * nothing until it is done: a long one would look like a stuck worker to the frontend's silence
  * checks (30 s without output by default) and outlast the upstream timeout, which bounds its head.
  */
-export const WHOLE_ANSWER_MAX_TOKENS = 256;
+const WHOLE_ANSWER_MAX_TOKENS = 256;
 
 /** The client awaits one answer and it is short: one JSON body costs less to read than its events. */
 function wantsWhole(req: PreprocessedRequest): boolean {
