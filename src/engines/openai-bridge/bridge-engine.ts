@@ -4,12 +4,12 @@
 // becomes one output (whole-answer.ts). What the outputs carry per input mode: piece-outputs.ts.
 import { isDynamoError, type EngineClient, type GenerateContext, type LLMEngineOutput, type PreprocessedRequest } from '../../protocols/index.js';
 import { AsyncQueue, queueStream } from '../../runtime/index.js';
-import { AbortRelay } from './abort-relay.js';
+import { AbortRelay, startReading, type AnswerReader } from './abort-relay.js';
 import { OUTPUTS, type BridgeTokenizer, type UpstreamInput } from './piece-outputs.js';
 import { SseDataReader } from './sse-lines.js';
 import { readChunk, type UpstreamChunkJson } from './upstream-chunk.js';
 import { streamedError, upstreamLost, upstreamStatusError } from './upstream-errors.js';
-import { UpstreamConnections, type BodyReader, type SentRequest, type UpstreamReply } from './upstream-connections.js';
+import { UpstreamConnections, type SentRequest, type UpstreamReply } from './upstream-connections.js';
 import { textCall, tokenCompletionsCall, type UpstreamApi, type UpstreamCall } from './upstream-request.js';
 import { WholeAnswer } from './whole-answer.js';
 
@@ -75,8 +75,10 @@ export class OpenAiBridgeEngine implements EngineClient {
         if (reply) {
           const queue = new AsyncQueue<LLMEngineOutput>();
           const { input, tokenizer } = this.options;
-          if (call.whole) new WholeAnswer(reply, queue, { api: call.api, input, tokenizer, baseUrl: this.baseUrl }, signal, relay).start();
-          else new UpstreamAnswer(reply, queue, call.api, this.options, this.baseUrl, signal, relay).start();
+          const reader = call.whole
+            ? new WholeAnswer(reply, queue, { api: call.api, input, tokenizer, baseUrl: this.baseUrl }, signal, relay)
+            : new UpstreamAnswer(reply, queue, call.api, this.options, this.baseUrl, signal, relay);
+          startReading(reader, reply, queue, signal, relay);
           return { queue };
         }
       } catch (err) {
@@ -170,7 +172,7 @@ function bodyText(reply: UpstreamReply): Promise<string> {
  * of its own); a chunk whose output needs the tokenizer off the calling thread keeps the outputs
  * after it waiting, in order.
  */
-class UpstreamAnswer implements BodyReader {
+class UpstreamAnswer implements AnswerReader {
   private readonly reader = new SseDataReader((data) => this.onData(data));
   /** The output with the finish, sent at the end. */
   private held: LLMEngineOutput | null = null;
@@ -189,17 +191,6 @@ class UpstreamAnswer implements BodyReader {
     private readonly signal: AbortSignal,
     private readonly relay: AbortRelay,
   ) {}
-
-  start(): void {
-    const { queue, signal } = this;
-    // The consumer left early: the upstream request is aborted.
-    queue.whenClosed((how) => {
-      if (how === 'returned') this.stop();
-    });
-    this.relay.stage = this.onAbort;
-    if (signal.aborted) this.onAbort();
-    else this.reply.read(this);
-  }
 
   body(bytes: Buffer): void {
     if (this.over || this.complete) return;
@@ -307,14 +298,14 @@ class UpstreamAnswer implements BodyReader {
     this.queue.fail(err);
   }
 
-  private readonly onAbort = (): void => {
+  readonly onAbort = (): void => {
     if (this.over) return;
     this.stop();
     this.queue.end();
   };
 
   /** Nothing more is read: the upstream request is aborted. */
-  private stop(): void {
+  stop(): void {
     this.over = true;
     this.chain = null;
     this.release();

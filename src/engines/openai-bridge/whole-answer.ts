@@ -3,10 +3,10 @@
 // the same answer as events, each parsed and turned into an output of its own.
 import { isDynamoError, type LLMEngineOutput } from '../../protocols/index.js';
 import type { AsyncQueue } from '../../runtime/index.js';
-import type { AbortRelay } from './abort-relay.js';
+import type { AbortRelay, AnswerReader } from './abort-relay.js';
 import { OUTPUTS, type BridgeTokenizer, type UpstreamInput } from './piece-outputs.js';
 import { readChunk, type UpstreamChunkJson } from './upstream-chunk.js';
-import type { BodyReader, UpstreamReply } from './upstream-connections.js';
+import type { UpstreamReply } from './upstream-connections.js';
 import { streamedError, upstreamLost } from './upstream-errors.js';
 import type { UpstreamApi } from './upstream-request.js';
 
@@ -18,7 +18,7 @@ export interface WholeAnswerSetup {
   baseUrl: string;
 }
 
-export class WholeAnswer implements BodyReader {
+export class WholeAnswer implements AnswerReader {
   private readonly parts: Buffer[] = [];
   /** The request's queue is settled (or its consumer left): nothing more is done. */
   private over = false;
@@ -30,16 +30,6 @@ export class WholeAnswer implements BodyReader {
     private readonly signal: AbortSignal,
     private readonly relay: AbortRelay,
   ) {}
-
-  start(): void {
-    // The consumer left early: the upstream request is aborted.
-    this.queue.whenClosed((how) => {
-      if (how === 'returned') this.stop();
-    });
-    this.relay.stage = this.onAbort;
-    if (this.signal.aborted) this.onAbort();
-    else this.reply.read(this);
-  }
 
   body(bytes: Buffer): void {
     if (!this.over) this.parts.push(bytes);
@@ -84,14 +74,14 @@ export class WholeAnswer implements BodyReader {
     else this.queue.fail(upstreamLost(baseUrl, `dropped the answer: ${(err as Error).message}`));
   }
 
-  private readonly onAbort = (): void => {
+  readonly onAbort = (): void => {
     if (this.over) return;
     this.stop();
     this.queue.end();
   };
 
   /** Nothing more is read: the upstream request is aborted (a no-op once its answer is in). */
-  private stop(): void {
+  stop(): void {
     this.close();
     this.reply.destroy();
   }

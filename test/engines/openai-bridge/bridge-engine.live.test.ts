@@ -6,7 +6,7 @@ import { bridgeTokenizer } from '../../../src/launch/bridge/index.js';
 import { loadDefaultModelCard } from '../../../src/models/index.js';
 import { OverloadedError, ValidationError, WorkerLostError, type LLMEngineOutput, type PreprocessedRequest } from '../../../src/protocols/index.js';
 import { eventually } from '../../support/in-process.js';
-import { startStandIn, type StandIn, type StandInOptions } from '../../support/openai-upstream.js';
+import { startStandIn, type ScriptedDelta, type StandIn, type StandInOptions } from '../../support/openai-upstream.js';
 import { HELLO, tokensRequest, WORLD } from '../../support/scripted-engines.js';
 
 const tokenizer = bridgeTokenizer(loadDefaultModelCard());
@@ -77,18 +77,16 @@ test('text-in: forwarded chat messages go to /v1/chat/completions', async () => 
   assert.equal(await tokenizer.decode(out.flatMap((o) => o.token_ids)), 'Hi');
 });
 
+/** A chat answer as vLLM streams it with its reasoning and tool parsers on. */
+const PARSED_CHAT: ScriptedDelta[] = [
+  { delta: { role: 'assistant', content: '' } },
+  { delta: { reasoning: 'Hmm.' }, tokens: [{ token: 'Hmm.', logprob: -1, top: [{ token: 'Hmm.', logprob: -1 }] }] },
+  { delta: { content: 'Hi <b>' }, tokens: [{ token: 'Hi', logprob: -0.5 }, { token: ' <b>', logprob: -0.25 }] },
+  { delta: { tool_calls: [{ index: 0, id: 't1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] } },
+];
+
 test('text-in chat: the engine text, reasoning, tool calls and text-named logprobs come back as they are', async () => {
-  const s = await standIn({
-    kind: 'text',
-    answer: [],
-    finish: 'tool_calls',
-    chatDeltas: [
-      { delta: { role: 'assistant', content: '' } },
-      { delta: { reasoning: 'Hmm.' }, tokens: [{ token: 'Hmm.', logprob: -1, top: [{ token: 'Hmm.', logprob: -1 }] }] },
-      { delta: { content: 'Hi <b>' }, tokens: [{ token: 'Hi', logprob: -0.5 }, { token: ' <b>', logprob: -0.25 }] },
-      { delta: { tool_calls: [{ index: 0, id: 't1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] } },
-    ],
-  });
+  const s = await standIn({ kind: 'text', answer: [], finish: 'tool_calls', chatDeltas: PARSED_CHAT });
   const messages = [{ role: 'user', content: 'hello' }];
   const request = { ...tokensRequest([1, 2], 5), output_options: { logprobs: 1 }, extra_args: { messages, tool_choice: 'auto', chat_template_args: { enable_thinking: true } } };
   const out = await collect(engineFor(s, { input: 'text' }), request);
@@ -289,18 +287,7 @@ test('unary, text-in: the prompt goes up as text and the whole text answer comes
 });
 
 test('unary, text-in chat: the message text, reasoning, tool calls and text-named logprobs in one output', async () => {
-  const s = await standIn({
-    kind: 'text',
-    answer: [],
-    finish: 'tool_calls',
-    chatDeltas: [
-      { delta: { role: 'assistant', content: '' } },
-      { delta: { reasoning: 'Hmm.' }, tokens: [{ token: 'Hmm.', logprob: -1, top: [{ token: 'Hmm.', logprob: -1 }] }] },
-      { delta: { content: 'Hi <b>' }, tokens: [{ token: 'Hi', logprob: -0.5 }, { token: ' <b>', logprob: -0.25 }] },
-      { delta: { tool_calls: [{ index: 0, id: 't1', type: 'function', function: { name: 'f', arguments: '{"a":' } }] } },
-      { delta: { tool_calls: [{ index: 0, function: { arguments: '1}' } }] } },
-    ],
-  });
+  const s = await standIn({ kind: 'text', answer: [], finish: 'tool_calls', chatDeltas: PARSED_CHAT });
   const messages = [{ role: 'user', content: 'hello' }];
   const out = await collect(engineFor(s, { input: 'text' }), { ...unaryRequest([1, 2], 5), output_options: { logprobs: 1 }, extra_args: { messages } });
   assert.equal(s.requests[0]!.path, '/v1/chat/completions');
@@ -313,7 +300,7 @@ test('unary, text-in chat: the message text, reasoning, tool calls and text-name
   assert.deepEqual(o.tokens, ['Hmm.', 'Hi', ' <b>']);
   assert.deepEqual(o.log_probs, [-1, -0.5, -0.25]);
   assert.equal(o.finish_reason, 'eos');
-  assert.deepEqual(o.completion_usage, { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 });
+  assert.deepEqual(o.completion_usage, { prompt_tokens: 7, completion_tokens: 4, total_tokens: 11 });
 });
 
 test('unary: a 4xx keeps its status, a 5xx, a malformed body or a body cut short is a lost worker', async () => {
