@@ -58,10 +58,10 @@ export class OpenAiBridgeEngine implements EngineClient {
   }
 
   /**
-   * Streams the upstream's answer. Aborting ctx.signal (or leaving the loop) aborts the upstream
-   * request. A 4xx throws its typed error; a 5xx, a lost connection, a malformed answer or a stream
-   * cut before its finish throws WorkerLostError. The outputs are pushed as the answer's bytes come (no promise
-   * per chunk when the consumer takes them pushed).
+   * The upstream's answer as engine outputs. Aborting ctx.signal (or leaving the loop) aborts the
+   * upstream request. A 4xx throws its typed error; a 5xx, a lost connection, a malformed answer or
+   * an answer cut before its finish throws WorkerLostError. The outputs are pushed as the answer's
+   * bytes come (no promise per chunk when the consumer takes them pushed).
    */
   generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncIterable<LLMEngineOutput> {
     return queueStream(async () => {
