@@ -325,3 +325,33 @@ test('unary: the response timeout is a lost worker; an abort while waiting cance
   await eventually(() => trickle.aborted === 1, 10_000, 'the upstream request to be aborted');
   assert.equal(trickle.active, 0);
 });
+
+test('unary: an abort while the answer body is arriving closes the connection and ends without output', { timeout: 30_000 }, async () => {
+  let closed = false;
+  let answering = false;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 });
+      res.write('{"id":"cmpl-1","choices":[', () => (answering = true));
+    });
+    res.on('close', () => (closed = true));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as { port: number };
+    const engine = new OpenAiBridgeEngine({ url: `http://127.0.0.1:${port}`, model: 'up-model', input: 'tokens', tokenizer, responseTimeoutMs: 30_000 });
+    const ctl = new AbortController();
+    const it = engine.generate(unaryRequest([1], 4), { requestId: 'r', signal: ctl.signal })[Symbol.asyncIterator]();
+    const next = it.next();
+    // The head and the body's first bytes are on the wire: the answer is being read when the abort comes.
+    await eventually(() => answering, 10_000, 'the answer to start');
+    await new Promise((r) => setTimeout(r, 50));
+    ctl.abort();
+    assert.deepEqual(await next, { value: undefined, done: true });
+    await eventually(() => closed, 10_000, 'the upstream connection to close');
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
