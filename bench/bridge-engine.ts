@@ -4,10 +4,12 @@
 // streamed ids, and reads this process's CPU time per request. Rounds alternate this build with
 // the builds given by --other (checkouts with their own dist/), each in a process of its own, each
 // round starting one build further along.
+// --unary: each request says its client awaits one answer (PreprocessedRequest.unary), as a
+// non-streaming HTTP request's does: a build that knows it asks the server for the answer whole.
 // --latency: instead, one call at a time (--prompt 1000 for the TTFT prompts), the time from
 // `generate` to the first output, beside the same request's first event read off a bare kept-alive
 // socket (the upstream hop's floor), so the difference is the engine's own added latency.
-// Usage: node dist/bench/bridge-engine.js [--rounds N] [--seconds S] [--tokens N] [--prompt N] [--latency] [--other DIR ...]
+// Usage: node dist/bench/bridge-engine.js [--rounds N] [--seconds S] [--tokens N] [--prompt N] [--unary] [--latency] [--other DIR ...]
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { loadavg } from 'node:os';
@@ -25,6 +27,7 @@ const { values } = parseArgs({
     prompt: { type: 'string', default: '20' },
     concurrency: { type: 'string', default: '64' },
     latency: { type: 'boolean', default: false },
+    unary: { type: 'boolean', default: false },
     other: { type: 'string', multiple: true, default: [] },
     // Internal: run the measurement of the build at this dist/ against this upstream port.
     measure: { type: 'string' },
@@ -47,7 +50,8 @@ async function measure(dist: string, port: number): Promise<void> {
     responseTimeoutMs: 60_000,
   });
   const prompt = Array.from({ length: Number(values.prompt) }, (_, i) => 1000 + i);
-  const request = () => ({ token_ids: prompt, stop_conditions: { max_tokens: Number(values.tokens), ignore_eos: true }, sampling_options: { temperature: 0.7 }, output_options: {} });
+  const unary = values.unary ? { unary: true } : {};
+  const request = () => ({ token_ids: prompt, stop_conditions: { max_tokens: Number(values.tokens), ignore_eos: true }, sampling_options: { temperature: 0.7 }, output_options: {}, ...unary });
   let requests = 0;
   const one = async (): Promise<void> => {
     const signal = new AbortController().signal;
@@ -138,6 +142,7 @@ async function main(): Promise<void> {
       // Each round starts with the next build: none always runs first (after the upstream's idle time).
       for (const dist of builds.map((_, i) => builds[(i + round - 1) % builds.length]!)) {
         const args = [fileURLToPath(import.meta.url), '--measure', dist, '--port', String(port), '--seconds', values.seconds, '--tokens', values.tokens, '--prompt', values.prompt, '--concurrency', values.concurrency];
+        if (values.unary) args.push('--unary');
         if (values.latency) {
           const r = JSON.parse((await runChild([...args, '--latency'])).trim()) as { requests: number; engineP50: number; engineP99: number; bareP50: number; bareP99: number };
           const ms = (x: number): string => x.toFixed(3);

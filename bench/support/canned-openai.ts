@@ -5,7 +5,7 @@
 // write. `/v1/chat/completions` answers chat chunks; `/v1/completions` answers completion chunks
 // as vLLM does, with each token's id when asked for (`return_token_ids`: the bridge's token-in
 // mode). With `stream_options.include_usage` the usage follows in a chunk of its own. Unary
-// requests get a fixed answer. Usage: node dist/bench/support/canned-openai.js <port>
+// requests get the same words in one answer (with their ids when asked, as vLLM's `token_ids`). Usage: node dist/bench/support/canned-openai.js <port>
 import http from 'node:http';
 
 const EVENTS_PER_WRITE = 8;
@@ -26,20 +26,20 @@ interface Request {
 interface Api {
   object: string;
   choice(i: number, first: boolean, finish: string, ids: boolean): string;
-  message(content: string): Record<string, unknown>;
+  message(content: string, ids: number[] | null): Record<string, unknown>;
 }
 
 const APIS: Readonly<Record<string, Api>> = {
   '/v1/chat/completions': {
     object: 'chat.completion',
     choice: (i, first, finish) => `{"index":0,"delta":{${first ? '"role":"assistant",' : ''}"content":${JSON.stringify(WORDS[i % WORDS.length])}},"finish_reason":${finish},"logprobs":null}`,
-    message: (content) => ({ message: { role: 'assistant', content } }),
+    message: (content, ids) => (ids ? { message: { role: 'assistant', content }, token_ids: ids } : { message: { role: 'assistant', content } }),
   },
   '/v1/completions': {
     object: 'text_completion',
     choice: (i, _first, finish, ids) =>
       `{"index":0,"text":${JSON.stringify(WORDS[i % WORDS.length])},${ids ? `"token_ids":[${WORD_IDS[i % WORDS.length]}],` : ''}"logprobs":null,"finish_reason":${finish},"stop_reason":null}`,
-    message: (text) => ({ text }),
+    message: (text, ids) => (ids ? { text, token_ids: ids } : { text }),
   },
 };
 
@@ -76,15 +76,16 @@ function stream(res: http.ServerResponse, api: Api, body: Request, model: string
   turn();
 }
 
-function unary(res: http.ServerResponse, api: Api, model: string, tokens: number): void {
+function unary(res: http.ServerResponse, api: Api, request: Request, model: string, tokens: number): void {
   const content = Array.from({ length: tokens }, (_, i) => WORDS[i % WORDS.length]).join('');
+  const ids = request.return_token_ids === true ? Array.from({ length: tokens }, (_, i) => WORD_IDS[i % WORDS.length]!) : null;
   const body = JSON.stringify({
     id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
     object: api.object,
     created: Math.floor(Date.now() / 1000),
     model,
     system_fingerprint: null,
-    choices: [{ index: 0, ...api.message(content), finish_reason: 'length', logprobs: null }],
+    choices: [{ index: 0, ...api.message(content, ids), finish_reason: 'length', logprobs: null }],
     usage: JSON.parse(usageOf(tokens)) as unknown,
   });
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
@@ -107,7 +108,7 @@ const server = http.createServer((req, res) => {
     const model = body.model ?? 'canned';
     const tokens = Math.max(1, body.max_tokens ?? 16);
     if (body.stream) stream(res, api, body, model, tokens);
-    else unary(res, api, model, tokens);
+    else unary(res, api, body, model, tokens);
   });
 });
 server.keepAliveTimeout = 60_000;

@@ -90,6 +90,12 @@ export interface PreprocessedRequest {
   extra_args?: Record<string, unknown> | null;
   /** Disaggregated serving: what the prefill worker handed over, for the decode worker (upstream `PrefillResult`). */
   prefill_result?: PrefillResult | null;
+  /**
+   * True when the client gets one whole answer, not a stream: an engine may then produce it whole
+   * (a bridge asks its server for a non-streamed answer). Absent for streams; a dynamo-ts field
+   * other workers ignore.
+   */
+  unary?: boolean | null;
 }
 
 /** A prefill worker's hand-over: its transfer parameters, opaque to the frontend, and its prompt cache use. */

@@ -115,4 +115,21 @@ test('text-in: the reasoning and tool calls the engine parsed cross the wire to 
   assert.equal(message.content, 'Checking.');
   assert.deepEqual(message.tool_calls, [{ id: 'tool-1', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } }]);
   assert.equal(answer.choices[0]!.finish_reason, 'tool_calls');
+  assert.equal(parsing.requests[0]!.body.stream, true, 'no max_tokens: the answer may be long, so it streams');
+
+  // A short unary request: the worker asks for the answer whole, and it crosses the wire the same.
+  const short = await client.chat.completions.create({ model: 'text-in', messages: [{ role: 'user', content: 'look it up' }], tools, max_tokens: 20 });
+  assert.equal(parsing.requests[1]!.body.stream, false);
+  assert.deepEqual(short.choices[0]!.message, answer.choices[0]!.message);
+  assert.equal(short.choices[0]!.finish_reason, 'tool_calls');
+});
+
+test('token-in: a short unary request crosses the wire as one non-streamed upstream call, with its usage', async () => {
+  const reply = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
+  assert.equal(reply.choices[0]!.message.content, await tokenizer.decode(answer.slice(0, 5)));
+  assert.equal(reply.choices[0]!.finish_reason, 'length');
+  assert.equal(reply.usage?.completion_tokens, 5);
+  const sent = healthy.requests.at(-1)!.body;
+  assert.equal(sent.stream, false);
+  assert.equal(sent.max_tokens, 5);
 });

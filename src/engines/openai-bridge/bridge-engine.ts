@@ -1,27 +1,17 @@
 // An OpenAI-compatible server (vLLM, SGLang, llama.cpp, Ollama, another dynamo-ts) as an
-// EngineClient: each request becomes one streamed upstream call, each chunk one engine output.
-// Token-in, the frontend keeps detokenizing, stop handling and parsing: outputs carry token ids,
-// the server's own when it returns them, else its text re-tokenized piece by piece. Text-in, the
-// engine decoded and parsed: outputs carry its text, reasoning, tool calls and logprobs as they
-// are, with ids only to count the tokens.
+// EngineClient: each request becomes one upstream call. A streamed call's chunks each become one
+// engine output; a short unary request's call asks for the answer whole (`stream: false`), which
+// becomes one output (whole-answer.ts). What the outputs carry per input mode: piece-outputs.ts.
 import { isDynamoError, type EngineClient, type GenerateContext, type LLMEngineOutput, type PreprocessedRequest } from '../../protocols/index.js';
 import { AsyncQueue, queueStream, type OpenedQueue } from '../../runtime/index.js';
+import { AbortRelay, startReading, type AnswerReader } from './abort-relay.js';
+import { OUTPUTS, type BridgeTokenizer, type UpstreamInput } from './piece-outputs.js';
 import { SseDataReader } from './sse-lines.js';
-import { readChunk, type UpstreamChunkJson, type UpstreamPiece } from './upstream-chunk.js';
+import { readChunk, type UpstreamChunkJson } from './upstream-chunk.js';
 import { streamedError, upstreamLost, upstreamStatusError } from './upstream-errors.js';
-import { UpstreamConnections, type BodyReader, type SentRequest, type UpstreamReply } from './upstream-connections.js';
+import { UpstreamConnections, type SentRequest, type UpstreamReply } from './upstream-connections.js';
 import { textCall, tokenCompletionsCall, type UpstreamApi, type UpstreamCall } from './upstream-request.js';
-
-/** What the engine is sent: prompt token ids, or text (the chat's messages or the prompt's text). */
-export type UpstreamInput = 'tokens' | 'text';
-
-/** The model's tokenizer, from the launcher (engines do not import the pipeline). */
-export interface BridgeTokenizer {
-  encode(text: string): Promise<number[]>;
-  /** The ids now when the tokenizer can give them on the calling thread (else null: `encode`). */
-  encodeNow?(text: string): number[] | null;
-  decode(ids: readonly number[]): Promise<string>;
-}
+import { WholeAnswer } from './whole-answer.js';
 
 export interface BridgeEngineOptions {
   /** The server's base URL, e.g. `http://10.0.0.5:8000` (a trailing `/v1` is accepted). */
@@ -49,8 +39,11 @@ const CALLS: Readonly<Record<UpstreamInput, (req: PreprocessedRequest, o: Bridge
  */
 const OPTIONAL_FIELDS = ['return_token_ids', 'return_tokens_as_token_ids'] as const;
 
-/** The headers of every generation request before its length (the caller's follow). */
-const REQUEST_HEADERS = 'content-type: application/json\r\naccept: text/event-stream\r\n';
+/** The headers of a generation request before its length (the caller's follow), by whether its answer comes whole. */
+const REQUEST_HEADERS = {
+  stream: 'content-type: application/json\r\naccept: text/event-stream\r\n',
+  whole: 'content-type: application/json\r\naccept: application/json\r\n',
+};
 
 export class OpenAiBridgeEngine implements EngineClient {
   readonly baseUrl: string;
@@ -65,13 +58,13 @@ export class OpenAiBridgeEngine implements EngineClient {
   }
 
   /**
-   * Streams the upstream's answer. Aborting ctx.signal (or leaving the loop) aborts the upstream
-   * request. A 4xx throws its typed error; a 5xx, a lost connection or a stream cut before its
-   * finish throws WorkerLostError. The outputs are pushed as the answer's bytes come (no promise
-   * per chunk when the consumer takes them pushed). The upstream call is sent at once, not at the
-   * stream's first pull: what the caller still does before it reads (its stages, opening its
-   * response) no longer comes before the upstream's turn. An answer nobody pulls is read into the
-   * queue to its end.
+   * The upstream's answer as engine outputs. Aborting ctx.signal (or leaving the loop) aborts the
+   * upstream request. A 4xx throws its typed error; a 5xx, a lost connection, a malformed answer or
+   * an answer cut before its finish throws WorkerLostError. The outputs are pushed as the answer's
+   * bytes come (no promise per chunk when the consumer takes them pushed). The upstream call is sent
+   * at once, not at the stream's first pull: what the caller still does before it reads (its stages,
+   * opening its response) no longer comes before the upstream's turn. An answer nobody pulls is read
+   * into the queue to its end.
    */
   generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncIterable<LLMEngineOutput> {
     const opened = (async (): Promise<OpenedQueue<LLMEngineOutput> | null> => {
@@ -84,7 +77,11 @@ export class OpenAiBridgeEngine implements EngineClient {
         const reply = await this.post(call, signal, relay);
         if (reply) {
           const queue = new AsyncQueue<LLMEngineOutput>();
-          new UpstreamAnswer(reply, queue, call.api, this.options, this.baseUrl, signal, relay).start();
+          const { input, tokenizer } = this.options;
+          const reader = call.whole
+            ? new WholeAnswer(reply, queue, { api: call.api, input, tokenizer, baseUrl: this.baseUrl }, signal, relay)
+            : new UpstreamAnswer(reply, queue, call.api, this.options, this.baseUrl, signal, relay);
+          startReading(reader, reply, queue, signal, relay);
           return { queue };
         }
       } catch (err) {
@@ -137,7 +134,7 @@ export class OpenAiBridgeEngine implements EngineClient {
       };
       try {
         // A retry goes on a fresh connection.
-        sent = this.connections.post(call.path, REQUEST_HEADERS, body, !retryReset, {
+        sent = this.connections.post(call.path, call.whole ? REQUEST_HEADERS.whole : REQUEST_HEADERS.stream, body, !retryReset, {
           reply: (reply) => {
             if (!settled()) return reply.destroy();
             if (reply.status >= 200 && reply.status < 300) resolve(reply);
@@ -163,19 +160,6 @@ export class OpenAiBridgeEngine implements EngineClient {
   }
 }
 
-/**
- * A request's one listener on the caller's signal, for its whole life: an abort goes to the stage
- * running (the call until its head, then the answer). One listener instead of one per stage: adding
- * and removing one costs a few µs per request.
- */
-class AbortRelay {
-  stage: (() => void) | null = null;
-
-  handleEvent(): void {
-    this.stage?.();
-  }
-}
-
 /** An answer's whole text; '' when it fails on the way. */
 function bodyText(reply: UpstreamReply): Promise<string> {
   return new Promise((resolve) => {
@@ -194,7 +178,7 @@ function bodyText(reply: UpstreamReply): Promise<string> {
  * of its own); a chunk whose output needs the tokenizer off the calling thread keeps the outputs
  * after it waiting, in order.
  */
-class UpstreamAnswer implements BodyReader {
+class UpstreamAnswer implements AnswerReader {
   private readonly reader = new SseDataReader((data) => this.onData(data));
   /** The output with the finish, sent at the end. */
   private held: LLMEngineOutput | null = null;
@@ -213,17 +197,6 @@ class UpstreamAnswer implements BodyReader {
     private readonly signal: AbortSignal,
     private readonly relay: AbortRelay,
   ) {}
-
-  start(): void {
-    const { queue, signal } = this;
-    // The consumer left early: the upstream request is aborted.
-    queue.whenClosed((how) => {
-      if (how === 'returned') this.stop();
-    });
-    this.relay.stage = this.onAbort;
-    if (signal.aborted) this.onAbort();
-    else this.reply.read(this);
-  }
 
   body(bytes: Buffer): void {
     if (this.over || this.complete) return;
@@ -331,14 +304,14 @@ class UpstreamAnswer implements BodyReader {
     this.queue.fail(err);
   }
 
-  private readonly onAbort = (): void => {
+  readonly onAbort = (): void => {
     if (this.over) return;
     this.stop();
     this.queue.end();
   };
 
   /** Nothing more is read: the upstream request is aborted. */
-  private stop(): void {
+  stop(): void {
     this.over = true;
     this.chain = null;
     this.release();
@@ -350,65 +323,6 @@ class UpstreamAnswer implements BodyReader {
     this.relay.stage = null;
     this.signal.removeEventListener('abort', this.relay);
   }
-}
-
-/** One engine output of a chunk, per input mode; a promise only when the tokenizer must work off the calling thread. */
-type Output = (piece: UpstreamPiece, tokenizer: BridgeTokenizer) => LLMEngineOutput | Promise<LLMEngineOutput>;
-
-const OUTPUTS: Readonly<Record<UpstreamInput, Output>> = {
-  tokens: tokenOutput,
-  text: textOutput,
-};
-
-/** `text` re-tokenized: now when the tokenizer can, else on its promise. */
-function withIds(text: string, tokenizer: BridgeTokenizer, then: (ids: number[]) => LLMEngineOutput): LLMEngineOutput | Promise<LLMEngineOutput> {
-  if (text === '') return then([]);
-  const now = tokenizer.encodeNow?.(text);
-  return now ? then(now) : tokenizer.encode(text).then(then);
-}
-
-/** Token-in: the server's ids, or its text re-tokenized, for the frontend to decode. */
-function tokenOutput(piece: UpstreamPiece, tokenizer: BridgeTokenizer): LLMEngineOutput | Promise<LLMEngineOutput> {
-  const out = (ids: number[]): LLMEngineOutput => {
-    const o: LLMEngineOutput = { token_ids: ids };
-    // Logprobs line up with ids only when the server gave both.
-    if (piece.tokenIds && piece.logProbs && piece.logProbs.length === ids.length) {
-      o.log_probs = piece.logProbs;
-      if (piece.topLogprobs?.length === ids.length) o.top_logprobs = piece.topLogprobs;
-    }
-    return withEnd(o, piece);
-  };
-  return piece.tokenIds ? out(piece.tokenIds) : withIds(piece.text, tokenizer, out);
-}
-
-/**
- * Text-in: the engine's text as it is (it applied stop strings and its parsers). The ids count the
- * step's tokens: the server's own, else everything it wrote re-tokenized (for a completions prompt,
- * exactly its text, so a moved request continues after it).
- */
-function textOutput(piece: UpstreamPiece, tokenizer: BridgeTokenizer): LLMEngineOutput | Promise<LLMEngineOutput> {
-  const out = (ids: number[]): LLMEngineOutput => {
-    const o: LLMEngineOutput = { token_ids: ids, text: piece.text };
-    if (piece.reasoning) o.reasoning_content = piece.reasoning;
-    if (piece.toolCalls) o.tool_calls = piece.toolCalls;
-    if (piece.tokenTexts && piece.logProbs?.length === piece.tokenTexts.length) {
-      o.tokens = piece.tokenTexts;
-      o.log_probs = piece.logProbs;
-      if (piece.topLogprobs?.length === piece.tokenTexts.length) o.top_logprobs = piece.topLogprobs;
-    }
-    return withEnd(o, piece);
-  };
-  if (piece.tokenIds) return out(piece.tokenIds);
-  return withIds(piece.reasoning + piece.text + (piece.toolCalls?.map((c) => (c.name ?? '') + c.arguments).join('') ?? ''), tokenizer, out);
-}
-
-function withEnd(out: LLMEngineOutput, piece: UpstreamPiece): LLMEngineOutput {
-  if (piece.finish) {
-    out.finish_reason = piece.finish;
-    out.stop_reason = piece.stopReason;
-  }
-  if (piece.usage) out.completion_usage = piece.usage;
-  return out;
 }
 
 const ignore = (): void => undefined;

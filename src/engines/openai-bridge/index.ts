@@ -1,2 +1,3 @@
-export { OpenAiBridgeEngine, type BridgeEngineOptions, type BridgeTokenizer, type UpstreamInput } from './bridge-engine.js';
+export { OpenAiBridgeEngine, type BridgeEngineOptions } from './bridge-engine.js';
+export type { BridgeTokenizer, UpstreamInput } from './piece-outputs.js';
 export { UpstreamHealth, type UpstreamHealthOptions } from './upstream-health.js';

@@ -1,5 +1,6 @@
-// One streamed chunk of an OpenAI-compatible server → what the bridge forwards: the choice's text,
-// its token ids when the server sent them (vLLM's `token_ids`, or logprob tokens written as
+// One streamed chunk of an OpenAI-compatible server, or its whole non-streamed answer (the same
+// fields, a chat's `message` in place of its `delta`) → what the bridge forwards: the choice's
+// text, its token ids when the server sent them (vLLM's `token_ids`, or logprob tokens written as
 // `token_id:N`), logprobs, the finish and the usage; from a chat answer also the reasoning and the
 // tool calls the engine's own parsers split off.
 import type { CompletionUsage, EngineFinishReason, ToolCallDelta, TopLogprob } from '../../protocols/index.js';
@@ -55,6 +56,8 @@ interface ChatDelta {
 interface UpstreamChoice {
   text?: string;
   delta?: ChatDelta;
+  /** A whole chat answer's (its tool calls without `index`: their position is it). */
+  message?: ChatDelta;
   token_ids?: number[] | null;
   logprobs?: (CompletionsLogprobs & ChatLogprobs) | null;
   finish_reason?: string | null;
@@ -89,7 +92,7 @@ const PARTS: Readonly<Record<UpstreamApi, (choice: UpstreamChoice, usage: Comple
   chat: chatParts,
 };
 
-/** One parsed `data:` payload; null for a chunk that carries nothing of the choice (e.g. a role-only delta). */
+/** One parsed `data:` payload or whole answer; null for a chunk that carries nothing of the choice (e.g. a role-only delta). */
 export function readChunk(json: UpstreamChunkJson, api: UpstreamApi): UpstreamPiece | null {
   const choice = json.choices?.[0];
   const usage = json.usage ?? null;
@@ -122,7 +125,7 @@ function completionParts(choice: UpstreamChoice, usage: CompletionUsage | null):
 
 /** Chat's `logprobs.content` names the tokens by text, one entry per generated token. */
 function chatParts(choice: UpstreamChoice, usage: CompletionUsage | null): UpstreamPiece {
-  const delta = choice.delta ?? {};
+  const delta = choice.delta ?? choice.message ?? {};
   const content = choice.logprobs?.content ?? null;
   return {
     text: delta.content ?? '',

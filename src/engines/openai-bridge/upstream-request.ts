@@ -2,7 +2,7 @@
 // to /v1/completions (vLLM, SGLang and llama.cpp take a token array) and asks for the output ids
 // back; text-in sends the chat's messages, tools and tool choice to /v1/chat/completions (the
 // engine applies its own template and parsers), or the prompt's text to /v1/completions for a
-// completions request.
+// completions request. A short unary request asks for a non-streamed answer (see `whole`).
 import type { PreprocessedRequest } from '../../protocols/index.js';
 
 export type UpstreamApi = 'completions' | 'chat';
@@ -11,6 +11,21 @@ export interface UpstreamCall {
   api: UpstreamApi;
   path: string;
   body: Record<string, unknown>;
+  /** The answer comes as one JSON body (`stream: false`), not as server-sent events. */
+  whole: boolean;
+}
+
+/**
+ * The most tokens a request may ask for and still be answered whole. A non-streamed answer says
+ * nothing until it is done: a long one would look like a stuck worker to the frontend's silence
+ * checks (30 s without output by default) and outlast the upstream timeout, which bounds its head.
+ */
+const WHOLE_ANSWER_MAX_TOKENS = 256;
+
+/** The client awaits one answer and it is short: one JSON body costs less to read than its events. */
+function wantsWhole(req: PreprocessedRequest): boolean {
+  const max = req.stop_conditions.max_tokens;
+  return req.unary === true && max != null && max <= WHOLE_ANSWER_MAX_TOKENS;
 }
 
 /**
@@ -24,11 +39,11 @@ function put(body: Body, field: string, value: unknown): void {
   if (value != null) body[field] = value;
 }
 
-/** The fields every API shares: sampling, limits, streaming with usage. */
-function commonFields(req: PreprocessedRequest, model: string): Body {
+/** The fields every API shares: sampling, limits, streaming with usage unless the answer comes `whole`. */
+function commonFields(req: PreprocessedRequest, model: string, whole: boolean): Body {
   const s = req.sampling_options;
   const stop = req.stop_conditions;
-  const body: Body = { model, stream: true, stream_options: { include_usage: true } };
+  const body: Body = whole ? { model, stream: false } : { model, stream: true, stream_options: { include_usage: true } };
   put(body, 'max_tokens', stop.max_tokens);
   put(body, 'min_tokens', stop.min_tokens);
   put(body, 'ignore_eos', stop.ignore_eos);
@@ -66,10 +81,13 @@ const GUIDED_FIELDS: Readonly<Record<string, string>> = {
 /**
  * Token-in: the frontend keeps stop strings (it detokenizes), so only stop ids go up. `return_token_ids`
  * (vLLM ≥ 0.10.2) brings the output ids back; with logprobs, `return_tokens_as_token_ids` names the
- * alternatives by id too.
+ * alternatives by id too. A request the frontend may stop itself (a stop string, a visible stop
+ * id) streams, so that stopping it stops the engine.
  */
 export function tokenCompletionsCall(req: PreprocessedRequest, model: string): UpstreamCall {
-  const body = commonFields(req, model);
+  const stop = req.stop_conditions;
+  const whole = wantsWhole(req) && !stop.stop?.length && !stop.stop_token_ids_visible?.length;
+  const body = commonFields(req, model, whole);
   body.prompt = req.token_ids;
   body.return_token_ids = true;
   const logprobs = req.output_options.logprobs;
@@ -77,19 +95,20 @@ export function tokenCompletionsCall(req: PreprocessedRequest, model: string): U
     body.logprobs = logprobs;
     body.return_tokens_as_token_ids = true;
   }
-  return { api: 'completions', path: '/v1/completions', body };
+  return { api: 'completions', path: '/v1/completions', body, whole };
 }
 
 /** Text-in: stop strings go to the engine, which decodes; the chat's messages when the frontend forwarded them. */
 export function textCall(req: PreprocessedRequest, model: string, promptText: string): UpstreamCall {
-  const body = commonFields(req, model);
+  const whole = wantsWhole(req);
+  const body = commonFields(req, model, whole);
   if (req.stop_conditions.stop?.length) body.stop = req.stop_conditions.stop;
   const chat = req.extra_args;
   const logprobs = req.output_options.logprobs;
   if (!Array.isArray(chat?.messages)) {
     body.prompt = promptText;
     put(body, 'logprobs', logprobs);
-    return { api: 'completions', path: '/v1/completions', body };
+    return { api: 'completions', path: '/v1/completions', body, whole };
   }
   body.messages = chat.messages;
   // The engine's own tool parser and guided decoding serve them.
@@ -102,5 +121,5 @@ export function textCall(req: PreprocessedRequest, model: string, promptText: st
     body.logprobs = true;
     if (logprobs > 0) body.top_logprobs = logprobs;
   }
-  return { api: 'chat', path: '/v1/chat/completions', body };
+  return { api: 'chat', path: '/v1/chat/completions', body, whole };
 }

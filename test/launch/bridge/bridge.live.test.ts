@@ -62,6 +62,8 @@ test('vLLM-like upstream, token-in: streamed and unary chat and completions thro
   assert.equal(unaryAnswer.choices[0]!.text, await tokenizer.decode(ANSWER.slice(0, 5)));
   assert.equal(unaryAnswer.choices[0]!.finish_reason, 'length');
   assert.deepEqual(unaryAnswer.choices[0]!.logprobs?.token_logprobs, [-0.25, -0.25, -0.25, -0.25, -0.25]);
+  assert.equal(sent.stream, true);
+  assert.equal(up.requests.at(-1)!.body.stream, false, 'a short unary request: one non-streamed upstream call');
 });
 
 test('an upstream 4xx reaches the client with its status and message', async () => {

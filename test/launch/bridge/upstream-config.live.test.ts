@@ -83,6 +83,8 @@ test('the frontend bridges the file itself and follows its changes', async () =>
   await eventually(() => count('alpha') === 2 && count('beta') === 1, 30_000, 'the added upstreams');
   const beta = await openai.completions.create({ model: 'beta', prompt: 'x', max_tokens: 10 });
   assert.equal(beta.choices[0]!.text, 'from b');
+  assert.equal(a.requests[0]!.body.stream, true, 'a chat without max_tokens may be long: it streams');
+  assert.equal(b.requests.at(-1)!.body.stream, false, 'a short unary request: one non-streamed upstream call');
 
   // An invalid file keeps what runs.
   writeFileSync(file, `models:\n  alpha: [not a url]\n`);

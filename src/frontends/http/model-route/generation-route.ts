@@ -140,6 +140,8 @@ function generationOf<P extends PreparedGeneration>(call: ModelCall, prepared: P
 /** The engine fan-out of a prepared call, and how long choosing and dispatching its workers took. */
 function startSteps(call: ModelCall, prepared: PreparedGeneration): { iterator: AsyncIterator<DecodedStep>; routeMs: number } {
   call.request.tokenized(prepared.runs);
+  // The engine hears when the client awaits one whole answer (a WebSocket's responses are streams, whatever their body says).
+  if (call.request.info.requestType === 'unary') for (const run of prepared.runs) run.request.unary = true;
   const routeStarted = performance.now();
   const steps = generateChoices({
     target: { engine: call.served.router, tokenTable: call.served.tokenTable },
