@@ -3,9 +3,10 @@ import type { AsyncQueue } from '../../runtime/index.js';
 import type { BodyReader, UpstreamReply } from './upstream-connections.js';
 
 /**
- * A request's one listener on the caller's signal, for its whole life: an abort goes to the stage
- * running (the call until its head, then the answer). One listener instead of one per stage: adding
- * and removing one costs a few µs per request.
+ * A request's one follower of the caller's signal (followAbort: a plain list entry on a call
+ * signal, else an event listener), for its whole life: an abort goes to the stage running (the call
+ * until its head, then the answer). One follower instead of one listener per stage: adding and
+ * removing an event listener costs a few µs per request.
  */
 export class AbortRelay {
   stage: (() => void) | null = null;

@@ -2,7 +2,7 @@
 // EngineClient: each request becomes one upstream call. A streamed call's chunks each become one
 // engine output; a short unary request's call asks for the answer whole (`stream: false`), which
 // becomes one output (whole-answer.ts). What the outputs carry per input mode: piece-outputs.ts.
-import { isDynamoError, type EngineClient, type GenerateContext, type LLMEngineOutput, type PreprocessedRequest } from '../../protocols/index.js';
+import { followAbort, isDynamoError, unfollowAbort, type EngineClient, type GenerateContext, type LLMEngineOutput, type PreprocessedRequest } from '../../protocols/index.js';
 import { AsyncQueue, queueStream, type OpenedQueue } from '../../runtime/index.js';
 import { AbortRelay, startReading, type AnswerReader } from './abort-relay.js';
 import { OUTPUTS, type BridgeTokenizer, type UpstreamInput } from './piece-outputs.js';
@@ -70,7 +70,7 @@ export class OpenAiBridgeEngine implements EngineClient {
     const opened = (async (): Promise<OpenedQueue<LLMEngineOutput> | null> => {
       const { signal } = ctx;
       const relay = new AbortRelay();
-      signal.addEventListener('abort', relay, { once: true });
+      followAbort(signal, relay);
       try {
         const made = CALLS[this.options.input](request, this.options);
         const call = made instanceof Promise ? await made : made;
@@ -85,10 +85,10 @@ export class OpenAiBridgeEngine implements EngineClient {
           return { queue };
         }
       } catch (err) {
-        signal.removeEventListener('abort', relay);
+        unfollowAbort(signal, relay);
         throw err;
       }
-      signal.removeEventListener('abort', relay);
+      unfollowAbort(signal, relay);
       return null;
     })();
     // Its failure is the stream's, at the first pull; a stream never pulled must not fail the process.
@@ -321,7 +321,7 @@ class UpstreamAnswer implements AnswerReader {
   /** The request is over: its listener leaves the caller's signal. */
   private release(): void {
     this.relay.stage = null;
-    this.signal.removeEventListener('abort', this.relay);
+    unfollowAbort(this.signal, this.relay);
   }
 }
 

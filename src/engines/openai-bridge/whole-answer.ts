@@ -1,7 +1,7 @@
 // A non-streamed answer (a short unary request's): its one JSON body read whole, then one engine
 // output with every token, the finish and the usage. Reading one body costs a fraction of reading
 // the same answer as events, each parsed and turned into an output of its own.
-import { isDynamoError, type LLMEngineOutput } from '../../protocols/index.js';
+import { isDynamoError, unfollowAbort, type LLMEngineOutput } from '../../protocols/index.js';
 import type { AsyncQueue } from '../../runtime/index.js';
 import type { AbortRelay, AnswerReader } from './abort-relay.js';
 import { OUTPUTS, type BridgeTokenizer, type UpstreamInput } from './piece-outputs.js';
@@ -91,6 +91,6 @@ export class WholeAnswer implements AnswerReader {
     this.over = true;
     this.parts.length = 0;
     this.relay.stage = null;
-    this.signal.removeEventListener('abort', this.relay);
+    unfollowAbort(this.signal, this.relay);
   }
 }
