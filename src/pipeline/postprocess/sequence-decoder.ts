@@ -50,12 +50,14 @@ function idSet(ids: readonly number[] | null | undefined): ReadonlySet<number> {
   return ids?.length ? new Set(ids) : NO_IDS;
 }
 
-/** The ids of every set; one of them when the others are empty (no copy). */
-function unionOf(sets: readonly ReadonlySet<number>[]): ReadonlySet<number> {
-  const filled = sets.filter((set) => set.size > 0);
-  if (filled.length <= 1) return filled[0] ?? NO_IDS;
-  const all = new Set<number>();
-  for (const set of filled) for (const id of set) all.add(id);
+/** The ids of the three sets; one of them when the others are empty (no copy, no list of them). */
+function unionOf(a: ReadonlySet<number>, b: ReadonlySet<number>, c: ReadonlySet<number>): ReadonlySet<number> {
+  const filled = (a.size > 0 ? 1 : 0) + (b.size > 0 ? 1 : 0) + (c.size > 0 ? 1 : 0);
+  if (filled === 0) return NO_IDS;
+  if (filled === 1) return a.size > 0 ? a : b.size > 0 ? b : c;
+  const all = new Set<number>(a);
+  for (const id of b) all.add(id);
+  for (const id of c) all.add(id);
   return all;
 }
 
@@ -91,7 +93,7 @@ export class SequenceDecoder {
   ) {
     this.decoder = new IncrementalDecoder(table, settings.skipSpecialTokens);
     this.jail = new StopJail(settings.stopStrings, settings.includeStopStrInOutput);
-    this.stopIds = unionOf([settings.visibleStopIds, settings.userStopIds, settings.eosIds]);
+    this.stopIds = unionOf(settings.visibleStopIds, settings.userStopIds, settings.eosIds);
   }
 
   /**
