@@ -19,24 +19,37 @@ export class JinjaFunction {
   constructor(readonly call: (args: CallArgs, scope: Scope) => unknown) {}
 }
 
-/** Variables of one block (render, loop, macro call); a lookup walks outwards as the reference's environments do. */
+/**
+ * Variables of one block (render, loop, macro call); a lookup walks outwards as the reference's
+ * environments do. A render's root scope reads the render context itself, under what the template
+ * sets there: copying a dozen context keys into a Map was most of a small render's allocation.
+ */
 export class Scope {
   private vars: Map<string, unknown> | null = null;
 
-  constructor(private readonly parent: Scope | null) {}
+  constructor(
+    private readonly parent: Scope | null,
+    /** The render context (root scope only): its own keys are variables, below the ones set here. */
+    private readonly context: Record<string, unknown> | null = null,
+  ) {}
 
   get(name: string): unknown {
     for (let scope: Scope | null = this; scope !== null; scope = scope.parent) {
       const vars = scope.vars;
-      if (vars === null) continue;
-      const value = vars.get(name);
-      if (value !== undefined || vars.has(name)) return value;
+      if (vars !== null) {
+        const value = vars.get(name);
+        if (value !== undefined || vars.has(name)) return value;
+      }
+      const context = scope.context;
+      if (context !== null && own(context, name)) return context[name];
     }
     return undefined;
   }
 
   has(name: string): boolean {
-    for (let scope: Scope | null = this; scope !== null; scope = scope.parent) if (scope.vars?.has(name)) return true;
+    for (let scope: Scope | null = this; scope !== null; scope = scope.parent) {
+      if (scope.vars?.has(name) || (scope.context !== null && own(scope.context, name))) return true;
+    }
     return false;
   }
 
