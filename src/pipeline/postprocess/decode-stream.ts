@@ -82,6 +82,8 @@ export function decodeStream(outputs: AsyncIterable<LLMEngineOutput>, opts: Deco
 class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngineOutput> {
   private done = false;
   private sink: StreamSink<DecodedStep> | null = null;
+  /** The one step refilled per output, for a sink that reads steps in place (a unary fold). */
+  private reused: DecodedStep | null = null;
 
   constructor(
     private readonly inner: AsyncIterator<LLMEngineOutput>,
@@ -99,6 +101,7 @@ class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngine
       return;
     }
     this.sink = sink;
+    if (sink.readsInPlace === true) this.reused = this.decoder.reusableStep();
     pushItems(this.inner, this);
   }
 
@@ -108,7 +111,7 @@ class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngine
     if (sink === null) return;
     let step: DecodedStep | null;
     try {
-      step = this.decoder.accept(out);
+      step = this.decoder.accept(out, this.reused);
     } catch (err) {
       this.stop();
       sink.fail(err);
@@ -156,7 +159,7 @@ class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngine
     }
     let step: DecodedStep | null;
     try {
-      step = this.decoder.accept(r.value);
+      step = this.decoder.accept(r.value, null);
     } catch (err) {
       this.close();
       throw err;
@@ -190,14 +193,19 @@ class ChoiceDecoder {
   private readonly wantLogprobs: boolean;
   private completionTokens = 0;
   private engineUsage: CompletionUsage | null = null;
+  /** The token texts refilled with a reusable step (never an engine's own array). */
+  private reusedTexts: (string | null)[] | null = null;
 
   constructor(private readonly opts: DecodeStreamOptions) {
     this.seq = new SequenceDecoder(opts.table, stopSettingsFrom(opts.request));
     this.wantLogprobs = opts.request.output_options.logprobs != null;
   }
 
-  /** The step for `out`: null when it has nothing to tell; a finish reason when the choice is over. */
-  accept(out: LLMEngineOutput): DecodedStep | null {
+  /**
+   * The step for `out`: null when it has nothing to tell; a finish reason when the choice is over.
+   * With `into` (a reusableStep()), that object is refilled and answered, and its token texts too.
+   */
+  accept(out: LLMEngineOutput, into: DecodedStep | null): DecodedStep | null {
     const opts = this.opts;
     const ids = out.token_ids ?? [];
     const engineFinish = out.finish_reason ?? null;
@@ -216,7 +224,7 @@ class ChoiceDecoder {
     } else {
       let result;
       try {
-        result = this.seq.process(ids);
+        result = this.seq.process(ids, into === null ? null : this.reusedTexts);
       } catch (err) {
         if (engineFinish === null) opts.onLocalStop?.();
         throw err;
@@ -225,16 +233,10 @@ class ChoiceDecoder {
       tokens = result.tokens;
       trigger = result.trigger;
     }
-    const step: DecodedStep = {
-      index: opts.index,
-      text,
-      token_ids: ids,
-      tokens,
-      log_probs: out.log_probs ?? null,
-      finish_reason: null,
-      engine_finish_reason: null,
-      stop_reason: null,
-    };
+    const step: DecodedStep =
+      into === null
+        ? { index: opts.index, text, token_ids: ids, tokens, log_probs: out.log_probs ?? null, finish_reason: null, engine_finish_reason: null, stop_reason: null }
+        : refilled(into, text, ids, tokens, out.log_probs ?? null);
     if (out.reasoning_content) step.reasoning = out.reasoning_content;
     if (out.tool_calls?.length) step.toolCalls = out.tool_calls;
     if (out.engine_data) step.engineData = out.engine_data;
@@ -266,6 +268,26 @@ class ChoiceDecoder {
     return ids.length > 0 || step.text.length > 0 || step.reasoning !== undefined || step.toolCalls !== undefined ? step : null;
   }
 
+  /** A step to refill output after output: every field present, so refilling keeps its shape. */
+  reusableStep(): DecodedStep {
+    this.reusedTexts = [];
+    return {
+      index: this.opts.index,
+      text: '',
+      token_ids: [],
+      tokens: [],
+      log_probs: null,
+      logprobs: undefined,
+      reasoning: undefined,
+      toolCalls: undefined,
+      finish_reason: null,
+      engine_finish_reason: null,
+      stop_reason: null,
+      usage: undefined,
+      engineData: undefined,
+    };
+  }
+
   /** The engine stream ended without a finish: a `stop` step with whatever text was held back. */
   ended(): DecodedStep {
     return {
@@ -285,6 +307,23 @@ class ChoiceDecoder {
     const prompt = this.opts.promptTokens;
     return this.engineUsage ?? { prompt_tokens: prompt, completion_tokens: this.completionTokens, total_tokens: prompt + this.completionTokens };
   }
+}
+
+/** `step` (a reusableStep()) holding a new output's fields, the optional ones cleared. */
+function refilled(step: DecodedStep, text: string, ids: number[], tokens: (string | null)[], logProbs: number[] | null): DecodedStep {
+  step.text = text;
+  step.token_ids = ids;
+  step.tokens = tokens;
+  step.log_probs = logProbs;
+  step.logprobs = undefined;
+  step.reasoning = undefined;
+  step.toolCalls = undefined;
+  step.finish_reason = null;
+  step.engine_finish_reason = null;
+  step.stop_reason = null;
+  step.usage = undefined;
+  step.engineData = undefined;
+  return step;
 }
 
 function setLocalFinish(step: DecodedStep, trigger: StopTrigger): void {

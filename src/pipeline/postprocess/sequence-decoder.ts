@@ -98,14 +98,19 @@ export class SequenceDecoder {
 
   /**
    * Processes one engine step's ids, stopping at the first stop condition. The result is reused
-   * by the next call.
+   * by the next call; so is `into`, when given, as the result's token texts.
    * @throws InternalError on a decode error (an id outside the vocabulary).
    */
-  process(ids: readonly number[]): SequenceResult {
+  process(ids: readonly number[], into: (string | null)[] | null = null): SequenceResult {
     const s = this.settings;
     let text = '';
     // Sized up front: a step is usually one id, and an empty array grows to room for 17.
-    const tokens = new Array<string | null>(ids.length);
+    let tokens: (string | null)[];
+    if (into === null) tokens = new Array<string | null>(ids.length);
+    else {
+      tokens = into;
+      tokens.length = ids.length;
+    }
     for (let k = 0; k < ids.length; k++) {
       const id = ids[k]!;
       this.generated++;
