@@ -84,6 +84,9 @@ class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngine
   private sink: StreamSink<DecodedStep> | null = null;
   /** The one step refilled per output, for a sink that reads steps in place (a unary fold). */
   private reused: DecodedStep | null = null;
+  /** The pull handlers, made on the first pull. */
+  private onOutput: ((r: IteratorResult<LLMEngineOutput>) => IteratorResult<DecodedStep> | Promise<IteratorResult<DecodedStep>>) | null = null;
+  private onError: ((err: unknown) => never) | null = null;
 
   constructor(
     private readonly inner: AsyncIterator<LLMEngineOutput>,
@@ -92,7 +95,8 @@ class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngine
 
   next(): Promise<IteratorResult<DecodedStep>> {
     if (this.done) return Promise.resolve({ done: true, value: undefined });
-    return this.inner.next().then(this.onOutput, this.onError);
+    // The handlers are made on the first pull: a pushed choice never needs them.
+    return this.inner.next().then((this.onOutput ??= (r) => this.pulled(r)), (this.onError ??= (err) => this.pullFailed(err)));
   }
 
   pushTo(sink: StreamSink<DecodedStep>): void {
@@ -152,7 +156,7 @@ class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngine
     return (this.inner.return?.() ?? Promise.resolve()).then(() => ({ done: true, value: undefined }));
   }
 
-  private readonly onOutput = (r: IteratorResult<LLMEngineOutput>): IteratorResult<DecodedStep> | Promise<IteratorResult<DecodedStep>> => {
+  private pulled(r: IteratorResult<LLMEngineOutput>): IteratorResult<DecodedStep> | Promise<IteratorResult<DecodedStep>> {
     if (r.done) {
       this.done = true;
       return { done: false, value: this.decoder.ended() };
@@ -167,12 +171,12 @@ class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngine
     if (step === null) return this.next();
     if (step.finish_reason !== null) this.close();
     return { done: false, value: step };
-  };
+  }
 
-  private readonly onError = (err: unknown): never => {
+  private pullFailed(err: unknown): never {
     this.done = true;
     throw err;
-  };
+  }
 
   /** The pushed choice is over: the sink hears nothing more from the engine stream, which is released. */
   private stop(): void {
@@ -274,8 +278,9 @@ class ChoiceDecoder {
     return {
       index: this.opts.index,
       text: '',
-      token_ids: [],
-      tokens: [],
+      // Placeholders: every output refills them before the step is handed over.
+      token_ids: NO_IDS,
+      tokens: NO_TEXTS,
       log_probs: null,
       logprobs: undefined,
       reasoning: undefined,
@@ -308,6 +313,9 @@ class ChoiceDecoder {
     return this.engineUsage ?? { prompt_tokens: prompt, completion_tokens: this.completionTokens, total_tokens: prompt + this.completionTokens };
   }
 }
+
+const NO_IDS: number[] = [];
+const NO_TEXTS: (string | null)[] = [];
 
 /** `step` (a reusableStep()) holding a new output's fields, the optional ones cleared. */
 function refilled(step: DecodedStep, text: string, ids: number[], tokens: (string | null)[], logProbs: number[] | null): DecodedStep {
