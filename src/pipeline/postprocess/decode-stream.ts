@@ -323,14 +323,8 @@ function refilled(step: DecodedStep, text: string, ids: number[], tokens: (strin
   step.token_ids = ids;
   step.tokens = tokens;
   step.log_probs = logProbs;
-  step.logprobs = undefined;
-  step.reasoning = undefined;
-  step.toolCalls = undefined;
-  step.finish_reason = null;
-  step.engine_finish_reason = null;
-  step.stop_reason = null;
-  step.usage = undefined;
-  step.engineData = undefined;
+  step.finish_reason = step.engine_finish_reason = step.stop_reason = null;
+  step.logprobs = step.reasoning = step.toolCalls = step.usage = step.engineData = undefined;
   return step;
 }
 
