@@ -70,6 +70,8 @@ export function computeLocalBlockHashes(
   if (numBlocks <= fromBlock) return [];
   const blockBytes = blockSize * 4;
   const bytes = tokenBytes(tokens, fromBlock * blockSize, (numBlocks - fromBlock) * blockSize);
+  // One block (a prompt's seed digest, a short prompt) is the whole view: no subarray to make.
+  if (numBlocks - fromBlock === 1) return [xxh3.xxh64(bytes, seed)];
   const out = new Array<bigint>(numBlocks - fromBlock);
   for (let b = 0; b < out.length; b++) {
     out[b] = xxh3.xxh64(bytes.subarray(b * blockBytes, (b + 1) * blockBytes), seed);

@@ -99,7 +99,7 @@ function wrapperOf<Out>(stream: AsyncIterable<Out>): ObservedIterable<Out> {
 /** The observers with a per-output hook; one shared empty list when none has one (the common case). */
 function perOutput<Out>(observers: readonly StreamObserver<Out>[]): readonly StreamObserver<Out>[] {
   let found: StreamObserver<Out>[] | null = null;
-  for (const o of observers) if (o.onOutput) (found ??= []).push(o);
+  for (let i = 0; i < observers.length; i++) if (observers[i]!.onOutput) (found ??= []).push(observers[i]!);
   return found ?? NONE;
 }
 
@@ -262,9 +262,12 @@ class ObservedStream<Out> implements PushingIterator<Out>, StreamSink<Out>, Sile
       this.sawOutput = true;
       // The watch's bound after a first output may be shorter than the one the check was due with.
       if (this.armed && this.watch?.heard) this.arm(this.watch.ms);
-      for (const o of this.observers) o.onFirstOutput?.(out);
+      // Indexed loops: an array iterator per loop is an allocation on the per-output path.
+      const observers = this.observers;
+      for (let i = 0; i < observers.length; i++) observers[i]!.onFirstOutput?.(out);
     }
-    for (const o of this.every) o.onOutput!(out);
+    const every = this.every;
+    for (let i = 0; i < every.length; i++) every[i]!.onOutput!(out);
   }
 
   private pullFailed(err: unknown): never {
@@ -283,7 +286,8 @@ class ObservedStream<Out> implements PushingIterator<Out>, StreamSink<Out>, Sile
     }
     if (this.ended) return;
     this.ended = true;
-    for (const o of this.observers) o.onEnd(error);
+    const observers = this.observers;
+    for (let i = 0; i < observers.length; i++) observers[i]!.onEnd(error);
   }
 
   private arm(delayMs: number): void {

@@ -37,6 +37,12 @@ export class Scheduler {
   /** Blocks reserved per running request, when the engine reserves the whole answer (TRT-LLM). */
   private readonly reservations = new Map<Sequence, number>();
   private reserved = 0;
+  /**
+   * The plan schedule() answers, and its work entries, reused from step to step (the engine
+   * completes a plan before it schedules the next): no objects per running sequence per step.
+   */
+  private readonly plan: StepPlan = { work: [], durationMs: 0 };
+  private readonly entries: ScheduledWork[] = [];
 
   constructor(
     private readonly opts: MockerOptions,
@@ -110,11 +116,13 @@ export class Scheduler {
     }
   }
 
+  /** The next step's work; the plan is this scheduler's own and valid until the next call. */
   schedule(): StepPlan {
     const { blockSize, maxNumBatchedTokens, maxNumSeqs, enableChunkedPrefill } = this.opts;
     let budget = maxNumBatchedTokens;
     let prefillLeft = this.profile.maxPrefillTokens ?? Infinity;
-    const work: ScheduledWork[] = [];
+    const work = this.plan.work;
+    let planned = 0;
     let preempted = false;
 
     for (let i = 0; i < this.running.length && budget > 0; i++) {
@@ -136,7 +144,7 @@ export class Scheduler {
         ok = this.allocate(seq, seq.numComputed + n, this.kv.capacity);
       }
       if (ok) {
-        work.push({ seq, tokens: n });
+        this.entry(work, planned++, seq, n);
         budget -= n;
         if (remaining > 1) prefillLeft -= n;
       }
@@ -181,17 +189,31 @@ export class Scheduler {
       if (seq.remotePrefilled) this.handovers++;
       seq.transferredTokens = 0;
       this.hitRates[this.hitRateCount++ % HIT_RATE_WINDOW] = cached / total;
-      work.push({ seq, tokens: n });
+      this.entry(work, planned++, seq, n);
       budget -= n;
       prefillLeft -= n;
     }
 
-    if (work.length === 0 && this.running.length === 0 && this.waiting.length > 0) {
+    // Shrinking keeps the array's storage (its elements past the end are released).
+    work.length = planned;
+    if (planned === 0 && this.running.length === 0 && this.waiting.length > 0) {
       // With the whole cache and batch free the head still does not fit: it never will.
       const seq = this.waiting[0]!;
       this.finish(seq, seq.finalOutput('length'));
     }
-    return { work, durationMs: this.stepTime(work) };
+    this.plan.durationMs = this.stepTime(work);
+    return this.plan;
+  }
+
+  /** Sets `work[i]` to the reused entry `i`, now for `seq` computing `tokens`. */
+  private entry(work: ScheduledWork[], i: number, seq: Sequence, tokens: number): void {
+    let entry = this.entries[i];
+    if (entry === undefined) this.entries.push((entry = { seq, tokens }));
+    else {
+      entry.seq = seq;
+      entry.tokens = tokens;
+    }
+    work[i] = entry;
   }
 
   /** Applies a step: advances KV progress, samples tokens, finishes sequences. */

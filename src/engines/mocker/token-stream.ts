@@ -9,8 +9,11 @@ import type { MockVocabulary } from './vocabulary.js';
 /** Used when the request carries no sampling seed, so output is still reproducible. */
 export const DEFAULT_SAMPLING_SEED = 0;
 
+const DEFAULT_SEED_BITS = BigInt(DEFAULT_SAMPLING_SEED);
+
+/** Most requests carry no seed: theirs is one constant, not two bigints made per request. */
 function seedBits(seed: number | null | undefined): bigint {
-  return BigInt.asUintN(64, BigInt(Math.trunc(seed ?? DEFAULT_SAMPLING_SEED)));
+  return seed == null ? DEFAULT_SEED_BITS : BigInt.asUintN(64, BigInt(Math.trunc(seed)));
 }
 
 /** 64-bit digest of (seed, prompt). */

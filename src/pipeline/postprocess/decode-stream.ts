@@ -82,6 +82,11 @@ export function decodeStream(outputs: AsyncIterable<LLMEngineOutput>, opts: Deco
 class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngineOutput> {
   private done = false;
   private sink: StreamSink<DecodedStep> | null = null;
+  /** The one step refilled per output, for a sink that reads steps in place (a unary fold). */
+  private reused: DecodedStep | null = null;
+  /** The pull handlers, made on the first pull. */
+  private onOutput: ((r: IteratorResult<LLMEngineOutput>) => IteratorResult<DecodedStep> | Promise<IteratorResult<DecodedStep>>) | null = null;
+  private onError: ((err: unknown) => never) | null = null;
 
   constructor(
     private readonly inner: AsyncIterator<LLMEngineOutput>,
@@ -90,7 +95,8 @@ class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngine
 
   next(): Promise<IteratorResult<DecodedStep>> {
     if (this.done) return Promise.resolve({ done: true, value: undefined });
-    return this.inner.next().then(this.onOutput, this.onError);
+    // The handlers are made on the first pull: a pushed choice never needs them.
+    return this.inner.next().then((this.onOutput ??= (r) => this.pulled(r)), (this.onError ??= (err) => this.pullFailed(err)));
   }
 
   pushTo(sink: StreamSink<DecodedStep>): void {
@@ -99,6 +105,7 @@ class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngine
       return;
     }
     this.sink = sink;
+    if (sink.readsInPlace === true) this.reused = this.decoder.reusableStep();
     pushItems(this.inner, this);
   }
 
@@ -108,7 +115,7 @@ class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngine
     if (sink === null) return;
     let step: DecodedStep | null;
     try {
-      step = this.decoder.accept(out);
+      step = this.decoder.accept(out, this.reused);
     } catch (err) {
       this.stop();
       sink.fail(err);
@@ -149,14 +156,14 @@ class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngine
     return (this.inner.return?.() ?? Promise.resolve()).then(() => ({ done: true, value: undefined }));
   }
 
-  private readonly onOutput = (r: IteratorResult<LLMEngineOutput>): IteratorResult<DecodedStep> | Promise<IteratorResult<DecodedStep>> => {
+  private pulled(r: IteratorResult<LLMEngineOutput>): IteratorResult<DecodedStep> | Promise<IteratorResult<DecodedStep>> {
     if (r.done) {
       this.done = true;
       return { done: false, value: this.decoder.ended() };
     }
     let step: DecodedStep | null;
     try {
-      step = this.decoder.accept(r.value);
+      step = this.decoder.accept(r.value, null);
     } catch (err) {
       this.close();
       throw err;
@@ -164,12 +171,12 @@ class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngine
     if (step === null) return this.next();
     if (step.finish_reason !== null) this.close();
     return { done: false, value: step };
-  };
+  }
 
-  private readonly onError = (err: unknown): never => {
+  private pullFailed(err: unknown): never {
     this.done = true;
     throw err;
-  };
+  }
 
   /** The pushed choice is over: the sink hears nothing more from the engine stream, which is released. */
   private stop(): void {
@@ -190,14 +197,19 @@ class ChoiceDecoder {
   private readonly wantLogprobs: boolean;
   private completionTokens = 0;
   private engineUsage: CompletionUsage | null = null;
+  /** The token texts refilled with a reusable step (never an engine's own array). */
+  private reusedTexts: (string | null)[] | null = null;
 
   constructor(private readonly opts: DecodeStreamOptions) {
     this.seq = new SequenceDecoder(opts.table, stopSettingsFrom(opts.request));
     this.wantLogprobs = opts.request.output_options.logprobs != null;
   }
 
-  /** The step for `out`: null when it has nothing to tell; a finish reason when the choice is over. */
-  accept(out: LLMEngineOutput): DecodedStep | null {
+  /**
+   * The step for `out`: null when it has nothing to tell; a finish reason when the choice is over.
+   * With `into` (a reusableStep()), that object is refilled and answered, and its token texts too.
+   */
+  accept(out: LLMEngineOutput, into: DecodedStep | null): DecodedStep | null {
     const opts = this.opts;
     const ids = out.token_ids ?? [];
     const engineFinish = out.finish_reason ?? null;
@@ -216,7 +228,7 @@ class ChoiceDecoder {
     } else {
       let result;
       try {
-        result = this.seq.process(ids);
+        result = this.seq.process(ids, into === null ? null : this.reusedTexts);
       } catch (err) {
         if (engineFinish === null) opts.onLocalStop?.();
         throw err;
@@ -225,16 +237,10 @@ class ChoiceDecoder {
       tokens = result.tokens;
       trigger = result.trigger;
     }
-    const step: DecodedStep = {
-      index: opts.index,
-      text,
-      token_ids: ids,
-      tokens,
-      log_probs: out.log_probs ?? null,
-      finish_reason: null,
-      engine_finish_reason: null,
-      stop_reason: null,
-    };
+    const step: DecodedStep =
+      into === null
+        ? { index: opts.index, text, token_ids: ids, tokens, log_probs: out.log_probs ?? null, finish_reason: null, engine_finish_reason: null, stop_reason: null }
+        : refilled(into, text, ids, tokens, out.log_probs ?? null);
     if (out.reasoning_content) step.reasoning = out.reasoning_content;
     if (out.tool_calls?.length) step.toolCalls = out.tool_calls;
     if (out.engine_data) step.engineData = out.engine_data;
@@ -266,6 +272,27 @@ class ChoiceDecoder {
     return ids.length > 0 || step.text.length > 0 || step.reasoning !== undefined || step.toolCalls !== undefined ? step : null;
   }
 
+  /** A step to refill output after output: every field present, so refilling keeps its shape. */
+  reusableStep(): DecodedStep {
+    this.reusedTexts = [];
+    return {
+      index: this.opts.index,
+      text: '',
+      // Placeholders: every output refills them before the step is handed over.
+      token_ids: NO_IDS,
+      tokens: NO_TEXTS,
+      log_probs: null,
+      logprobs: undefined,
+      reasoning: undefined,
+      toolCalls: undefined,
+      finish_reason: null,
+      engine_finish_reason: null,
+      stop_reason: null,
+      usage: undefined,
+      engineData: undefined,
+    };
+  }
+
   /** The engine stream ended without a finish: a `stop` step with whatever text was held back. */
   ended(): DecodedStep {
     return {
@@ -285,6 +312,20 @@ class ChoiceDecoder {
     const prompt = this.opts.promptTokens;
     return this.engineUsage ?? { prompt_tokens: prompt, completion_tokens: this.completionTokens, total_tokens: prompt + this.completionTokens };
   }
+}
+
+const NO_IDS: number[] = [];
+const NO_TEXTS: (string | null)[] = [];
+
+/** `step` (a reusableStep()) holding a new output's fields, the optional ones cleared. */
+function refilled(step: DecodedStep, text: string, ids: number[], tokens: (string | null)[], logProbs: number[] | null): DecodedStep {
+  step.text = text;
+  step.token_ids = ids;
+  step.tokens = tokens;
+  step.log_probs = logProbs;
+  step.finish_reason = step.engine_finish_reason = step.stop_reason = null;
+  step.logprobs = step.reasoning = step.toolCalls = step.usage = step.engineData = undefined;
+  return step;
 }
 
 function setLocalFinish(step: DecodedStep, trigger: StopTrigger): void {

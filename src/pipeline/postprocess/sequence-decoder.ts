@@ -50,12 +50,14 @@ function idSet(ids: readonly number[] | null | undefined): ReadonlySet<number> {
   return ids?.length ? new Set(ids) : NO_IDS;
 }
 
-/** The ids of every set; one of them when the others are empty (no copy). */
-function unionOf(sets: readonly ReadonlySet<number>[]): ReadonlySet<number> {
-  const filled = sets.filter((set) => set.size > 0);
-  if (filled.length <= 1) return filled[0] ?? NO_IDS;
-  const all = new Set<number>();
-  for (const set of filled) for (const id of set) all.add(id);
+/** The ids of the three sets; one of them when the others are empty (no copy, no list of them). */
+function unionOf(a: ReadonlySet<number>, b: ReadonlySet<number>, c: ReadonlySet<number>): ReadonlySet<number> {
+  const filled = (a.size > 0 ? 1 : 0) + (b.size > 0 ? 1 : 0) + (c.size > 0 ? 1 : 0);
+  if (filled === 0) return NO_IDS;
+  if (filled === 1) return a.size > 0 ? a : b.size > 0 ? b : c;
+  const all = new Set<number>(a);
+  for (const id of b) all.add(id);
+  for (const id of c) all.add(id);
   return all;
 }
 
@@ -91,19 +93,24 @@ export class SequenceDecoder {
   ) {
     this.decoder = new IncrementalDecoder(table, settings.skipSpecialTokens);
     this.jail = new StopJail(settings.stopStrings, settings.includeStopStrInOutput);
-    this.stopIds = unionOf([settings.visibleStopIds, settings.userStopIds, settings.eosIds]);
+    this.stopIds = unionOf(settings.visibleStopIds, settings.userStopIds, settings.eosIds);
   }
 
   /**
    * Processes one engine step's ids, stopping at the first stop condition. The result is reused
-   * by the next call.
+   * by the next call; so is `into`, when given, as the result's token texts.
    * @throws InternalError on a decode error (an id outside the vocabulary).
    */
-  process(ids: readonly number[]): SequenceResult {
+  process(ids: readonly number[], into: (string | null)[] | null = null): SequenceResult {
     const s = this.settings;
     let text = '';
     // Sized up front: a step is usually one id, and an empty array grows to room for 17.
-    const tokens = new Array<string | null>(ids.length);
+    let tokens: (string | null)[];
+    if (into === null) tokens = new Array<string | null>(ids.length);
+    else {
+      tokens = into;
+      tokens.length = ids.length;
+    }
     for (let k = 0; k < ids.length; k++) {
       const id = ids[k]!;
       this.generated++;

@@ -3,7 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { ChatMessage, ModelDeploymentCard, ReasoningParserName, ThinkingMode } from '../../protocols/index.js';
+import type { ChatMessage, ModelDeploymentCard, MultimodalDataMap, ReasoningParserName, ThinkingMode } from '../../protocols/index.js';
 import { replyStartsInReasoning } from '../postprocess/index.js';
 import { toolCallTag, type StructuralTag, type ToolCallFormat, type ToolCallTag } from '../structural-tags/index.js';
 import {
@@ -146,10 +146,19 @@ export class Preprocessor {
    * Every API's chat path: media parts are checked against the template before it renders.
    * `routing` is what the request's routing headers set; it wins over the body's nvext.
    */
-  async preprocessChat(req: ChatCompletionRequest, routing: HeaderRouting = NO_HEADER_ROUTING): Promise<PreparedRequest> {
-    this.checkMedia(req.messages);
-    const media = multiModalData(req.messages);
-    const prompt = await this.chatPrompt(req);
+  preprocessChat(req: ChatCompletionRequest, routing: HeaderRouting = NO_HEADER_ROUTING): Promise<PreparedRequest> {
+    try {
+      this.checkMedia(req.messages);
+      const media = multiModalData(req.messages);
+      const prompt = this.chatPrompt(req);
+      // A small chat's prompt is there at once: it is prepared now, with no await in between.
+      return prompt instanceof Promise ? prompt.then((ready) => this.preparedChat(req, ready, routing, media)) : Promise.resolve(this.preparedChat(req, prompt, routing, media));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private preparedChat(req: ChatCompletionRequest, prompt: Prompt, routing: HeaderRouting, media: MultimodalDataMap | undefined): PreparedRequest {
     const toolTag = this.toolCallTag(req, prompt.text);
     const prepared = this.prepare(req, prompt, routing, toolTag?.tag);
     if (toolTag?.native === true) prepared.toolCallsNative = true;

@@ -72,16 +72,18 @@ function guidedDecoding(req: AnyRequest, toolTag: StructuralTag | undefined): Re
     if (format.type === 'json_object') json = { type: 'object' };
     if (format.type === 'json_schema') json = format.json_schema.schema ?? null;
   }
-  const constraint = {
-    json,
-    regex: req.guided_regex ?? null,
-    choice: req.guided_choice ?? null,
-    grammar: req.guided_grammar ?? null,
-    structural_tag: req.structural_tag ?? toolTag ?? null,
-  };
-  if (Object.values(constraint).every((v) => v === null)) return null;
+  const regex = req.guided_regex ?? null;
+  const choice = req.guided_choice ?? null;
+  const grammar = req.guided_grammar ?? null;
+  const structuralTag = req.structural_tag ?? toolTag ?? null;
+  // Most requests set none: they build no block at all.
+  if (json === null && regex === null && choice === null && grammar === null && structuralTag === null) return null;
   return {
-    ...constraint,
+    json,
+    regex,
+    choice,
+    grammar,
+    structural_tag: structuralTag,
     backend: req.guided_decoding_backend ?? null,
     whitespace_pattern: req.guided_whitespace_pattern ?? null,
   };
@@ -113,7 +115,7 @@ export function cacheSalt(nvext: NvExt | null, rootSalt: string | null | undefin
 export function routingHints(nvext: NvExt | null | undefined, salt: string | null): RoutingHints | null {
   if (!nvext && salt === null) return null;
   const hints = nvext?.agent_hints;
-  return {
+  const routing: RoutingHints = {
     backend_instance_id: nvext?.backend_instance_id ?? null,
     prefill_worker_id: nvext?.prefill_worker_id ?? null,
     decode_worker_id: nvext?.decode_worker_id ?? null,
@@ -124,18 +126,25 @@ export function routingHints(nvext: NvExt | null | undefined, salt: string | nul
     cache_salt: salt,
     priority: hints?.priority ?? null,
     session_id: nvext?.session_id ?? null,
-    // Only a header sets it; a request without one carries no such key.
-    ...(nvext?.policy_class ? { policy_class: nvext.policy_class } : {}),
   };
+  // Only a header sets it; a request without one carries no such key.
+  if (nvext?.policy_class) routing.policy_class = nvext.policy_class;
+  return routing;
 }
 
 /** What the worker may need beyond the typed blocks: requested response fields and passthroughs. */
 export function extraArgs(req: AnyRequest, salt: string | null): Record<string, unknown> | null {
-  const extra: Record<string, unknown> = {};
-  if (req.nvext?.extra_fields?.length) extra.extra_fields = req.nvext.extra_fields;
-  if (salt !== null) extra.cache_salt = salt;
-  if (req.logprob_token_ids) extra.logprob_token_ids = req.logprob_token_ids;
-  if (isChat(req) && req.media_io_kwargs) extra.media_io_kwargs = req.media_io_kwargs;
-  if (isChat(req)) for (const field of RL_PASSTHROUGH_FIELDS) if (req[field] != null) extra[field] = req[field];
-  return Object.keys(extra).length > 0 ? extra : null;
+  // Made at the first field: most requests carry none.
+  let extra: Record<string, unknown> | null = null;
+  if (req.nvext?.extra_fields?.length) (extra ??= {}).extra_fields = req.nvext.extra_fields;
+  if (salt !== null) (extra ??= {}).cache_salt = salt;
+  if (req.logprob_token_ids) (extra ??= {}).logprob_token_ids = req.logprob_token_ids;
+  if (isChat(req) && req.media_io_kwargs) (extra ??= {}).media_io_kwargs = req.media_io_kwargs;
+  if (isChat(req)) {
+    for (let i = 0; i < RL_PASSTHROUGH_FIELDS.length; i++) {
+      const field = RL_PASSTHROUGH_FIELDS[i]!;
+      if (req[field] != null) (extra ??= {})[field] = req[field];
+    }
+  }
+  return extra;
 }

@@ -8,6 +8,11 @@ export interface StreamSink<T> {
   item(value: T): void;
   end(): void;
   fail(error: unknown): void;
+  /**
+   * True when the sink reads each item within `item()` and keeps nothing of it: the stage that
+   * makes the items may then refill one object rather than make one per item.
+   */
+  readonly readsInPlace?: boolean;
 }
 
 /**
@@ -71,11 +76,12 @@ function pullInto<T>(iterator: AsyncIterator<T>, sink: StreamSink<T>): void {
  * Consumes `stream` through its push form: `onItem` runs for each item as it comes; returning
  * `false` stops the stream (closing it, as leaving a `for await` would). Resolves at the end (or
  * once stopped and closed), rejects with the stream's failure or with what `onItem` threw (the
- * stream closed first).
+ * stream closed first). `readsInPlace`: `onItem` keeps nothing of an item past its call, so the
+ * stream may hand over one refilled object.
  */
-export function drainStream<T>(stream: AsyncIterable<T>, onItem: (item: T) => boolean | void): Promise<void> {
+export function drainStream<T>(stream: AsyncIterable<T>, onItem: (item: T) => boolean | void, readsInPlace = false): Promise<void> {
   const iterator = stream[Symbol.asyncIterator]();
-  return new Promise<void>((resolve, reject) => pushItems(iterator, new Drain(iterator, onItem, resolve, reject)));
+  return new Promise<void>((resolve, reject) => pushItems(iterator, new Drain(iterator, onItem, resolve, reject, readsInPlace)));
 }
 
 /** drainStream's sink: one object per stream rather than a closure per callback. */
@@ -87,6 +93,8 @@ class Drain<T> implements StreamSink<T> {
     private readonly onItem: (item: T) => boolean | void,
     private readonly resolve: () => void,
     private readonly reject: (err: unknown) => void,
+    /** `onItem` keeps nothing of an item (see StreamSink). */
+    readonly readsInPlace: boolean,
   ) {}
 
   item(value: T): void {

@@ -180,7 +180,9 @@ class Attempts<Req, Out> implements PushingIterator<Out> {
     if (r.finished(out)) this.finished = true;
     if (this.budget > 0) {
       const generated = (this.generated ??= []);
-      generated.push(...r.tokens(out));
+      // One push per id: a spread call copies its argument list first.
+      const ids = r.tokens(out);
+      for (let i = 0; i < ids.length; i++) generated.push(ids[i]!);
       if (this.tooLong(generated.length)) this.budget = 0;
     }
     return this.replayed > 0 ? r.restate(out, this.replayed) : out;

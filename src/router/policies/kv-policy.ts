@@ -525,6 +525,8 @@ export class KvRouterPolicy implements RouterPolicy, KvEventSink, ReplicaSharing
   }
 
   private localHashesOf(request: PreprocessedRequest): bigint[] {
+    // A prompt shorter than one block has no block to hash: no salt to work out either.
+    if (request.token_ids.length < this.options.blockSize) return [];
     return computeLocalBlockHashes(request.token_ids, this.options.blockSize, computeSaltSeed(saltsOf(request)));
   }
 

@@ -18,8 +18,13 @@ export type QueueClose = 'ended' | 'failed' | 'returned';
 
 /** Items must not be `undefined`. */
 export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>, PushingIterator<T> {
-  /** Queues with items, an end or a failure for their sinks, handed over in the next microtask. */
-  private static readonly due: AsyncQueue<{} | null>[] = [];
+  /**
+   * Queues with items, an end or a failure for their sinks, handed over in the next microtask: the
+   * first `dueCount` slots. The array keeps its storage between flushes (emptied to length 0, it
+   * would be made again at the next flush's first queue).
+   */
+  private static readonly due: (AsyncQueue<{} | null> | undefined)[] = [];
+  private static dueCount = 0;
   private static flushing = false;
 
   /**
@@ -116,7 +121,7 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
   private markDue(): void {
     if (this.isDue) return;
     this.isDue = true;
-    AsyncQueue.due.push(this);
+    AsyncQueue.due[AsyncQueue.dueCount++] = this;
     if (AsyncQueue.flushing) return;
     AsyncQueue.flushing = true;
     queueMicrotask(AsyncQueue.flush);
@@ -126,8 +131,9 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
   private static flush(this: void): void {
     const due = AsyncQueue.due;
     beginDelivery();
-    for (let i = 0; i < due.length; i++) {
+    for (let i = 0; i < AsyncQueue.dueCount; i++) {
       const queue = due[i]!;
+      due[i] = undefined;
       try {
         queue.deliver();
       } catch (err) {
@@ -137,7 +143,7 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
         sink?.fail(err);
       }
     }
-    due.length = 0;
+    AsyncQueue.dueCount = 0;
     AsyncQueue.flushing = false;
     endDelivery();
   }

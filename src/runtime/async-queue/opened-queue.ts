@@ -39,7 +39,7 @@ class QueueStream<T extends {} | null> implements PushingIterator<T> {
     const queue = this.queue;
     if (queue) {
       const tap = this.tap;
-      queue.pushTo(tap ? { item: (item) => (tap(item), sink.item(item)), end: () => sink.end(), fail: (err) => sink.fail(err) } : sink);
+      queue.pushTo(tap ? new TappedSink(tap, sink) : sink);
       return;
     }
     if (this.returned) {
@@ -93,5 +93,26 @@ class QueueStream<T extends {} | null> implements PushingIterator<T> {
   private tapOne(r: IteratorResult<T>): IteratorResult<T> {
     if (!r.done) this.tap!(r.value);
     return r;
+  }
+}
+
+/** A sink whose items the tap sees first: one object, not a closure per callback. */
+class TappedSink<T> implements StreamSink<T> {
+  constructor(
+    private readonly tap: (item: T) => void,
+    private readonly sink: StreamSink<T>,
+  ) {}
+
+  item(item: T): void {
+    this.tap(item);
+    this.sink.item(item);
+  }
+
+  end(): void {
+    this.sink.end();
+  }
+
+  fail(err: unknown): void {
+    this.sink.fail(err);
   }
 }

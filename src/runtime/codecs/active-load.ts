@@ -44,6 +44,14 @@ export function decodeActiveLoad(text: string): ActiveLoad {
   } catch (err) {
     return bad((err as Error).message);
   }
+  return activeLoadFrom(root);
+}
+
+/**
+ * A report as decodeActiveLoad reads it once parsed (the worker id a u64, bigint or number): its
+ * checks, and a new object with only its fields. In-process reports come this way, never encoded.
+ */
+export function activeLoadFrom(root: unknown): ActiveLoad {
   if (root === null || typeof root !== 'object' || Array.isArray(root)) return bad('must be an object');
   const json = root as Record<string, unknown>;
   const workerId = asU64(json.worker_id);

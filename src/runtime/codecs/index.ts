@@ -26,5 +26,5 @@ export {
   type StreamControl,
   type StreamItemBody,
 } from './messages.js';
-export { encodeActiveLoad, decodeActiveLoad } from './active-load.js';
+export { activeLoadFrom, encodeActiveLoad, decodeActiveLoad } from './active-load.js';
 export { PAYLOAD_CODECS, PAYLOAD_CODEC_NAMES, MSGPACK_OPTIONS, isPayloadCodec, type BodyCodec, type PayloadCodec } from './payload-codecs.js';

@@ -2,7 +2,7 @@
 // on `namespace.{ns}.kv_metrics` (reference/router.md §2.2, §8.4). Frontends read them for busy
 // detection; the totals they are compared with come from the model card's `runtime_config`.
 import type { ActiveLoad, EngineLoad } from '../../protocols/index.js';
-import { decodeActiveLoad, encodeActiveLoad } from '../codecs/index.js';
+import { activeLoadFrom, decodeActiveLoad, encodeActiveLoad } from '../codecs/index.js';
 import { subscribeDecoded } from './decoded-subscription.js';
 import { componentScope, type EventPlane } from './types.js';
 
@@ -16,7 +16,11 @@ export function loadMetricsSubject(namespace: string): string {
 export function loadMetricsPublisher(plane: EventPlane, namespace: string, workerId: bigint): (load: EngineLoad) => void {
   const subject = loadMetricsSubject(namespace);
   return (load) => {
-    if (plane.hasSubscribers?.(subject) !== false) plane.publish(subject, encodeActiveLoad({ worker_id: workerId, ...load }));
+    if (plane.hasSubscribers?.(subject) === false) return;
+    const report: ActiveLoad = { worker_id: workerId, ...load };
+    // In-process the report itself is handed over: encoded only for a subscriber that reads bytes.
+    if (plane.publishValue) plane.publishValue(subject, report, () => encodeActiveLoad(report));
+    else plane.publish(subject, encodeActiveLoad(report));
   };
 }
 
@@ -32,5 +36,5 @@ export function subscribeLoadMetrics(
   handler: (load: ActiveLoad) => void,
   onInvalid?: (err: Error) => void,
 ): Promise<() => void> {
-  return subscribeDecoded(plane, loadMetricsSubject(namespace), decodeActiveLoad, handler, onInvalid);
+  return subscribeDecoded(plane, loadMetricsSubject(namespace), decodeActiveLoad, handler, onInvalid, activeLoadFrom);
 }

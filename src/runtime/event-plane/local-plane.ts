@@ -2,7 +2,13 @@
 // discovery backend keeps one store per scope.
 import type { EventPlane } from './types.js';
 
-type Subscribers = Map<string, Set<(payload: Buffer) => void>>;
+/** One subscription: bytes always, values as they are when it takes them. */
+interface Subscriber {
+  bytes(payload: Buffer): void;
+  value: ((value: unknown) => void) | null;
+}
+
+type Subscribers = Map<string, Set<Subscriber>>;
 
 const scopes = new Map<string, Subscribers>();
 
@@ -22,7 +28,17 @@ export class LocalEventPlane implements EventPlane {
     const set = this.subscribers.get(subject);
     if (!set) return;
     const buf = typeof payload === 'string' ? Buffer.from(payload) : Buffer.from(payload);
-    for (const handler of set) handler(buf);
+    for (const subscriber of set) subscriber.bytes(buf);
+  }
+
+  publishValue(subject: string, value: unknown, encode: () => string): void {
+    const set = this.subscribers.get(subject);
+    if (!set) return;
+    let buf: Buffer | null = null;
+    for (const subscriber of set) {
+      if (subscriber.value) subscriber.value(value);
+      else subscriber.bytes((buf ??= Buffer.from(encode())));
+    }
   }
 
   hasSubscribers(subject: string): boolean {
@@ -30,11 +46,19 @@ export class LocalEventPlane implements EventPlane {
   }
 
   async subscribe(subject: string, handler: (payload: Buffer) => void): Promise<() => void> {
+    return this.add(subject, { bytes: handler, value: null });
+  }
+
+  async subscribeValues(subject: string, onValue: (value: unknown) => void, onBytes: (payload: Buffer) => void): Promise<() => void> {
+    return this.add(subject, { bytes: onBytes, value: onValue });
+  }
+
+  private add(subject: string, subscriber: Subscriber): () => void {
     let set = this.subscribers.get(subject);
     if (!set) this.subscribers.set(subject, (set = new Set()));
-    set.add(handler);
+    set.add(subscriber);
     const off = (): void => {
-      set.delete(handler);
+      set.delete(subscriber);
       this.mine.delete(off);
     };
     this.mine.add(off);

@@ -12,6 +12,13 @@ export interface EventPlane {
   announce?(subject: string): Promise<void>;
   /** Resolves once subscribed; the result unsubscribes. */
   subscribe(subject: string, handler: (payload: Buffer) => void): Promise<() => void>;
+  /**
+   * In-process planes only: publishes `value` itself to the subscribers that take values
+   * (`subscribeValues`); the others get the bytes of `encode()`, made once and only if one listens.
+   */
+  publishValue?(subject: string, value: unknown, encode: () => string): void;
+  /** In-process planes only: `onValue` gets what `publishValue` publishes as it is, `onBytes` what `publish` does. */
+  subscribeValues?(subject: string, onValue: (value: unknown) => void, onBytes: (payload: Buffer) => void): Promise<() => void>;
   close(): Promise<void>;
 }
 

@@ -3,8 +3,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DynamoError, type LLMEngineOutput } from '../../../src/protocols/index.js';
-import { choiceFinish, decodeStream, TokenTable } from '../../../src/pipeline/postprocess/index.js';
+import { drainStream, DynamoError, type LLMEngineOutput } from '../../../src/protocols/index.js';
+import { choiceFinish, decodeStream, TokenTable, type DecodedStep } from '../../../src/pipeline/postprocess/index.js';
 import { run, plainTokenizerJson, addedToken, fakeTable, HI, THERE, EOS, DELTA, ZETA } from './support.js';
 
 test('engine finish reasons map to OpenAI-facing ones, keeping eos and cancelled distinguishable', async () => {
@@ -153,4 +153,28 @@ test('pushed: the same steps as pulled, a local stop stops the engine once, erro
   assert.equal(unfinished.text, 'hi');
 
   await assert.rejects(run([{ token_ids: [HI] }, { token_ids: [], finish_reason: 'error', stop_reason: 'worker died' }], {}, { pushed: true }), /worker died/);
+});
+
+test('pushed to a sink that reads in place: the same steps as pulled, one object refilled', async () => {
+  const outputs = [{ token_ids: [HI] }, { token_ids: [THERE] }, { token_ids: [HI], finish_reason: 'length' as const }];
+  const pulled = await run(outputs);
+  const inPlace = await run(outputs, {}, { inPlace: true });
+  assert.deepEqual(inPlace.steps, pulled.steps);
+
+  const stopped = [{ token_ids: [HI] }, { token_ids: [THERE, EOS, HI] }, { token_ids: [HI] }];
+  const stoppedInPlace = await run(stopped, { stop_token_ids_hidden: [EOS] }, { inPlace: true });
+  assert.deepEqual(stoppedInPlace.steps, (await run(stopped, { stop_token_ids_hidden: [EOS] })).steps);
+  assert.equal(stoppedInPlace.localStops, 1);
+
+  const seen = new Set<DecodedStep>();
+  const stream = decodeStream((async function* () {
+    for (const out of outputs) yield out as LLMEngineOutput;
+  })(), {
+    table: fakeTable,
+    request: { stop_conditions: {}, sampling_options: {}, output_options: {}, eos_token_ids: [] },
+    promptTokens: 0,
+    index: 0,
+  });
+  await drainStream(stream, (step) => void seen.add(step), true);
+  assert.equal(seen.size, 1, 'one step object for every output');
 });

@@ -68,6 +68,15 @@ export interface RunOptions {
   logprobs?: number | null;
   /** Consume the steps pushed (as the frontends do) rather than pulled. */
   pushed?: boolean;
+  /** Pushed to a sink that reads each step in place (a unary fold): each is copied as it comes. */
+  inPlace?: boolean;
+}
+
+/** What a step held when it was handed over: its set fields, its token texts copied. */
+function snapshot(step: DecodedStep): DecodedStep {
+  const copy = Object.fromEntries(Object.entries(step).filter(([, value]) => value !== undefined)) as unknown as DecodedStep;
+  copy.tokens = [...step.tokens];
+  return copy;
 }
 
 export interface RunResult {
@@ -106,7 +115,8 @@ export async function run(
     index: 0,
     onLocalStop: () => localStops++,
   });
-  if (o.pushed) await drainStream(stream, (step) => void steps.push(step));
+  if (o.inPlace) await drainStream(stream, (step) => void steps.push(snapshot(step)), true);
+  else if (o.pushed) await drainStream(stream, (step) => void steps.push(step));
   else for await (const step of stream) steps.push(step);
   return { steps, text: steps.map((s) => s.text).join(''), final: steps[steps.length - 1]!, localStops, pulled };
 }

@@ -47,6 +47,23 @@ test('publisher and subscriber meet on namespace.{ns}.kv_metrics; undecodable re
   await plane.close();
 });
 
+test('in-process reports reach load subscribers as objects, checked as decoded ones are; byte subscribers still get the JSON', async () => {
+  const plane = new LocalEventPlane(`load-values-${Date.now()}`);
+  const got: ActiveLoad[] = [];
+  const bad: Error[] = [];
+  const texts: string[] = [];
+  await subscribeLoadMetrics(plane, 'ns', (l) => got.push(l), (e) => bad.push(e));
+  await plane.subscribe(loadMetricsSubject('ns'), (p) => texts.push(p.toString()));
+  const publish = loadMetricsPublisher(plane, 'ns', LOAD.worker_id);
+  publish({ dp_rank: 0, kv_used_blocks: 42, waiting_requests: 3, active_prefill_tokens: undefined });
+  publish({ dp_rank: 0, kv_used_blocks: -1 });
+  assert.deepEqual(got, [LOAD], 'only the known fields, undefined ones left out');
+  assert.equal(bad.length, 1);
+  assert.match(bad[0]!.message, /kv_used_blocks must be a non-negative integer/);
+  assert.equal(texts[0], encodeActiveLoad(LOAD));
+  await plane.close();
+});
+
 test('in-process event planes of different scopes do not see each other', async () => {
   // One stamp: two reads of the clock can fall in different milliseconds.
   const stamp = Date.now();

@@ -96,9 +96,11 @@ export function readJsonBody(
   const onError = (err: Error): void => finish(isClientAbort(err) ? clientClosedBody() : err);
   // A client gone before the end: nobody will read an answer, but the thread must forget the bytes.
   const onClose = (): void => finish(clientClosedBody());
+  // Plain listeners, not `once`: `detach` removes all four when either ends the read, and a
+  // `once` wrapper is two more objects per request.
   payload.on('data', onData);
-  payload.once('end', onEnd);
+  payload.on('end', onEnd);
   payload.on('error', onError);
-  payload.once('close', onClose);
+  payload.on('close', onClose);
   payload.resume();
 }

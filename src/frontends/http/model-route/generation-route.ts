@@ -213,6 +213,8 @@ export function foldAll(
           if (delta) onDelta(delta);
         }
       : (step) => fold.absorb(step),
+    // The fold reads each step within the call: the decoder may refill one step object.
+    true,
   );
   return steps.then(() => settleFolded(generation));
 }

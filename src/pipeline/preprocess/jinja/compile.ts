@@ -17,6 +17,7 @@ import {
   makeTuple,
   Namespace,
   notReproduced,
+  own,
   Scope,
   toText,
   truthy,
@@ -77,13 +78,12 @@ export type CompiledTemplate = (context: Record<string, unknown>) => string;
 export function compileProgram(program: AstNode): CompiledTemplate {
   const body = block(program.body ?? []);
   return (context) => {
-    const root = new Scope(GLOBALS);
-    for (const key of Object.keys(context)) {
+    for (const key in context) {
+      if (!own(context, key)) continue;
       // The reference refuses a context key that redeclares a global; a function would be called its way.
       if (GLOBALS.has(key) || typeof context[key] === 'function') notReproduced(`context key ${key}`);
-      root.set(key, context[key]);
     }
-    return body(root);
+    return body(new Scope(GLOBALS, context));
   };
 }
 

@@ -19,29 +19,58 @@ export class JinjaFunction {
   constructor(readonly call: (args: CallArgs, scope: Scope) => unknown) {}
 }
 
-/** Variables of one block (render, loop, macro call); a lookup walks outwards as the reference's environments do. */
+/**
+ * Variables of one block (render, loop, macro call); a lookup walks outwards as the reference's
+ * environments do. A scope's first two variables sit in fields (a loop's are `loop` and its
+ * target), later ones in a Map, so most scopes make no Map. A render's root scope reads the
+ * render context itself, under what the template sets there, rather than copying its keys.
+ */
 export class Scope {
+  private name1: string | null = null;
+  private value1: unknown = undefined;
+  private name2: string | null = null;
+  private value2: unknown = undefined;
   private vars: Map<string, unknown> | null = null;
 
-  constructor(private readonly parent: Scope | null) {}
+  constructor(
+    private readonly parent: Scope | null,
+    /** The render context (root scope only): its own keys are variables, below the ones set here. */
+    private readonly context: Record<string, unknown> | null = null,
+  ) {}
 
   get(name: string): unknown {
     for (let scope: Scope | null = this; scope !== null; scope = scope.parent) {
+      if (scope.name1 === name) return scope.value1;
+      if (scope.name2 === name) return scope.value2;
       const vars = scope.vars;
-      if (vars === null) continue;
-      const value = vars.get(name);
-      if (value !== undefined || vars.has(name)) return value;
+      if (vars !== null) {
+        const value = vars.get(name);
+        if (value !== undefined || vars.has(name)) return value;
+      }
+      const context = scope.context;
+      if (context !== null && own(context, name)) return context[name];
     }
     return undefined;
   }
 
   has(name: string): boolean {
-    for (let scope: Scope | null = this; scope !== null; scope = scope.parent) if (scope.vars?.has(name)) return true;
+    for (let scope: Scope | null = this; scope !== null; scope = scope.parent) {
+      if (scope.name1 === name || scope.name2 === name || scope.vars?.has(name)) return true;
+      if (scope.context !== null && own(scope.context, name)) return true;
+    }
     return false;
   }
 
   set(name: string, value: unknown): void {
-    (this.vars ??= new Map()).set(name, value);
+    if (this.name1 === name || this.name1 === null) {
+      this.name1 = name;
+      this.value1 = value;
+    } else if (this.name2 === name || this.name2 === null) {
+      this.name2 = name;
+      this.value2 = value;
+    } else {
+      (this.vars ??= new Map()).set(name, value);
+    }
   }
 }
 
