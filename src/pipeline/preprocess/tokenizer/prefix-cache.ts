@@ -41,6 +41,9 @@ export interface PrefixHit {
 
 const REGEXP_SPECIALS = /[.*+?^${}()|[\]\\]/g;
 
+/** The longest leading text a lookup writes into its kept buffer; longer ones get their own. */
+const MAX_PROBE_BYTES = 1 << 20;
+
 export class PrefixTokenCache {
   private readonly pattern: RegExp;
   private readonly boundaryIds: ReadonlySet<number>;
@@ -51,6 +54,8 @@ export class PrefixTokenCache {
   /** Cut key → the entries whose leading text has that key (one per distinct leading text). */
   private readonly byCut = new Map<string, Entry[]>();
   private bytes = 0;
+  /** A lookup's leading text as UTF-16LE, kept for the next lookup (no 2 bytes a char allocated per prompt). */
+  private probe = Buffer.alloc(0);
   private hitCount = 0;
   private missCount = 0;
 
@@ -103,7 +108,7 @@ export class PrefixTokenCache {
       if (bucket === undefined) continue;
       const cut = cuts.offsets[i]!;
       // Cuts are tried longest first: the first one's leading text holds every later one's.
-      probe ??= Buffer.from(text.slice(0, cut), 'utf16le');
+      probe ??= this.probeOf(text, cut);
       for (const entry of bucket) {
         if (probe.compare(entry.text, 0, cut * 2, 0, cut * 2) !== 0) continue;
         this.touch(entry);
@@ -117,6 +122,11 @@ export class PrefixTokenCache {
 
   /** Remembers `text`'s ids; a text whose special tokens and ids do not line up is not kept. */
   store(text: string, cuts: PromptCuts, ids: readonly number[]): void {
+    // One entry per leading text is enough to find it (a colliding hash only costs a later miss):
+    // a prompt whose every cut is known (a repeated one) is done before its ids are read.
+    const fresh: number[] = [];
+    for (let i = 0; i < cuts.keys.length; i++) if (!this.byCut.has(cuts.keys[i]!)) fresh.push(i);
+    if (fresh.length === 0) return;
     const tokenIndexes: number[] = [];
     const min = this.minBoundaryId;
     for (let i = 0; i < ids.length; i++) {
@@ -128,12 +138,7 @@ export class PrefixTokenCache {
     if (skipped !== 0 && skipped !== 1) return;
     if (skipped === 1 && tokenIndexes[0] !== 0) return;
     const kept = new Map<string, [number, number]>();
-    for (let i = 0; i < cuts.keys.length; i++) {
-      const key = cuts.keys[i]!;
-      // One entry per leading text is enough to find it (a colliding hash only costs a later miss).
-      if (!this.byCut.has(key)) kept.set(key, [cuts.offsets[i]!, tokenIndexes[i + skipped]!]);
-    }
-    if (kept.size === 0) return;
+    for (const i of fresh) kept.set(cuts.keys[i]!, [cuts.offsets[i]!, tokenIndexes[i + skipped]!]);
     const entry: Entry = {
       text: Buffer.from(text, 'utf16le'),
       ids: new Uint32Array(ids),
@@ -158,6 +163,15 @@ export class PrefixTokenCache {
 
   get misses(): number {
     return this.missCount;
+  }
+
+  /** `text`'s first `chars` characters as UTF-16LE, in the kept probe buffer (grown up to MAX_PROBE_BYTES). */
+  private probeOf(text: string, chars: number): Buffer {
+    const bytes = chars * 2;
+    if (bytes > MAX_PROBE_BYTES) return Buffer.from(text.slice(0, chars), 'utf16le');
+    if (this.probe.length < bytes) this.probe = Buffer.allocUnsafeSlow(Math.min(MAX_PROBE_BYTES, Math.max(bytes, this.probe.length * 2)));
+    this.probe.write(text, 0, bytes, 'utf16le');
+    return this.probe;
   }
 
   private touch(entry: Entry): void {

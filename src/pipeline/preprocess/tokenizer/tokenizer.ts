@@ -170,8 +170,11 @@ export class HfTokenizer {
     }
     const cached = hit.ids;
     const rest = await this.encodeText(text.slice(hit.chars), false);
-    const ids = Array.from(cached);
-    for (const id of rest) ids.push(id);
+    // Sized once and filled by index: copying a typed array through its iterator (Array.from) and
+    // growing by push cost more than the rest of a hit (~35 µs and ~40 KB for 1.3k ids).
+    const ids = new Array<number>(cached.length + rest.length);
+    for (let i = 0; i < cached.length; i++) ids[i] = cached[i]!;
+    for (let i = 0; i < rest.length; i++) ids[cached.length + i] = rest[i]!;
     if (this.unverifiedHits > 0) {
       this.unverifiedHits--;
       const whole = await this.encodeText(text, false);
