@@ -12,6 +12,8 @@
 // prompt stored lives on, and on the heap each young-generation collection would copy it twice
 // (about 20 KB for a 1k-token prompt) before it reached the old generation.
 
+import { LiteralSearch } from '../fast-bpe/index.js';
+
 export interface BoundaryToken {
   content: string;
   id: number;
@@ -39,13 +41,11 @@ export interface PrefixHit {
   ids: Uint32Array;
 }
 
-const REGEXP_SPECIALS = /[.*+?^${}()|[\]\\]/g;
-
 /** The longest leading text a lookup writes into its kept buffer; longer ones get their own. */
 const MAX_PROBE_BYTES = 1 << 20;
 
 export class PrefixTokenCache {
-  private readonly pattern: RegExp;
+  private readonly boundaries: LiteralSearch;
   private readonly boundaryIds: ReadonlySet<number>;
   /** Special tokens' ids sit apart from the text's (above them, usually): most ids skip the set. */
   private readonly minBoundaryId: number;
@@ -70,9 +70,8 @@ export class PrefixTokenCache {
     private readonly minChars = 0,
   ) {
     if (tokens.length === 0) throw new Error('no special tokens to cut prompts at');
-    // Longest first, so the alternation matches as the tokenizer's leftmost-longest search does.
-    const contents = tokens.map((t) => t.content).sort((a, b) => b.length - a.length);
-    this.pattern = new RegExp(contents.map((c) => c.replace(REGEXP_SPECIALS, '\\$&')).join('|'), 'g');
+    // Leftmost-longest, as the tokenizer's search finds them.
+    this.boundaries = new LiteralSearch(tokens.map((t) => t.content));
     this.boundaryIds = new Set(tokens.map((t) => t.id));
     this.minBoundaryId = Math.min(...this.boundaryIds);
   }
@@ -88,7 +87,8 @@ export class PrefixTokenCache {
    */
   cutsOf(text: string): PromptCuts {
     const offsets: number[] = [];
-    for (const match of text.matchAll(this.pattern)) if (match.index > 0) offsets.push(match.index);
+    const boundaries = this.boundaries;
+    for (let at = boundaries.next(text, 0); at !== -1; at = boundaries.next(text, at + boundaries.matched.length)) if (at > 0) offsets.push(at);
     const keys: string[] = [];
     let hash = 0x811c9dc5;
     let at = 0;
