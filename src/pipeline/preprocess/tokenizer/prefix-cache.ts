@@ -20,7 +20,7 @@ export interface BoundaryToken {
 }
 
 /** One encoded prompt: its text (UTF-16LE), ids, and the token index of each kept cut (key → [char offset, ids before it]). */
-interface Entry {
+export interface Entry {
   text: Buffer;
   ids: Uint32Array;
   cuts: Map<string, [number, number]>;
@@ -39,6 +39,8 @@ export interface PrefixHit {
   chars: number;
   /** A view of the cache's own ids: copied by the caller, never kept. */
   ids: Uint32Array;
+  /** The prompt they came from, marked used when the hit is counted. */
+  entry: Entry;
 }
 
 /** The longest leading text a lookup writes into its kept buffer; longer ones get their own. */
@@ -99,8 +101,15 @@ export class PrefixTokenCache {
     return { offsets, keys };
   }
 
-  /** The longest cached leading part of `text` ending at one of its cuts. */
+  /** The longest cached leading part of `text` ending at one of its cuts, counted as a hit or a miss. */
   lookup(text: string, cuts: PromptCuts): PrefixHit | null {
+    const hit = this.find(text, cuts);
+    this.count(hit);
+    return hit;
+  }
+
+  /** `lookup` without counting: for a caller that may not use what it finds (then it calls `count`). */
+  find(text: string, cuts: PromptCuts): PrefixHit | null {
     let probe: Buffer | null = null;
     for (let i = cuts.keys.length - 1; i >= 0; i--) {
       const key = cuts.keys[i]!;
@@ -111,13 +120,20 @@ export class PrefixTokenCache {
       probe ??= this.probeOf(text, cut);
       for (const entry of bucket) {
         if (probe.compare(entry.text, 0, cut * 2, 0, cut * 2) !== 0) continue;
-        this.touch(entry);
-        this.hitCount++;
-        return { chars: cut, ids: entry.ids.subarray(0, entry.cuts.get(key)![1]) };
+        return { chars: cut, ids: entry.ids.subarray(0, entry.cuts.get(key)![1]), entry };
       }
     }
-    this.missCount++;
     return null;
+  }
+
+  /** Counts a `find`'s answer as used: a hit's prompt becomes the most recently used. */
+  count(hit: PrefixHit | null): void {
+    if (hit === null) {
+      this.missCount++;
+      return;
+    }
+    this.touch(hit.entry);
+    this.hitCount++;
   }
 
   /** Remembers `text`'s ids; a text whose special tokens and ids do not line up is not kept. */
