@@ -7,7 +7,6 @@
 // synchronous call: uncached pieces cost ~20x cached ones).
 
 import { utf8Into } from './byte-level.js';
-import { IdSink } from './id-sink.js';
 import { LiteralSearch } from './literal-search.js';
 import { MAX_WORD_BYTES, WordMerger } from './merge-word.js';
 import type { MergeTable } from './merge-table.js';
@@ -55,8 +54,6 @@ export class FastBpeEncoder {
   private readonly stickySplit: RegExp;
   private readonly bytes = new Uint8Array(MAX_WORD_BYTES);
   private readonly decoder = new TextDecoder();
-  /** The current call's ids. */
-  private readonly sink = new IdSink();
   /**
    * Piece → its ids (a lone id as a number), in two generations: new pieces go to `young`; when it
    * is full it becomes `old` and the previous old one is dropped, and a piece found in `old` moves
@@ -89,25 +86,17 @@ export class FastBpeEncoder {
     // The native binding receives lone surrogates as U+FFFD.
     const checked = text as unknown as WellFormed;
     const whole = checked.isWellFormed() ? text : checked.toWellFormed();
-    const sink = this.sink;
-    sink.clear();
-    if (!this.encodeText(whole, sink)) {
-      sink.clear();
-      return null;
-    }
-    return sink.take();
-  }
-
-  private encodeText(whole: string, ids: IdSink): boolean {
+    const ids: number[] = [];
     const added = this.added;
-    if (added === null) return this.encodeSegment(whole, ids);
+    if (added === null) return this.encodeSegment(whole, ids) ? ids : null;
     let at = 0;
     for (let index = added.next(whole, 0); index !== -1; index = added.next(whole, at)) {
-      if (index > at && !this.encodeSegment(whole.slice(at, index), ids)) return false;
+      if (index > at && !this.encodeSegment(whole.slice(at, index), ids)) return null;
       ids.push(this.shape.addedTokens.get(added.matched)!);
       at = index + added.matched.length;
     }
-    return at >= whole.length || this.encodeSegment(at === 0 ? whole : whole.slice(at), ids);
+    if (at < whole.length && !this.encodeSegment(at === 0 ? whole : whole.slice(at), ids)) return null;
+    return ids;
   }
 
   /** Pieces cached now. */
@@ -115,7 +104,7 @@ export class FastBpeEncoder {
     return this.young.size + this.old.size;
   }
 
-  private encodeSegment(raw: string, ids: IdSink): boolean {
+  private encodeSegment(raw: string, ids: number[]): boolean {
     let text = this.shape.nfc ? raw.normalize('NFC') : raw;
     if (this.shape.addPrefixSpace && !text.startsWith(' ')) text = ` ${text}`;
     const split = this.shape.split;
@@ -152,7 +141,7 @@ export class FastBpeEncoder {
     return at >= text.length || this.encodePiece(text.slice(at), ids);
   }
 
-  private encodePiece(piece: string, ids: IdSink): boolean {
+  private encodePiece(piece: string, ids: number[]): boolean {
     let cached = this.young.get(piece);
     if (cached === undefined) {
       cached = this.old.get(piece);
@@ -168,7 +157,7 @@ export class FastBpeEncoder {
     const n = this.mergePiece(piece, ids);
     if (piece.length <= MAX_CACHED_CHARS) {
       const key = piece.length < SHARED_SUBSTRING_CHARS ? piece : this.decoder.decode(this.bytes.subarray(0, n));
-      this.remember(key, ids.length - start === 1 ? ids.at(start) : ids.slice(start));
+      this.remember(key, ids.length - start === 1 ? ids[start]! : ids.slice(start));
     }
     return true;
   }
@@ -182,7 +171,7 @@ export class FastBpeEncoder {
   }
 
   /** Appends the piece's ids; its UTF-8 is left in `bytes`, and its length returned. */
-  private mergePiece(piece: string, ids: IdSink): number {
+  private mergePiece(piece: string, ids: number[]): number {
     const n = utf8Into(piece, this.bytes);
     if (this.vocab !== null) {
       let spelled = '';

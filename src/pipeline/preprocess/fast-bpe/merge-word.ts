@@ -26,7 +26,7 @@ export class WordMerger {
   ) {}
 
   /** Appends the ids of the piece whose UTF-8 is `bytes[0..n)` (n ≤ MAX_WORD_BYTES) to `out`. */
-  merge(bytes: Uint8Array, n: number, out: { push(id: number): void }): void {
+  merge(bytes: Uint8Array, n: number, out: number[]): void {
     const { ids, next, prev, gone, merges } = this;
     this.heapSize = 0;
     for (let i = 0; i < n; i++) {
