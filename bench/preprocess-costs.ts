@@ -8,18 +8,15 @@
 //   small: `bench/compare.ts`'s small unary chat: validation and preprocessing, CPU µs per request;
 //          then the mocker generating its 8 tokens, 64 requests at a time, CPU µs per request.
 // Usage: node dist/bench/preprocess-costs.js [--rounds N] [--baseline DIR]
-import { execFileSync } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
-import path from 'node:path';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { cpuMicros, median } from './support/cpu-time.js';
+import { checkoutModule, compareCheckouts, longPrompt, printMedians, servedTokenizer } from './support/checkouts.js';
+import { cpuMicros } from './support/cpu-time.js';
 
 const { values } = parseArgs({
   options: { rounds: { type: 'string', default: '5' }, baseline: { type: 'string' }, child: { type: 'string' } },
 });
-const HERE = path.dirname(fileURLToPath(import.meta.url));
 const LONG_PROMPTS = 1500;
 const SMALL_REQUESTS = 3000;
 const CONCURRENCY = 64;
@@ -34,25 +31,11 @@ interface Figures {
   mockerUs: number;
 }
 
-/** bench/compare.ts's ttft prompt `i`. */
-function longPrompt(i: number): string {
-  const sentences: string[] = [];
-  for (let s = 0; s < 77; s++) sentences.push(`Report ${i}-${s}: the quick brown fox jumps over the lazy dog.`);
-  return sentences.join(' ');
-}
-
 /** One checkout's figures, measured in this process from its dist/ (the `--child` side). */
 async function measure(root: string): Promise<Figures> {
-  const load = <T>(rel: string): Promise<T> => import(pathToFileURL(path.join(root, 'dist/src', rel)).href) as Promise<T>;
-  const models = await load<typeof import('../src/models/index.js')>('models/index.js');
-  const pre = await load<typeof import('../src/pipeline/preprocess/index.js')>('pipeline/preprocess/index.js');
-  const files = await load<typeof import('../src/pipeline/preprocess/tokenizer/tokenizer-file.js')>('pipeline/preprocess/tokenizer/tokenizer-file.js');
-  const mocker = await load<typeof import('../src/engines/mocker/index.js')>('engines/mocker/index.js');
-  const tables = await load<typeof import('../src/models/assembly/token-tables.js')>('models/assembly/token-tables.js');
-  const card = models.loadDefaultModelCard();
-  const cache = new pre.PrefixTokenCache(files.tokenizerFile(card.tokenizerJsonPath).boundaryTokens, 64 * 1024 * 1024, 1024);
-  const tokenizer = new pre.HfTokenizer(card.tokenizerJsonPath, { prefixCache: cache });
-  const template = new pre.ChatTemplate(card);
+  const { card, pre, tokenizer, template } = await servedTokenizer(root);
+  const mocker = await checkoutModule<typeof import('../src/engines/mocker/index.js')>(root, 'engines/mocker/index.js');
+  const tables = await checkoutModule<typeof import('../src/models/assembly/token-tables.js')>(root, 'models/assembly/token-tables.js');
   const preprocessor = new pre.Preprocessor(card, tokenizer);
 
   const longChat = async (i: number): Promise<void> => {
@@ -120,34 +103,18 @@ async function measure(root: string): Promise<Figures> {
   };
 }
 
-if (values.child !== undefined) {
-  process.stdout.write(`${JSON.stringify(await measure(values.child))}\n`);
-  process.exit(0);
-}
-
-const checkouts: [string, string][] = [['this', path.resolve(HERE, '..', '..')]];
-if (values.baseline) checkouts.push(['baseline', path.resolve(values.baseline)]);
-const rounds = Number(values.rounds);
-const results = new Map<string, Figures[]>(checkouts.map(([name]) => [name, []]));
-for (let r = 0; r < rounds; r++) {
-  for (let k = 0; k < checkouts.length; k++) {
-    const [name, root] = checkouts[(r + k) % checkouts.length]!;
-    const out = execFileSync(process.execPath, ['--max-semi-space-size=32', '--expose-gc', fileURLToPath(import.meta.url), '--child', root], { encoding: 'utf8' });
-    const figures = JSON.parse(out.trim().split('\n').at(-1)!) as Figures;
-    results.get(name)!.push(figures);
-    console.log(`round ${r + 1} ${name.padEnd(8)} ${JSON.stringify(figures, (_k, v: unknown) => (typeof v === 'number' ? Number(v.toFixed(2)) : v))}`);
-  }
-}
-const rows: [string, keyof Figures][] = [
-  ['long prompt: CPU µs per prompt (template + tokenizer + prefix cache)', 'longUs'],
-  [`long prompts: young-generation collections in ${LONG_PROMPTS}`, 'scavenges'],
-  ['long prompts: their total pause ms', 'scavengeMs'],
-  ['long prompts: the longest pause ms', 'longestScavengeMs'],
-  ['long prompts: heap bytes held per prompt', 'keptBytesPerPrompt'],
-  ['small chat: validation + preprocessing CPU µs', 'preprocessUs'],
-  ['small chat: mocker CPU µs (8 tokens)', 'mockerUs'],
-];
-console.log(`\n${rounds} rounds, medians\n| figure | ${checkouts.map(([n]) => n).join(' | ')} |\n|---|${checkouts.map(() => '---|').join('')}`);
-for (const [label, key] of rows) {
-  console.log(`| ${label} | ${checkouts.map(([n]) => median(results.get(n)!.map((f) => f[key])).toFixed(key === 'scavenges' ? 0 : 1)).join(' | ')} |`);
-}
+const results = await compareCheckouts(import.meta.url, values, ['--max-semi-space-size=32', '--expose-gc'], measure);
+printMedians<Figures>(
+  `${values.rounds} rounds, medians`,
+  [
+    ['long prompt: CPU µs per prompt (template + tokenizer + prefix cache)', 'longUs'],
+    [`long prompts: young-generation collections in ${LONG_PROMPTS}`, 'scavenges'],
+    ['long prompts: their total pause ms', 'scavengeMs'],
+    ['long prompts: the longest pause ms', 'longestScavengeMs'],
+    ['long prompts: heap bytes held per prompt', 'keptBytesPerPrompt'],
+    ['small chat: validation + preprocessing CPU µs', 'preprocessUs'],
+    ['small chat: mocker CPU µs (8 tokens)', 'mockerUs'],
+  ],
+  results,
+  (key) => (key === 'scavenges' ? 0 : 1),
+);

@@ -63,6 +63,16 @@ describe('fast BPE encoder vs native tokenizers', () => {
     assert.equal(await assertSameAsNative(card.tokenizerJsonPath, [...prompts, ...prompts], false), 4);
   });
 
+  it('Qwen3: long prompts (thousands of ids), then a short one and a refused one after them', async () => {
+    const long = (words: number): string => `<|im_start|>user\n${corpus(words, 7, { addedTokens: QWEN_ADDED }).join(' ')}<|im_end|>\n`;
+    const texts = [long(300), long(3000), 'Say hello.', long(40), long(1000), 'x'];
+    assert.equal(await assertSameAsNative(card.tokenizerJsonPath, texts, false), texts.length);
+    const fast = fastOf(card.tokenizerJsonPath);
+    // A text it gives up on (too many new pieces) leaves nothing behind for the next one.
+    assert.equal(fast.encode(long(200), false, 0), null);
+    assert.deepEqual(fast.encode('Say hello.', false), (await Tokenizer.fromFile(card.tokenizerJsonPath).encode('Say hello.', null, { addSpecialTokens: false })).getIds());
+  });
+
   it('Qwen3: lone surrogates read as U+FFFD, as the native binding receives them', async () => {
     const texts = ['a\ud800b', '\udc00', 'x \ud83d', '\ud83d\ude00\ud83d', 'e\u0301\udfff<think>\ud800</think>'];
     assert.equal(await assertSameAsNative(card.tokenizerJsonPath, texts, false), texts.length);

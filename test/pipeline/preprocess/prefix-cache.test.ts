@@ -60,6 +60,22 @@ describe('PrefixTokenCache', () => {
     assert.ok(cached.cache.hits >= USERS.length * 2, `hits: ${cached.cache.hits}`);
   });
 
+  it('answers on the calling thread (encodeNow) as encode does, once its checks have passed', async () => {
+    const cache = new PrefixTokenCache(boundaryTokens, 50 * 1024 * 1024);
+    const cached = new HfTokenizer(card.tokenizerJsonPath, { prefixCache: cache });
+    for (const text of prompts()) await cached.encode(text, false);
+    // The same prompts (hits), then ones with a new system prompt: misses first, then hits on it.
+    const texts = [...prompts(), ...prompts().map((text) => text.replace('careful', 'patient'))];
+    for (const text of texts) {
+      const counted = cache.hits + cache.misses;
+      const now = cached.encodeNow(text, false);
+      assert.ok(now, JSON.stringify(text.slice(-80)));
+      assert.deepEqual(now, await plain.encode(text, false), JSON.stringify(text.slice(-80)));
+      assert.equal(cache.hits + cache.misses, counted + 1);
+    }
+    assert.ok(cached.cache, 'the cache passed its checks');
+  });
+
   it('leaves prompts with special tokens added by the tokenizer (completions) alone', async () => {
     const cache = new PrefixTokenCache(boundaryTokens, 1024 * 1024);
     const cached = new HfTokenizer(card.tokenizerJsonPath, { prefixCache: cache });

@@ -7,6 +7,7 @@
 // synchronous call: uncached pieces cost ~20x cached ones).
 
 import { utf8Into } from './byte-level.js';
+import { LiteralSearch } from './literal-search.js';
 import { MAX_WORD_BYTES, WordMerger } from './merge-word.js';
 import type { MergeTable } from './merge-table.js';
 import type { BpeShape } from './tokenizer-shape.js';
@@ -24,8 +25,6 @@ const CACHE_GENERATION = 65_536;
  * stored as a copy, so the cache never keeps whole prompts alive.
  */
 const SHARED_SUBSTRING_CHARS = 13;
-
-const REGEXP_SPECIALS = /[.*+?^${}()|[\]\\]/g;
 
 /** ES2024 string methods Node 20 has (the project's lib is ES2022). */
 interface WellFormed {
@@ -50,7 +49,7 @@ export class FastBpeEncoder {
   private readonly vocab: Vocab | null;
   private readonly byteChars: readonly string[];
   private readonly merger: WordMerger;
-  private readonly addedPattern: RegExp | null;
+  private readonly added: LiteralSearch | null;
   /** The split, anchored where its search starts. */
   private readonly stickySplit: RegExp;
   private readonly bytes = new Uint8Array(MAX_WORD_BYTES);
@@ -72,9 +71,8 @@ export class FastBpeEncoder {
     this.byteChars = tables.byteChars;
     this.merger = new WordMerger(tables.merges, tables.byteIds);
     this.stickySplit = new RegExp(tables.shape.split.source, `${tables.shape.split.flags.replace('g', '')}y`);
-    // Longest first, so the alternation matches leftmost-longest as the native split does.
-    const contents = [...tables.shape.addedTokens.keys()].sort((a, b) => b.length - a.length);
-    this.addedPattern = contents.length === 0 ? null : new RegExp(contents.map((c) => c.replace(REGEXP_SPECIALS, '\\$&')).join('|'), 'g');
+    // Leftmost-longest, as the native split finds them.
+    this.added = tables.shape.addedTokens.size === 0 ? null : new LiteralSearch(tables.shape.addedTokens.keys());
   }
 
   /**
@@ -89,14 +87,13 @@ export class FastBpeEncoder {
     const checked = text as unknown as WellFormed;
     const whole = checked.isWellFormed() ? text : checked.toWellFormed();
     const ids: number[] = [];
-    const added = this.addedPattern;
+    const added = this.added;
     if (added === null) return this.encodeSegment(whole, ids) ? ids : null;
     let at = 0;
-    added.lastIndex = 0;
-    for (let m = added.exec(whole); m !== null; m = added.exec(whole)) {
-      if (m.index > at && !this.encodeSegment(whole.slice(at, m.index), ids)) return null;
-      ids.push(this.shape.addedTokens.get(m[0])!);
-      at = m.index + m[0].length;
+    for (let index = added.next(whole, 0); index !== -1; index = added.next(whole, at)) {
+      if (index > at && !this.encodeSegment(whole.slice(at, index), ids)) return null;
+      ids.push(this.shape.addedTokens.get(added.matched)!);
+      at = index + added.matched.length;
     }
     if (at < whole.length && !this.encodeSegment(at === 0 ? whole : whole.slice(at), ids)) return null;
     return ids;

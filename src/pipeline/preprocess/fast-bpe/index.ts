@@ -12,6 +12,7 @@ import { Vocab } from './vocab.js';
 
 export { FastBpeEncoder } from './encoder.js';
 export { MAX_PIECE_CHARS } from './encoder.js';
+export { LiteralSearch } from './literal-search.js';
 
 export type FastBpeLoad = { ok: true; encoder: FastBpeEncoder } | { ok: false; reason: string };
 

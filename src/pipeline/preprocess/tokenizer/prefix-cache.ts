@@ -12,13 +12,15 @@
 // prompt stored lives on, and on the heap each young-generation collection would copy it twice
 // (about 20 KB for a 1k-token prompt) before it reached the old generation.
 
+import { LiteralSearch } from '../fast-bpe/index.js';
+
 export interface BoundaryToken {
   content: string;
   id: number;
 }
 
 /** One encoded prompt: its text (UTF-16LE), ids, and the token index of each kept cut (key → [char offset, ids before it]). */
-interface Entry {
+export interface Entry {
   text: Buffer;
   ids: Uint32Array;
   cuts: Map<string, [number, number]>;
@@ -37,12 +39,15 @@ export interface PrefixHit {
   chars: number;
   /** A view of the cache's own ids: copied by the caller, never kept. */
   ids: Uint32Array;
+  /** The prompt they came from, marked used when the hit is counted. */
+  entry: Entry;
 }
 
-const REGEXP_SPECIALS = /[.*+?^${}()|[\]\\]/g;
+/** The longest leading text a lookup writes into its kept buffer; longer ones get their own. */
+const MAX_PROBE_BYTES = 1 << 20;
 
 export class PrefixTokenCache {
-  private readonly pattern: RegExp;
+  private readonly boundaries: LiteralSearch;
   private readonly boundaryIds: ReadonlySet<number>;
   /** Special tokens' ids sit apart from the text's (above them, usually): most ids skip the set. */
   private readonly minBoundaryId: number;
@@ -51,6 +56,8 @@ export class PrefixTokenCache {
   /** Cut key → the entries whose leading text has that key (one per distinct leading text). */
   private readonly byCut = new Map<string, Entry[]>();
   private bytes = 0;
+  /** A lookup's leading text as UTF-16LE, kept for the next lookup (no 2 bytes a char allocated per prompt). */
+  private probe = Buffer.alloc(0);
   private hitCount = 0;
   private missCount = 0;
 
@@ -65,9 +72,8 @@ export class PrefixTokenCache {
     private readonly minChars = 0,
   ) {
     if (tokens.length === 0) throw new Error('no special tokens to cut prompts at');
-    // Longest first, so the alternation matches as the tokenizer's leftmost-longest search does.
-    const contents = tokens.map((t) => t.content).sort((a, b) => b.length - a.length);
-    this.pattern = new RegExp(contents.map((c) => c.replace(REGEXP_SPECIALS, '\\$&')).join('|'), 'g');
+    // Leftmost-longest, as the tokenizer's search finds them.
+    this.boundaries = new LiteralSearch(tokens.map((t) => t.content));
     this.boundaryIds = new Set(tokens.map((t) => t.id));
     this.minBoundaryId = Math.min(...this.boundaryIds);
   }
@@ -83,7 +89,8 @@ export class PrefixTokenCache {
    */
   cutsOf(text: string): PromptCuts {
     const offsets: number[] = [];
-    for (const match of text.matchAll(this.pattern)) if (match.index > 0) offsets.push(match.index);
+    const boundaries = this.boundaries;
+    for (let at = boundaries.next(text, 0); at !== -1; at = boundaries.next(text, at + boundaries.matched.length)) if (at > 0) offsets.push(at);
     const keys: string[] = [];
     let hash = 0x811c9dc5;
     let at = 0;
@@ -94,8 +101,15 @@ export class PrefixTokenCache {
     return { offsets, keys };
   }
 
-  /** The longest cached leading part of `text` ending at one of its cuts. */
+  /** The longest cached leading part of `text` ending at one of its cuts, counted as a hit or a miss. */
   lookup(text: string, cuts: PromptCuts): PrefixHit | null {
+    const hit = this.find(text, cuts);
+    this.count(hit);
+    return hit;
+  }
+
+  /** `lookup` without counting: for a caller that may not use what it finds (then it calls `count`). */
+  find(text: string, cuts: PromptCuts): PrefixHit | null {
     let probe: Buffer | null = null;
     for (let i = cuts.keys.length - 1; i >= 0; i--) {
       const key = cuts.keys[i]!;
@@ -103,20 +117,32 @@ export class PrefixTokenCache {
       if (bucket === undefined) continue;
       const cut = cuts.offsets[i]!;
       // Cuts are tried longest first: the first one's leading text holds every later one's.
-      probe ??= Buffer.from(text.slice(0, cut), 'utf16le');
+      probe ??= this.probeOf(text, cut);
       for (const entry of bucket) {
         if (probe.compare(entry.text, 0, cut * 2, 0, cut * 2) !== 0) continue;
-        this.touch(entry);
-        this.hitCount++;
-        return { chars: cut, ids: entry.ids.subarray(0, entry.cuts.get(key)![1]) };
+        return { chars: cut, ids: entry.ids.subarray(0, entry.cuts.get(key)![1]), entry };
       }
     }
-    this.missCount++;
     return null;
+  }
+
+  /** Counts a `find`'s answer as used: a hit's prompt becomes the most recently used. */
+  count(hit: PrefixHit | null): void {
+    if (hit === null) {
+      this.missCount++;
+      return;
+    }
+    this.touch(hit.entry);
+    this.hitCount++;
   }
 
   /** Remembers `text`'s ids; a text whose special tokens and ids do not line up is not kept. */
   store(text: string, cuts: PromptCuts, ids: readonly number[]): void {
+    // One entry per leading text is enough to find it (a colliding hash only costs a later miss):
+    // a prompt whose every cut is known (a repeated one) is done before its ids are read.
+    const fresh: number[] = [];
+    for (let i = 0; i < cuts.keys.length; i++) if (!this.byCut.has(cuts.keys[i]!)) fresh.push(i);
+    if (fresh.length === 0) return;
     const tokenIndexes: number[] = [];
     const min = this.minBoundaryId;
     for (let i = 0; i < ids.length; i++) {
@@ -128,12 +154,7 @@ export class PrefixTokenCache {
     if (skipped !== 0 && skipped !== 1) return;
     if (skipped === 1 && tokenIndexes[0] !== 0) return;
     const kept = new Map<string, [number, number]>();
-    for (let i = 0; i < cuts.keys.length; i++) {
-      const key = cuts.keys[i]!;
-      // One entry per leading text is enough to find it (a colliding hash only costs a later miss).
-      if (!this.byCut.has(key)) kept.set(key, [cuts.offsets[i]!, tokenIndexes[i + skipped]!]);
-    }
-    if (kept.size === 0) return;
+    for (const i of fresh) kept.set(cuts.keys[i]!, [cuts.offsets[i]!, tokenIndexes[i + skipped]!]);
     const entry: Entry = {
       text: Buffer.from(text, 'utf16le'),
       ids: new Uint32Array(ids),
@@ -158,6 +179,15 @@ export class PrefixTokenCache {
 
   get misses(): number {
     return this.missCount;
+  }
+
+  /** `text`'s first `chars` characters as UTF-16LE, in the kept probe buffer (grown up to MAX_PROBE_BYTES). */
+  private probeOf(text: string, chars: number): Buffer {
+    const bytes = chars * 2;
+    if (bytes > MAX_PROBE_BYTES) return Buffer.from(text.slice(0, chars), 'utf16le');
+    if (this.probe.length < bytes) this.probe = Buffer.allocUnsafeSlow(Math.min(MAX_PROBE_BYTES, Math.max(bytes, this.probe.length * 2)));
+    this.probe.write(text, 0, bytes, 'utf16le');
+    return this.probe;
   }
 
   private touch(entry: Entry): void {

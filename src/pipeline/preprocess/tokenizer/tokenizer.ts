@@ -117,15 +117,32 @@ export class HfTokenizer {
   }
 
   /**
-   * The ids of a text now, on the calling thread, when the fast encoder answers it and has passed
-   * its checks against the native core; null otherwise (then `encode`). For many small pieces (a
-   * bridged engine's answer re-tokenized chunk by chunk), where a promise each costs more than the
-   * encode.
+   * The ids of a text now, on the calling thread, when the fast encoder answers it (or, for a
+   * prompt the prefix cache takes, what the cache does not cover) and has passed its checks against
+   * the native core; null otherwise (then `encode`). For many small pieces (a bridged engine's
+   * answer re-tokenized chunk by chunk), where a promise each costs more than the encode, and for
+   * a long prompt, whose tokenizing then takes no turn of the event loop.
    */
   encodeNow(text: string, addSpecialTokens: boolean): number[] | null {
     if (this.fast === null || this.unverifiedFastTexts > 0 || text.length > this.fastMaxChars || text.includes('\0')) return null;
-    if (this.prefixCache?.takes(text) && !addSpecialTokens) return null;
+    if (this.prefixCache?.takes(text) && !addSpecialTokens) return this.encodeNowWithPrefixCache(text, this.fast, this.prefixCache);
     return this.fast.encode(text, addSpecialTokens, this.maxUncachedPieces);
+  }
+
+  /**
+   * encodeWithPrefixCache with nothing to wait for: the fast encoder answers the rest (or the
+   * whole, on a miss) and no hit is left to check natively. Changes nothing when it gives up.
+   */
+  private encodeNowWithPrefixCache(text: string, fast: FastBpeEncoder, cache: PrefixTokenCache): number[] | null {
+    const cuts = cache.cutsOf(text);
+    const hit = cache.find(text, cuts);
+    if (hit !== null && this.unverifiedHits > 0) return null;
+    const rest = fast.encode(hit === null ? text : text.slice(hit.chars), false, this.maxUncachedPieces);
+    if (rest === null) return null;
+    cache.count(hit);
+    const ids = hit === null ? rest : joined(hit.ids, rest);
+    cache.store(text, cuts, ids);
+    return ids;
   }
 
   private encodeText(clean: string, addSpecialTokens: boolean): Promise<number[]> {
@@ -168,10 +185,8 @@ export class HfTokenizer {
       cache.store(text, cuts, ids);
       return ids;
     }
-    const cached = hit.ids;
     const rest = await this.encodeText(text.slice(hit.chars), false);
-    const ids = Array.from(cached);
-    for (const id of rest) ids.push(id);
+    const ids = joined(hit.ids, rest);
     if (this.unverifiedHits > 0) {
       this.unverifiedHits--;
       const whole = await this.encodeText(text, false);
@@ -232,6 +247,18 @@ export class HfTokenizer {
     }
     for (let i = 0; i < batch.length; i++) batch[i]!.resolve(encodings[i]!.getIds());
   }
+}
+
+/**
+ * A cached leading part's ids followed by the rest's, in an array sized once and filled by index:
+ * copying a typed array through its iterator (Array.from) and growing by push cost more than the
+ * rest of a hit (~35 µs and ~100 KB for 1.3k ids).
+ */
+function joined(cached: Uint32Array, rest: readonly number[]): number[] {
+  const ids = new Array<number>(cached.length + rest.length);
+  for (let i = 0; i < cached.length; i++) ids[i] = cached[i]!;
+  for (let i = 0; i < rest.length; i++) ids[cached.length + i] = rest[i]!;
+  return ids;
 }
 
 function sameIds(a: readonly number[], b: readonly number[]): boolean {
