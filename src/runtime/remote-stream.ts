@@ -48,7 +48,18 @@ export function remoteCall<T>(
   decode: (data: Record<string, unknown>) => T,
   logger?: RemoteCallLogger,
 ): AsyncIterable<T> {
-  return { [Symbol.asyncIterator]: () => new RemoteItems(client.stream(instance, request, ctx)[Symbol.asyncIterator](), instance, ctx, decode, logger) };
+  // The call starts here, not at the first pull: the worker's turn overlaps the caller's own work.
+  const items = startCall(client, instance, request, ctx);
+  return { [Symbol.asyncIterator]: () => new RemoteItems(items[Symbol.asyncIterator](), instance, ctx, decode, logger) };
+}
+
+/** The client's stream of the call; what starting it throws fails the stream at its first pull instead. */
+function startCall(client: RequestPlaneClient, instance: EndpointInstance, request: unknown, ctx: CallContext): AsyncIterable<unknown> {
+  try {
+    return client.stream(instance, request, ctx);
+  } catch (err) {
+    return { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(err) }) };
+  }
 }
 
 class RemoteItems<T> implements PushingIterator<T> {

@@ -27,6 +27,8 @@ export class PendingStream {
   readonly queue = new AsyncQueue<{} | null>();
   socket: Socket | null = null;
   private arrivalTimer: NodeJS.Timeout | null = null;
+  /** The worker's handshake named this stream. */
+  private called = false;
   private prologueSeen = false;
   private completed = false;
   private stopped = false;
@@ -40,6 +42,8 @@ export class PendingStream {
 
   /** Fails the request if no worker calls back within `ms` (the worker may ack and then die). */
   expectCallWithin(ms: number, what: string): void {
+    // The handshake may be read before the ack (they come on two connections).
+    if (this.called) return;
     this.arrivalTimer = setTimeout(() => {
       this.queue.fail(new WorkerLostError(`${what} accepted the request but never opened its response stream`));
       this.release();
@@ -48,6 +52,7 @@ export class PendingStream {
 
   attach(socket: Socket): void {
     if (this.arrivalTimer) clearTimeout(this.arrivalTimer);
+    this.called = true;
     this.socket = socket;
   }
 
@@ -103,6 +108,10 @@ export class PendingStream {
 }
 
 const RELEASE = encodeTwoPartHeader('release');
+
+function release(socket: Socket): void {
+  if (!socket.destroyed) socket.write(RELEASE);
+}
 
 function describe(error: unknown): string {
   return typeof error === 'string' ? error : JSON.stringify(error);
@@ -188,7 +197,8 @@ export class CallHomeServer {
       if (kept && msg.header.length > 0 && parseStreamControl(msg.header) === 'sentinel') {
         stream.onClose();
         stream = null;
-        socket.write(RELEASE);
+        // After this turn: the items just read reach their consumer before the worker is woken.
+        setImmediate(release, socket);
       }
       return true;
     });

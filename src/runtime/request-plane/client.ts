@@ -1,7 +1,7 @@
 // Frontend side: one client for every transport a worker may publish (tcp, nats_tcp, inproc), so
 // a frontend can route to upstream and dynamo-ts workers of any request plane at once.
 import { followAbort, unfollowAbort, UnavailableError, type AbortFollower } from '../../protocols/index.js';
-import { queueStream } from '../async-queue/index.js';
+import { queueStream, type OpenedQueue } from '../async-queue/index.js';
 import { PAYLOAD_CODECS, buildRequestControl, encodeTwoPart } from '../codecs/index.js';
 import type { EndpointInstance } from '../discovery/index.js';
 import { CallHomeServer } from './call-home-server.js';
@@ -78,34 +78,52 @@ export class MultiTransportClient implements RequestPlaneClient {
     await this.callHome.close();
   }
 
-  /** The call's response stream: opened by sending the request, then the call-home queue itself. */
+  /**
+   * The call's response stream: the call-home queue, once the request is sent. The request leaves
+   * now, not at the stream's first pull, so the worker's turn no longer waits for the caller's own
+   * work up to its first read (opening its response, say). An answer nobody pulls is read to its end;
+   * a failure to send is the stream's, at its first pull.
+   */
   private remote(
     target: EndpointInstance,
     request: unknown,
     ctx: CallContext,
     send: (headers: Record<string, string>, payload: Buffer) => Promise<void>,
   ): AsyncIterable<unknown> {
-    return queueStream(async () => {
-      const { stream, info } = await this.callHome.open(ctx.requestId, ctx.exactIntegers === true);
-      const onAbort: AbortFollower = { handleEvent: () => stream.stop() };
-      followAbort(ctx.signal, onAbort);
-      stream.queue.whenClosed((how) => {
-        unfollowAbort(ctx.signal, onAbort);
-        // Leaving early (consumer break) cancels the work on the worker.
-        if (how === 'returned') stream.stop();
-      });
-      const codec = target.requestPlaneCodec;
-      const body = PAYLOAD_CODECS[codec].encode(request, ctx.exactIntegers === true);
-      const header = JSON.stringify(buildRequestControl(ctx.requestId, codec, info, ctx.metadata));
-      try {
-        await send({ ...ctx.headers, 'request-id': ctx.requestId }, encodeTwoPart(header, body));
-      } catch (err) {
-        unfollowAbort(ctx.signal, onAbort);
-        stream.abandon(err as Error);
-        throw err;
-      }
-      stream.expectCallWithin(this.opts.callHomeTimeoutMs ?? 10_000, `worker ${target.instanceId.toString(16)}`);
-      return { queue: stream.queue };
+    const opened = this.call(target, request, ctx, send);
+    // A stream never pulled must not fail the process.
+    opened.catch(ignore);
+    return queueStream(() => opened);
+  }
+
+  /** Registers the response stream, sends the request, and gives the stream's queue once the worker accepts. */
+  private async call(
+    target: EndpointInstance,
+    request: unknown,
+    ctx: CallContext,
+    send: (headers: Record<string, string>, payload: Buffer) => Promise<void>,
+  ): Promise<OpenedQueue<{} | null>> {
+    const { stream, info } = await this.callHome.open(ctx.requestId, ctx.exactIntegers === true);
+    const onAbort: AbortFollower = { handleEvent: () => stream.stop() };
+    followAbort(ctx.signal, onAbort);
+    stream.queue.whenClosed((how) => {
+      unfollowAbort(ctx.signal, onAbort);
+      // Leaving early (consumer break) cancels the work on the worker.
+      if (how === 'returned') stream.stop();
     });
+    const codec = target.requestPlaneCodec;
+    const body = PAYLOAD_CODECS[codec].encode(request, ctx.exactIntegers === true);
+    const header = JSON.stringify(buildRequestControl(ctx.requestId, codec, info, ctx.metadata));
+    try {
+      await send({ ...ctx.headers, 'request-id': ctx.requestId }, encodeTwoPart(header, body));
+    } catch (err) {
+      unfollowAbort(ctx.signal, onAbort);
+      stream.abandon(err as Error);
+      throw err;
+    }
+    stream.expectCallWithin(this.opts.callHomeTimeoutMs ?? 10_000, `worker ${target.instanceId.toString(16)}`);
+    return { queue: stream.queue };
   }
 }
+
+const ignore = (): void => undefined;

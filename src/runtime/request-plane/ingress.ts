@@ -1,8 +1,9 @@
 // The worker half shared by the TCP and NATS request planes: look up the handler a request names,
-// ack at once, then decode the two-part payload, dial the caller back and stream the response.
+// decode the two-part payload and start the handler, ack, then dial the caller back (or take a kept
+// connection) and stream the response.
 import { callController, callEnded } from '../../protocols/index.js';
 import { PAYLOAD_CODECS, PING_HEADER, decodeTwoPart, parseRequestControl, stringifyJsonWithU64 } from '../codecs/index.js';
-import { CallHomeLinks } from './call-home-link.js';
+import { CallHomeLinks, type CallHomeLink } from './call-home-link.js';
 import { sendResponseStream } from './call-home-sender.js';
 import { ENGINE_SHUTDOWN } from './engine-shutdown.js';
 import type { TcpTls } from './tcp-tls.js';
@@ -82,19 +83,25 @@ export class Ingress {
     const caller = new CallerStop(abort);
     let answered = false;
     try {
-      const link = await this.links.open(control.callHome);
-      link.begin(control.callHome, caller);
       const requestId = headers['request-id'] ?? headers['x-request-id'] ?? control.id;
       const items = handler(request, { requestId, signal: abort.signal, headers, metadata: control.metadata })[Symbol.asyncIterator]();
-      // The first item decides between a clean prologue and an error prologue.
-      let first: IteratorResult<unknown> | Error;
+      // The engine starts before the response connection is ready, so the ack and the handshake go
+      // out during its work rather than ahead of it. The first item decides between a clean
+      // prologue and an error prologue.
+      const first = firstItem(items);
+      let link: CallHomeLink;
       try {
-        first = await items.next();
+        link = await this.links.open(control.callHome);
       } catch (err) {
-        first = err instanceof Error ? err : new Error(String(err));
+        // Nobody can hear the answer: the engine stops.
+        abort.abort();
+        items.return?.()?.catch(ignore);
+        throw err;
       }
-      await sendResponseStream(link, items, first, abort.signal, exact ? stringifyJsonWithU64 : JSON.stringify);
-      answered = !(first instanceof Error);
+      link.begin(control.callHome, caller);
+      const started = await first;
+      await sendResponseStream(link, items, started, abort.signal, exact ? stringifyJsonWithU64 : JSON.stringify);
+      answered = !(started instanceof Error);
     } finally {
       this.inFlight.delete(abort);
       // A link whose socket was destroyed keeps its listener until the close: it must abort nothing now.
@@ -103,6 +110,21 @@ export class Ingress {
     }
   }
 }
+
+/** The stream's first item, or what the stream failed with instead. */
+function firstItem(items: AsyncIterator<unknown>): Promise<IteratorResult<unknown> | Error> {
+  try {
+    return items.next().then(undefined, asError);
+  } catch (err) {
+    return Promise.resolve(asError(err));
+  }
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+const ignore = (): void => undefined;
 
 /** The caller's stop, or its connection lost, aborts the request; one object per request rather than closures. */
 class CallerStop {
