@@ -1,4 +1,5 @@
 // A request's abort relay, and how an answer's reader is wired to it, to the consumer and to the body.
+import { followAbort, unfollowAbort } from '../../protocols/index.js';
 import type { AsyncQueue } from '../../runtime/index.js';
 import type { BodyReader, UpstreamReply } from './upstream-connections.js';
 
@@ -11,8 +12,18 @@ import type { BodyReader, UpstreamReply } from './upstream-connections.js';
 export class AbortRelay {
   stage: (() => void) | null = null;
 
+  constructor(readonly signal: AbortSignal) {
+    followAbort(signal, this);
+  }
+
   handleEvent(): void {
     this.stage?.();
+  }
+
+  /** The request is over: the relay leaves the caller's signal. */
+  release(): void {
+    this.stage = null;
+    unfollowAbort(this.signal, this);
   }
 }
 
@@ -25,11 +36,11 @@ export interface AnswerReader extends BodyReader {
 }
 
 /** `reader` takes the answer: the consumer leaving early stops it, an abort goes to it, and the body comes to it. */
-export function startReading<T extends {} | null>(reader: AnswerReader, reply: UpstreamReply, queue: AsyncQueue<T>, signal: AbortSignal, relay: AbortRelay): void {
+export function startReading<T extends {} | null>(reader: AnswerReader, reply: UpstreamReply, queue: AsyncQueue<T>, relay: AbortRelay): void {
   queue.whenClosed((how) => {
     if (how === 'returned') reader.stop();
   });
   relay.stage = reader.onAbort;
-  if (signal.aborted) reader.onAbort();
+  if (relay.signal.aborted) reader.onAbort();
   else reply.read(reader);
 }

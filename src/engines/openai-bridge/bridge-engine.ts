@@ -2,13 +2,13 @@
 // EngineClient: each request becomes one upstream call. A streamed call's chunks each become one
 // engine output; a short unary request's call asks for the answer whole (`stream: false`), which
 // becomes one output (whole-answer.ts). What the outputs carry per input mode: piece-outputs.ts.
-import { followAbort, isDynamoError, unfollowAbort, type EngineClient, type GenerateContext, type LLMEngineOutput, type PreprocessedRequest } from '../../protocols/index.js';
+import type { EngineClient, GenerateContext, LLMEngineOutput, PreprocessedRequest } from '../../protocols/index.js';
 import { AsyncQueue, queueStream, type OpenedQueue } from '../../runtime/index.js';
 import { AbortRelay, startReading, type AnswerReader } from './abort-relay.js';
 import { OUTPUTS, type BridgeTokenizer, type UpstreamInput } from './piece-outputs.js';
 import { SseDataReader } from './sse-lines.js';
 import { readChunk, type UpstreamChunkJson } from './upstream-chunk.js';
-import { streamedError, upstreamLost, upstreamStatusError } from './upstream-errors.js';
+import { answerFailure, streamedError, upstreamLost, upstreamStatusError } from './upstream-errors.js';
 import { UpstreamConnections, type SentRequest, type UpstreamReply } from './upstream-connections.js';
 import { textCall, tokenCompletionsCall, type UpstreamApi, type UpstreamCall } from './upstream-request.js';
 import { WholeAnswer } from './whole-answer.js';
@@ -68,27 +68,25 @@ export class OpenAiBridgeEngine implements EngineClient {
    */
   generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncIterable<LLMEngineOutput> {
     const opened = (async (): Promise<OpenedQueue<LLMEngineOutput> | null> => {
-      const { signal } = ctx;
-      const relay = new AbortRelay();
-      followAbort(signal, relay);
+      const relay = new AbortRelay(ctx.signal);
       try {
         const made = CALLS[this.options.input](request, this.options);
         const call = made instanceof Promise ? await made : made;
-        const reply = await this.post(call, signal, relay);
+        const reply = await this.post(call, relay);
         if (reply) {
           const queue = new AsyncQueue<LLMEngineOutput>();
           const { input, tokenizer } = this.options;
           const reader = call.whole
-            ? new WholeAnswer(reply, queue, { api: call.api, input, tokenizer, baseUrl: this.baseUrl }, signal, relay)
-            : new UpstreamAnswer(reply, queue, call.api, this.options, this.baseUrl, signal, relay);
-          startReading(reader, reply, queue, signal, relay);
+            ? new WholeAnswer(reply, queue, { api: call.api, input, tokenizer, baseUrl: this.baseUrl }, relay)
+            : new UpstreamAnswer(reply, queue, call.api, this.options, this.baseUrl, relay);
+          startReading(reader, reply, queue, relay);
           return { queue };
         }
       } catch (err) {
-        unfollowAbort(signal, relay);
+        relay.release();
         throw err;
       }
-      unfollowAbort(signal, relay);
+      relay.release();
       return null;
     })();
     // Its failure is the stream's, at the first pull; a stream never pulled must not fail the process.
@@ -97,8 +95,9 @@ export class OpenAiBridgeEngine implements EngineClient {
   }
 
   /** The answer once its head is in (a 2xx); null when the caller gave up first. */
-  private post(call: UpstreamCall, signal: AbortSignal, relay: AbortRelay, retryReset = true): Promise<UpstreamReply | null> {
+  private post(call: UpstreamCall, relay: AbortRelay, retryReset = true): Promise<UpstreamReply | null> {
     const { responseTimeoutMs } = this.options;
+    const { signal } = relay;
     if (signal.aborted) return Promise.resolve(null);
     const body = JSON.stringify(call.body, this.refused.size > 0 ? (key, value: unknown) => (this.refused.has(key) ? undefined : value) : undefined);
     return new Promise((resolve, reject) => {
@@ -129,7 +128,7 @@ export class OpenAiBridgeEngine implements EngineClient {
         else if (timedOut) reject(upstreamLost(this.baseUrl, `did not answer within ${responseTimeoutMs} ms`));
         // A kept-alive connection the server closed while idle fails the next request before any
         // answer; one try on a fresh connection tells that apart from a server that is gone.
-        else if (retryReset && CONNECTION_RESETS.has(err.code ?? '')) resolve(this.post(call, signal, relay, false));
+        else if (retryReset && CONNECTION_RESETS.has(err.code ?? '')) resolve(this.post(call, relay, false));
         else reject(upstreamLost(this.baseUrl, `is unreachable: ${err.code ?? err.message}`));
       };
       try {
@@ -138,7 +137,7 @@ export class OpenAiBridgeEngine implements EngineClient {
           reply: (reply) => {
             if (!settled()) return reply.destroy();
             if (reply.status >= 200 && reply.status < 300) resolve(reply);
-            else this.refusal(call, reply, signal, relay).then(resolve, reject);
+            else this.refusal(call, reply, relay).then(resolve, reject);
           },
           failed,
         });
@@ -150,13 +149,13 @@ export class OpenAiBridgeEngine implements EngineClient {
   }
 
   /** A non-2xx answer: the request again without the optional fields it names, else its typed error. */
-  private async refusal(call: UpstreamCall, reply: UpstreamReply, signal: AbortSignal, relay: AbortRelay): Promise<UpstreamReply | null> {
+  private async refusal(call: UpstreamCall, reply: UpstreamReply, relay: AbortRelay): Promise<UpstreamReply | null> {
     const text = await bodyText(reply);
     const status = reply.status;
     const refused = status === 400 ? OPTIONAL_FIELDS.filter((f) => call.body[f] !== undefined && text.includes(f)) : [];
     if (refused.length === 0) throw upstreamStatusError(this.baseUrl, status, text);
     for (const field of refused) this.refused.add(field);
-    return this.post(call, signal, relay);
+    return this.post(call, relay);
   }
 }
 
@@ -194,7 +193,6 @@ class UpstreamAnswer implements AnswerReader {
     private readonly api: UpstreamApi,
     private readonly options: BridgeEngineOptions,
     private readonly baseUrl: string,
-    private readonly signal: AbortSignal,
     private readonly relay: AbortRelay,
   ) {}
 
@@ -269,10 +267,10 @@ class UpstreamAnswer implements AnswerReader {
   private close(): void {
     if (this.over) return;
     this.over = true;
-    this.release();
+    this.relay.release();
     // The rest of the answer (its last chunk framing) is read so the connection can be used again.
     this.reply.discard();
-    if (this.signal.aborted) this.queue.end();
+    if (this.relay.signal.aborted) this.queue.end();
     else if (!this.held) this.queue.fail(upstreamLost(this.baseUrl, 'ended the stream before a finish reason'));
     else {
       this.queue.push(this.held);
@@ -282,16 +280,14 @@ class UpstreamAnswer implements AnswerReader {
 
   private failed(err: unknown): void {
     if (this.over) return;
-    if (this.signal.aborted) return this.dropped('');
-    if (err instanceof Error && err.name === 'SyntaxError') this.fail(upstreamLost(this.baseUrl, `sent a malformed event: ${err.message}`));
-    else if (isDynamoError(err)) this.fail(err);
-    else this.fail(upstreamLost(this.baseUrl, `dropped the stream: ${(err as Error).message}`));
+    if (this.relay.signal.aborted) return this.dropped('');
+    this.fail(answerFailure(this.baseUrl, err, 'event', 'stream'));
   }
 
   /** The connection went before the end: a lost worker, unless the caller gave up. */
   private dropped(what: string): void {
     if (this.over || this.complete) return;
-    if (this.signal.aborted) {
+    if (this.relay.signal.aborted) {
       this.stop();
       this.queue.end();
       return;
@@ -314,14 +310,8 @@ class UpstreamAnswer implements AnswerReader {
   stop(): void {
     this.over = true;
     this.chain = null;
-    this.release();
+    this.relay.release();
     this.reply.destroy();
-  }
-
-  /** The request is over: its listener leaves the caller's signal. */
-  private release(): void {
-    this.relay.stage = null;
-    unfollowAbort(this.signal, this.relay);
   }
 }
 

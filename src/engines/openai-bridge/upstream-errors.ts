@@ -13,6 +13,7 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
   WorkerLostError,
+  isDynamoError,
   type DynamoError,
 } from '../../protocols/index.js';
 
@@ -46,6 +47,17 @@ export function streamedError(url: string, error: unknown): DynamoError {
 /** The connection failed, closed early or timed out. */
 export function upstreamLost(url: string, what: string): WorkerLostError {
   return new WorkerLostError(`Disconnected: upstream ${url} ${what}`);
+}
+
+/**
+ * Why reading an answer failed, as the client's error: a typed error as it is, JSON that does not
+ * parse as a malformed `part` (an event, the answer), anything else as the `whole` dropped (the
+ * stream, the answer); both lost workers.
+ */
+export function answerFailure(url: string, err: unknown, part: string, whole: string): DynamoError {
+  if (isDynamoError(err)) return err;
+  if (err instanceof Error && err.name === 'SyntaxError') return upstreamLost(url, `sent a malformed ${part}: ${err.message}`);
+  return upstreamLost(url, `dropped the ${whole}: ${(err as Error).message}`);
 }
 
 /** The message of an OpenAI-style error body (`{"error":{"message"}}`, `{"message"}`, `{"detail"}`), or its text. */

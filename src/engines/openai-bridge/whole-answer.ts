@@ -1,13 +1,13 @@
 // A non-streamed answer (a short unary request's): its one JSON body read whole, then one engine
 // output with every token, the finish and the usage. Reading one body costs a fraction of reading
 // the same answer as events, each parsed and turned into an output of its own.
-import { isDynamoError, unfollowAbort, type LLMEngineOutput } from '../../protocols/index.js';
+import type { LLMEngineOutput } from '../../protocols/index.js';
 import type { AsyncQueue } from '../../runtime/index.js';
 import type { AbortRelay, AnswerReader } from './abort-relay.js';
 import { OUTPUTS, type BridgeTokenizer, type UpstreamInput } from './piece-outputs.js';
 import { readChunk, type UpstreamChunkJson } from './upstream-chunk.js';
 import type { UpstreamReply } from './upstream-connections.js';
-import { streamedError, upstreamLost } from './upstream-errors.js';
+import { answerFailure, streamedError, upstreamLost } from './upstream-errors.js';
 import type { UpstreamApi } from './upstream-request.js';
 
 /** How the answer is read: its API, and what its output carries. */
@@ -27,7 +27,6 @@ export class WholeAnswer implements AnswerReader {
     private readonly reply: UpstreamReply,
     private readonly queue: AsyncQueue<LLMEngineOutput>,
     private readonly setup: WholeAnswerSetup,
-    private readonly signal: AbortSignal,
     private readonly relay: AbortRelay,
   ) {}
 
@@ -67,11 +66,8 @@ export class WholeAnswer implements AnswerReader {
   private failed(err: unknown): void {
     if (this.over) return;
     this.stop();
-    if (this.signal.aborted) return this.queue.end();
-    const { baseUrl } = this.setup;
-    if (isDynamoError(err)) this.queue.fail(err);
-    else if (err instanceof Error && err.name === 'SyntaxError') this.queue.fail(upstreamLost(baseUrl, `sent a malformed answer: ${err.message}`));
-    else this.queue.fail(upstreamLost(baseUrl, `dropped the answer: ${(err as Error).message}`));
+    if (this.relay.signal.aborted) return this.queue.end();
+    this.queue.fail(answerFailure(this.setup.baseUrl, err, 'answer', 'answer'));
   }
 
   readonly onAbort = (): void => {
@@ -86,11 +82,10 @@ export class WholeAnswer implements AnswerReader {
     this.reply.destroy();
   }
 
-  /** The request is over: its listener leaves the caller's signal. */
+  /** The request is over: its relay leaves the caller's signal. */
   private close(): void {
     this.over = true;
     this.parts.length = 0;
-    this.relay.stage = null;
-    unfollowAbort(this.signal, this.relay);
+    this.relay.release();
   }
 }
