@@ -16,7 +16,7 @@ export { mediaHandler, RemoteMediaClient, type MediaEngine } from './media-endpo
 export { connectNats, natsConnection, closeNatsConnections, type NatsTls } from './nats-connection.js';
 export { PlaneStatus, type PlaneConnection, type PlaneChange, type PlaneLogger } from './plane-status.js';
 export { randomInstanceId, instanceIdHex, parseInstanceIdHex } from './ids.js';
-export { AsyncQueue, queueStream, type OpenedQueue, type QueueClose } from './async-queue/index.js';
+export { AsyncQueue, queueStream, startedQueueStream, type OpenedQueue, type QueueClose } from './async-queue/index.js';
 export * from './discovery/index.js';
 export * from './request-plane/index.js';
 export * from './event-plane/index.js';

@@ -3,7 +3,7 @@
 // engine output; a short unary request's call asks for the answer whole (`stream: false`), which
 // becomes one output (whole-answer.ts). What the outputs carry per input mode: piece-outputs.ts.
 import type { EngineClient, GenerateContext, LLMEngineOutput, PreprocessedRequest } from '../../protocols/index.js';
-import { AsyncQueue, queueStream, type OpenedQueue } from '../../runtime/index.js';
+import { AsyncQueue, startedQueueStream, type OpenedQueue } from '../../runtime/index.js';
 import { AbortRelay, startReading, type AnswerReader } from './abort-relay.js';
 import { OUTPUTS, type BridgeTokenizer, type UpstreamInput } from './piece-outputs.js';
 import { SseDataReader } from './sse-lines.js';
@@ -67,31 +67,31 @@ export class OpenAiBridgeEngine implements EngineClient {
    * into the queue to its end.
    */
   generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncIterable<LLMEngineOutput> {
-    const opened = (async (): Promise<OpenedQueue<LLMEngineOutput> | null> => {
-      const relay = new AbortRelay(ctx.signal);
-      try {
-        const made = CALLS[this.options.input](request, this.options);
-        const call = made instanceof Promise ? await made : made;
-        const reply = await this.post(call, relay);
-        if (reply) {
-          const queue = new AsyncQueue<LLMEngineOutput>();
-          const { input, tokenizer } = this.options;
-          const reader = call.whole
-            ? new WholeAnswer(reply, queue, { api: call.api, input, tokenizer, baseUrl: this.baseUrl }, relay)
-            : new UpstreamAnswer(reply, queue, call.api, this.options, this.baseUrl, relay);
-          startReading(reader, reply, queue, relay);
-          return { queue };
-        }
-      } catch (err) {
-        relay.release();
-        throw err;
+    return startedQueueStream(this.call(request, ctx.signal));
+  }
+
+  /** Sends the request's upstream call; its answer's queue once the head is in, null when the caller gave up first. */
+  private async call(request: PreprocessedRequest, signal: AbortSignal): Promise<OpenedQueue<LLMEngineOutput> | null> {
+    const relay = new AbortRelay(signal);
+    try {
+      const made = CALLS[this.options.input](request, this.options);
+      const call = made instanceof Promise ? await made : made;
+      const reply = await this.post(call, relay);
+      if (reply) {
+        const queue = new AsyncQueue<LLMEngineOutput>();
+        const { input, tokenizer } = this.options;
+        const reader = call.whole
+          ? new WholeAnswer(reply, queue, { api: call.api, input, tokenizer, baseUrl: this.baseUrl }, relay)
+          : new UpstreamAnswer(reply, queue, call.api, this.options, this.baseUrl, relay);
+        startReading(reader, reply, queue, relay);
+        return { queue };
       }
+    } catch (err) {
       relay.release();
-      return null;
-    })();
-    // Its failure is the stream's, at the first pull; a stream never pulled must not fail the process.
-    opened.catch(ignore);
-    return queueStream(() => opened);
+      throw err;
+    }
+    relay.release();
+    return null;
   }
 
   /** The answer once its head is in (a 2xx); null when the caller gave up first. */
@@ -314,8 +314,6 @@ class UpstreamAnswer implements AnswerReader {
     this.reply.destroy();
   }
 }
-
-const ignore = (): void => undefined;
 
 /** Errors of a connection closed under a request, before its answer began. */
 const CONNECTION_RESETS = new Set(['ECONNRESET', 'EPIPE']);

@@ -1,2 +1,2 @@
 export { AsyncQueue, type QueueClose } from './async-queue.js';
-export { queueStream, type OpenedQueue } from './opened-queue.js';
+export { queueStream, startedQueueStream, type OpenedQueue } from './opened-queue.js';

@@ -16,6 +16,17 @@ export function queueStream<T extends {} | null>(open: () => Promise<OpenedQueue
   return { [Symbol.asyncIterator]: () => new QueueStream(open) };
 }
 
+/**
+ * The stream of a start already under way (a call sent before the consumer's first pull): its
+ * failure is the stream's, at the first pull, and a stream never pulled does not fail the process.
+ */
+export function startedQueueStream<T extends {} | null>(opened: Promise<OpenedQueue<T> | null>): AsyncIterable<T> {
+  opened.catch(ignore);
+  return queueStream(() => opened);
+}
+
+const ignore = (): void => undefined;
+
 class QueueStream<T extends {} | null> implements PushingIterator<T> {
   private queue: AsyncQueue<T> | null = null;
   private tap: ((item: T) => void) | undefined;

@@ -1,7 +1,7 @@
 // Frontend side: one client for every transport a worker may publish (tcp, nats_tcp, inproc), so
 // a frontend can route to upstream and dynamo-ts workers of any request plane at once.
 import { followAbort, unfollowAbort, UnavailableError, type AbortFollower } from '../../protocols/index.js';
-import { queueStream, type OpenedQueue } from '../async-queue/index.js';
+import { startedQueueStream, type OpenedQueue } from '../async-queue/index.js';
 import { PAYLOAD_CODECS, buildRequestControl, encodeTwoPart } from '../codecs/index.js';
 import type { EndpointInstance } from '../discovery/index.js';
 import { CallHomeServer } from './call-home-server.js';
@@ -90,10 +90,7 @@ export class MultiTransportClient implements RequestPlaneClient {
     ctx: CallContext,
     send: (headers: Record<string, string>, payload: Buffer) => Promise<void>,
   ): AsyncIterable<unknown> {
-    const opened = this.call(target, request, ctx, send);
-    // A stream never pulled must not fail the process.
-    opened.catch(ignore);
-    return queueStream(() => opened);
+    return startedQueueStream(this.call(target, request, ctx, send));
   }
 
   /** Registers the response stream, sends the request, and gives the stream's queue once the worker accepts. */
@@ -125,5 +122,3 @@ export class MultiTransportClient implements RequestPlaneClient {
     return { queue: stream.queue };
   }
 }
-
-const ignore = (): void => undefined;
