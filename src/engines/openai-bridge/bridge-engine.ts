@@ -4,13 +4,13 @@
 // becomes one output (whole-answer.ts). What the outputs carry per input mode: piece-outputs.ts.
 import type { EngineClient, GenerateContext, LLMEngineOutput, PreprocessedRequest } from '../../protocols/index.js';
 import { AsyncQueue, startedQueueStream, type OpenedQueue } from '../../runtime/index.js';
-import { AbortRelay, startReading, type AnswerReader } from './abort-relay.js';
+import { AbortRelay, AnswerReader, type AnswerSetup } from './answer-reader.js';
 import { OUTPUTS, type BridgeTokenizer, type UpstreamInput } from './piece-outputs.js';
 import { SseDataReader } from './sse-lines.js';
 import { readChunk, type UpstreamChunkJson } from './upstream-chunk.js';
 import { answerFailure, streamedError, upstreamLost, upstreamStatusError } from './upstream-errors.js';
 import { UpstreamConnections, type SentRequest, type UpstreamReply } from './upstream-connections.js';
-import { textCall, tokenCompletionsCall, type UpstreamApi, type UpstreamCall } from './upstream-request.js';
+import { textCall, tokenCompletionsCall, type UpstreamCall } from './upstream-request.js';
 import { WholeAnswer } from './whole-answer.js';
 
 export interface BridgeEngineOptions {
@@ -80,10 +80,8 @@ export class OpenAiBridgeEngine implements EngineClient {
       if (reply) {
         const queue = new AsyncQueue<LLMEngineOutput>();
         const { input, tokenizer } = this.options;
-        const reader = call.whole
-          ? new WholeAnswer(reply, queue, { api: call.api, input, tokenizer, baseUrl: this.baseUrl }, relay)
-          : new UpstreamAnswer(reply, queue, call.api, this.options, this.baseUrl, relay);
-        startReading(reader, reply, queue, relay);
+        const setup: AnswerSetup = { api: call.api, input, tokenizer, baseUrl: this.baseUrl };
+        (call.whole ? new WholeAnswer(reply, queue, setup, relay) : new UpstreamAnswer(reply, queue, setup, relay)).start();
         return { queue };
       }
     } catch (err) {
@@ -177,7 +175,7 @@ function bodyText(reply: UpstreamReply): Promise<string> {
  * of its own); a chunk whose output needs the tokenizer off the calling thread keeps the outputs
  * after it waiting, in order.
  */
-class UpstreamAnswer implements AnswerReader {
+class UpstreamAnswer extends AnswerReader {
   private readonly reader = new SseDataReader((data) => this.onData(data));
   /** The output with the finish, sent at the end. */
   private held: LLMEngineOutput | null = null;
@@ -185,16 +183,6 @@ class UpstreamAnswer implements AnswerReader {
   private chain: Promise<void> | null = null;
   /** The answer ended ([DONE] or its end): the connection going now loses nothing. */
   private complete = false;
-  private over = false;
-
-  constructor(
-    private readonly reply: UpstreamReply,
-    private readonly queue: AsyncQueue<LLMEngineOutput>,
-    private readonly api: UpstreamApi,
-    private readonly options: BridgeEngineOptions,
-    private readonly baseUrl: string,
-    private readonly relay: AbortRelay,
-  ) {}
 
   body(bytes: Buffer): void {
     if (this.over || this.complete) return;
@@ -227,15 +215,15 @@ class UpstreamAnswer implements AnswerReader {
     if (this.over) return undefined;
     try {
       const json = JSON.parse(data) as UpstreamChunkJson;
-      if (json.error !== undefined) throw streamedError(this.baseUrl, json.error);
-      const piece = readChunk(json, this.api);
+      if (json.error !== undefined) throw streamedError(this.setup.baseUrl, json.error);
+      const piece = readChunk(json, this.setup.api);
       if (!piece) return undefined;
       if (this.held) {
         // The finish came first; usage follows in its own chunk (stream_options.include_usage).
         if (piece.usage) this.held.completion_usage = piece.usage;
         return undefined;
       }
-      const out = OUTPUTS[this.options.input](piece, this.options.tokenizer);
+      const out = OUTPUTS[this.setup.input](piece, this.setup.tokenizer);
       if (!(out instanceof Promise)) {
         this.emit(out);
         return undefined;
@@ -271,7 +259,7 @@ class UpstreamAnswer implements AnswerReader {
     // The rest of the answer (its last chunk framing) is read so the connection can be used again.
     this.reply.discard();
     if (this.relay.signal.aborted) this.queue.end();
-    else if (!this.held) this.queue.fail(upstreamLost(this.baseUrl, 'ended the stream before a finish reason'));
+    else if (!this.held) this.queue.fail(upstreamLost(this.setup.baseUrl, 'ended the stream before a finish reason'));
     else {
       this.queue.push(this.held);
       this.queue.end();
@@ -281,7 +269,7 @@ class UpstreamAnswer implements AnswerReader {
   private failed(err: unknown): void {
     if (this.over) return;
     if (this.relay.signal.aborted) return this.dropped('');
-    this.fail(answerFailure(this.baseUrl, err, 'event', 'stream'));
+    this.fail(answerFailure(this.setup.baseUrl, err, 'event', 'stream'));
   }
 
   /** The connection went before the end: a lost worker, unless the caller gave up. */
@@ -292,19 +280,13 @@ class UpstreamAnswer implements AnswerReader {
       this.queue.end();
       return;
     }
-    this.fail(upstreamLost(this.baseUrl, what));
+    this.fail(upstreamLost(this.setup.baseUrl, what));
   }
 
   private fail(err: unknown): void {
     this.stop();
     this.queue.fail(err);
   }
-
-  readonly onAbort = (): void => {
-    if (this.over) return;
-    this.stop();
-    this.queue.end();
-  };
 
   /** Nothing more is read: the upstream request is aborted. */
   stop(): void {

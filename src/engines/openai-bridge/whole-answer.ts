@@ -2,33 +2,13 @@
 // output with every token, the finish and the usage. Reading one body costs a fraction of reading
 // the same answer as events, each parsed and turned into an output of its own.
 import type { LLMEngineOutput } from '../../protocols/index.js';
-import type { AsyncQueue } from '../../runtime/index.js';
-import type { AbortRelay, AnswerReader } from './abort-relay.js';
-import { OUTPUTS, type BridgeTokenizer, type UpstreamInput } from './piece-outputs.js';
+import { AnswerReader } from './answer-reader.js';
+import { OUTPUTS } from './piece-outputs.js';
 import { readChunk, type UpstreamChunkJson } from './upstream-chunk.js';
-import type { UpstreamReply } from './upstream-connections.js';
 import { answerFailure, streamedError, upstreamLost } from './upstream-errors.js';
-import type { UpstreamApi } from './upstream-request.js';
 
-/** How the answer is read: its API, and what its output carries. */
-export interface WholeAnswerSetup {
-  api: UpstreamApi;
-  input: UpstreamInput;
-  tokenizer: BridgeTokenizer;
-  baseUrl: string;
-}
-
-export class WholeAnswer implements AnswerReader {
+export class WholeAnswer extends AnswerReader {
   private readonly parts: Buffer[] = [];
-  /** The request's queue is settled (or its consumer left): nothing more is done. */
-  private over = false;
-
-  constructor(
-    private readonly reply: UpstreamReply,
-    private readonly queue: AsyncQueue<LLMEngineOutput>,
-    private readonly setup: WholeAnswerSetup,
-    private readonly relay: AbortRelay,
-  ) {}
 
   body(bytes: Buffer): void {
     if (!this.over) this.parts.push(bytes);
@@ -69,12 +49,6 @@ export class WholeAnswer implements AnswerReader {
     if (this.relay.signal.aborted) return this.queue.end();
     this.queue.fail(answerFailure(this.setup.baseUrl, err, 'answer', 'answer'));
   }
-
-  readonly onAbort = (): void => {
-    if (this.over) return;
-    this.stop();
-    this.queue.end();
-  };
 
   /** Nothing more is read: the upstream request is aborted (a no-op once its answer is in). */
   stop(): void {
