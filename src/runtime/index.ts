@@ -15,7 +15,7 @@ export { tensorEngineHandler, RemoteTensorClient } from './tensor-endpoint.js';
 export { mediaHandler, RemoteMediaClient, type MediaEngine } from './media-endpoint.js';
 export { connectNats, natsConnection, closeNatsConnections, type NatsTls } from './nats-connection.js';
 export { PlaneStatus, type PlaneConnection, type PlaneChange, type PlaneLogger } from './plane-status.js';
-export { randomInstanceId, instanceIdHex, parseInstanceIdHex } from './ids.js';
+export { randomInstanceId, instanceIdHex, parseInstanceIdHex, randomUuid } from './ids.js';
 export { AsyncQueue, queueStream, startedQueueStream, type OpenedQueue, type QueueClose } from './async-queue/index.js';
 export * from './discovery/index.js';
 export * from './request-plane/index.js';

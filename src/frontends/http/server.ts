@@ -1,5 +1,4 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyContentTypeParser, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import {
@@ -18,6 +17,7 @@ import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../../pipeline/index
 import { documented, HIDDEN, type RouteDoc } from './openapi/index.js';
 import type { HttpServiceState } from './service-state.js';
 import { requestLogger } from './request-logger.js';
+import { randomUuid } from '../../runtime/index.js';
 import { boundUpload, serverUploadTimeouts, type UploadTimeouts } from './body/index.js';
 
 export interface HttpServerOptions {
@@ -59,7 +59,7 @@ const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json(?:\s*;.*)?$/i;
 function newRequestId(req: IncomingMessage): string {
   const h = req.headers['x-request-id'];
   const id = Array.isArray(h) ? h[0] : h;
-  return id && id.length > 0 && id.length <= 256 ? id : randomUUID();
+  return id && id.length > 0 && id.length <= 256 ? id : randomUuid();
 }
 
 export function requestIdOf(req: FastifyRequest): string {
@@ -112,8 +112,7 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
     }
     readJsonBody(payload, req.headers['content-length'], read, (err, body) => done(err, body));
   };
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', jsonParser(bodyRead));
+  parseBodiesWith(app, jsonParser(bodyRead));
   // A route with a body limit of its own gets a parser of its own, in its own scope: no route
   // lookup per request (fastify builds a new routeOptions object on each read).
   ownLimitParsers.set(app.server, (limit) => jsonParser({ ...bodyRead, bodyLimit: limit, tooLarge: () => bodyTooLarge(limit, opts.bodyLimitMb) }));
@@ -150,8 +149,18 @@ const ownLimitParsers = new WeakMap<object, (limit: number) => FastifyContentTyp
 export function ownBodyLimit(scope: FastifyInstance, limit: number): void {
   const parser = ownLimitParsers.get(scope.server);
   if (!parser) return;
+  parseBodiesWith(scope, parser(limit));
+}
+
+/**
+ * Every body of `scope` goes to `parser`. It is also named for `application/json`, the type nearly
+ * every request sends: fastify caches the parser it finds for a content type but not the catch-all,
+ * which it reaches only after parsing the header anew on each request.
+ */
+function parseBodiesWith(scope: FastifyInstance, parser: FastifyContentTypeParser): void {
   scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser('*', parser(limit));
+  scope.addContentTypeParser('*', parser);
+  scope.addContentTypeParser('application/json', parser);
 }
 
 /**

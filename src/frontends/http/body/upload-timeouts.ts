@@ -32,8 +32,18 @@ export function boundUpload(req: FastifyRequest, reply: FastifyReply, timeouts: 
   // The timers are armed once the bytes that brought the headers have been parsed: a small body
   // came with them, and a request that is complete then (most are) costs no timers, listeners or
   // socket timeout changes. (Not on the next tick: Node runs the tick queue between the headers'
-  // callback and the body's.)
-  if (hasBody(req) && !req.raw.complete) setImmediate(arm, req, reply, timeouts);
+  // callback and the body's.) The requests of one turn of the event loop share one immediate.
+  if (!hasBody(req) || req.raw.complete) return;
+  if (toArm.length === 0) setImmediate(armAll);
+  toArm.push(req, reply, timeouts);
+}
+
+/** The requests whose timers the next immediate arms, as flat triples (request, reply, timeouts). */
+const toArm: (FastifyRequest | FastifyReply | UploadTimeouts)[] = [];
+
+function armAll(): void {
+  const pending = toArm.splice(0);
+  for (let i = 0; i < pending.length; i += 3) arm(pending[i] as FastifyRequest, pending[i + 1] as FastifyReply, pending[i + 2] as UploadTimeouts);
 }
 
 /** Arms both timers on a request whose body is still to come; disarmed when it has ended or been answered. */

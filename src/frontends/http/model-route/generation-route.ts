@@ -113,16 +113,13 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
     },
     run(call, prepared, reply) {
       // Without the pre-commit peek the generation starts at once: no async frame and no await.
-      const answered = opts.preCommitErrorPeekMs
+      return opts.preCommitErrorPeekMs
         ? startGeneration(call, prepared, opts).then((generation) => route.respond(generation, reply))
         : route.respond(generationOf(call, prepared, opts), reply);
-      return answered.then(answeredItself);
     },
+    answersItself: true,
   };
 }
-
-/** What `run` resolves to once the route has answered: nothing for the handler to send. */
-const answeredItself = (): undefined => undefined;
 
 /** A prepared call's engine fan-out, started behind the pre-commit peek, for its route to answer. */
 export async function startGeneration<P extends PreparedGeneration>(call: ModelCall, prepared: P, opts: GenerationRouteOptions): Promise<Generation<P>> {
@@ -205,7 +202,21 @@ export function foldAll(
   fold: ResponseFold,
   onDelta?: (delta: ChoiceDelta) => void,
 ): Promise<boolean> {
-  const steps = drainStream(
+  return drainFold(generation, fold, onDelta).then(() => settleFolded(generation));
+}
+
+/**
+ * Folds every step of a unary answer, then gives the client `answer()` unless it went away
+ * meanwhile (the request is then cancelled): in the same turn as the fold's end.
+ */
+export function foldAndAnswer(generation: Generation<PreparedGeneration>, fold: ResponseFold, answer: () => void): Promise<void> {
+  return drainFold(generation, fold).then(() => {
+    if (settleFolded(generation)) answer();
+  });
+}
+
+function drainFold(generation: Generation<PreparedGeneration>, fold: ResponseFold, onDelta?: (delta: ChoiceDelta) => void): Promise<void> {
+  return drainStream(
     generation.steps,
     onDelta
       ? (step) => {
@@ -216,7 +227,6 @@ export function foldAll(
     // The fold reads each step within the call: the decoder may refill one step object.
     true,
   );
-  return steps.then(() => settleFolded(generation));
 }
 
 /** The outcome of a folded answer: cancelled when the client went away meanwhile (false), else a success. */

@@ -7,6 +7,7 @@ export { openModelCall, type CallOrigin, type CallSpec } from './model-route.js'
 export {
   answerSingleChoice,
   foldAll,
+  foldAndAnswer,
   generatingRoute,
   generationSpec,
   openEventStream,

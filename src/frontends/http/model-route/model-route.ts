@@ -39,6 +39,8 @@ export interface ModelRouteSpec<T> {
    * and settled the request's outcome itself (streams, folded answers).
    */
   run(call: ModelCall, prepared: T, reply: FastifyReply): Promise<unknown>;
+  /** `run` always answers and settles the request itself: what it resolves to is not looked at. */
+  answersItself?: true;
 }
 
 export interface ModelRouteContext {
@@ -105,7 +107,9 @@ export function modelRouteHandler<T>(ctx: ModelRouteContext, spec: ModelRouteSpe
     if (url === undefined) return `${req.method} ${req.url}`;
     return (routeOperation = `${req.method} ${url}`);
   };
-  return async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+  // The handler resolves to nothing once it has answered: fastify then leaves the reply alone (a
+  // reply resolved would be waited on as a thenable, one more turn of the microtask queue).
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<undefined> => {
     const requestId = requestIdOf(req);
     let request: RequestLifecycle | undefined;
     let client: ClientSignal | undefined;
@@ -121,19 +125,19 @@ export function modelRouteHandler<T>(ctx: ModelRouteContext, spec: ModelRouteSpe
       counted = true;
       const call: ModelCall = { served, requestId, request, signal: client.signal };
       const body = await spec.run(call, prepared, reply);
-      if (body === undefined) return reply.sent ? reply : undefined;
+      if (spec.answersItself || body === undefined) return;
       if (client.signal.aborted) {
         request.cancel();
         return;
       }
       request.succeed();
-      return reply.header('content-type', 'application/json').send(JSON.stringify(body));
+      reply.header('content-type', 'application/json').send(JSON.stringify(body));
     } catch (err) {
       failed = true;
       request?.fail(err);
       if (!isDynamoError(err)) req.log.error({ err }, 'request failed');
       if (reply.sent || reply.raw.headersSent) return;
-      return sendError(reply, err, ctx.state.overloadStatus, ctx.errorEnvelope);
+      sendError(reply, err, ctx.state.overloadStatus, ctx.errorEnvelope);
     } finally {
       if (counted) ctx.state.inflight--;
       client?.handled(failed);

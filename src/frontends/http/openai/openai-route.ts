@@ -13,7 +13,7 @@ import type { ModelApi } from '../../../protocols/index.js';
 import { streamErrorJson } from '../error-envelope.js';
 import type { HttpRoute } from '../http-route.js';
 import {
-  foldAll,
+  foldAndAnswer,
   generatingRoute,
   namedModel,
   openEventStream,
@@ -130,8 +130,8 @@ class OpenAiRoute implements GenerationRoute<Prepared> {
     });
     if (!flags.stream) {
       // No async function: the unary answer keeps no frame of the streaming path's state.
-      return foldAll(generation, fold).then((folded) =>
-        folded ? sendJson(reply, foldedResponse(this.kind, id, created, flags.model, fold.choices(), fold.usage(), this.opts.reasoningField, promptTokenIds)) : undefined,
+      return foldAndAnswer(generation, fold, () =>
+        sendJson(reply, foldedResponse(this.kind, id, created, flags.model, fold.choices(), fold.usage(), this.opts.reasoningField, promptTokenIds)),
       );
     }
     return this.stream(generation, reply, fold, new ChunkSerializer(this.kind, id, created, flags.model, this.opts.reasoningField, promptTokenIds));
