@@ -1,4 +1,4 @@
-// Who may call which route: one onRequest hook for the whole HTTP service. When API keys are
+// Who may call which route: one check in the HTTP service's onRequest hook, for every route. When API keys are
 // configured every route needs one except the probes and the API description (and /metrics unless
 // protected); admin routes answer 404 when the admin surface is turned off.
 // Each family answers in its own error shape: OpenAI's envelope, Anthropic's, the admin routes' and
@@ -6,10 +6,10 @@
 // The dashboard is opened by a browser, which cannot add a bearer header: it also takes the key as
 // the password of HTTP Basic authentication, and its refusal makes the browser prompt for one.
 
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { basicPassword, bearerToken, NotFoundError, UnauthenticatedError, type DynamoError, type HttpPaths, type KeyCheck } from '../../protocols/index.js';
 import { adminErrorReply, anthropicErrorReply, httpErrorReply, type ErrorEnvelope } from './error-envelope.js';
-import { sendError } from './server.js';
+import { sendError, type RequestGate } from './server.js';
 import { TRITON_ADMIN_ROUTES, TRITON_OPEN_ROUTES, TRITON_PREFIX, tritonErrorReply } from './triton/index.js';
 
 export interface AccessOptions {
@@ -88,25 +88,28 @@ function refuse(reply: FastifyReply, cls: Exclude<RouteClass, 'open'>, err: Dyna
   return sendError(reply, err, overloadStatus, CLASSES[cls].envelope);
 }
 
-export function registerAccessHook(app: FastifyInstance, paths: HttpPaths, opts: AccessOptions, overloadStatus: number): void {
+/**
+ * The access check of every request, run in the server's one onRequest hook (`gate` in server.ts):
+ * true when the request goes on; a refused request has been answered and goes no further.
+ */
+export function accessGate(paths: HttpPaths, opts: AccessOptions, overloadStatus: number): RequestGate {
   const classOf = classifier(paths, opts.protectMetrics);
-  // fastify's callback form: a refused request is answered here and goes no further (no done()).
-  app.addHook('onRequest', (req, reply, done) => {
+  return (req, reply) => {
     // With no keys and the admin surface served nothing is refused: no route lookup (fastify
     // builds a new routeOptions object on each read).
-    if (opts.adminApi && !opts.keys.required) return done();
+    if (opts.adminApi && !opts.keys.required) return true;
     const cls = classOf(req.routeOptions.url);
-    if (cls === 'open') return done();
+    if (cls === 'open') return true;
     if (cls === 'admin' && !opts.adminApi) {
       const path = req.url.split('?')[0];
       refuse(reply, cls, new NotFoundError(`${req.method} ${path}: the admin API is off (DYN_ENABLE_FRONTEND_ADMIN_API=false or DYN_DISABLE_FRONTEND_ADMIN_API)`), overloadStatus);
-      return;
+      return false;
     }
     const refusal = keyRefusal(req, opts.keys, CLASSES[cls].send, CLASSES[cls].basic);
     if (refusal) {
       refuse(reply, cls, refusal, overloadStatus);
-      return;
+      return false;
     }
-    done();
-  });
+    return true;
+  };
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Socket } from 'node:net';
 import type { ModelManager } from '../../models/index.js';
 import { HTTP_ROUTE_NAMES, type HttpRouteName } from '../../protocols/index.js';
-import { registerAccessHook } from './access-hook.js';
+import { accessGate } from './access-hook.js';
 import { DEFAULT_UPLOAD_TIMEOUTS } from './body/index.js';
 import { mountRoute, type RouteContext } from './http-route.js';
 import type { PerfLog } from './model-route/index.js';
@@ -22,9 +22,9 @@ export class HttpService {
     models: ModelManager,
   ) {
     this.state = new HttpServiceState(opts.overloadStatus);
-    this.app = createHttpServer({ bodyLimitMb: opts.bodyLimitMb, parseThreadKb: opts.parseThreadKb, requestLimits: opts.requestLimits, uploadTimeouts: opts.uploadTimeouts ?? DEFAULT_UPLOAD_TIMEOUTS, overloadStatus: opts.overloadStatus, logger: opts.logger, tls: opts.tls }, this.state);
-    // Before any route: the hook then guards every route, the API description's included.
-    if (opts.access) registerAccessHook(this.app, opts.paths, opts.access, opts.overloadStatus);
+    // The access check runs in the server's hook: it guards every route, the API description's included.
+    const gate = opts.access && accessGate(opts.paths, opts.access, opts.overloadStatus);
+    this.app = createHttpServer({ bodyLimitMb: opts.bodyLimitMb, parseThreadKb: opts.parseThreadKb, requestLimits: opts.requestLimits, uploadTimeouts: opts.uploadTimeouts ?? DEFAULT_UPLOAD_TIMEOUTS, overloadStatus: opts.overloadStatus, logger: opts.logger, tls: opts.tls, gate }, this.state);
     const ctx = this.routeContext(models);
     const mount = (app: FastifyInstance, name: HttpRouteName): void => mountRoute(app, opts.paths[name], ROUTES[name], ctx);
     const collecting = (name: HttpRouteName): boolean => ROUTES[name].collectsRoutes === true;

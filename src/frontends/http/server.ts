@@ -32,7 +32,12 @@ export interface HttpServerOptions {
   tls?: { cert: Buffer; key: Buffer; ca?: Buffer };
   /** The shape of error replies (default OpenAI's). */
   envelope?: ErrorEnvelope;
+  /** Run on every request once its route is known, before its body is read (the API keys' check). */
+  gate?: RequestGate;
 }
+
+/** Whether a request goes on: false once it has been answered (refused). */
+export type RequestGate = (req: FastifyRequest, reply: FastifyReply) => boolean;
 
 const MIB = 1024 * 1024;
 
@@ -69,9 +74,15 @@ export function requestIdOf(req: FastifyRequest): string {
 /** Every request's log lines carry its request id and, when the client sent one, its trace id. */
 const requestLogging = { genReqId: newRequestId, childLoggerFactory: requestLogger };
 
+/**
+ * The content type of JSON answers, as fastify completes `application/json` on a text reply: given
+ * whole, it is not parsed and joined again on each answer.
+ */
+export const JSON_REPLY_TYPE = 'application/json; charset=utf-8';
+
 export function sendError(reply: FastifyReply, err: unknown, overloadStatus: number, envelope: ErrorEnvelope = httpErrorReply): FastifyReply {
   const { status, body } = envelope(err, overloadStatus);
-  return reply.code(status).header('content-type', 'application/json').send(JSON.stringify(body));
+  return reply.code(status).header('content-type', JSON_REPLY_TYPE).send(JSON.stringify(body));
 }
 
 /**
@@ -118,8 +129,9 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
   ownLimitParsers.set(app.server, (limit) => jsonParser({ ...bodyRead, bodyLimit: limit, tooLarge: () => bodyTooLarge(limit, opts.bodyLimitMb) }));
 
   const debugRequests = opts.logger.isLevelEnabled('debug');
-  const { uploadTimeouts } = opts;
-  // One hook, in fastify's callback form: no promise and microtask hop per hook and request.
+  const { uploadTimeouts, gate } = opts;
+  // One hook, in fastify's callback form: no promise and microtask hop per hook and request. A
+  // request the gate refused is answered and goes no further (no done()).
   app.addHook('onRequest', (req, reply, done) => {
     const id = req.headers['x-request-id'];
     if (typeof id === 'string' && id.length > 0) reply.header('x-request-id', id);
@@ -129,7 +141,7 @@ export function createHttpServer(opts: HttpServerOptions, state: HttpServiceStat
       reply.raw.once('finish', () => req.log.debug({ method: req.method, path: req.url.split('?')[0], status: reply.raw.statusCode }, 'request finished'));
     }
     if ((req.raw as IncomingMessage & { upgrade?: boolean }).upgrade) closeAfterAnswer(reply);
-    done();
+    if (gate === undefined || gate(req, reply)) done();
   });
 
   app.setErrorHandler(frameworkErrorHandler(opts.bodyLimitMb, state, opts.envelope));

@@ -25,7 +25,7 @@ import type { ChatCompletionRequest } from '../../../protocols/index.js';
 import { drainStream, isDynamoError, type ModelApi, type RequestScope } from '../../../protocols/index.js';
 import type { HttpRoute, RouteContext } from '../http-route.js';
 import type { RouteDoc } from '../openapi/index.js';
-import { postRoute } from '../server.js';
+import { JSON_REPLY_TYPE, postRoute } from '../server.js';
 import { SseWriter } from '../sse/index.js';
 import { modelRouteHandler, type ModelCall, type ModelRouteSpec } from './model-route.js';
 import { peekFirst } from './stream-guard.js';
@@ -240,7 +240,7 @@ function settleFolded(generation: Generation<PreparedGeneration>): boolean {
 }
 
 export function sendJson(reply: FastifyReply, body: unknown): FastifyReply {
-  return reply.header('content-type', 'application/json').send(JSON.stringify(body));
+  return reply.header('content-type', JSON_REPLY_TYPE).send(JSON.stringify(body));
 }
 
 /** Takes the response over from fastify and opens an SSE stream on it, echoing `x-request-id`. */

@@ -11,7 +11,7 @@ import { callController, callEnded, CancelledError, InternalError, isDynamoError
 import type { ErrorEnvelope } from '../error-envelope.js';
 import type { HttpRoute } from '../http-route.js';
 import type { RouteDoc } from '../openapi/index.js';
-import { postRoute, requestIdOf, sendError } from '../server.js';
+import { JSON_REPLY_TYPE, postRoute, requestIdOf, sendError } from '../server.js';
 import type { HttpServiceState } from '../service-state.js';
 
 /** One request of a model route, as its handler sees it. */
@@ -131,7 +131,7 @@ export function modelRouteHandler<T>(ctx: ModelRouteContext, spec: ModelRouteSpe
         return;
       }
       request.succeed();
-      reply.header('content-type', 'application/json').send(JSON.stringify(body));
+      reply.header('content-type', JSON_REPLY_TYPE).send(JSON.stringify(body));
     } catch (err) {
       failed = true;
       request?.fail(err);
