@@ -123,23 +123,26 @@ export function generationSpec<P extends PreparedGeneration>(route: GenerationRo
 
 /** A prepared call's engine fan-out, started behind the pre-commit peek, for its route to answer. */
 export async function startGeneration<P extends PreparedGeneration>(call: ModelCall, prepared: P, opts: GenerationRouteOptions): Promise<Generation<P>> {
-  const started = startSteps(call, prepared);
+  const started = startSteps(call, prepared, opts.perfLog !== undefined);
   const peeked = await peekFirst(started.iterator, opts.preCommitErrorPeekMs);
-  return generationFrom(call, prepared, opts, started, peeked);
+  return generationFrom(call, prepared, opts, started.routeMs, peeked);
 }
 
 /** startGeneration without the peek (DYN_HTTP_PRE_COMMIT_ERROR_PEEK_MS unset): at once. */
 function generationOf<P extends PreparedGeneration>(call: ModelCall, prepared: P, opts: GenerationRouteOptions): Generation<P> {
-  const started = startSteps(call, prepared);
-  return generationFrom(call, prepared, opts, started, started.iterator);
+  const started = startSteps(call, prepared, opts.perfLog !== undefined);
+  return generationFrom(call, prepared, opts, started.routeMs, started.iterator);
 }
 
-/** The engine fan-out of a prepared call, and how long choosing and dispatching its workers took. */
-function startSteps(call: ModelCall, prepared: PreparedGeneration): { iterator: AsyncIterator<DecodedStep>; routeMs: number } {
+/**
+ * The engine fan-out of a prepared call and, when `timed` (--dyn-debug-perf), how long choosing and
+ * dispatching its workers took.
+ */
+function startSteps(call: ModelCall, prepared: PreparedGeneration, timed: boolean): { iterator: AsyncIterator<DecodedStep>; routeMs: number } {
   call.request.tokenized(prepared.runs);
   // The engine hears when the client awaits one whole answer (a WebSocket's responses are streams, whatever their body says).
   if (call.request.info.requestType === 'unary') for (const run of prepared.runs) run.request.unary = true;
-  const routeStarted = performance.now();
+  const routeStarted = timed ? performance.now() : 0;
   const steps = generateChoices({
     target: { engine: call.served.router, tokenTable: call.served.tokenTable },
     prompts: prepared.runs,
@@ -148,19 +151,22 @@ function startSteps(call: ModelCall, prepared: PreparedGeneration): { iterator: 
     signal: call.signal,
     hooks: call.request.contextHooks(),
   });
-  return { iterator: steps[Symbol.asyncIterator](), routeMs: performance.now() - routeStarted };
+  return { iterator: steps[Symbol.asyncIterator](), routeMs: timed ? performance.now() - routeStarted : 0 };
 }
 
-function generationFrom<P extends PreparedGeneration>(
-  call: ModelCall,
-  prepared: P,
-  opts: GenerationRouteOptions,
-  started: { routeMs: number },
-  steps: AsyncIterator<DecodedStep>,
-): Generation<P> {
-  if (opts.perfLog) logTimings(opts.perfLog, call.requestId, call.request.info.startedAt, prepared.runs, started.routeMs);
+function generationFrom<P extends PreparedGeneration>(call: ModelCall, prepared: P, opts: GenerationRouteOptions, routeMs: number, steps: AsyncIterator<DecodedStep>): Generation<P> {
+  if (opts.perfLog) logTimings(opts.perfLog, call.requestId, call.request.info.startedAt, prepared.runs, routeMs);
   const { requestId, request, signal } = call;
-  return { prepared, requestId, request, steps: { [Symbol.asyncIterator]: () => steps }, promptTokens: promptTokensOf(prepared), signal };
+  return { prepared, requestId, request, steps: new StepsOf(steps), promptTokens: promptTokensOf(prepared), signal };
+}
+
+/** A started iterator as the steps a route reads (no closure per request). */
+class StepsOf implements AsyncIterable<DecodedStep> {
+  constructor(private readonly iterator: AsyncIterator<DecodedStep>) {}
+
+  [Symbol.asyncIterator](): AsyncIterator<DecodedStep> {
+    return this.iterator;
+  }
 }
 
 /** Prompt tokens over every prompt of a prepared call. */
