@@ -20,6 +20,8 @@ export interface BodyReadOptions {
   limits: RequestLimits;
 }
 
+const NO_BYTES = Buffer.alloc(0);
+
 /** A body whose byte count disagrees with its Content-Length. */
 const badLength = (): ValidationError => new ValidationError('Failed to read request body');
 
@@ -40,7 +42,9 @@ export function readJsonBody(
     return;
   }
   let received = 0;
-  let chunks: Buffer[] = [];
+  // The bytes so far: most bodies come in one chunk, held without an array.
+  let first: Buffer | undefined;
+  let more: Buffer[] | undefined;
   let thread: StreamedJob<BodyParseJob, unknown> | undefined;
   let finished = false;
 
@@ -55,7 +59,7 @@ export function readJsonBody(
     if (finished) return;
     detach();
     if (err) thread?.abort();
-    chunks = [];
+    first = more = undefined;
     done(err, body);
   };
   const onData = (chunk: Buffer): void => {
@@ -68,11 +72,13 @@ export function readJsonBody(
       thread.write(chunk);
       return;
     }
-    chunks.push(chunk);
+    if (first === undefined) first = chunk;
+    else (more ??= []).push(chunk);
     if (received < opts.parseThreadBytes) return;
     thread = openBodyParse();
-    for (const held of chunks) thread.write(held);
-    chunks = [];
+    thread.write(first);
+    for (const held of more ?? []) thread.write(held);
+    first = more = undefined;
   };
   const onEnd = (): void => {
     if (!Number.isNaN(declared) && received !== declared) {
@@ -86,7 +92,7 @@ export function readJsonBody(
     }
     let body: unknown;
     try {
-      body = parseJsonBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+      body = parseJsonBody(more === undefined ? (first ?? NO_BYTES) : Buffer.concat([first!, ...more], received));
     } catch (err) {
       finish(err as Error);
       return;
