@@ -97,7 +97,8 @@ export class OpenAiBridgeEngine implements EngineClient {
     const { responseTimeoutMs } = this.options;
     const { signal } = relay;
     if (signal.aborted) return Promise.resolve(null);
-    const body = JSON.stringify(call.body, this.refused.size > 0 ? (key, value: unknown) => (this.refused.has(key) ? undefined : value) : undefined);
+    const json = JSON.stringify(call.body, this.refused.size > 0 ? (key, value: unknown) => (this.refused.has(key) ? undefined : value) : undefined);
+    const body = { json, ids: call.promptIds };
     return new Promise((resolve, reject) => {
       let timedOut = false;
       /** The head came, or the request failed: later errors belong to the answer's reading. */
