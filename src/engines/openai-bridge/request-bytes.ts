@@ -14,7 +14,7 @@ const COMMA = 0x2c;
 const ZERO = 0x30;
 /** Room for a content length (a body of up to 10^16 bytes). */
 const LENGTH_ROOM = 16;
-/** Bytes an id may take in the buffer: the ten digits of a uint32 and its comma. */
+/** Bytes an id may take in the buffer: the ten digits of an int32 and its comma. */
 const ID_ROOM = 11;
 /** A buffer up to this size is kept for the next request (a 32k-token prompt's fits). */
 const KEPT_MAX = 256 * 1024;
@@ -31,8 +31,8 @@ export class RequestBytes {
    */
   build(headStart: string, headEnd: string, body: RequestBody): Buffer {
     let { json, ids } = body;
-    // Anything but uint32 integers (which a prompt's ids are) is written as JSON writes it.
-    if (ids && !allUint32(ids)) {
+    // Anything but non-negative int32s (which a prompt's ids are) is written as JSON writes it.
+    if (ids && !allInt32(ids)) {
       json = withPrompt(json, JSON.stringify(ids));
       ids = null;
     }
@@ -74,22 +74,25 @@ function withPrompt(json: string, prompt: string): string {
   return `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}"prompt":${prompt}}`;
 }
 
-function allUint32(ids: readonly number[]): boolean {
+function allInt32(ids: readonly number[]): boolean {
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i]!;
-    if (id >>> 0 !== id) return false;
+    if ((id | 0) !== id || id < 0) return false;
   }
   return true;
 }
 
-/** `ids` (uint32s) as decimal numbers separated by commas, at `at`; the offset after them. */
+/**
+ * `ids` (non-negative int32s) as decimal numbers separated by commas, at `at`; the offset after
+ * them. Integer division (`| 0`): Math.floor of a float division made the loop four times slower.
+ */
 function writeIds(buf: Buffer, at: number, ids: readonly number[]): number {
   for (let i = 0; i < ids.length; i++) {
     if (i > 0) buf[at++] = COMMA;
-    let v = ids[i]!;
+    let v = ids[i]! | 0;
     const end = at + digitCount(v);
     for (let p = end - 1; p > at; p--) {
-      const q = Math.floor(v / 10);
+      const q = (v / 10) | 0;
       buf[p] = ZERO + v - q * 10;
       v = q;
     }
