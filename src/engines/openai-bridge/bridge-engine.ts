@@ -3,7 +3,7 @@
 // engine output; a short unary request's call asks for the answer whole (`stream: false`), which
 // becomes one output (whole-answer.ts). What the outputs carry per input mode: piece-outputs.ts.
 import type { EngineClient, GenerateContext, LLMEngineOutput, PreprocessedRequest } from '../../protocols/index.js';
-import { AsyncQueue, startedQueueStream, type OpenedQueue } from '../../runtime/index.js';
+import { AsyncQueue } from '../../runtime/index.js';
 import { AbortRelay, AnswerReader, type AnswerSetup } from './answer-reader.js';
 import { OUTPUTS, type BridgeTokenizer, type UpstreamInput } from './piece-outputs.js';
 import { SseDataReader } from './sse-lines.js';
@@ -63,41 +63,67 @@ export class OpenAiBridgeEngine implements EngineClient {
    * an answer cut before its finish throws WorkerLostError. The outputs are pushed as the answer's
    * bytes come (no promise per chunk when the consumer takes them pushed). The upstream call is sent
    * at once, not at the stream's first pull: what the caller still does before it reads (its stages,
-   * opening its response) no longer comes before the upstream's turn. An answer nobody pulls is read
-   * into the queue to its end.
+   * opening its response) no longer comes before the upstream's turn. The stream is the request's
+   * queue from the start, read into from the answer's head on, in the read that brings the head: the
+   * first output reaches a consumer that takes them pushed one microtask after its bytes, not after
+   * a chain of promises from the head. A failure before the answer fails the queue (the consumer
+   * hears it at its first read); a caller that gave up first gets an empty stream. An answer nobody
+   * pulls is read into the queue to its end.
    */
   generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncIterable<LLMEngineOutput> {
-    return startedQueueStream(this.call(request, ctx.signal));
-  }
-
-  /** Sends the request's upstream call; its answer's queue once the head is in, null when the caller gave up first. */
-  private async call(request: PreprocessedRequest, signal: AbortSignal): Promise<OpenedQueue<LLMEngineOutput> | null> {
-    const relay = new AbortRelay(signal);
+    const queue = new AsyncQueue<LLMEngineOutput>();
+    const relay = new AbortRelay(ctx.signal);
+    const failed = (err: unknown): void => {
+      relay.release();
+      queue.fail(err);
+    };
     try {
       const made = CALLS[this.options.input](request, this.options);
-      const call = made instanceof Promise ? await made : made;
-      const reply = await this.post(call, relay);
-      if (reply) {
-        const queue = new AsyncQueue<LLMEngineOutput>();
-        const { input, tokenizer } = this.options;
-        const setup: AnswerSetup = { api: call.api, input, tokenizer, baseUrl: this.baseUrl };
-        (call.whole ? new WholeAnswer(reply, queue, setup, relay) : new UpstreamAnswer(reply, queue, setup, relay)).start();
-        return { queue };
-      }
+      if (made instanceof Promise) made.then((call) => this.send(call, relay, queue)).catch(failed);
+      else this.send(made, relay, queue);
     } catch (err) {
-      relay.release();
-      throw err;
+      failed(err);
     }
-    relay.release();
-    return null;
+    return queue;
   }
 
-  /** The answer once its head is in (a 2xx); null when the caller gave up first. */
-  private post(call: UpstreamCall, relay: AbortRelay, retryReset = true): Promise<UpstreamReply | null> {
+  /** Sends `call`; its answer goes to `queue` from its head on. */
+  private send(call: UpstreamCall, relay: AbortRelay, queue: AsyncQueue<LLMEngineOutput>): void {
+    this.post(call, relay, (reply) => this.answer(call, reply, relay, queue)).then(
+      (answered) => {
+        if (answered) return;
+        relay.release();
+        queue.end();
+      },
+      (err: unknown) => {
+        relay.release();
+        queue.fail(err);
+      },
+    );
+  }
+
+  /** A 2xx head came: its body is read into the queue, unless the consumer left meanwhile. */
+  private answer(call: UpstreamCall, reply: UpstreamReply, relay: AbortRelay, queue: AsyncQueue<LLMEngineOutput>): void {
+    if (queue.isEnded) {
+      relay.release();
+      reply.destroy();
+      return;
+    }
+    const { input, tokenizer } = this.options;
+    const setup: AnswerSetup = { api: call.api, input, tokenizer, baseUrl: this.baseUrl };
+    (call.whole ? new WholeAnswer(reply, queue, setup, relay) : new UpstreamAnswer(reply, queue, setup, relay)).start();
+  }
+
+  /**
+   * Sends `call` and gives a 2xx head to `answered` as it comes (in the read that brings it); true
+   * then, false when the caller gave up first.
+   */
+  private post(call: UpstreamCall, relay: AbortRelay, answered: (reply: UpstreamReply) => void, retryReset = true): Promise<boolean> {
     const { responseTimeoutMs } = this.options;
     const { signal } = relay;
-    if (signal.aborted) return Promise.resolve(null);
-    const body = JSON.stringify(call.body, this.refused.size > 0 ? (key, value: unknown) => (this.refused.has(key) ? undefined : value) : undefined);
+    if (signal.aborted) return Promise.resolve(false);
+    const json = JSON.stringify(call.body, this.refused.size > 0 ? (key, value: unknown) => (this.refused.has(key) ? undefined : value) : undefined);
+    const body = { json, ids: call.promptIds };
     return new Promise((resolve, reject) => {
       let timedOut = false;
       /** The head came, or the request failed: later errors belong to the answer's reading. */
@@ -122,11 +148,11 @@ export class OpenAiBridgeEngine implements EngineClient {
       };
       const failed = (err: NodeJS.ErrnoException): void => {
         if (!settled()) return;
-        if (signal.aborted) resolve(null);
+        if (signal.aborted) resolve(false);
         else if (timedOut) reject(upstreamLost(this.baseUrl, `did not answer within ${responseTimeoutMs} ms`));
         // A kept-alive connection the server closed while idle fails the next request before any
         // answer; one try on a fresh connection tells that apart from a server that is gone.
-        else if (retryReset && CONNECTION_RESETS.has(err.code ?? '')) resolve(this.post(call, relay, false));
+        else if (retryReset && CONNECTION_RESETS.has(err.code ?? '')) resolve(this.post(call, relay, answered, false));
         else reject(upstreamLost(this.baseUrl, `is unreachable: ${err.code ?? err.message}`));
       };
       try {
@@ -134,8 +160,10 @@ export class OpenAiBridgeEngine implements EngineClient {
         sent = this.connections.post(call.path, call.whole ? REQUEST_HEADERS.whole : REQUEST_HEADERS.stream, body, !retryReset, {
           reply: (reply) => {
             if (!settled()) return reply.destroy();
-            if (reply.status >= 200 && reply.status < 300) resolve(reply);
-            else this.refusal(call, reply, relay).then(resolve, reject);
+            if (reply.status >= 200 && reply.status < 300) {
+              answered(reply);
+              resolve(true);
+            } else this.refusal(call, reply, relay, answered).then(resolve, reject);
           },
           failed,
         });
@@ -147,13 +175,13 @@ export class OpenAiBridgeEngine implements EngineClient {
   }
 
   /** A non-2xx answer: the request again without the optional fields it names, else its typed error. */
-  private async refusal(call: UpstreamCall, reply: UpstreamReply, relay: AbortRelay): Promise<UpstreamReply | null> {
+  private async refusal(call: UpstreamCall, reply: UpstreamReply, relay: AbortRelay, answered: (reply: UpstreamReply) => void): Promise<boolean> {
     const text = await bodyText(reply);
     const status = reply.status;
     const refused = status === 400 ? OPTIONAL_FIELDS.filter((f) => call.body[f] !== undefined && text.includes(f)) : [];
     if (refused.length === 0) throw upstreamStatusError(this.baseUrl, status, text);
     for (const field of refused) this.refused.add(field);
-    return this.post(call, relay);
+    return this.post(call, relay, answered);
   }
 }
 
@@ -173,7 +201,8 @@ function bodyText(reply: UpstreamReply): Promise<string> {
  * One streamed answer read as it comes: each event's chunk becomes an engine output pushed to the
  * request's queue. The finish is held back until the stream is over (usage follows it in a chunk
  * of its own); a chunk whose output needs the tokenizer off the calling thread keeps the outputs
- * after it waiting, in order.
+ * after it waiting, in order. The events after the first output's wait a turn: its consumer
+ * writes it before the rest of its read is parsed (a short answer comes whole in one read).
  */
 class UpstreamAnswer extends AnswerReader {
   private readonly reader = new SseDataReader((data) => this.onData(data));
@@ -183,6 +212,9 @@ class UpstreamAnswer extends AnswerReader {
   private chain: Promise<void> | null = null;
   /** The answer ended ([DONE] or its end): the connection going now loses nothing. */
   private complete = false;
+  private firstOut = false;
+  /** Set while the events after the first output wait: the body's end or loss that came meanwhile. */
+  private paused: { ended: boolean; lost: Error | null } | null = null;
 
   body(bytes: Buffer): void {
     if (this.over || this.complete) return;
@@ -192,12 +224,28 @@ class UpstreamAnswer extends AnswerReader {
 
   end(): void {
     if (this.over || this.complete) return;
+    if (this.paused) {
+      this.paused.ended = true;
+      return;
+    }
     this.reader.end();
     this.finish();
   }
 
   lost(err: Error): void {
-    this.dropped(`dropped the stream: ${err.message}`);
+    if (this.paused) this.paused.lost ??= err;
+    else this.dropped(`dropped the stream: ${err.message}`);
+  }
+
+  /** The turn after the first output: the events that waited, then the end or loss that came meanwhile. */
+  private resume(): void {
+    const paused = this.paused;
+    this.paused = null;
+    if (!paused || this.over) return;
+    this.reader.resume();
+    if (this.reader.isDone) this.finish();
+    else if (paused.ended) this.end();
+    else if (paused.lost) this.lost(paused.lost);
   }
 
   private onData(data: string): void {
@@ -241,7 +289,14 @@ class UpstreamAnswer extends AnswerReader {
   private emit(out: LLMEngineOutput): void {
     if (this.over) return;
     if (out.finish_reason) this.held = out;
-    else if (out.token_ids.length > 0 || out.text || out.reasoning_content || out.tool_calls) this.queue.push(out);
+    else if (out.token_ids.length > 0 || out.text || out.reasoning_content || out.tool_calls) {
+      this.queue.push(out);
+      if (this.firstOut) return;
+      this.firstOut = true;
+      this.reader.pause();
+      this.paused = { ended: false, lost: null };
+      setImmediate(() => this.resume());
+    }
   }
 
   /** The stream is over ([DONE] or its end): the held finish goes out, once the chunks before it are done. */

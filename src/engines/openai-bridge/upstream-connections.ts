@@ -1,5 +1,5 @@
 // Kept-alive HTTP/1.1 connections to one upstream server, and the requests sent on them. A request
-// is written as one buffer (head and body) on an idle connection, the most recently used first, or
+// is written as one buffer (head and body, request-bytes.ts) on an idle connection, the most recently used first, or
 // on a new one; its answer is read by Http1ResponseParser and handed over as it comes. A connection
 // whose answer completed goes back to the idle list when the server keeps it; one abandoned mid-way
 // is closed. Idle connections do not hold the process open (as node:http's agent).
@@ -7,6 +7,7 @@ import { validateHeaderName, validateHeaderValue } from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
 import { Http1ResponseParser, type ResponseSink } from './http1-response.js';
+import { RequestBytes, type RequestBody } from './request-bytes.js';
 
 /** Where one request's answer goes before its head. */
 export interface Exchange {
@@ -50,9 +51,9 @@ export class UpstreamConnections {
   private readonly host: string;
   private readonly port: number;
   private readonly tls: boolean;
-  /** The head's lines after the request line, up to (not with) the content length. */
+  /** The head's lines after the content length. */
   private readonly fixedHead: string;
-  private readonly headAscii: boolean;
+  private readonly bytes = new RequestBytes();
   /** A header the caller gave that HTTP cannot carry: every request fails with it. */
   private readonly headError: Error | null = null;
 
@@ -72,18 +73,19 @@ export class UpstreamConnections {
       this.headError = err as Error;
     }
     this.fixedHead = `${fixed}Host: ${url.host}\r\nConnection: keep-alive\r\n`;
-    this.headAscii = !/[^\x00-\x7f]/.test(this.fixedHead);
   }
 
   /**
-   * Sends `POST path` with `body` (JSON) and `headers` (lines `name: value\r\n`); `fresh`: on a new
+   * Sends `POST path` with `body` and `headers` (lines `name: value\r\n`); `fresh`: on a new
    * connection, not a kept one. Throws only for a header given at construction that HTTP cannot carry.
    */
-  post(path: string, headers: string, body: string, fresh: boolean, exchange: Exchange): SentRequest {
+  post(path: string, headers: string, body: RequestBody, fresh: boolean, exchange: Exchange): SentRequest {
     if (this.headError) throw this.headError;
-    const head = `POST ${path} HTTP/1.1\r\n${headers}content-length: ${Buffer.byteLength(body)}\r\n${this.fixedHead}\r\n`;
+    const request = this.bytes.build(`POST ${path} HTTP/1.1\r\n${headers}content-length: `, `\r\n${this.fixedHead}\r\n`, body);
     const conn = (fresh ? null : this.take()) ?? this.dial();
-    return conn.send(this.headAscii ? [head + body] : [Buffer.from(head, 'latin1'), body], exchange);
+    const sent = conn.send(request, exchange);
+    this.bytes.sent(conn.socket.writableLength);
+    return sent;
   }
 
   /** Closes the idle connections (those in use close when their answers end). */
@@ -137,16 +139,11 @@ class Connection implements ResponseSink {
     socket.on('close', () => this.gone(null));
   }
 
-  send(parts: (string | Buffer)[], exchange: Exchange): SentRequest {
+  send(request: Buffer, exchange: Exchange): SentRequest {
     const call = new Call(this, exchange);
     this.call = call;
     this.socket.ref();
-    if (parts.length === 1) this.socket.write(parts[0]!);
-    else {
-      this.socket.cork();
-      for (const p of parts) this.socket.write(p);
-      this.socket.uncork();
-    }
+    this.socket.write(request);
     return call;
   }
 

@@ -10,7 +10,10 @@ export type UpstreamApi = 'completions' | 'chat';
 export interface UpstreamCall {
   api: UpstreamApi;
   path: string;
+  /** The body's fields but a token-in prompt. */
   body: Record<string, unknown>;
+  /** Token-in: the prompt's ids, sent as the body's last field `prompt` (request-bytes.ts writes them). */
+  promptIds: readonly number[] | null;
   /** The answer comes as one JSON body (`stream: false`), not as server-sent events. */
   whole: boolean;
 }
@@ -88,14 +91,13 @@ export function tokenCompletionsCall(req: PreprocessedRequest, model: string): U
   const stop = req.stop_conditions;
   const whole = wantsWhole(req) && !stop.stop?.length && !stop.stop_token_ids_visible?.length;
   const body = commonFields(req, model, whole);
-  body.prompt = req.token_ids;
   body.return_token_ids = true;
   const logprobs = req.output_options.logprobs;
   if (logprobs != null) {
     body.logprobs = logprobs;
     body.return_tokens_as_token_ids = true;
   }
-  return { api: 'completions', path: '/v1/completions', body, whole };
+  return { api: 'completions', path: '/v1/completions', body, promptIds: req.token_ids, whole };
 }
 
 /** Text-in: stop strings go to the engine, which decodes; the chat's messages when the frontend forwarded them. */
@@ -108,7 +110,7 @@ export function textCall(req: PreprocessedRequest, model: string, promptText: st
   if (!Array.isArray(chat?.messages)) {
     body.prompt = promptText;
     put(body, 'logprobs', logprobs);
-    return { api: 'completions', path: '/v1/completions', body, whole };
+    return { api: 'completions', path: '/v1/completions', body, promptIds: null, whole };
   }
   body.messages = chat.messages;
   // The engine's own tool parser and guided decoding serve them.
@@ -121,5 +123,5 @@ export function textCall(req: PreprocessedRequest, model: string, promptText: st
     body.logprobs = true;
     if (logprobs > 0) body.top_logprobs = logprobs;
   }
-  return { api: 'chat', path: '/v1/chat/completions', body, whole };
+  return { api: 'chat', path: '/v1/chat/completions', body, promptIds: null, whole };
 }

@@ -146,6 +146,16 @@ test('a slow upstream: the response timeout is a lost worker; an abort cancels t
   assert.equal(trickle.active, 0);
 });
 
+test('a consumer that leaves while waiting for the answer head: the upstream request is closed when the head comes', async () => {
+  const s = await standIn({ kind: 'vllm', answer: Array(50).fill(HELLO), headerDelayMs: 200, pieceDelayMs: 20 });
+  const it = engineFor(s).generate(tokensRequest([1], 50), { requestId: 'r', signal: new AbortController().signal })[Symbol.asyncIterator]();
+  const pending = it.next();
+  await it.return!();
+  assert.deepEqual(await pending, { done: true, value: undefined });
+  await eventually(() => s.aborted === 1, 10_000, 'the upstream request to be closed');
+  assert.equal(s.active, 0);
+});
+
 test('extra headers (the upstream API key) go with every request', async () => {
   const s = await standIn({ kind: 'vllm', answer: [HELLO] });
   await collect(engineFor(s, { headers: { authorization: 'Bearer sk-up' } }), tokensRequest([1], 2));
