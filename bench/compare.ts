@@ -24,8 +24,14 @@
 //   unary:  small non-streaming chats over 64 kept-alive connections, driven by wrk when installed
 //           (else the Node load generator, with a warning: it caps nginx at about half); req/s,
 //           the server's CPU time per request;
-//   ttft:   ~1k-token prompts at 100 req/s; time to the first SSE event. "Added" TTFT is the
-//           alternative's percentile minus the ceiling's (client, loopback and HTTP are in both).
+//   ttft:   ~1k-token prompts at 100 req/s; time to the first SSE event, from the request's
+//           actual send (the load generator warms itself first: its first requests were slow for
+//           every alternative); "send late" is how far the client's sends fell behind their
+//           schedule (a client or host stall, which also sends the next requests in a burst), "CPU
+//           wait" how long the shape's main threads were ready to run but had no CPU (other
+//           processes on the host). Both are there to tell a server's tail from the host's. "Added"
+//           TTFT is the alternative's percentile minus the ceiling's (client, loopback and HTTP are
+//           in both).
 // Usage: node dist/bench/compare.js [--quick] [--rounds N] [--baseline DIR] [--cpu-prof DIR]
 //        [--only stream,unary,ttft] [--shapes serve,serve-w1,...] [--node-args="--flag ..."]
 // --node-args: flags for the node processes of this build (e.g. --max-inlined-bytecode-size=0 for a
@@ -41,7 +47,7 @@ import { BIN, freePort, REPO_ROOT, waitForModel } from '../test/support/processe
 import type { LoadJob, StreamResult, TtftResult, UnaryResult } from './support/load-generator.js';
 import { NGINX, startNginx } from './support/nginx-proxy.js';
 import { installPortkey, portkeyHeaders, startPortkey } from './support/portkey-gateway.js';
-import { procSnapshot, procDelta, type ProcSnapshot } from './support/proc-stats.js';
+import { NO_USE, procSnapshot, procDelta, procSum, type ProcSnapshot } from './support/proc-stats.js';
 import { npmStartShape, type StartShape } from './support/npm-start.js';
 import { runWrk, WRK, wrkInstalled } from './support/wrk.js';
 
@@ -211,7 +217,7 @@ async function startBridge(name: string, build: Build, upstreamPort: number): Pr
 const bridgeWorkerArgs = (upstreamPort: number): string[] => ['worker', 'openai', '--upstream', `http://127.0.0.1:${upstreamPort}`, '--model-name', BRIDGED];
 
 /** CPU, writes and wake-ups of every part of `a` over one measurement. */
-const sum = (xs: ProcSnapshot[]): ProcSnapshot => xs.reduce((t, x) => ({ cpuMicros: t.cpuMicros + x.cpuMicros, writeCalls: t.writeCalls + x.writeCalls, wakeups: t.wakeups + x.wakeups }), { cpuMicros: 0, writeCalls: 0, wakeups: 0 });
+const sum = (xs: ProcSnapshot[]): ProcSnapshot => xs.reduce(procSum, NO_USE);
 
 async function load<R>(job: LoadJob): Promise<R> {
   const c = child([path.join(HERE, 'support/load-generator.js'), JSON.stringify(job)]);
@@ -294,13 +300,28 @@ const median = (xs: number[]): number => {
   return sorted.length === 0 ? NaN : sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-async function measureTtft(a: Alternative): Promise<{ p50: number; p99: number; partMicrosPerReq: number[] }> {
+interface TtftFigures {
+  p50: number;
+  p99: number;
+  sendLateP99: number;
+  /** The shape's main threads' wait for a CPU per request, in ms (all parts). */
+  cpuWaitMsPerReq: number;
+  partMicrosPerReq: number[];
+}
+
+async function measureTtft(a: Alternative): Promise<TtftFigures> {
   const from = a.parts.map((p) => procSnapshot(p.pid));
   const r = await load<TtftResult>({ kind: 'ttft', ...target(a), ...ttftJob });
   const requests = Math.round((ttftJob.rate * ttftJob.durationMs) / 1000);
-  const partMicrosPerReq = a.parts.map((p, i) => procDelta(from[i]!, procSnapshot(p.pid)).cpuMicros / requests);
+  const spent = a.parts.map((p, i) => procDelta(from[i]!, procSnapshot(p.pid)));
   if (r.failures > 0) console.log(`  ${a.name}: ${r.failures} ttft failures`);
-  return { p50: percentile(r.samplesMs, 50), p99: percentile(r.samplesMs, 99), partMicrosPerReq };
+  return {
+    p50: percentile(r.samplesMs, 50),
+    p99: percentile(r.samplesMs, 99),
+    sendLateP99: percentile(r.sendLateMs, 99),
+    cpuWaitMsPerReq: sum(spent).cpuWaitMicros / requests / 1000,
+    partMicrosPerReq: spent.map((s) => s.cpuMicros / requests),
+  };
 }
 
 /** Each round starts one further along the list: no alternative always runs in the same slot (the slot after the ceiling measured worse TTFT). */
@@ -370,7 +391,7 @@ async function main(): Promise<void> {
 
   const stream = new Map<string, StreamFigures[]>();
   const unary = new Map<string, UnaryFigures[]>();
-  const ttft = new Map<string, { p50: number; p99: number }[]>();
+  const ttft = new Map<string, TtftFigures[]>();
   const add = <T>(m: Map<string, T[]>, k: string, v: T): void => void (m.get(k) ?? m.set(k, []).get(k)!).push(v);
   const parts = (a: Alternative, xs: number[]): string => (a.parts.length > 1 ? ` (${a.parts.map((p, i) => `${p.name} ${fmt(xs[i]!)}`).join(' + ')})` : '');
   for (let round = 1; round <= rounds; round++) {
@@ -387,7 +408,7 @@ async function main(): Promise<void> {
     for (const a of workloads.has('ttft') ? rotated(alternatives, round) : []) {
       const t = await measureTtft(a);
       add(ttft, a.name, t);
-      console.log(`round ${round} ttft   ${a.name.padEnd(13)} p50_ms=${fmt(t.p50)} p99_ms=${fmt(t.p99)} cpu_us_per_req=${fmt(t.partMicrosPerReq.reduce((x, y) => x + y, 0), 0)}${parts(a, t.partMicrosPerReq)}`);
+      console.log(`round ${round} ttft   ${a.name.padEnd(13)} p50_ms=${fmt(t.p50)} p99_ms=${fmt(t.p99)} send_late_p99_ms=${fmt(t.sendLateP99)} cpu_wait_ms_per_req=${fmt(t.cpuWaitMsPerReq, 3)} cpu_us_per_req=${fmt(t.partMicrosPerReq.reduce((x, y) => x + y, 0), 0)}${parts(a, t.partMicrosPerReq)}`);
     }
     loads.push(loadavg()[0]!);
   }
@@ -413,6 +434,8 @@ async function main(): Promise<void> {
   }
   if (workloads.has('ttft')) {
     row('TTFT p50 / p99 ms (1k-token prompts, 100 req/s)', (a) => `${fmt(med(ttft, a.name, (x) => x.p50))} / ${fmt(med(ttft, a.name, (x) => x.p99))}`);
+    row('client send late p99 ms', (a) => fmt(med(ttft, a.name, (x) => x.sendLateP99)));
+    row("server main threads' CPU wait ms per request", (a) => fmt(med(ttft, a.name, (x) => x.cpuWaitMsPerReq), 3));
     row('added TTFT p50 / p99 ms', (a) =>
       a.name === 'ceiling' ? '-' : `${fmt(perRound(ttft, a.name, 'ceiling', (x, y) => x.p50 - y.p50))} / ${fmt(perRound(ttft, a.name, 'ceiling', (x, y) => x.p99 - y.p99))}`,
     );
