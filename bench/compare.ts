@@ -3,9 +3,9 @@
 // --speedup-ratio 1e9: the engine is never the limit); so is the load generator
 // (bench/support/load-generator.ts), one per measurement. Alternatives:
 //   ceiling:  a bare node:http server streaming canned OpenAI chunks (bench/support/canned-openai.ts)
-//   serve:    `dynamo-ts serve` as started with no flags (what `npm start` runs, in its environment
-//             and with its node flags, bench/support/npm-start.ts; the CLI picks the process count)
-//   serve-w1: `dynamo-ts serve --http-workers 1`, also as `npm start` would run it
+//   serve:    `dynamo-ts serve` as started with no flags (what `npm start` runs; the CLI picks the
+//             process count)
+//   serve-w1: `dynamo-ts serve --http-workers 1`
 //   prod:     the production shape: `dynamo-ts frontend` (no flags) + one `dynamo-ts mocker` process,
 //             file discovery, TCP request plane; CPU read per process
 //   bridge:   `dynamo-ts frontend --upstream-config` in front of a second canned server (token-in:
@@ -16,6 +16,9 @@
 //             scratch folder (bench/support/portkey-gateway.ts); left out, with the reason, when
 //             the install fails
 //   base-*:   with --baseline DIR, another checkout's serve-w1, prod, bridge and bridge-w, for before/after
+// Every dynamo-ts process runs in the environment and with the node flags of its checkout's `npm
+// start` (bench/support/npm-start.ts), which the container image gives every subcommand too: the
+// bridges' processes without its larger young generation scavenged 12x as often under the ttft load.
 // Rounds interleave the alternatives of each workload, each round starting one further along
 // (A B C, B C A, ...):
 //   stream: 256 concurrent SSE chat streams; streamed tokens/s, the server's CPU time per token
@@ -142,7 +145,7 @@ async function startCanned(name: string): Promise<Alternative & { child: Child }
 interface Build {
   bin: string;
   nodeArgs: (part: string) => string[];
-  /** How the checkout's `npm start` runs `serve` (its environment and node flags). */
+  /** How the checkout's `npm start` runs node (its environment and node flags), for every process. */
   start: StartShape;
 }
 
@@ -157,11 +160,11 @@ const thisBuild: Build = {
 const baseBuild = (dir: string): Build => ({ bin: path.resolve(dir, 'bin/dynamo-ts.js'), nodeArgs: () => [], start: npmStartShape(dir) });
 
 /**
- * `dynamo-ts <args>` of `build`; DYN_HTTP_WORKERS is cleared so the CLI's own default shows. With
- * `asStarted`, in the environment and with the node flags of the build's `npm start`.
+ * `dynamo-ts <args>` of `build`, in the environment and with the node flags of the build's `npm
+ * start`; DYN_HTTP_WORKERS is cleared so the CLI's own default shows.
  */
-function dynamo(build: Build, part: string, args: string[], env: Record<string, string> = {}, asStarted = false): Child {
-  const start = asStarted ? build.start : { env: {}, nodeArgs: [] };
+function dynamo(build: Build, part: string, args: string[], env: Record<string, string> = {}): Child {
+  const { start } = build;
   return child([...start.nodeArgs, ...build.nodeArgs(part), build.bin, ...args], { DYN_LOG: 'warn', DYN_HTTP_WORKERS: undefined, ...start.env, ...env });
 }
 
@@ -174,7 +177,7 @@ const httpFlags = (port: number): string[] => ['--http-host', '127.0.0.1', '--ht
 
 async function startServe(name: string, build: Build, extra: string[]): Promise<Alternative> {
   const port = await freePort();
-  const c = dynamo(build, name, ['serve', ...httpFlags(port), ...SPEEDUP, ...extra], {}, true);
+  const c = dynamo(build, name, ['serve', ...httpFlags(port), ...SPEEDUP, ...extra]);
   await ready(c, port, MODEL);
   return { name, port, model: MODEL, parts: [{ name: 'serve', pid: c.proc.pid! }], stop: () => stopChild(c) };
 }
