@@ -3,9 +3,9 @@
 // --speedup-ratio 1e9: the engine is never the limit); so is the load generator
 // (bench/support/load-generator.ts), one per measurement. Alternatives:
 //   ceiling:  a bare node:http server streaming canned OpenAI chunks (bench/support/canned-openai.ts)
-//   serve:    `dynamo-ts serve` as started with no flags (what `npm start` runs, in its environment
-//             and with its node flags, bench/support/npm-start.ts; the CLI picks the process count)
-//   serve-w1: `dynamo-ts serve --http-workers 1`, also as `npm start` would run it
+//   serve:    `dynamo-ts serve` as started with no flags (what `npm start` runs; the CLI picks the
+//             process count)
+//   serve-w1: `dynamo-ts serve --http-workers 1`
 //   prod:     the production shape: `dynamo-ts frontend` (no flags) + one `dynamo-ts mocker` process,
 //             file discovery, TCP request plane; CPU read per process
 //   bridge:   `dynamo-ts frontend --upstream-config` in front of a second canned server (token-in:
@@ -16,6 +16,9 @@
 //             scratch folder (bench/support/portkey-gateway.ts); left out, with the reason, when
 //             the install fails
 //   base-*:   with --baseline DIR, another checkout's serve-w1, prod, bridge and bridge-w, for before/after
+// Every dynamo-ts process runs in the environment and with the node flags of its checkout's `npm
+// start` (bench/support/npm-start.ts), which the container image gives every subcommand too: the
+// bridges' processes without its larger young generation scavenged 12x as often under the ttft load.
 // Rounds interleave the alternatives of each workload, each round starting one further along
 // (A B C, B C A, ...):
 //   stream: 256 concurrent SSE chat streams; streamed tokens/s, the server's CPU time per token
@@ -24,8 +27,14 @@
 //   unary:  small non-streaming chats over 64 kept-alive connections, driven by wrk when installed
 //           (else the Node load generator, with a warning: it caps nginx at about half); req/s,
 //           the server's CPU time per request;
-//   ttft:   ~1k-token prompts at 100 req/s; time to the first SSE event. "Added" TTFT is the
-//           alternative's percentile minus the ceiling's (client, loopback and HTTP are in both).
+//   ttft:   ~1k-token prompts at 100 req/s; time to the first SSE event, from the request's
+//           actual send (the load generator warms itself first: its first requests were slow for
+//           every alternative); "send late" is how far the client's sends fell behind their
+//           schedule (a client or host stall, which also sends the next requests in a burst), "CPU
+//           wait" how long the shape's main threads were ready to run but had no CPU (other
+//           processes on the host). Both are there to tell a server's tail from the host's. "Added"
+//           TTFT is the alternative's percentile minus the ceiling's (client, loopback and HTTP are
+//           in both).
 // Usage: node dist/bench/compare.js [--quick] [--rounds N] [--baseline DIR] [--cpu-prof DIR]
 //        [--only stream,unary,ttft] [--shapes serve,serve-w1,...] [--node-args="--flag ..."]
 // --node-args: flags for the node processes of this build (e.g. --max-inlined-bytecode-size=0 for a
@@ -41,7 +50,7 @@ import { BIN, freePort, REPO_ROOT, waitForModel } from '../test/support/processe
 import type { LoadJob, StreamResult, TtftResult, UnaryResult } from './support/load-generator.js';
 import { NGINX, startNginx } from './support/nginx-proxy.js';
 import { installPortkey, portkeyHeaders, startPortkey } from './support/portkey-gateway.js';
-import { procSnapshot, procDelta, type ProcSnapshot } from './support/proc-stats.js';
+import { NO_USE, procSnapshot, procDelta, procSum, type ProcSnapshot } from './support/proc-stats.js';
 import { npmStartShape, type StartShape } from './support/npm-start.js';
 import { runWrk, WRK, wrkInstalled } from './support/wrk.js';
 
@@ -136,7 +145,7 @@ async function startCanned(name: string): Promise<Alternative & { child: Child }
 interface Build {
   bin: string;
   nodeArgs: (part: string) => string[];
-  /** How the checkout's `npm start` runs `serve` (its environment and node flags). */
+  /** How the checkout's `npm start` runs node (its environment and node flags), for every process. */
   start: StartShape;
 }
 
@@ -151,11 +160,11 @@ const thisBuild: Build = {
 const baseBuild = (dir: string): Build => ({ bin: path.resolve(dir, 'bin/dynamo-ts.js'), nodeArgs: () => [], start: npmStartShape(dir) });
 
 /**
- * `dynamo-ts <args>` of `build`; DYN_HTTP_WORKERS is cleared so the CLI's own default shows. With
- * `asStarted`, in the environment and with the node flags of the build's `npm start`.
+ * `dynamo-ts <args>` of `build`, in the environment and with the node flags of the build's `npm
+ * start`; DYN_HTTP_WORKERS is cleared so the CLI's own default shows.
  */
-function dynamo(build: Build, part: string, args: string[], env: Record<string, string> = {}, asStarted = false): Child {
-  const start = asStarted ? build.start : { env: {}, nodeArgs: [] };
+function dynamo(build: Build, part: string, args: string[], env: Record<string, string> = {}): Child {
+  const { start } = build;
   return child([...start.nodeArgs, ...build.nodeArgs(part), build.bin, ...args], { DYN_LOG: 'warn', DYN_HTTP_WORKERS: undefined, ...start.env, ...env });
 }
 
@@ -168,7 +177,7 @@ const httpFlags = (port: number): string[] => ['--http-host', '127.0.0.1', '--ht
 
 async function startServe(name: string, build: Build, extra: string[]): Promise<Alternative> {
   const port = await freePort();
-  const c = dynamo(build, name, ['serve', ...httpFlags(port), ...SPEEDUP, ...extra], {}, true);
+  const c = dynamo(build, name, ['serve', ...httpFlags(port), ...SPEEDUP, ...extra]);
   await ready(c, port, MODEL);
   return { name, port, model: MODEL, parts: [{ name: 'serve', pid: c.proc.pid! }], stop: () => stopChild(c) };
 }
@@ -211,7 +220,7 @@ async function startBridge(name: string, build: Build, upstreamPort: number): Pr
 const bridgeWorkerArgs = (upstreamPort: number): string[] => ['worker', 'openai', '--upstream', `http://127.0.0.1:${upstreamPort}`, '--model-name', BRIDGED];
 
 /** CPU, writes and wake-ups of every part of `a` over one measurement. */
-const sum = (xs: ProcSnapshot[]): ProcSnapshot => xs.reduce((t, x) => ({ cpuMicros: t.cpuMicros + x.cpuMicros, writeCalls: t.writeCalls + x.writeCalls, wakeups: t.wakeups + x.wakeups }), { cpuMicros: 0, writeCalls: 0, wakeups: 0 });
+const sum = (xs: ProcSnapshot[]): ProcSnapshot => xs.reduce(procSum, NO_USE);
 
 async function load<R>(job: LoadJob): Promise<R> {
   const c = child([path.join(HERE, 'support/load-generator.js'), JSON.stringify(job)]);
@@ -294,13 +303,28 @@ const median = (xs: number[]): number => {
   return sorted.length === 0 ? NaN : sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-async function measureTtft(a: Alternative): Promise<{ p50: number; p99: number; partMicrosPerReq: number[] }> {
+interface TtftFigures {
+  p50: number;
+  p99: number;
+  sendLateP99: number;
+  /** The shape's main threads' wait for a CPU per request, in ms (all parts). */
+  cpuWaitMsPerReq: number;
+  partMicrosPerReq: number[];
+}
+
+async function measureTtft(a: Alternative): Promise<TtftFigures> {
   const from = a.parts.map((p) => procSnapshot(p.pid));
   const r = await load<TtftResult>({ kind: 'ttft', ...target(a), ...ttftJob });
   const requests = Math.round((ttftJob.rate * ttftJob.durationMs) / 1000);
-  const partMicrosPerReq = a.parts.map((p, i) => procDelta(from[i]!, procSnapshot(p.pid)).cpuMicros / requests);
+  const spent = a.parts.map((p, i) => procDelta(from[i]!, procSnapshot(p.pid)));
   if (r.failures > 0) console.log(`  ${a.name}: ${r.failures} ttft failures`);
-  return { p50: percentile(r.samplesMs, 50), p99: percentile(r.samplesMs, 99), partMicrosPerReq };
+  return {
+    p50: percentile(r.samplesMs, 50),
+    p99: percentile(r.samplesMs, 99),
+    sendLateP99: percentile(r.sendLateMs, 99),
+    cpuWaitMsPerReq: sum(spent).cpuWaitMicros / requests / 1000,
+    partMicrosPerReq: spent.map((s) => s.cpuMicros / requests),
+  };
 }
 
 /** Each round starts one further along the list: no alternative always runs in the same slot (the slot after the ceiling measured worse TTFT). */
@@ -370,7 +394,7 @@ async function main(): Promise<void> {
 
   const stream = new Map<string, StreamFigures[]>();
   const unary = new Map<string, UnaryFigures[]>();
-  const ttft = new Map<string, { p50: number; p99: number }[]>();
+  const ttft = new Map<string, TtftFigures[]>();
   const add = <T>(m: Map<string, T[]>, k: string, v: T): void => void (m.get(k) ?? m.set(k, []).get(k)!).push(v);
   const parts = (a: Alternative, xs: number[]): string => (a.parts.length > 1 ? ` (${a.parts.map((p, i) => `${p.name} ${fmt(xs[i]!)}`).join(' + ')})` : '');
   for (let round = 1; round <= rounds; round++) {
@@ -387,7 +411,7 @@ async function main(): Promise<void> {
     for (const a of workloads.has('ttft') ? rotated(alternatives, round) : []) {
       const t = await measureTtft(a);
       add(ttft, a.name, t);
-      console.log(`round ${round} ttft   ${a.name.padEnd(13)} p50_ms=${fmt(t.p50)} p99_ms=${fmt(t.p99)} cpu_us_per_req=${fmt(t.partMicrosPerReq.reduce((x, y) => x + y, 0), 0)}${parts(a, t.partMicrosPerReq)}`);
+      console.log(`round ${round} ttft   ${a.name.padEnd(13)} p50_ms=${fmt(t.p50)} p99_ms=${fmt(t.p99)} send_late_p99_ms=${fmt(t.sendLateP99)} cpu_wait_ms_per_req=${fmt(t.cpuWaitMsPerReq, 3)} cpu_us_per_req=${fmt(t.partMicrosPerReq.reduce((x, y) => x + y, 0), 0)}${parts(a, t.partMicrosPerReq)}`);
     }
     loads.push(loadavg()[0]!);
   }
@@ -413,6 +437,8 @@ async function main(): Promise<void> {
   }
   if (workloads.has('ttft')) {
     row('TTFT p50 / p99 ms (1k-token prompts, 100 req/s)', (a) => `${fmt(med(ttft, a.name, (x) => x.p50))} / ${fmt(med(ttft, a.name, (x) => x.p99))}`);
+    row('client send late p99 ms', (a) => fmt(med(ttft, a.name, (x) => x.sendLateP99)));
+    row("server main threads' CPU wait ms per request", (a) => fmt(med(ttft, a.name, (x) => x.cpuWaitMsPerReq), 3));
     row('added TTFT p50 / p99 ms', (a) =>
       a.name === 'ceiling' ? '-' : `${fmt(perRound(ttft, a.name, 'ceiling', (x, y) => x.p50 - y.p50))} / ${fmt(perRound(ttft, a.name, 'ceiling', (x, y) => x.p99 - y.p99))}`,
     );

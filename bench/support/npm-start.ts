@@ -1,6 +1,7 @@
 // How `npm start` runs the server, read from a checkout's package.json start script: the
-// environment it sets and the node flags it passes. The bench starts its `serve` shapes the same
-// way, so their figures are those of the product as started (each checkout as its own script says).
+// environment it sets and the node flags it passes. The bench starts every dynamo-ts process the
+// same way (the container image gives each subcommand the same flags and environment), so its
+// figures are those of the product as started (each checkout as its own script says).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 

@@ -3,6 +3,7 @@ export { decodeRouterEvent, encodeRouterEvent, decodeNatsEnvelope, encodeNatsEnv
 export { encodeTwoPart, encodeTwoPartHeader, encodeTwoPartBody, decodeTwoPart, TwoPartBatch, TwoPartDecoder, type TwoPartMessage } from './two-part.js';
 export {
   encodeRequestFrame,
+  requestFrameHead,
   RequestFrameDecoder,
   encodeAck,
   AckDecoder,

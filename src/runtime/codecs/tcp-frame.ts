@@ -23,16 +23,23 @@ export const PING_PATH = '_ping';
 export const DEFAULT_TCP_MAX_MESSAGE_SIZE = 32 * 1024 * 1024;
 
 export function encodeRequestFrame(path: string, headers: Record<string, string>, payload: Uint8Array): Buffer {
+  return Buffer.concat([requestFrameHead(path, headers, payload.length), payload]);
+}
+
+/**
+ * A request frame up to its payload, which follows it on the wire: a sender writes the two back to
+ * back rather than copying a request's payload into one buffer with its head.
+ */
+export function requestFrameHead(path: string, headers: Record<string, string>, payloadLength: number): Buffer {
   const p = Buffer.from(path, 'utf8');
   const h = Buffer.from(JSON.stringify(headers), 'utf8');
   if (p.length > 0xffff || h.length > 0xffff) throw new RangeError('endpoint path or headers longer than 65535 bytes');
-  const out = Buffer.allocUnsafe(2 + p.length + 2 + h.length + 4 + payload.length);
+  const out = Buffer.allocUnsafe(2 + p.length + 2 + h.length + 4);
   let at = out.writeUInt16BE(p.length, 0);
   at += p.copy(out, at);
   at = out.writeUInt16BE(h.length, at);
   at += h.copy(out, at);
-  at = out.writeUInt32BE(payload.length, at);
-  out.set(payload, at);
+  out.writeUInt32BE(payloadLength, at);
   return out;
 }
 

@@ -12,14 +12,26 @@ export interface TwoPartMessage {
 const PREFIX = 24;
 const EMPTY = Buffer.alloc(0);
 
+/** Text parts are written into the message as UTF-8 where they go, not made into buffers of their own first. */
 export function encodeTwoPart(header: Uint8Array | string | null, body: Uint8Array | string | null): Buffer {
-  const h = toBytes(header);
-  const b = toBytes(body);
-  const out = Buffer.allocUnsafe(PREFIX + h.length + b.length);
-  writePrefix(out, 0, h.length, b.length);
-  out.set(h, PREFIX);
-  out.set(b, PREFIX + h.length);
+  const headerLen = byteLength(header);
+  const bodyLen = byteLength(body);
+  const out = Buffer.allocUnsafe(PREFIX + headerLen + bodyLen);
+  writePrefix(out, 0, headerLen, bodyLen);
+  writePart(out, PREFIX, header);
+  writePart(out, PREFIX + headerLen, body);
   return out;
+}
+
+function byteLength(part: Uint8Array | string | null): number {
+  if (part === null) return 0;
+  return typeof part === 'string' ? Buffer.byteLength(part, 'utf8') : part.length;
+}
+
+function writePart(out: Buffer, at: number, part: Uint8Array | string | null): void {
+  if (part === null) return;
+  if (typeof part === 'string') out.write(part, at, 'utf8');
+  else out.set(part, at);
 }
 
 /** The 24-byte prefix at `at`: both lengths as u64 (a part is under 2^32 bytes: the frame limit is far below), checksum 0. */
@@ -125,7 +137,3 @@ function readTwoPart(acc: ByteAccumulator, maxSize: number): TwoPartMessage | nu
   return { header, body };
 }
 
-function toBytes(part: Uint8Array | string | null): Uint8Array {
-  if (part === null) return EMPTY;
-  return typeof part === 'string' ? Buffer.from(part, 'utf8') : part;
-}

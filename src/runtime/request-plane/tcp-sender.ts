@@ -2,7 +2,7 @@
 // back in frame order.
 import type { Socket } from 'node:net';
 import { OverloadedError, WorkerLostError } from '../../protocols/index.js';
-import { AckDecoder, encodeRequestFrame, isRejectionAck, PING_HEADER, PING_PATH } from '../codecs/index.js';
+import { AckDecoder, encodeRequestFrame, isRejectionAck, PING_HEADER, PING_PATH, requestFrameHead } from '../codecs/index.js';
 import { splitAddress } from './call-home-link.js';
 import { dialSocket, type TcpTls } from './tcp-tls.js';
 
@@ -47,7 +47,8 @@ class WorkerConnection {
     });
   }
 
-  async send(frame: Buffer): Promise<void> {
+  /** One frame, as its pieces in order (written back to back, never copied together). */
+  async send(frame: readonly Buffer[]): Promise<void> {
     await this.opened();
     return new Promise<void>((resolve, reject) => {
       this.write(frame, {
@@ -70,7 +71,7 @@ class WorkerConnection {
     const answered = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), timeoutMs);
       this.opened().then(
-        () => this.write(PING_FRAME, { acked: () => resolve(true), lost: () => resolve(false) }),
+        () => this.write([PING_FRAME], { acked: () => resolve(true), lost: () => resolve(false) }),
         () => resolve(false),
       );
     });
@@ -86,14 +87,14 @@ class WorkerConnection {
     if (this.closed) throw new WorkerLostError(`connection to worker ${this.address} is closed`);
   }
 
-  private write(frame: Buffer, ack: PendingAck): void {
+  private write(frame: readonly Buffer[], ack: PendingAck): void {
     this.acks.push(ack);
     if (!this.corked) {
       this.corked = true;
       this.socket.cork();
       setImmediate(this.uncork);
     }
-    this.socket.write(frame);
+    for (const piece of frame) this.socket.write(piece);
   }
 
   close(): void {
@@ -116,7 +117,7 @@ export class TcpRequestSender {
   /** `transport` is `host:port/{instance_id:x}/{endpoint}`; resolves when the worker accepts. */
   send(transport: string, headers: Record<string, string>, payload: Buffer): Promise<void> {
     const { address, path } = splitTcpTransport(transport);
-    return this.connection(address).send(encodeRequestFrame(path, { ...headers, 'x-endpoint-path': path }, payload));
+    return this.connection(address).send([requestFrameHead(path, { ...headers, 'x-endpoint-path': path }, payload.length), payload]);
   }
 
   /** True when the worker behind `transport` acks a ping within `timeoutMs`, on the connection requests take. */

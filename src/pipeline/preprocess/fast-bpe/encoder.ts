@@ -7,6 +7,7 @@
 // synchronous call: uncached pieces cost ~20x cached ones).
 
 import { utf8Into } from './byte-level.js';
+import { IdRun } from './id-run.js';
 import { LiteralSearch } from './literal-search.js';
 import { MAX_WORD_BYTES, WordMerger } from './merge-word.js';
 import type { MergeTable } from './merge-table.js';
@@ -64,6 +65,8 @@ export class FastBpeEncoder {
   private old = new Map<string, number | number[]>();
   /** Uncached pieces the current call may still merge. */
   private coldLeft = Infinity;
+  /** The current call's ids. */
+  private readonly run = new IdRun();
 
   constructor(tables: EncoderTables) {
     this.shape = tables.shape;
@@ -78,17 +81,20 @@ export class FastBpeEncoder {
   /**
    * The ids of `text`, or null when this encoder does not answer for it: a piece too long, more
    * than `maxUncachedPieces` pieces not in the cache (those merged stay cached), or special tokens
-   * asked for from a post-processor that adds some.
+   * asked for from a post-processor that adds some. `before`: ids the answer starts with (a cached
+   * leading part's), so that the whole prompt's ids are made as one array.
    */
-  encode(text: string, addSpecialTokens: boolean, maxUncachedPieces = Infinity): number[] | null {
+  encode(text: string, addSpecialTokens: boolean, maxUncachedPieces = Infinity, before?: ArrayLike<number>): number[] | null {
     if (addSpecialTokens && !this.shape.postProcessorAddsNothing) return null;
     this.coldLeft = maxUncachedPieces;
     // The native binding receives lone surrogates as U+FFFD.
     const checked = text as unknown as WellFormed;
     const whole = checked.isWellFormed() ? text : checked.toWellFormed();
-    const ids: number[] = [];
+    const ids = this.run;
+    ids.reset();
+    if (before !== undefined) ids.pushAll(before);
     const added = this.added;
-    if (added === null) return this.encodeSegment(whole, ids) ? ids : null;
+    if (added === null) return this.encodeSegment(whole, ids) ? ids.take() : null;
     let at = 0;
     for (let index = added.next(whole, 0); index !== -1; index = added.next(whole, at)) {
       if (index > at && !this.encodeSegment(whole.slice(at, index), ids)) return null;
@@ -96,7 +102,7 @@ export class FastBpeEncoder {
       at = index + added.matched.length;
     }
     if (at < whole.length && !this.encodeSegment(at === 0 ? whole : whole.slice(at), ids)) return null;
-    return ids;
+    return ids.take();
   }
 
   /** Pieces cached now. */
@@ -104,7 +110,7 @@ export class FastBpeEncoder {
     return this.young.size + this.old.size;
   }
 
-  private encodeSegment(raw: string, ids: number[]): boolean {
+  private encodeSegment(raw: string, ids: IdRun): boolean {
     let text = this.shape.nfc ? raw.normalize('NFC') : raw;
     if (this.shape.addPrefixSpace && !text.startsWith(' ')) text = ` ${text}`;
     const split = this.shape.split;
@@ -141,7 +147,7 @@ export class FastBpeEncoder {
     return at >= text.length || this.encodePiece(text.slice(at), ids);
   }
 
-  private encodePiece(piece: string, ids: number[]): boolean {
+  private encodePiece(piece: string, ids: IdRun): boolean {
     let cached = this.young.get(piece);
     if (cached === undefined) {
       cached = this.old.get(piece);
@@ -157,7 +163,7 @@ export class FastBpeEncoder {
     const n = this.mergePiece(piece, ids);
     if (piece.length <= MAX_CACHED_CHARS) {
       const key = piece.length < SHARED_SUBSTRING_CHARS ? piece : this.decoder.decode(this.bytes.subarray(0, n));
-      this.remember(key, ids.length - start === 1 ? ids[start]! : ids.slice(start));
+      this.remember(key, ids.length - start === 1 ? ids.at(start) : ids.slice(start));
     }
     return true;
   }
@@ -171,7 +177,7 @@ export class FastBpeEncoder {
   }
 
   /** Appends the piece's ids; its UTF-8 is left in `bytes`, and its length returned. */
-  private mergePiece(piece: string, ids: number[]): number {
+  private mergePiece(piece: string, ids: IdRun): number {
     const n = utf8Into(piece, this.bytes);
     if (this.vocab !== null) {
       let spelled = '';

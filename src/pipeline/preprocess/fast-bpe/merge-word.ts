@@ -2,6 +2,7 @@
 // pairs first, until no pair merges (the native order). A heap of (rank, position) and linked
 // symbols make it O(n log n), so a long piece costs no more than its length says.
 
+import type { IdRun } from './id-run.js';
 import type { MergeTable } from './merge-table.js';
 
 /** Positions take the low bits of a heap key, ranks the rest: keys stay small integers. */
@@ -26,7 +27,7 @@ export class WordMerger {
   ) {}
 
   /** Appends the ids of the piece whose UTF-8 is `bytes[0..n)` (n ≤ MAX_WORD_BYTES) to `out`. */
-  merge(bytes: Uint8Array, n: number, out: number[]): void {
+  merge(bytes: Uint8Array, n: number, out: IdRun): void {
     const { ids, next, prev, gone, merges } = this;
     this.heapSize = 0;
     for (let i = 0; i < n; i++) {

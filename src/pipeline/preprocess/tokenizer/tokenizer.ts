@@ -137,10 +137,9 @@ export class HfTokenizer {
     const cuts = cache.cutsOf(text);
     const hit = cache.find(text, cuts);
     if (hit !== null && this.unverifiedHits > 0) return null;
-    const rest = fast.encode(hit === null ? text : text.slice(hit.chars), false, this.maxUncachedPieces);
-    if (rest === null) return null;
+    const ids = hit === null ? fast.encode(text, false, this.maxUncachedPieces) : fast.encode(text.slice(hit.chars), false, this.maxUncachedPieces, hit.ids);
+    if (ids === null) return null;
     cache.count(hit);
-    const ids = hit === null ? rest : joined(hit.ids, rest);
     cache.store(text, cuts, ids);
     return ids;
   }
