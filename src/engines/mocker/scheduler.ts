@@ -194,8 +194,9 @@ export class Scheduler {
       prefillLeft -= n;
     }
 
-    // Shrinking keeps the array's storage (its elements past the end are released).
-    work.length = planned;
+    // Shrinking keeps the array's storage (its elements past the end are released); setting the
+    // length is a runtime call even when unchanged, so steps with the same batch skip it.
+    if (work.length !== planned) work.length = planned;
     if (planned === 0 && this.running.length === 0 && this.waiting.length > 0) {
       // With the whole cache and batch free the head still does not fit: it never will.
       const seq = this.waiting[0]!;

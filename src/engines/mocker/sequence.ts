@@ -1,7 +1,7 @@
 // One request inside the mocker: its tokens, KV progress, blocks held, stop rules and output channel.
 import type { CompletionUsage, LLMEngineOutput, PrefillResult, PreprocessedRequest } from '../../protocols/index.js';
 import { ValidationError } from '../../protocols/index.js';
-import { computeLocalBlockHashes, computeSaltSeed, chainSequenceHash } from '../../protocols/index.js';
+import { computeLocalBlockHashes, computeSaltSeed, chainSequenceHash, XXH3_SEED } from '../../protocols/index.js';
 import { AsyncQueue } from '../../runtime/async-queue/index.js';
 import type { BlockId } from './kv-manager.js';
 import type { MockerOptions } from './options.js';
@@ -145,8 +145,8 @@ export class Sequence {
  * re-sent with its generated tokens appended ends where the unbroken run would have; a prompt with
  * no special token counts from its own end.
  */
-function naturalEnding(greedy: GreedyTokens, opts: MockerOptions, promptHash: bigint): number {
-  const rng = greedy.anchorRng() ?? SplitMix32.fromHash(promptHash);
+function naturalEnding(greedy: GreedyTokens, opts: MockerOptions, seed: number | null | undefined, prompt: readonly number[]): number {
+  const rng = greedy.anchorRng() ?? SplitMix32.fromHash(promptSeedHash(seed, prompt));
   const length = rng.nextInRange(opts.naturalLengthMin, opts.naturalLengthMax);
   return greedy.sinceAnchor < 0 ? length : length - greedy.sinceAnchor;
 }
@@ -205,19 +205,22 @@ export function createSequence(
   const eosIds = idSet(request.eos_token_ids, stop.stop_token_ids_hidden);
   const eosId = eosIds.size > 0 ? eosIds.values().next().value! : null;
   const seed = request.sampling_options?.seed;
-  const promptHash = promptSeedHash(seed, prompt);
   const greedy = new GreedyTokens(vocab, seed, prompt);
   const stream = script ? new ScriptedStream(script, greedy) : greedy;
-  const ending = script ? script.length + 1 : naturalEnding(greedy, opts, promptHash);
-  const naturalLength = ignoreEos || eosId === null ? Infinity : Math.max(ending, minTokens + 1);
+  // The prompt is hashed only when its ending is drawn from it: a prompt without a special token (a
+  // chat template always has one) that may end on EOS, or one asking for logprobs.
+  const naturalLength =
+    ignoreEos || eosId === null ? Infinity : Math.max(script ? script.length + 1 : naturalEnding(greedy, opts, seed, prompt), minTokens + 1);
 
   const topK = request.output_options?.logprobs;
   if (topK != null && (!Number.isSafeInteger(topK) || topK < 0 || topK > MAX_TOP_LOGPROBS)) {
     throw new ValidationError(`logprobs must be an integer between 0 and ${MAX_TOP_LOGPROBS}, got ${topK}`);
   }
-  const logprobs = topK == null ? null : new LogprobSampler(vocab, promptHash, topK);
+  const logprobs = topK == null ? null : new LogprobSampler(vocab, promptSeedHash(seed, prompt), topK);
 
-  const saltSeed = computeSaltSeed({ loraName: request.routing?.lora_name });
+  const loraName = request.routing?.lora_name;
+  // Without a LoRA the salt is the base seed: no options object to make per request.
+  const saltSeed = loraName ? computeSaltSeed({ loraName }) : XXH3_SEED;
   const seq = new Sequence(requestId, prompt, saltSeed, stream, {
     maxTokens,
     minTokens,
