@@ -102,7 +102,8 @@ export class MockerEngine implements EngineClient {
    * final output. Invalid requests throw a ValidationError on the first next().
    */
   generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncIterable<LLMEngineOutput> {
-    return queueStream(() => this.admit(request, ctx));
+    // Admitted at once unless the request waits (for its scripted output, or while paused).
+    return queueStream(() => (this.output || this.pausedAs !== null ? this.admitLater(request, ctx) : this.admit(request, ctx)));
   }
 
   /** How generation is paused, or null while it runs. */
@@ -147,13 +148,24 @@ export class MockerEngine implements EngineClient {
     this.scheduler.engineData = version === null ? null : { weight_version: version };
   }
 
-  /** A stream's start: its sequence queued, its channel handed over; null when aborted meanwhile. */
-  private async admit(request: PreprocessedRequest, ctx: GenerateContext): Promise<OpenedQueue<LLMEngineOutput> | null> {
+  /** A stream's start once its output script is read and generation runs; null when aborted meanwhile. */
+  private async admitLater(request: PreprocessedRequest, ctx: GenerateContext): Promise<OpenedQueue<LLMEngineOutput> | null> {
     if (this.closed) throw new UnavailableError('mocker engine is closed');
     const script = this.output && Array.isArray(request.token_ids) ? await this.output(request.token_ids) : null;
     const seq = createSequence(request, ctx.requestId, this.options, this.vocab, script);
+    if (this.pausedAs !== null && !(await this.untilResumed(ctx.signal))) return null;
+    return this.enter(seq, ctx);
+  }
+
+  /** A stream's start at once (no script, not paused): its sequence queued, its channel handed over. */
+  private admit(request: PreprocessedRequest, ctx: GenerateContext): OpenedQueue<LLMEngineOutput> | null {
+    if (this.closed) throw new UnavailableError('mocker engine is closed');
+    return this.enter(createSequence(request, ctx.requestId, this.options, this.vocab, null), ctx);
+  }
+
+  /** The sequence joins the scheduler's queue, unless its request was given up (or the engine closed) meanwhile. */
+  private enter(seq: Sequence, ctx: GenerateContext): OpenedQueue<LLMEngineOutput> | null {
     const { signal } = ctx;
-    if (this.pausedAs !== null && !(await this.untilResumed(signal))) return null;
     if (signal.aborted || this.closed) return null;
     const watch = engineRequestChannel.hasSubscribers ? new RequestWatch(seq, ctx, this.options.dpRank) : null;
     const stop: AbortFollower = { handleEvent: () => this.cancel(seq) };
