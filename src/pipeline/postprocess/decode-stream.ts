@@ -4,6 +4,7 @@
 import {
   endLater,
   InternalError,
+  iterableOf,
   pushItems,
   type PushingIterator,
   type StreamSink,
@@ -72,7 +73,7 @@ export interface DecodeStreamOptions {
  * engine stream is closed, as leaving a `for await` would.
  */
 export function decodeStream(outputs: AsyncIterable<LLMEngineOutput>, opts: DecodeStreamOptions): AsyncIterable<DecodedStep> {
-  return { [Symbol.asyncIterator]: () => new DecodedSteps(outputs[Symbol.asyncIterator](), new ChoiceDecoder(opts)) };
+  return iterableOf(() => new DecodedSteps(outputs[Symbol.asyncIterator](), new ChoiceDecoder(opts)));
 }
 
 /**

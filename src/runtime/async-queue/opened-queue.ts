@@ -2,7 +2,7 @@
 // first next() waits for the start, every later next() is the queue's own (no generator hop per
 // item). Leaving before the start is over closes the queue as soon as it is there. A start that is
 // over at once (answers a queue, not a promise) opens the stream with no promise and no hop.
-import { endLater, type PushingIterator, type StreamSink } from '../../protocols/index.js';
+import { endLater, iterableOf, type PushingIterator, type StreamSink } from '../../protocols/index.js';
 import type { AsyncQueue } from './async-queue.js';
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
@@ -17,7 +17,7 @@ export interface OpenedQueue<T extends {} | null> {
 export type QueueStart<T extends {} | null> = () => OpenedQueue<T> | null | Promise<OpenedQueue<T> | null>;
 
 export function queueStream<T extends {} | null>(open: QueueStart<T>): AsyncIterable<T> {
-  return { [Symbol.asyncIterator]: () => new QueueStream(open) };
+  return iterableOf(() => new QueueStream(open));
 }
 
 /**
