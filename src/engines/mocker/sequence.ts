@@ -50,6 +50,8 @@ export class Sequence {
   finished = false;
   /** Filled by the scheduler loop, drained by the request's generate() iterator. */
   readonly channel = new AsyncQueue<LLMEngineOutput>();
+  /** The plain token output sent last, refilled while the channel's consumer reads in place. */
+  private sent: (LLMEngineOutput & { token_ids: number[] }) | null = null;
 
   constructor(
     readonly requestId: string,
@@ -85,7 +87,11 @@ export class Sequence {
     }
   }
 
-  /** Samples the next token, appends it, and builds its output (final fields included when it ends). */
+  /**
+   * Samples the next token, appends it, and builds its output (final fields included when it ends).
+   * While the channel's consumer reads outputs in place, a plain token's output is the one this
+   * sequence sent last, refilled.
+   */
   sampleNext(): LLMEngineOutput {
     const r = this.rules;
     const g = this.generatedCount + 1;
@@ -93,25 +99,36 @@ export class Sequence {
       g >= r.naturalLength && !this.stream.midUnit ? r.eosId! : this.stream.nextToken(r.maxTokens - g + 1);
     this.tokens.push(token);
     this.stream.push(token);
+    const mayStop = g > r.minTokens;
+    let finish: LLMEngineOutput['finish_reason'] = null;
+    if (mayStop && r.stopIds.has(token)) finish = 'stop';
+    else if (mayStop && !r.ignoreEos && r.eosIds.has(token)) finish = 'eos';
+    else if (g >= r.maxTokens) finish = 'length';
+    if (finish === null && this.logprobs === null) return this.plainOutput(token);
     const out: LLMEngineOutput = { token_ids: [token], index: 0 };
     if (this.logprobs) {
       const lp = this.logprobs.next(token);
       out.log_probs = [lp.logprob];
       if (lp.top) out.top_logprobs = [lp.top];
     }
-    const mayStop = g > r.minTokens;
-    if (mayStop && r.stopIds.has(token)) {
-      out.finish_reason = 'stop';
-      out.stop_reason = token;
-    } else if (mayStop && !r.ignoreEos && r.eosIds.has(token)) {
-      out.finish_reason = 'eos';
-    } else if (g >= r.maxTokens) {
-      out.finish_reason = 'length';
-    }
-    if (out.finish_reason) {
+    if (finish !== null) {
+      out.finish_reason = finish;
+      if (finish === 'stop') out.stop_reason = token;
       out.completion_usage = this.usage();
       if (this.handover) out.disaggregated_params = this.handover(this);
     }
+    return out;
+  }
+
+  /** The output of a token that neither ends the sequence nor carries logprobs. */
+  private plainOutput(token: number): LLMEngineOutput {
+    const last = this.sent;
+    if (last !== null && this.channel.refillable) {
+      last.token_ids[0] = token;
+      return last;
+    }
+    const out: LLMEngineOutput & { token_ids: number[] } = { token_ids: [token], index: 0 };
+    this.sent = out;
     return out;
   }
 

@@ -110,6 +110,14 @@ class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngine
     pushItems(this.inner, this);
   }
 
+  /**
+   * An output's step is read within the call and carries the output's token ids: the choice reads
+   * outputs in place when its sink reads steps so (the usage it keeps is the finishing output's own).
+   */
+  get readsInPlace(): boolean {
+    return this.sink?.readsInPlace === true;
+  }
+
   /** An engine output, pushed: its step goes to the sink (none once the choice is over). */
   item(out: LLMEngineOutput): void {
     const sink = this.sink;

@@ -241,6 +241,11 @@ class AttemptSink<Req, Out> implements StreamSink<Out> {
     private readonly sink: StreamSink<Out>,
   ) {}
 
+  /** As the request's sink: the attempts copy an output's tokens, and a held finish is the attempt's last output. */
+  get readsInPlace(): boolean {
+    return this.sink.readsInPlace === true;
+  }
+
   item(out: Out): void {
     this.attempts.pushedItem(this.from, this.sink, out);
   }

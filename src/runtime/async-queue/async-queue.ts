@@ -86,6 +86,14 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
     return this.ended;
   }
 
+  /**
+   * True while nothing waits in the queue and its sink reads each item in place: the item pushed
+   * last has been handed over and read, so a producer may push that object again, refilled.
+   */
+  get refillable(): boolean {
+    return this.head === this.tail && this.sink?.readsInPlace === true;
+  }
+
   /** Called once when the consumer's side closes: at the end, at the failure (with it), or on `return()`. */
   whenClosed(callback: (how: QueueClose, error?: unknown) => void): void {
     this.onClosed = callback;

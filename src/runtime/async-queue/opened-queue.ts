@@ -10,6 +10,7 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value:
 /** What a start gives: the queue, and optionally what sees each item as the consumer takes it. */
 export interface OpenedQueue<T extends {} | null> {
   queue: AsyncQueue<T>;
+  /** Reads each item within the call and keeps nothing of it. */
   tap?: (item: T) => void;
 }
 
@@ -136,6 +137,10 @@ class TappedSink<T> implements StreamSink<T> {
     private readonly tap: (item: T) => void,
     private readonly sink: StreamSink<T>,
   ) {}
+
+  get readsInPlace(): boolean {
+    return this.sink.readsInPlace === true;
+  }
 
   item(item: T): void {
     this.tap(item);
