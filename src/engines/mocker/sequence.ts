@@ -21,6 +21,21 @@ export interface StopRules {
   ignoreEos: boolean;
 }
 
+/** The most generated tokens a sequence's token array has room for from the start. */
+const ANSWER_ROOM = 64;
+
+/**
+ * A copy of `prompt` with storage for `room` more tokens: a copied array grown by its first push
+ * would be made again with room for half as many more plus 16 (for a short answer, more than the
+ * copy itself). Shortening an array keeps its storage when most of it stays in use.
+ */
+function withRoom(prompt: readonly number[], room: number): number[] {
+  const tokens = new Array<number>(prompt.length + room);
+  for (let i = 0; i < prompt.length; i++) tokens[i] = prompt[i]!;
+  tokens.length = prompt.length;
+  return tokens;
+}
+
 /** A prefill engine's hand-over, built on the request's one output. */
 export type Handover = (seq: Sequence) => unknown;
 
@@ -64,7 +79,7 @@ export class Sequence {
     /** Set on a prefill engine: the transfer parameters its final output carries. */
     private readonly handover: Handover | null = null,
   ) {
-    this.tokens = prompt.slice();
+    this.tokens = withRoom(prompt, Math.min(rules.maxTokens, ANSWER_ROOM));
     this.promptLength = prompt.length;
   }
 
