@@ -84,7 +84,10 @@ async function measure(root: string): Promise<void> {
     const call = pr.callController();
     const signal = call.signal;
     const steps = pl.generateChoices({ target, prompts: [prompt], n: 1, requestId, signal, hooks: request.contextHooks() });
-    const fold = new pl.ResponseFold({ promptTokens: prompt.promptTokens, collectText: true, request });
+    // The output parsers the chat route gives a choice of this model (its reasoning parser, say).
+    const reasoning = pl.reasoningFor(served.parsers.reasoning, chat, run.formattedPrompt);
+    const toolCalls = pl.toolCallsFor(served.parsers.toolCall, chat, run.toolCallsNative === true);
+    const fold = new pl.ResponseFold({ promptTokens: prompt.promptTokens, collectText: true, request, reasoning, toolCalls });
     return pr.drainStream(steps, (step) => fold.absorb(step), true).then(() => {
       request.succeed();
       pr.callEnded(call);

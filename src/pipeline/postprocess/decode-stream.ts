@@ -196,7 +196,7 @@ class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngine
   /** The choice is over: later pulls end, and the engine stream is released. */
   private close(): void {
     this.done = true;
-    this.inner.return?.().catch(() => undefined);
+    this.inner.return?.().catch(ignore);
   }
 }
 
@@ -322,6 +322,9 @@ class ChoiceDecoder {
     return this.engineUsage ?? { prompt_tokens: prompt, completion_tokens: this.completionTokens, total_tokens: prompt + this.completionTokens };
   }
 }
+
+/** What a closed engine stream's return() may reject with: nothing is waiting for it. */
+const ignore = (): void => undefined;
 
 const NO_IDS: number[] = [];
 const NO_TEXTS: (string | null)[] = [];
