@@ -8,7 +8,7 @@ import type {
   PreprocessedRequest,
 } from '../../protocols/index.js';
 import { engineRequestChannel, followAbort, unfollowAbort, UnavailableError, type AbortFollower, type EngineRequestEvent, type PauseMode } from '../../protocols/index.js';
-import { queueStream, type OpenedQueue } from '../../runtime/async-queue/index.js';
+import { queueStream, type AsyncQueue, type OpenedQueue, type QueueClose } from '../../runtime/async-queue/index.js';
 import { resolveMockerOptions, type MockerEngineOptions, type MockerOptions } from './options.js';
 import { Scheduler } from './scheduler.js';
 import type { OutputScript } from './scripted-stream.js';
@@ -168,17 +168,10 @@ export class MockerEngine implements EngineClient {
     const { signal } = ctx;
     if (signal.aborted || this.closed) return null;
     const watch = engineRequestChannel.hasSubscribers ? new RequestWatch(seq, ctx, this.options.dpRank) : null;
-    const stop: AbortFollower = { handleEvent: () => this.cancel(seq) };
-    followAbort(signal, stop);
-    seq.channel.whenClosed((_how, error) => {
-      unfollowAbort(signal, stop);
-      this.cancel(seq);
-      if (error !== undefined) watch?.failed(error);
-      watch?.publish();
-    });
+    const admitted = new Admitted(seq, signal, watch, this.cancelSequence);
     this.scheduler.enqueue(seq);
     this.wake();
-    return { queue: seq.channel, tap: watch ? (out) => watch.output(out) : undefined };
+    return admitted;
   }
 
   /** Publishes the whole KV cache again (`cleared`, then its blocks): routers that missed events catch up. */
@@ -218,6 +211,9 @@ export class MockerEngine implements EngineClient {
     this.drainWaiters = [];
     for (const resolve of waiters) resolve();
   }
+
+  /** cancel(), made once for every admitted request to call. */
+  private readonly cancelSequence = (seq: Sequence): void => this.cancel(seq);
 
   private cancel(seq: Sequence): void {
     if (seq.finished) return;
@@ -291,6 +287,40 @@ export class MockerEngine implements EngineClient {
       }, ahead);
     });
   }
+}
+
+/**
+ * An admitted request's ties to its caller, and what its stream opens with: the caller's signal
+ * cancels it, and its channel's close (the end, a failure or the consumer leaving) frees it. One
+ * object per request rather than a follower, closures and an opened-queue record of their own.
+ */
+class Admitted implements AbortFollower, OpenedQueue<LLMEngineOutput> {
+  readonly queue: AsyncQueue<LLMEngineOutput>;
+  readonly tap: ((out: LLMEngineOutput) => void) | undefined;
+
+  constructor(
+    private readonly seq: Sequence,
+    private readonly signal: AbortSignal,
+    private readonly watch: RequestWatch | null,
+    private readonly cancel: (seq: Sequence) => void,
+  ) {
+    this.queue = seq.channel;
+    this.tap = watch ? (out) => watch.output(out) : undefined;
+    followAbort(signal, this);
+    seq.channel.whenClosed(this.closed);
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.cancel(this.seq);
+  }
+
+  private readonly closed = (_how: QueueClose, error?: unknown): void => {
+    unfollowAbort(this.signal, this);
+    this.cancel(this.seq);
+    if (error !== undefined) this.watch?.failed(error);
+    this.watch?.publish();
+  };
 }
 
 /** One mocker request while someone observes engine requests: published once it ended. */
