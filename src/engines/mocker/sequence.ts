@@ -137,14 +137,12 @@ export class Sequence {
 
   /** The output of a token that neither ends the sequence nor carries logprobs. */
   private plainOutput(token: number): LLMEngineOutput {
+    // A consumer that keeps outputs (a stream, a remote caller) gets a new one, and none is kept here.
+    if (!this.channel.refillable) return { token_ids: [token], index: 0 };
     const last = this.sent;
-    if (last !== null && this.channel.refillable) {
-      last.token_ids[0] = token;
-      return last;
-    }
-    const out: LLMEngineOutput & { token_ids: number[] } = { token_ids: [token], index: 0 };
-    this.sent = out;
-    return out;
+    if (last === null) return (this.sent = { token_ids: [token], index: 0 });
+    last.token_ids[0] = token;
+    return last;
   }
 
   /** A final output with no new token, for requests the engine has to end itself. */
