@@ -37,8 +37,9 @@ export interface ChoicesRequest {
  * (an AbortSignal costs microseconds to make in Node 20, a linked pair more: felt on small requests).
  */
 export function generateChoices({ target, prompts, n, requestId, signal, metadata, hooks }: ChoicesRequest): AsyncIterable<DecodedStep> {
-  const streams: AsyncIterable<DecodedStep>[] = [];
-  const fanOut = prompts.length * n > 1;
+  // Sized up front: most requests have one choice, and an empty array grown by a push makes room for 17.
+  const streams = new Array<AsyncIterable<DecodedStep>>(prompts.length * n);
+  const fanOut = streams.length > 1;
   for (let p = 0; p < prompts.length; p++) {
     const prompt = prompts[p]!;
     for (let i = 0; i < n; i++) {
@@ -50,7 +51,7 @@ export function generateChoices({ target, prompts, n, requestId, signal, metadat
         metadata,
         ...hooks,
       });
-      streams.push(decodeStream(outputs, { table: target.tokenTable, request, promptTokens: prompt.promptTokens, index }));
+      streams[index] = decodeStream(outputs, { table: target.tokenTable, request, promptTokens: prompt.promptTokens, index });
     }
   }
   return mergeAsync(streams);

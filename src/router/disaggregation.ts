@@ -8,6 +8,7 @@ import {
   BYPASS_REMOTE_PREFILL,
   InternalError,
   isDynamoError,
+  iterableOf,
   OverloadedError,
   UnavailableError,
   WorkerLostError,
@@ -174,9 +175,7 @@ export class Disaggregation {
       },
     };
     const prefill = pool.generate(prefillRequest(request), prefillCtx);
-    return {
-      [Symbol.asyncIterator]: () => new PrefillThenDecode(prefill, () => prefillWorker, request, ctx, decode),
-    };
+    return iterableOf(() => new PrefillThenDecode(prefill, () => prefillWorker, request, ctx, decode));
   }
 }
 

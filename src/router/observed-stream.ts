@@ -190,6 +190,14 @@ class ObservedStream<Out> implements PushingIterator<Out>, StreamSink<Out>, Sile
     pushItems(this.inner, this);
   }
 
+  /**
+   * The consumer reads each output in place, and so does every observer: those without a
+   * per-output hook keep nothing of it (the first output's hook reads it within the call).
+   */
+  get readsInPlace(): boolean {
+    return this.sink?.readsInPlace === true && this.every.length === 0;
+  }
+
   /** An output pushed by the inner stream, for the consumer's sink unless it left. */
   item(out: Out): void {
     const sink = this.sink;

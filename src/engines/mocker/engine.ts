@@ -8,7 +8,7 @@ import type {
   PreprocessedRequest,
 } from '../../protocols/index.js';
 import { engineRequestChannel, followAbort, unfollowAbort, UnavailableError, type AbortFollower, type EngineRequestEvent, type PauseMode } from '../../protocols/index.js';
-import { queueStream, type OpenedQueue } from '../../runtime/async-queue/index.js';
+import { queueStream, type AsyncQueue, type OpenedQueue, type QueueClose } from '../../runtime/async-queue/index.js';
 import { resolveMockerOptions, type MockerEngineOptions, type MockerOptions } from './options.js';
 import { Scheduler } from './scheduler.js';
 import type { OutputScript } from './scripted-stream.js';
@@ -102,7 +102,8 @@ export class MockerEngine implements EngineClient {
    * final output. Invalid requests throw a ValidationError on the first next().
    */
   generate(request: PreprocessedRequest, ctx: GenerateContext): AsyncIterable<LLMEngineOutput> {
-    return queueStream(() => this.admit(request, ctx));
+    // Admitted at once unless the request waits (for its scripted output, or while paused).
+    return queueStream(() => (this.output || this.pausedAs !== null ? this.admitLater(request, ctx) : this.admit(request, ctx)));
   }
 
   /** How generation is paused, or null while it runs. */
@@ -147,26 +148,30 @@ export class MockerEngine implements EngineClient {
     this.scheduler.engineData = version === null ? null : { weight_version: version };
   }
 
-  /** A stream's start: its sequence queued, its channel handed over; null when aborted meanwhile. */
-  private async admit(request: PreprocessedRequest, ctx: GenerateContext): Promise<OpenedQueue<LLMEngineOutput> | null> {
+  /** A stream's start once its output script is read and generation runs; null when aborted meanwhile. */
+  private async admitLater(request: PreprocessedRequest, ctx: GenerateContext): Promise<OpenedQueue<LLMEngineOutput> | null> {
     if (this.closed) throw new UnavailableError('mocker engine is closed');
     const script = this.output && Array.isArray(request.token_ids) ? await this.output(request.token_ids) : null;
     const seq = createSequence(request, ctx.requestId, this.options, this.vocab, script);
+    if (this.pausedAs !== null && !(await this.untilResumed(ctx.signal))) return null;
+    return this.enter(seq, ctx);
+  }
+
+  /** A stream's start at once (no script, not paused): its sequence queued, its channel handed over. */
+  private admit(request: PreprocessedRequest, ctx: GenerateContext): OpenedQueue<LLMEngineOutput> | null {
+    if (this.closed) throw new UnavailableError('mocker engine is closed');
+    return this.enter(createSequence(request, ctx.requestId, this.options, this.vocab, null), ctx);
+  }
+
+  /** The sequence joins the scheduler's queue, unless its request was given up (or the engine closed) meanwhile. */
+  private enter(seq: Sequence, ctx: GenerateContext): OpenedQueue<LLMEngineOutput> | null {
     const { signal } = ctx;
-    if (this.pausedAs !== null && !(await this.untilResumed(signal))) return null;
     if (signal.aborted || this.closed) return null;
     const watch = engineRequestChannel.hasSubscribers ? new RequestWatch(seq, ctx, this.options.dpRank) : null;
-    const stop: AbortFollower = { handleEvent: () => this.cancel(seq) };
-    followAbort(signal, stop);
-    seq.channel.whenClosed((_how, error) => {
-      unfollowAbort(signal, stop);
-      this.cancel(seq);
-      if (error !== undefined) watch?.failed(error);
-      watch?.publish();
-    });
+    const admitted = new Admitted(seq, signal, watch, this.cancelSequence);
     this.scheduler.enqueue(seq);
     this.wake();
-    return { queue: seq.channel, tap: watch ? (out) => watch.output(out) : undefined };
+    return admitted;
   }
 
   /** Publishes the whole KV cache again (`cleared`, then its blocks): routers that missed events catch up. */
@@ -206,6 +211,9 @@ export class MockerEngine implements EngineClient {
     this.drainWaiters = [];
     for (const resolve of waiters) resolve();
   }
+
+  /** cancel(), made once for every admitted request to call. */
+  private readonly cancelSequence = (seq: Sequence): void => this.cancel(seq);
 
   private cancel(seq: Sequence): void {
     if (seq.finished) return;
@@ -279,6 +287,40 @@ export class MockerEngine implements EngineClient {
       }, ahead);
     });
   }
+}
+
+/**
+ * An admitted request's ties to its caller, and what its stream opens with: the caller's signal
+ * cancels it, and its channel's close (the end, a failure or the consumer leaving) frees it. One
+ * object per request rather than a follower, closures and an opened-queue record of their own.
+ */
+class Admitted implements AbortFollower, OpenedQueue<LLMEngineOutput> {
+  readonly queue: AsyncQueue<LLMEngineOutput>;
+  readonly tap: ((out: LLMEngineOutput) => void) | undefined;
+
+  constructor(
+    private readonly seq: Sequence,
+    private readonly signal: AbortSignal,
+    private readonly watch: RequestWatch | null,
+    private readonly cancel: (seq: Sequence) => void,
+  ) {
+    this.queue = seq.channel;
+    this.tap = watch ? (out) => watch.output(out) : undefined;
+    followAbort(signal, this);
+    seq.channel.whenClosed(this.closed);
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.cancel(this.seq);
+  }
+
+  private readonly closed = (_how: QueueClose, error?: unknown): void => {
+    unfollowAbort(this.signal, this);
+    this.cancel(this.seq);
+    if (error !== undefined) this.watch?.failed(error);
+    this.watch?.publish();
+  };
 }
 
 /** One mocker request while someone observes engine requests: published once it ended. */

@@ -194,8 +194,9 @@ export class Scheduler {
       prefillLeft -= n;
     }
 
-    // Shrinking keeps the array's storage (its elements past the end are released).
-    work.length = planned;
+    // Shrinking keeps the array's storage (its elements past the end are released); setting the
+    // length is a runtime call even when unchanged, so steps with the same batch skip it.
+    if (work.length !== planned) work.length = planned;
     if (planned === 0 && this.running.length === 0 && this.waiting.length > 0) {
       // With the whole cache and batch free the head still does not fit: it never will.
       const seq = this.waiting[0]!;
@@ -286,9 +287,12 @@ export class Scheduler {
     let fullHeld = seq.blocks.length - (seq.hasPartial ? 1 : 0);
     const promote = seq.hasPartial && fullBlocks > fullHeld;
     const firstNew = fullHeld + (promote ? 1 : 0);
-    const ids: BlockId[] = seq.seqHashes.slice(firstNew, fullBlocks);
     const needPartial = wantPartial && (promote || !seq.hasPartial);
-    if (needPartial) ids.push(this.nextPrivateBlock++);
+    // Sized as they come: a short prompt's admission takes one partial block, and an empty array
+    // grown by one push makes room for 17.
+    const ids: BlockId[] =
+      firstNew < fullBlocks ? seq.seqHashes.slice(firstNew, fullBlocks) : needPartial ? [this.nextPrivateBlock++] : [];
+    if (needPartial && firstNew < fullBlocks) ids.push(this.nextPrivateBlock++);
     if (ids.length === 0 && !promote) return true;
 
     let activated = 0;
@@ -305,8 +309,10 @@ export class Scheduler {
     }
     if (ids.length > 0) {
       const parent = fullHeld > 0 ? seq.seqHashes[fullHeld - 1]! : null;
-      this.kv.use(ids, seq.localHashes.slice(firstNew, fullBlocks), parent, maxActive);
-      seq.blocks.push(...ids);
+      this.kv.use(ids, firstNew < fullBlocks ? seq.localHashes.slice(firstNew, fullBlocks) : NO_HASHES, parent, maxActive);
+      // The manager keeps nothing of `ids`: a sequence holding no block yet takes the array itself.
+      if (seq.blocks.length === 0) seq.blocks = ids;
+      else for (const id of ids) seq.blocks.push(id);
     }
     seq.hasPartial = needPartial || (seq.hasPartial && !promote);
     return true;

@@ -1,7 +1,7 @@
 // One request inside the mocker: its tokens, KV progress, blocks held, stop rules and output channel.
 import type { CompletionUsage, LLMEngineOutput, PrefillResult, PreprocessedRequest } from '../../protocols/index.js';
 import { ValidationError } from '../../protocols/index.js';
-import { computeLocalBlockHashes, computeSaltSeed, chainSequenceHash } from '../../protocols/index.js';
+import { computeLocalBlockHashes, computeSaltSeed, chainSequenceHash, XXH3_SEED } from '../../protocols/index.js';
 import { AsyncQueue } from '../../runtime/async-queue/index.js';
 import type { BlockId } from './kv-manager.js';
 import type { MockerOptions } from './options.js';
@@ -19,6 +19,21 @@ export interface StopRules {
   eosIds: ReadonlySet<number>;
   stopIds: ReadonlySet<number>;
   ignoreEos: boolean;
+}
+
+/** The most generated tokens a sequence's token array has room for from the start. */
+const ANSWER_ROOM = 64;
+
+/**
+ * A copy of `prompt` with storage for `room` more tokens: a copied array grown by its first push
+ * would be made again with room for half as many more plus 16 (for a short answer, more than the
+ * copy itself). Shortening an array keeps its storage when most of it stays in use.
+ */
+function withRoom(prompt: readonly number[], room: number): number[] {
+  const tokens = new Array<number>(prompt.length + room);
+  for (let i = 0; i < prompt.length; i++) tokens[i] = prompt[i]!;
+  tokens.length = prompt.length;
+  return tokens;
 }
 
 /** A prefill engine's hand-over, built on the request's one output. */
@@ -50,6 +65,8 @@ export class Sequence {
   finished = false;
   /** Filled by the scheduler loop, drained by the request's generate() iterator. */
   readonly channel = new AsyncQueue<LLMEngineOutput>();
+  /** The plain token output sent last, refilled while the channel's consumer reads in place. */
+  private sent: (LLMEngineOutput & { token_ids: number[] }) | null = null;
 
   constructor(
     readonly requestId: string,
@@ -62,7 +79,7 @@ export class Sequence {
     /** Set on a prefill engine: the transfer parameters its final output carries. */
     private readonly handover: Handover | null = null,
   ) {
-    this.tokens = prompt.slice();
+    this.tokens = withRoom(prompt, Math.min(rules.maxTokens, ANSWER_ROOM));
     this.promptLength = prompt.length;
   }
 
@@ -85,7 +102,11 @@ export class Sequence {
     }
   }
 
-  /** Samples the next token, appends it, and builds its output (final fields included when it ends). */
+  /**
+   * Samples the next token, appends it, and builds its output (final fields included when it ends).
+   * While the channel's consumer reads outputs in place, a plain token's output is the one this
+   * sequence sent last, refilled.
+   */
   sampleNext(): LLMEngineOutput {
     const r = this.rules;
     const g = this.generatedCount + 1;
@@ -93,26 +114,35 @@ export class Sequence {
       g >= r.naturalLength && !this.stream.midUnit ? r.eosId! : this.stream.nextToken(r.maxTokens - g + 1);
     this.tokens.push(token);
     this.stream.push(token);
+    const mayStop = g > r.minTokens;
+    let finish: LLMEngineOutput['finish_reason'] = null;
+    if (mayStop && r.stopIds.has(token)) finish = 'stop';
+    else if (mayStop && !r.ignoreEos && r.eosIds.has(token)) finish = 'eos';
+    else if (g >= r.maxTokens) finish = 'length';
+    if (finish === null && this.logprobs === null) return this.plainOutput(token);
     const out: LLMEngineOutput = { token_ids: [token], index: 0 };
     if (this.logprobs) {
       const lp = this.logprobs.next(token);
       out.log_probs = [lp.logprob];
       if (lp.top) out.top_logprobs = [lp.top];
     }
-    const mayStop = g > r.minTokens;
-    if (mayStop && r.stopIds.has(token)) {
-      out.finish_reason = 'stop';
-      out.stop_reason = token;
-    } else if (mayStop && !r.ignoreEos && r.eosIds.has(token)) {
-      out.finish_reason = 'eos';
-    } else if (g >= r.maxTokens) {
-      out.finish_reason = 'length';
-    }
-    if (out.finish_reason) {
+    if (finish !== null) {
+      out.finish_reason = finish;
+      if (finish === 'stop') out.stop_reason = token;
       out.completion_usage = this.usage();
       if (this.handover) out.disaggregated_params = this.handover(this);
     }
     return out;
+  }
+
+  /** The output of a token that neither ends the sequence nor carries logprobs. */
+  private plainOutput(token: number): LLMEngineOutput {
+    // A consumer that keeps outputs (a stream, a remote caller) gets a new one, and none is kept here.
+    if (!this.channel.refillable) return { token_ids: [token], index: 0 };
+    const last = this.sent;
+    if (last === null) return (this.sent = { token_ids: [token], index: 0 });
+    last.token_ids[0] = token;
+    return last;
   }
 
   /** A final output with no new token, for requests the engine has to end itself. */
@@ -145,8 +175,8 @@ export class Sequence {
  * re-sent with its generated tokens appended ends where the unbroken run would have; a prompt with
  * no special token counts from its own end.
  */
-function naturalEnding(greedy: GreedyTokens, opts: MockerOptions, promptHash: bigint): number {
-  const rng = greedy.anchorRng() ?? SplitMix32.fromHash(promptHash);
+function naturalEnding(greedy: GreedyTokens, opts: MockerOptions, seed: number | null | undefined, prompt: readonly number[]): number {
+  const rng = greedy.anchorRng() ?? SplitMix32.fromHash(promptSeedHash(seed, prompt));
   const length = rng.nextInRange(opts.naturalLengthMin, opts.naturalLengthMax);
   return greedy.sinceAnchor < 0 ? length : length - greedy.sinceAnchor;
 }
@@ -205,19 +235,22 @@ export function createSequence(
   const eosIds = idSet(request.eos_token_ids, stop.stop_token_ids_hidden);
   const eosId = eosIds.size > 0 ? eosIds.values().next().value! : null;
   const seed = request.sampling_options?.seed;
-  const promptHash = promptSeedHash(seed, prompt);
   const greedy = new GreedyTokens(vocab, seed, prompt);
   const stream = script ? new ScriptedStream(script, greedy) : greedy;
-  const ending = script ? script.length + 1 : naturalEnding(greedy, opts, promptHash);
-  const naturalLength = ignoreEos || eosId === null ? Infinity : Math.max(ending, minTokens + 1);
+  // The prompt is hashed only when its ending is drawn from it: a prompt without a special token (a
+  // chat template always has one) that may end on EOS, or one asking for logprobs.
+  const naturalLength =
+    ignoreEos || eosId === null ? Infinity : Math.max(script ? script.length + 1 : naturalEnding(greedy, opts, seed, prompt), minTokens + 1);
 
   const topK = request.output_options?.logprobs;
   if (topK != null && (!Number.isSafeInteger(topK) || topK < 0 || topK > MAX_TOP_LOGPROBS)) {
     throw new ValidationError(`logprobs must be an integer between 0 and ${MAX_TOP_LOGPROBS}, got ${topK}`);
   }
-  const logprobs = topK == null ? null : new LogprobSampler(vocab, promptHash, topK);
+  const logprobs = topK == null ? null : new LogprobSampler(vocab, promptSeedHash(seed, prompt), topK);
 
-  const saltSeed = computeSaltSeed({ loraName: request.routing?.lora_name });
+  const loraName = request.routing?.lora_name;
+  // Without a LoRA the salt is the base seed: no options object to make per request.
+  const saltSeed = loraName ? computeSaltSeed({ loraName }) : XXH3_SEED;
   const seq = new Sequence(requestId, prompt, saltSeed, stream, {
     maxTokens,
     minTokens,

@@ -4,6 +4,7 @@
 import {
   endLater,
   InternalError,
+  iterableOf,
   pushItems,
   type PushingIterator,
   type StreamSink,
@@ -72,7 +73,7 @@ export interface DecodeStreamOptions {
  * engine stream is closed, as leaving a `for await` would.
  */
 export function decodeStream(outputs: AsyncIterable<LLMEngineOutput>, opts: DecodeStreamOptions): AsyncIterable<DecodedStep> {
-  return { [Symbol.asyncIterator]: () => new DecodedSteps(outputs[Symbol.asyncIterator](), new ChoiceDecoder(opts)) };
+  return iterableOf(() => new DecodedSteps(outputs[Symbol.asyncIterator](), new ChoiceDecoder(opts)));
 }
 
 /**
@@ -107,6 +108,14 @@ class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngine
     this.sink = sink;
     if (sink.readsInPlace === true) this.reused = this.decoder.reusableStep();
     pushItems(this.inner, this);
+  }
+
+  /**
+   * An output's step is read within the call and carries the output's token ids: the choice reads
+   * outputs in place when its sink reads steps so (the usage it keeps is the finishing output's own).
+   */
+  get readsInPlace(): boolean {
+    return this.sink?.readsInPlace === true;
   }
 
   /** An engine output, pushed: its step goes to the sink (none once the choice is over). */
@@ -187,7 +196,7 @@ class DecodedSteps implements PushingIterator<DecodedStep>, StreamSink<LLMEngine
   /** The choice is over: later pulls end, and the engine stream is released. */
   private close(): void {
     this.done = true;
-    this.inner.return?.().catch(() => undefined);
+    this.inner.return?.().catch(ignore);
   }
 }
 
@@ -313,6 +322,9 @@ class ChoiceDecoder {
     return this.engineUsage ?? { prompt_tokens: prompt, completion_tokens: this.completionTokens, total_tokens: prompt + this.completionTokens };
   }
 }
+
+/** What a closed engine stream's return() may reject with: nothing is waiting for it. */
+const ignore = (): void => undefined;
 
 const NO_IDS: number[] = [];
 const NO_TEXTS: (string | null)[] = [];

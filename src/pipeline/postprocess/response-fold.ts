@@ -205,7 +205,8 @@ export class ResponseFold {
     const ids = this.opts.tokenIds ? this.collectIds(state, step) : undefined;
     if (released.length === 0 && reasoning.length === 0 && calls === undefined && finishReason === null) {
       if (logprobs) state.pending = logprobs;
-      if (ids) state.pendingIds = ids;
+      // Kept past this step: a copy of the step's own ids (a step read in place may be refilled).
+      if (ids) state.pendingIds = ids === step.token_ids ? ids.slice() : ids;
       state.unsentTokens += tokens;
       return null;
     }

@@ -109,7 +109,8 @@ export class SequenceDecoder {
     if (into === null) tokens = new Array<string | null>(ids.length);
     else {
       tokens = into;
-      tokens.length = ids.length;
+      // Setting an array's length is a runtime call even when it is unchanged (one id per step).
+      if (tokens.length !== ids.length) tokens.length = ids.length;
     }
     for (let k = 0; k < ids.length; k++) {
       const id = ids[k]!;

@@ -24,10 +24,17 @@ export interface AbortFollower {
  */
 export class CallController extends AbortController {
   readonly followers: AbortFollower[] = [];
+  /**
+   * Set once something listened to the signal as an event target: only then are its listeners
+   * counted when the call ends (counting them costs more than the rest of handing it on).
+   */
+  listened = false;
 
   constructor() {
     super();
     owners.set(this.signal, this);
+    // Every listener (an `onabort` handler, Node's own helpers) is added through the signal's method.
+    this.signal.addEventListener = noticedListener;
   }
 
   override abort(reason?: unknown): void {
@@ -51,6 +58,15 @@ function rethrow(err: unknown): never {
 }
 
 const owners = new WeakMap<AbortSignal, CallController>();
+
+const addListener = EventTarget.prototype.addEventListener;
+
+/** A call signal's addEventListener: marks its controller as listened to, then adds the listener. */
+function noticedListener(this: AbortSignal, ...args: Parameters<EventTarget['addEventListener']>): void {
+  const owner = owners.get(this);
+  if (owner) owner.listened = true;
+  addListener.apply(this, args);
+}
 const spare: CallController[] = [];
 
 /** A controller no one listens to and that has not aborted. */
@@ -61,7 +77,8 @@ export function callController(): CallController {
 /** The call of `controller` is over: its controller serves another call, unless it is still in use. */
 export function callEnded(controller: CallController): void {
   const { signal } = controller;
-  if (spare.length >= MAX_SPARE || signal.aborted || controller.followers.length > 0 || getEventListeners(signal, 'abort').length > 0) return;
+  if (spare.length >= MAX_SPARE || signal.aborted || controller.followers.length > 0) return;
+  if (controller.listened && getEventListeners(signal, 'abort').length > 0) return;
   spare.push(controller);
 }
 

@@ -5,7 +5,7 @@
 // budget reduced by as many, so the caller's stream continues with no gap and no repeat. The lost
 // instance is excluded for the rest of the request; a request pinned to an instance never moves.
 // When no attempt is left, the original error ends the stream once.
-import { endLater, pushItems, WorkerLostError, type MigrationType, type PushingIterator, type StreamSink } from '../../protocols/index.js';
+import { endLater, iterableOf, pushItems, WorkerLostError, type MigrationType, type PushingIterator, type StreamSink } from '../../protocols/index.js';
 import type { ResumableRequests } from '../resumable-requests.js';
 import type { Dispatch, Route, RoutingLayer } from '../route.js';
 import type { RouterView } from '../router-view.js';
@@ -16,7 +16,7 @@ export function migration<Req, Out>(router: Pick<RouterView<Req, Out>, 'instance
     // The first dispatch stays synchronous: routing errors (no workers, unknown pinned instance,
     // all busy) reach the caller before it commits to a response.
     const first = next(route);
-    return { [Symbol.asyncIterator]: () => new Attempts(router, next, route, first[Symbol.asyncIterator]()) };
+    return iterableOf(() => new Attempts(router, next, route, first[Symbol.asyncIterator]()));
   };
 }
 
@@ -240,6 +240,11 @@ class AttemptSink<Req, Out> implements StreamSink<Out> {
     private readonly from: AsyncIterator<Out>,
     private readonly sink: StreamSink<Out>,
   ) {}
+
+  /** As the request's sink: the attempts copy an output's tokens, and a held finish is the attempt's last output. */
+  get readsInPlace(): boolean {
+    return this.sink.readsInPlace === true;
+  }
 
   item(out: Out): void {
     this.attempts.pushedItem(this.from, this.sink, out);

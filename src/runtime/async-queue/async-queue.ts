@@ -41,6 +41,8 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
   private closed = false;
   private onClosed: ((how: QueueClose, error?: unknown) => void) | null = null;
   private sink: StreamSink<T> | null = null;
+  /** Whether the sink reads each item in place, asked once when it is given (its stages are all set by then). */
+  private sinkInPlace = false;
   private isDue = false;
 
   /** Queues an item; ignored once the queue has ended. */
@@ -79,11 +81,20 @@ export class AsyncQueue<T extends {} | null> implements AsyncIterableIterator<T>
       return;
     }
     this.sink = sink;
+    this.sinkInPlace = sink.readsInPlace === true;
     if (this.head < this.tail || this.ended) this.markDue();
   }
 
   get isEnded(): boolean {
     return this.ended;
+  }
+
+  /**
+   * True while nothing waits in the queue and its sink reads each item in place: the item pushed
+   * last has been handed over and read, so a producer may push that object again, refilled.
+   */
+  get refillable(): boolean {
+    return this.head === this.tail && this.sink !== null && this.sinkInPlace;
   }
 
   /** Called once when the consumer's side closes: at the end, at the failure (with it), or on `return()`. */

@@ -133,3 +133,20 @@ test('a stream that fails to open fails its sink', async () => {
   await tick();
   assert.deepEqual(log, ['fail:no route']);
 });
+
+test('a queue is refillable only while empty and pushing to a sink that reads in place', async () => {
+  const queue = new AsyncQueue<number>();
+  assert.equal(queue.refillable, false, 'no sink yet');
+  const log: string[] = [];
+  queue.pushTo({ ...recording<number>(log), readsInPlace: true });
+  assert.equal(queue.refillable, true);
+  queue.push(1);
+  assert.equal(queue.refillable, false, 'the pushed item is not handed over yet');
+  await tick();
+  assert.deepEqual(log, ['item:1']);
+  assert.equal(queue.refillable, true);
+
+  const keeping = new AsyncQueue<number>();
+  keeping.pushTo(recording(log));
+  assert.equal(keeping.refillable, false, 'a sink that may keep items');
+});
