@@ -79,6 +79,9 @@ const UNARY_CONNECTIONS = 64;
 const streamJob = { concurrency: STREAMS, maxTokens: 1000, warmupMs: quick ? 600 : 2000, durationMs: quick ? 2000 : 8000 };
 const unaryJob = { concurrency: UNARY_CONNECTIONS, maxTokens: 8, warmupMs: 500, durationMs: quick ? 2000 : 6000 };
 const ttftJob = { rate: 100, durationMs: quick ? 1500 : 8000 };
+/** Long-prompt requests each alternative serves unmeasured before the TTFT rounds, and their rate. */
+const TTFT_WARM_REQUESTS = quick ? 2_000 : 4_000;
+const TTFT_WARM_RATE = 1_000;
 const SPEEDUP = ['--speedup-ratio', '1000000000'];
 const useWrk = wrkInstalled();
 
@@ -384,12 +387,13 @@ async function main(): Promise<void> {
   console.log(`started in ${((performance.now() - started) / 1000).toFixed(0)} s: ${alternatives.map((a) => a.name).join(', ')}; unary load: ${useWrk ? 'wrk' : 'Node load generator'}`);
 
   // One unrecorded pass warms every server's JIT, tokenizer and connection pools. The long-prompt
-  // path takes hundreds of requests to warm (a cold gateway's first 800 requests had a 30-40 ms
-  // tail; a fresh serve's first 13 long prompts took 12-89 ms): --quick sends them faster rather
-  // than for longer, 200 in its 400 ms as the full run's 300 in 3 s, so its p99 is not a cold start.
+  // path warms by a number of requests, as the unary one does: after 300 long prompts the bridge
+  // frontend's JIT was still compiling on its background threads (~0.5 ms of CPU per request
+  // there, its TTFT p50 0.4-0.8 ms higher); after 2,000-4,000 they were quiet. They are sent
+  // faster than measured, so the warm-up takes seconds.
   for (const a of alternatives) {
     await load({ kind: 'stream', ...target(a), pids: [], ...streamJob, warmupMs: 200, durationMs: quick ? 300 : 800 });
-    if (workloads.has('ttft')) await load({ kind: 'ttft', ...target(a), rate: quick ? 5 * ttftJob.rate : ttftJob.rate, durationMs: quick ? 400 : 3000 });
+    if (workloads.has('ttft')) await load({ kind: 'ttft', ...target(a), rate: TTFT_WARM_RATE, durationMs: (1000 * TTFT_WARM_REQUESTS) / TTFT_WARM_RATE });
   }
 
   const stream = new Map<string, StreamFigures[]>();

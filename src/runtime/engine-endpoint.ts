@@ -2,6 +2,7 @@
 // envelope; the frontend unwraps it, accepting the sparse (Python) and full (Rust) output shapes.
 import {
   endLater,
+  iterableOf,
   InternalError,
   pushItems,
   type EngineClient,
@@ -23,12 +24,11 @@ type EngineEndpointHandler = EndpointHandler & { readonly [SERVED_ENGINE]?: Engi
 
 /** Serves an engine as an endpoint handler: each output becomes `{data: LLMEngineOutput}`. */
 export function engineHandler(engine: EngineClient): EndpointHandler {
-  const serveEngine = (request: unknown, ctx: RequestContext): AsyncIterable<unknown> => ({
-    [Symbol.asyncIterator]: () => new Enveloped(() => {
+  const serveEngine = (request: unknown, ctx: RequestContext): AsyncIterable<unknown> =>
+    iterableOf(() => new Enveloped(() => {
       const { requestId, signal, metadata } = ctx;
       return engine.generate(request as PreprocessedRequest, { requestId, signal, metadata, trace: traceHeadersOf(ctx.headers) })[Symbol.asyncIterator]();
-    }),
-  });
+    }));
   return Object.assign(serveEngine, { [SERVED_ENGINE]: engine });
 }
 

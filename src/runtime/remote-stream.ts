@@ -1,7 +1,7 @@
 // The frontend half of one call to one worker instance: stream the worker's Annotated items, unwrap
 // them, and log a failure with the ids needed to trace it. The HTTP and gRPC layers hide 5xx details
 // from clients, so this log line is where a worker lost mid-stream shows up.
-import { pushItems, WorkerLostError, type PushingIterator, type StreamSink } from '../protocols/index.js';
+import { iterableOf, pushItems, WorkerLostError, type PushingIterator, type StreamSink } from '../protocols/index.js';
 import { endpointPath, type EndpointInstance } from './discovery/index.js';
 import { errorFromDetail, isWorkerLostDetail, type CallContext, type RequestPlaneClient } from './request-plane/index.js';
 
@@ -50,7 +50,7 @@ export function remoteCall<T>(
 ): AsyncIterable<T> {
   // The call starts here, not at the first pull: the worker's turn overlaps the caller's own work.
   const items = startCall(client, instance, request, ctx);
-  return { [Symbol.asyncIterator]: () => new RemoteItems(items[Symbol.asyncIterator](), instance, ctx, decode, logger) };
+  return iterableOf(() => new RemoteItems(items[Symbol.asyncIterator](), instance, ctx, decode, logger));
 }
 
 /** The client's stream of the call; what starting it throws fails the stream at its first pull instead. */
@@ -58,7 +58,7 @@ function startCall(client: RequestPlaneClient, instance: EndpointInstance, reque
   try {
     return client.stream(instance, request, ctx);
   } catch (err) {
-    return { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(err) }) };
+    return iterableOf(() => ({ next: () => Promise.reject(err) }));
   }
 }
 
