@@ -201,8 +201,7 @@ function bodyText(reply: UpstreamReply): Promise<string> {
  * One streamed answer read as it comes: each event's chunk becomes an engine output pushed to the
  * request's queue. The finish is held back until the stream is over (usage follows it in a chunk
  * of its own); a chunk whose output needs the tokenizer off the calling thread keeps the outputs
- * after it waiting, in order. The events after the first output's wait a turn: its consumer
- * writes it before the rest of its read is parsed (a short answer comes whole in one read).
+ * after it waiting, in order.
  */
 class UpstreamAnswer extends AnswerReader {
   private readonly reader = new SseDataReader((data) => this.onData(data));
@@ -212,9 +211,6 @@ class UpstreamAnswer extends AnswerReader {
   private chain: Promise<void> | null = null;
   /** The answer ended ([DONE] or its end): the connection going now loses nothing. */
   private complete = false;
-  private firstOut = false;
-  /** Set while the events after the first output wait: the body's end or loss that came meanwhile. */
-  private paused: { ended: boolean; lost: Error | null } | null = null;
 
   body(bytes: Buffer): void {
     if (this.over || this.complete) return;
@@ -224,28 +220,12 @@ class UpstreamAnswer extends AnswerReader {
 
   end(): void {
     if (this.over || this.complete) return;
-    if (this.paused) {
-      this.paused.ended = true;
-      return;
-    }
     this.reader.end();
     this.finish();
   }
 
   lost(err: Error): void {
-    if (this.paused) this.paused.lost ??= err;
-    else this.dropped(`dropped the stream: ${err.message}`);
-  }
-
-  /** The turn after the first output: the events that waited, then the end or loss that came meanwhile. */
-  private resume(): void {
-    const paused = this.paused;
-    this.paused = null;
-    if (!paused || this.over) return;
-    this.reader.resume();
-    if (this.reader.isDone) this.finish();
-    else if (paused.ended) this.end();
-    else if (paused.lost) this.lost(paused.lost);
+    this.dropped(`dropped the stream: ${err.message}`);
   }
 
   private onData(data: string): void {
@@ -289,14 +269,7 @@ class UpstreamAnswer extends AnswerReader {
   private emit(out: LLMEngineOutput): void {
     if (this.over) return;
     if (out.finish_reason) this.held = out;
-    else if (out.token_ids.length > 0 || out.text || out.reasoning_content || out.tool_calls) {
-      this.queue.push(out);
-      if (this.firstOut) return;
-      this.firstOut = true;
-      this.reader.pause();
-      this.paused = { ended: false, lost: null };
-      setImmediate(() => this.resume());
-    }
+    else if (out.token_ids.length > 0 || out.text || out.reasoning_content || out.tool_calls) this.queue.push(out);
   }
 
   /** The stream is over ([DONE] or its end): the held finish goes out, once the chunks before it are done. */

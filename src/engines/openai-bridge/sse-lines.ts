@@ -16,8 +16,6 @@ export class SseDataReader {
   /** Its further data lines. */
   private more: string[] | null = null;
   private done = false;
-  /** Events are not read until `resume` (bytes pushed meanwhile wait in `rest`). */
-  private paused = false;
 
   /** `onData` gets each event's data; `[DONE]` ends the stream (nothing after it is given). */
   constructor(private readonly onData: (data: string) => void) {}
@@ -27,32 +25,18 @@ export class SseDataReader {
     return this.done;
   }
 
-  /** Stops reading after the event being given (called from `onData`): the rest waits for `resume`. */
-  pause(): void {
-    this.paused = true;
-  }
-
-  /** Reads the events that waited since `pause`. */
-  resume(): void {
-    if (!this.paused) return;
-    this.paused = false;
-    const rest = this.rest;
-    this.rest = EMPTY;
-    if (rest.length > 0) this.push(rest);
-  }
-
   push(chunk: Buffer): void {
     if (this.done) return;
     const bytes = this.rest.length === 0 ? chunk : Buffer.concat([this.rest, chunk]);
     let start = 0;
-    for (let eol = this.paused ? -1 : bytes.indexOf(LF); eol >= 0 && !this.done && !this.paused; eol = bytes.indexOf(LF, start)) {
+    for (let eol = bytes.indexOf(LF); eol >= 0 && !this.done; eol = bytes.indexOf(LF, start)) {
       this.line(bytes, start, eol > start && bytes[eol - 1] === CR ? eol - 1 : eol);
       start = eol + 1;
     }
     this.rest = this.done || start === bytes.length ? EMPTY : bytes.subarray(start);
   }
 
-  /** The stream ended: a last event the server did not terminate is given (not while paused: resume first). */
+  /** The stream ended: a last event the server did not terminate is given. */
   end(): void {
     if (this.done) return;
     const rest = this.rest;

@@ -23,19 +23,3 @@ test('a multi-byte character split across chunks stays whole; an unterminated la
   const cut = bytes.indexOf(0xc3) + 1;
   assert.deepEqual(all(bytes.slice(0, cut), bytes.slice(cut)), ['{"t":"é"}', '{"end":true}']);
 });
-
-test('pause stops after the event being given; resume reads what waited, with bytes pushed meanwhile', () => {
-  const out: string[] = [];
-  const reader = new SseDataReader((d) => {
-    out.push(d);
-    if (d === '1') reader.pause();
-  });
-  reader.push(Buffer.from('data: 1\n\ndata: 2\n\ndata: 3'));
-  assert.deepEqual(out, ['1']);
-  reader.push(Buffer.from('\n\ndata: [DONE]\n\n'));
-  assert.deepEqual(out, ['1']);
-  assert.equal(reader.isDone, false);
-  reader.resume();
-  assert.deepEqual(out, ['1', '2', '3']);
-  assert.equal(reader.isDone, true);
-});
