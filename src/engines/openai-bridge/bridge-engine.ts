@@ -79,27 +79,21 @@ export class OpenAiBridgeEngine implements EngineClient {
     };
     try {
       const made = CALLS[this.options.input](request, this.options);
-      if (made instanceof Promise) made.then((call) => this.send(call, relay, queue)).catch(failed);
-      else this.send(made, relay, queue);
+      if (made instanceof Promise) made.then((call) => this.send(call, relay, queue, failed)).catch(failed);
+      else this.send(made, relay, queue, failed);
     } catch (err) {
       failed(err);
     }
     return queue;
   }
 
-  /** Sends `call`; its answer goes to `queue` from its head on. */
-  private send(call: UpstreamCall, relay: AbortRelay, queue: AsyncQueue<LLMEngineOutput>): void {
-    this.post(call, relay, (reply) => this.answer(call, reply, relay, queue)).then(
-      (answered) => {
-        if (answered) return;
-        relay.release();
-        queue.end();
-      },
-      (err: unknown) => {
-        relay.release();
-        queue.fail(err);
-      },
-    );
+  /** Sends `call`; its answer goes to `queue` from its head on, a failure before it to `failed`. */
+  private send(call: UpstreamCall, relay: AbortRelay, queue: AsyncQueue<LLMEngineOutput>, failed: (err: unknown) => void): void {
+    this.post(call, relay, (reply) => this.answer(call, reply, relay, queue)).then((answered) => {
+      if (answered) return;
+      relay.release();
+      queue.end();
+    }, failed);
   }
 
   /** A 2xx head came: its body is read into the queue, unless the consumer left meanwhile. */
