@@ -79,6 +79,8 @@ export function callEnded(controller: CallController): void {
   const { signal } = controller;
   if (spare.length >= MAX_SPARE || signal.aborted || controller.followers.length > 0) return;
   if (controller.listened && getEventListeners(signal, 'abort').length > 0) return;
+  // No listener is left: the next call counts them only if it adds one.
+  controller.listened = false;
   spare.push(controller);
 }
 
