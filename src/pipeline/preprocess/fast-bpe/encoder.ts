@@ -11,6 +11,7 @@ import { IdRun } from './id-run.js';
 import { LiteralSearch } from './literal-search.js';
 import { MAX_WORD_BYTES, WordMerger } from './merge-word.js';
 import type { MergeTable } from './merge-table.js';
+import { PieceCache } from './piece-cache.js';
 import type { BpeShape } from './tokenizer-shape.js';
 import type { Vocab } from './vocab.js';
 
@@ -55,14 +56,7 @@ export class FastBpeEncoder {
   private readonly stickySplit: RegExp;
   private readonly bytes = new Uint8Array(MAX_WORD_BYTES);
   private readonly decoder = new TextDecoder();
-  /**
-   * Piece → its ids (a lone id as a number), in two generations: new pieces go to `young`; when it
-   * is full it becomes `old` and the previous old one is dropped, and a piece found in `old` moves
-   * back to `young`. Pieces in use stay, and eviction costs nothing per piece (deleting a Map's
-   * oldest key one at a time leaves holes every later oldest-key lookup walks over).
-   */
-  private young = new Map<string, number | number[]>();
-  private old = new Map<string, number | number[]>();
+  private readonly pieces = new PieceCache(CACHE_GENERATION);
   /** Uncached pieces the current call may still merge. */
   private coldLeft = Infinity;
   /** The current call's ids. */
@@ -107,7 +101,7 @@ export class FastBpeEncoder {
 
   /** Pieces cached now. */
   get cachedPieces(): number {
-    return this.young.size + this.old.size;
+    return this.pieces.size;
   }
 
   private encodeSegment(raw: string, ids: IdRun): boolean {
@@ -125,7 +119,7 @@ export class FastBpeEncoder {
         sticky.lastIndex = at;
         if (sticky.test(text) && sticky.lastIndex > at) {
           const end = sticky.lastIndex;
-          if (!this.encodePiece(text.slice(at, end), ids)) return false;
+          if (!this.encodePiece(text, at, end, ids)) return false;
           at = from = end;
           continue;
         }
@@ -134,9 +128,9 @@ export class FastBpeEncoder {
       const m = split.exec(text);
       if (m === null) break;
       const end = m.index + m[0].length;
-      if (m.index > at && !this.encodePiece(text.slice(at, m.index), ids)) return false;
+      if (m.index > at && !this.encodePiece(text, at, m.index, ids)) return false;
       if (end > m.index) {
-        if (!this.encodePiece(m[0], ids)) return false;
+        if (!this.encodePiece(text, m.index, end, ids)) return false;
         from = end;
       } else {
         // An empty match splits here and the search goes on one code point further, as natively.
@@ -144,36 +138,27 @@ export class FastBpeEncoder {
       }
       at = end;
     }
-    return at >= text.length || this.encodePiece(text.slice(at), ids);
+    return at >= text.length || this.encodePiece(text, at, text.length, ids);
   }
 
-  private encodePiece(piece: string, ids: IdRun): boolean {
-    let cached = this.young.get(piece);
-    if (cached === undefined) {
-      cached = this.old.get(piece);
-      if (cached !== undefined) this.remember(piece, cached);
-    }
+  /** The ids of the piece text[start, end). */
+  private encodePiece(text: string, start: number, end: number, ids: IdRun): boolean {
+    const cached = this.pieces.get(text, start, end);
     if (cached !== undefined) {
       if (typeof cached === 'number') ids.push(cached);
       else for (const id of cached) ids.push(id);
       return true;
     }
-    if (piece.length > MAX_PIECE_CHARS || --this.coldLeft < 0) return false;
-    const start = ids.length;
+    const length = end - start;
+    if (length > MAX_PIECE_CHARS || --this.coldLeft < 0) return false;
+    const piece = text.slice(start, end);
+    const first = ids.length;
     const n = this.mergePiece(piece, ids);
-    if (piece.length <= MAX_CACHED_CHARS) {
-      const key = piece.length < SHARED_SUBSTRING_CHARS ? piece : this.decoder.decode(this.bytes.subarray(0, n));
-      this.remember(key, ids.length - start === 1 ? ids.at(start) : ids.slice(start));
+    if (length <= MAX_CACHED_CHARS) {
+      const key = length < SHARED_SUBSTRING_CHARS ? piece : this.decoder.decode(this.bytes.subarray(0, n));
+      this.pieces.set(key, ids.length - first === 1 ? ids.at(first) : ids.slice(first));
     }
     return true;
-  }
-
-  private remember(piece: string, ids: number | number[]): void {
-    if (this.young.size >= CACHE_GENERATION) {
-      this.old = this.young;
-      this.young = new Map();
-    }
-    this.young.set(piece, ids);
   }
 
   /** Appends the piece's ids; its UTF-8 is left in `bytes`, and its length returned. */

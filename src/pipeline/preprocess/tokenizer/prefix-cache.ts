@@ -155,9 +155,12 @@ export class PrefixTokenCache {
     if (skipped === 1 && tokenIndexes[0] !== 0) return;
     const kept = new Map<string, [number, number]>();
     for (const i of fresh) kept.set(cuts.keys[i]!, [cuts.offsets[i]!, tokenIndexes[i + skipped]!]);
+    // Filled by set(): the constructor given an array copies it to a temporary list first (~8 bytes an id of garbage).
+    const stored = new Uint32Array(ids.length);
+    stored.set(ids);
     const entry: Entry = {
       text: Buffer.from(text, 'utf16le'),
-      ids: new Uint32Array(ids),
+      ids: stored,
       cuts: kept,
       bytes: 64 + text.length * 2 + ids.length * 8 + cuts.offsets.length * 64,
     };
