@@ -66,7 +66,7 @@ export const frontendFeatureOptions = [
   {
     key: 'tokenizerCacheMb', env: 'DYN_TOKENIZER_CACHE_MB', type: 'int', min: 1,
     group: 'Tokenizer', scope: 'frontend', built: true, default: 64,
-    help: "Memory bound of the prompt prefix cache in MiB, per model (least recently used prompts leave first; upstream's budget is 64 MiB)",
+    help: "Size of the prompt prefix cache in MiB, per model: one arena for prompts' texts and ids, taken at the first prompt it stores (the oldest prompts leave first, prompts in use stay; upstream's budget is 64 MiB)",
   },
   {
     key: 'trustRemoteCode', flag: 'trust-remote-code', env: 'DYN_TRUST_REMOTE_CODE', type: 'bool',

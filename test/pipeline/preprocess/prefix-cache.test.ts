@@ -98,4 +98,47 @@ describe('PrefixTokenCache', () => {
     assert.deepEqual(await cached.encode(last, false), await plain.encode(last, false));
     assert.equal(cache.hits, hits + 1);
   });
+
+  it('keeps its texts and ids in one arena written as a ring: right ids across many laps, a prompt in use kept', async () => {
+    // ~6 KB an entry in a 96 KB arena: a lap every ~5 rounds of three.
+    const cache = new PrefixTokenCache(boundaryTokens, 96 * 1024);
+    const cached = new HfTokenizer(card.tokenizerJsonPath, { prefixCache: cache });
+    const system = (i: number): string => `System ${i}: ` + 'alpha beta gamma '.repeat(120);
+    const kept = prompt([{ role: 'system', content: system(-1) }, { role: 'user', content: 'first' }]);
+    assert.deepEqual(await cached.encode(kept, false), await plain.encode(kept, false));
+    for (let i = 0; i < 60; i++) {
+      const text = prompt([{ role: 'system', content: system(i) }, { role: 'user', content: `q${i}` }]);
+      assert.deepEqual(await cached.encode(text, false), await plain.encode(text, false), `prompt ${i}`);
+      // A follow-up on the same system prompt hits it; so does one on the kept prompt, in use all along.
+      const again = prompt([{ role: 'system', content: system(i) }, { role: 'user', content: `again ${i}` }]);
+      const hits = cache.hits;
+      assert.deepEqual(await cached.encode(again, false), await plain.encode(again, false), `again ${i}`);
+      assert.equal(cache.hits, hits + 1, `again ${i} hits`);
+      const more = prompt([{ role: 'system', content: system(-1) }, { role: 'user', content: `more ${i}` }]);
+      assert.deepEqual(await cached.encode(more, false), await plain.encode(more, false), `more ${i}`);
+      assert.equal(cache.hits, hits + 2, `more ${i} hits`);
+    }
+    assert.ok(cache.size > 0 && cache.size < 30, `entries: ${cache.size} of 181 stored`);
+    // An early system prompt left long ago.
+    const misses = cache.misses;
+    await cached.encode(prompt([{ role: 'system', content: system(0) }, { role: 'user', content: 'back' }]), false);
+    assert.equal(cache.misses, misses + 1);
+  });
+
+  it('copies a hit before waiting for the native encoder: stores made meanwhile do not change it', async () => {
+    // No fast encoder: every prompt waits for the native one, many at once, in an arena that wraps under them.
+    const cache = new PrefixTokenCache(boundaryTokens, 64 * 1024);
+    const cached = new HfTokenizer(card.tokenizerJsonPath, { prefixCache: cache, fastBpeMaxChars: 0 });
+    const shared = (i: number): string => `Shared ${i}: ` + 'one two three four '.repeat(80);
+    const first = Array.from({ length: 6 }, (_, i) => prompt([{ role: 'system', content: shared(i) }, { role: 'user', content: 'start' }]));
+    for (const text of first) await cached.encode(text, false);
+    const texts: string[] = [];
+    for (let round = 0; round < 4; round++) {
+      for (let i = 0; i < 6; i++) texts.push(prompt([{ role: 'system', content: shared(i) }, { role: 'user', content: `round ${round}` }]));
+      for (let i = 0; i < 6; i++) texts.push(prompt([{ role: 'system', content: `New ${round}-${i}: ` + 'five six seven '.repeat(90) }, { role: 'user', content: 'x' }]));
+    }
+    const answers = await Promise.all(texts.map((text) => cached.encode(text, false)));
+    for (let i = 0; i < texts.length; i++) assert.deepEqual(answers[i], await plain.encode(texts[i]!, false), `text ${i}`);
+    assert.ok(cache.hits > 0, `hits: ${cache.hits}`);
+  });
 });

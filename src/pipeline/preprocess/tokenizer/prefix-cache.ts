@@ -6,11 +6,16 @@
 // ids of A followed by the ids of B. Tokens that strip neighbouring whitespace or match single
 // words only are not cut at (their match depends on the text around them). Special tokens appear
 // in the ids exactly where they stand in the text, one id each, which gives every cut its token
-// index without offsets. Bounded by an estimate of its memory, least recently used out first.
+// index without offsets. Bounded by the size of its arena.
 //
-// An entry's text and ids are kept outside the JS heap (a UTF-16 buffer and a Uint32Array): every
-// prompt stored lives on, and on the heap each young-generation collection would copy it twice
-// (about 20 KB for a 1k-token prompt) before it reached the old generation.
+// Entries' texts (UTF-16LE) and ids (32-bit) live in one arena, written as a ring: a new entry goes
+// at the head, and the entries of the previous lap it overwrites leave (first in, first out). A
+// hit on an entry the head is less than half the arena away from copies it to the head, so
+// prompts in use stay (a second chance in place of strict least-recently-used order). Kept on the JS heap, every prompt stored
+// would be copied twice by young-generation collections before reaching the old generation;
+// kept in a buffer each, the buffers freed as entries left made V8 run a full mark-compact every
+// ~300 new prompts once the cache was full (a 10-60 ms pause in some request's time to first
+// token). The arena is one allocation for the cache's life.
 
 import { LiteralSearch } from '../fast-bpe/index.js';
 
@@ -19,12 +24,18 @@ export interface BoundaryToken {
   id: number;
 }
 
-/** One encoded prompt: its text (UTF-16LE), ids, and the token index of each kept cut (key → [char offset, ids before it]). */
+/** One encoded prompt: where its text and ids are in the arena, and the token index of each kept cut (key → [char offset, ids before it]). */
 export interface Entry {
-  text: Buffer;
-  ids: Uint32Array;
+  /** Byte offset of the text. */
+  at: number;
+  chars: number;
+  /** Index of the first id in the arena's 32-bit view. */
+  idsAt: number;
+  /** Byte offset past the entry. */
+  end: number;
+  /** The arena's lap the entry was written in. */
+  lap: number;
   cuts: Map<string, [number, number]>;
-  bytes: number;
 }
 
 /** Where a prompt may be cut: char offsets, and for each a key naming the text before it. */
@@ -37,40 +48,57 @@ export interface PromptCuts {
 export interface PrefixHit {
   /** Characters of the prompt the cached ids cover. */
   chars: number;
-  /** A view of the cache's own ids: copied by the caller, never kept. */
+  /** A view of the cache's arena: valid until the next store, so copied by the caller at once. */
   ids: Uint32Array;
   /** The prompt they came from, marked used when the hit is counted. */
   entry: Entry;
+}
+
+/** An entry's place in the order of writes (an entry copied to the head leaves a stale one behind). */
+interface Placed {
+  entry: Entry;
+  at: number;
+  lap: number;
 }
 
 /** The longest leading text a lookup writes into its kept buffer; longer ones get their own. */
 const MAX_PROBE_BYTES = 1 << 20;
 
 export class PrefixTokenCache {
+  private readonly capacity: number;
   private readonly boundaries: LiteralSearch;
   private readonly boundaryIds: ReadonlySet<number>;
   /** Special tokens' ids sit apart from the text's (above them, usually): most ids skip the set. */
   private readonly minBoundaryId: number;
-  /** Least recently used first. */
-  private readonly entries = new Set<Entry>();
   /** Cut key → the entries whose leading text has that key (one per distinct leading text). */
   private readonly byCut = new Map<string, Entry[]>();
-  private bytes = 0;
+  /** The arena (allocated by the first store) and its 32-bit view. */
+  private arena: Buffer | null = null;
+  private words: Uint32Array = new Uint32Array(0);
+  /** Where the next entry goes, and how many times the ring has wrapped. */
+  private head = 0;
+  private lap = 0;
+  /** Entries in the order they were written, oldest first from `first` on. */
+  private order: Placed[] = [];
+  private first = 0;
+  private entries = 0;
   /** A lookup's leading text as UTF-16LE, kept for the next lookup (no 2 bytes a char allocated per prompt). */
   private probe = Buffer.alloc(0);
   private hitCount = 0;
   private missCount = 0;
 
   /**
-   * `minChars`: shorter prompts pass by the cache. Its bookkeeping costs ~10 µs a prompt, more than
+   * `maxBytes`: the arena's size (texts at 2 bytes a char, ids at 4 bytes each). `minChars`:
+   * shorter prompts pass by the cache. Its bookkeeping costs ~10 µs a prompt, more than
    * the fast encoder spends on a short one, and a short prompt saves little (bench/RESULTS.md,
    * "Prompt prefix cache on by default").
    */
   constructor(
     tokens: readonly BoundaryToken[],
-    private readonly maxBytes: number,
+    maxBytes: number,
     private readonly minChars = 0,
   ) {
+    this.capacity = Math.floor(maxBytes / 4) * 4;
     if (tokens.length === 0) throw new Error('no special tokens to cut prompts at');
     // Leftmost-longest, as the tokenizer's search finds them.
     this.boundaries = new LiteralSearch(tokens.map((t) => t.content));
@@ -119,8 +147,8 @@ export class PrefixTokenCache {
       // Cuts are tried longest first: the first one's leading text holds every later one's.
       probe ??= this.probeOf(text, cut);
       for (const entry of bucket) {
-        if (probe.compare(entry.text, 0, cut * 2, 0, cut * 2) !== 0) continue;
-        return { chars: cut, ids: entry.ids.subarray(0, entry.cuts.get(key)![1]), entry };
+        if (probe.compare(this.arena!, entry.at, entry.at + cut * 2, 0, cut * 2) !== 0) continue;
+        return { chars: cut, ids: this.words.subarray(entry.idsAt, entry.idsAt + entry.cuts.get(key)![1]), entry };
       }
     }
     return null;
@@ -153,26 +181,22 @@ export class PrefixTokenCache {
     const skipped = tokenIndexes.length - cuts.offsets.length;
     if (skipped !== 0 && skipped !== 1) return;
     if (skipped === 1 && tokenIndexes[0] !== 0) return;
+    const size = sizeOf(text.length, ids.length);
+    // A prompt over a quarter of the arena would push out most others.
+    if (size > this.capacity / 4) return;
     const kept = new Map<string, [number, number]>();
     for (const i of fresh) kept.set(cuts.keys[i]!, [cuts.offsets[i]!, tokenIndexes[i + skipped]!]);
-    // Filled by set(): the constructor given an array copies it to a temporary list first (~8 bytes an id of garbage).
-    const stored = new Uint32Array(ids.length);
-    stored.set(ids);
-    const entry: Entry = {
-      text: Buffer.from(text, 'utf16le'),
-      ids: stored,
-      cuts: kept,
-      bytes: 64 + text.length * 2 + ids.length * 8 + cuts.offsets.length * 64,
-    };
+    const entry: Entry = { at: 0, chars: text.length, idsAt: 0, end: 0, lap: 0, cuts: kept };
+    this.place(entry, size);
+    this.arena!.write(text, entry.at, text.length * 2, 'utf16le');
+    this.words.set(ids, entry.idsAt);
     for (const key of kept.keys()) this.byCut.set(key, [entry]);
-    this.entries.add(entry);
-    this.bytes += entry.bytes;
-    while (this.bytes > this.maxBytes) this.evict(this.entries.values().next().value!);
+    this.entries++;
   }
 
   /** Prompts kept. */
   get size(): number {
-    return this.entries.size;
+    return this.entries;
   }
 
   /** Lookups that found a leading part, and those that did not. */
@@ -193,14 +217,64 @@ export class PrefixTokenCache {
     return this.probe;
   }
 
+  /**
+   * Gives `entry` the next `size` bytes at the head (wrapping to the start when they do not fit),
+   * evicting the entries of the previous lap there; `entry` itself is never evicted by this.
+   */
+  private place(entry: Entry, size: number): void {
+    if (this.arena === null) {
+      this.arena = Buffer.allocUnsafeSlow(this.capacity);
+      this.words = new Uint32Array(this.arena.buffer, this.arena.byteOffset, this.capacity / 4);
+    }
+    if (this.head + size > this.capacity) {
+      // The rest of the previous lap sits past the head: it leaves now, oldest first as ever.
+      this.evictWhile((p) => p.lap < this.lap, entry);
+      this.lap++;
+      this.head = 0;
+    }
+    const end = this.head + size;
+    this.evictWhile((p) => p.lap < this.lap && p.at < end, entry);
+    entry.at = this.head;
+    entry.idsAt = (this.head + alignedTextBytes(entry.chars)) / 4;
+    entry.end = end;
+    entry.lap = this.lap;
+    this.head = end;
+    this.order.push({ entry, at: entry.at, lap: entry.lap });
+  }
+
+  /** Evicts the oldest placed entries while `test` holds (stale places are dropped on the way). */
+  private evictWhile(test: (p: Placed) => boolean, keep: Entry): void {
+    const order = this.order;
+    while (this.first < order.length) {
+      const p = order[this.first]!;
+      const stale = p.entry.at !== p.at || p.entry.lap !== p.lap || p.entry === keep;
+      if (!stale && !test(p)) break;
+      this.first++;
+      if (!stale) this.evict(p.entry);
+    }
+    // The evicted places go once they are half the list.
+    if (this.first > 1024 && this.first * 2 > order.length) {
+      this.order = order.slice(this.first);
+      this.first = 0;
+    }
+  }
+
+  /**
+   * A hit on an entry the next half arena of writes would overwrite: it is copied to the head. An
+   * entry hit at least once in every half arena of writes never leaves.
+   */
   private touch(entry: Entry): void {
-    this.entries.delete(entry);
-    this.entries.add(entry);
+    const writesBefore = entry.lap === this.lap ? this.capacity - this.head + entry.at : entry.at - this.head;
+    if (writesBefore >= this.capacity / 2) return;
+    const { at, end } = entry;
+    const size = end - at;
+    this.place(entry, size);
+    // The places may overlap (an entry right at the head): copyWithin moves as memmove does.
+    this.arena!.copyWithin(entry.at, at, end);
   }
 
   private evict(entry: Entry): void {
-    this.entries.delete(entry);
-    this.bytes -= entry.bytes;
+    this.entries--;
     for (const key of entry.cuts.keys()) {
       const bucket = this.byCut.get(key)!;
       bucket.splice(bucket.indexOf(entry), 1);
@@ -208,6 +282,11 @@ export class PrefixTokenCache {
     }
   }
 }
+
+/** An entry's text bytes, rounded up so its ids start 4-byte aligned. */
+const alignedTextBytes = (chars: number): number => (chars * 2 + 3) & ~3;
+
+const sizeOf = (chars: number, ids: number): number => alignedTextBytes(chars) + ids * 4;
 
 /** The special tokens of a tokenizer.json that are safe to cut at. */
 export function boundaryTokensOf(tokenizerJson: { added_tokens?: readonly AddedTokenJson[] }): BoundaryToken[] {
