@@ -141,4 +141,27 @@ describe('PrefixTokenCache', () => {
     for (let i = 0; i < texts.length; i++) assert.deepEqual(answers[i], await plain.encode(texts[i]!, false), `text ${i}`);
     assert.ok(cache.hits > 0, `hits: ${cache.hits}`);
   });
+
+  it('gives a hit copied to the head its new place: the copy may write over the old one', async () => {
+    // Prompts of 1-4 KB in a 64 KB arena, system prompts reused at random: hits on entries right
+    // ahead of the head are copied onto places overlapping their own.
+    const cache = new PrefixTokenCache(boundaryTokens, 64 * 1024, 1024);
+    const cached = new HfTokenizer(card.tokenizerJsonPath, { prefixCache: cache });
+    let seed = 7;
+    const next = (n: number): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+    const systems = Array.from({ length: 30 }, (_, i) => `System ${i}: ` + 'word '.repeat(200 + next(600)));
+    for (let i = 0; i < 300; i++) {
+      const turns: ChatMessage[] = [{ role: 'system', content: systems[next(systems.length)]! }];
+      const n = 1 + next(3);
+      for (let k = 0; k < n; k++) {
+        turns.push({ role: 'user', content: `question ${next(50)} ${k}` });
+        if (k < n - 1) turns.push({ role: 'assistant', content: `answer ${next(50)}` });
+      }
+      const text = prompt(turns);
+      const ids = cached.encodeNow(text, false) ?? (await cached.encode(text, false));
+      assert.deepEqual(ids, await plain.encode(text, false), `prompt ${i}`);
+    }
+    assert.ok(cached.cache, 'the cache passed its checks (a hit with wrong ids turns it off)');
+    assert.ok(cache.hits > 30, `hits: ${cache.hits}`);
+  });
 });

@@ -160,7 +160,8 @@ export class PrefixTokenCache {
       this.missCount++;
       return;
     }
-    this.touch(hit.entry);
+    // A hit copied to the head: its view follows it (the old place may be written over by the copy).
+    if (this.touch(hit.entry)) hit.ids = this.words.subarray(hit.entry.idsAt, hit.entry.idsAt + hit.ids.length);
     this.hitCount++;
   }
 
@@ -263,14 +264,15 @@ export class PrefixTokenCache {
    * A hit on an entry the next half arena of writes would overwrite: it is copied to the head. An
    * entry hit at least once in every half arena of writes never leaves.
    */
-  private touch(entry: Entry): void {
+  private touch(entry: Entry): boolean {
     const writesBefore = entry.lap === this.lap ? this.capacity - this.head + entry.at : entry.at - this.head;
-    if (writesBefore >= this.capacity / 2) return;
+    if (writesBefore >= this.capacity / 2) return false;
     const { at, end } = entry;
     const size = end - at;
     this.place(entry, size);
     // The places may overlap (an entry right at the head): copyWithin moves as memmove does.
     this.arena!.copyWithin(entry.at, at, end);
+    return true;
   }
 
   private evict(entry: Entry): void {
