@@ -17,22 +17,18 @@ function hashOf(text: string, start: number, end: number): number {
   return h | 0;
 }
 
+/** Slots a table starts with; it doubles as it fills, up to twice its limit. */
+const FIRST_SLOTS = 1024;
+
 /** An open-addressing table (linear probing) of at most `limit` pieces, half its slots at most. */
 class PieceTable {
   size = 0;
-  private readonly mask: number;
-  private readonly hashes: Int32Array;
-  private readonly keys: (string | undefined)[];
-  private readonly values: (PieceIds | undefined)[];
+  private mask = FIRST_SLOTS - 1;
+  private hashes = new Int32Array(FIRST_SLOTS);
+  private keys: (string | undefined)[] = new Array<string | undefined>(FIRST_SLOTS).fill(undefined);
+  private values: (PieceIds | undefined)[] = new Array<PieceIds | undefined>(FIRST_SLOTS).fill(undefined);
 
-  constructor(readonly limit: number) {
-    let slots = 2;
-    while (slots < limit * 2) slots *= 2;
-    this.mask = slots - 1;
-    this.hashes = new Int32Array(slots);
-    this.keys = new Array<string | undefined>(slots).fill(undefined);
-    this.values = new Array<PieceIds | undefined>(slots).fill(undefined);
-  }
+  constructor(readonly limit: number) {}
 
   get full(): boolean {
     return this.size >= this.limit;
@@ -58,6 +54,7 @@ class PieceTable {
 
   /** Adds a piece known to be absent. */
   add(piece: string, ids: PieceIds, hash: number): void {
+    if (this.size * 2 >= this.mask + 1) this.grow();
     let slot = hash & this.mask;
     while (this.keys[slot] !== undefined) slot = (slot + 1) & this.mask;
     this.hashes[slot] = hash;
@@ -66,10 +63,22 @@ class PieceTable {
     this.size++;
   }
 
+  /** Empties the table; it keeps its slots for the pieces to come. */
   clear(): void {
     this.keys.fill(undefined);
     this.values.fill(undefined);
     this.size = 0;
+  }
+
+  private grow(): void {
+    const { hashes, keys, values } = this;
+    const slots = (this.mask + 1) * 2;
+    this.mask = slots - 1;
+    this.hashes = new Int32Array(slots);
+    this.keys = new Array<string | undefined>(slots).fill(undefined);
+    this.values = new Array<PieceIds | undefined>(slots).fill(undefined);
+    this.size = 0;
+    for (let i = 0; i < keys.length; i++) if (keys[i] !== undefined) this.add(keys[i]!, values[i]!, hashes[i]!);
   }
 }
 
