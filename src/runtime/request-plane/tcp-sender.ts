@@ -18,13 +18,19 @@ class WorkerConnection {
   private readonly acks: PendingAck[] = [];
   private readonly ready: Promise<void>;
   private socket: Socket;
-  /** Frames sent in this event-loop turn wait for its end, to leave in one write. */
+  /** A frame went out in this event-loop turn: later ones wait for its end. */
+  private busyTurn = false;
+  /** Frames after the turn's first wait for its end, to leave in one write. */
   private corked = false;
-  private readonly uncork = (): void => {
+  private readonly endTurn = (): void => {
+    this.busyTurn = false;
+    if (!this.corked) return;
     this.corked = false;
     this.socket.uncork();
   };
   closed = false;
+  /** The socket connected (and may have closed since). */
+  private connected = false;
 
   constructor(readonly address: string, onClose: () => void, tls?: TcpTls) {
     const { host, port } = splitAddress(address);
@@ -34,7 +40,7 @@ class WorkerConnection {
       this.socket.once(dialed.ready, resolve);
       this.socket.once('error', reject);
     });
-    this.ready.catch(() => undefined);
+    this.ready.then(() => (this.connected = true), () => undefined);
     const decoder = new AckDecoder();
     this.socket.on('data', (chunk: Buffer) => {
       for (const text of decoder.push(chunk)) this.acks.shift()?.acked(text);
@@ -47,9 +53,16 @@ class WorkerConnection {
     });
   }
 
-  /** One frame, as its pieces in order (written back to back, never copied together). */
-  async send(frame: readonly Buffer[]): Promise<void> {
-    await this.opened();
+  /**
+   * One frame, as its pieces in order (written back to back, never copied together). On an open
+   * connection it is written in this call, not after a wait for the connection.
+   */
+  send(frame: readonly Buffer[]): Promise<void> {
+    if (this.connected && !this.closed) return this.sendOpen(frame);
+    return this.opened().then(() => this.sendOpen(frame));
+  }
+
+  private sendOpen(frame: readonly Buffer[]): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.write(frame, {
         acked: (text) => {
@@ -87,14 +100,26 @@ class WorkerConnection {
     if (this.closed) throw new WorkerLostError(`connection to worker ${this.address} is closed`);
   }
 
+  /**
+   * The turn's first frame leaves at once (its pieces in one write): the worker starts on it while
+   * this turn's work goes on. Frames after it in the same turn leave together at its end.
+   */
   private write(frame: readonly Buffer[], ack: PendingAck): void {
     this.acks.push(ack);
+    const first = !this.busyTurn;
+    if (first) {
+      this.busyTurn = true;
+      setImmediate(this.endTurn);
+    }
     if (!this.corked) {
       this.corked = true;
       this.socket.cork();
-      setImmediate(this.uncork);
     }
     for (const piece of frame) this.socket.write(piece);
+    if (first) {
+      this.corked = false;
+      this.socket.uncork();
+    }
   }
 
   close(): void {
