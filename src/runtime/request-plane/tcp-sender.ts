@@ -18,13 +18,9 @@ class WorkerConnection {
   private readonly acks: PendingAck[] = [];
   private readonly ready: Promise<void>;
   private socket: Socket;
-  /** A frame went out in this event-loop turn: later ones wait for its end. */
-  private busyTurn = false;
-  /** Frames after the turn's first wait for its end, to leave in one write. */
+  /** Frames queued behind a busy worker leave together at the end of the event-loop turn. */
   private corked = false;
-  private readonly endTurn = (): void => {
-    this.busyTurn = false;
-    if (!this.corked) return;
+  private readonly uncork = (): void => {
     this.corked = false;
     this.socket.uncork();
   };
@@ -101,25 +97,25 @@ class WorkerConnection {
   }
 
   /**
-   * The turn's first frame leaves at once (its pieces in one write): the worker starts on it while
-   * this turn's work goes on. Frames after it in the same turn leave together at its end.
+   * A frame to a worker that has acknowledged everything sent before leaves at once (its pieces in
+   * one write): nothing of this turn's later work comes before its start. While acks are due (a
+   * busy connection), frames wait for the turn's end to leave in one write.
    */
   private write(frame: readonly Buffer[], ack: PendingAck): void {
+    const idle = this.acks.length === 0;
     this.acks.push(ack);
-    const first = !this.busyTurn;
-    if (first) {
-      this.busyTurn = true;
-      setImmediate(this.endTurn);
+    if (idle) {
+      this.socket.cork();
+      for (const piece of frame) this.socket.write(piece);
+      this.socket.uncork();
+      return;
     }
     if (!this.corked) {
       this.corked = true;
       this.socket.cork();
+      setImmediate(this.uncork);
     }
     for (const piece of frame) this.socket.write(piece);
-    if (first) {
-      this.corked = false;
-      this.socket.uncork();
-    }
   }
 
   close(): void {
