@@ -107,6 +107,12 @@ export class PendingStream {
   }
 }
 
+/** A registered response stream and the call-home info that names it to the worker. */
+export interface OpenedStream {
+  stream: PendingStream;
+  info: CallHomeInfo;
+}
+
 const RELEASE = encodeTwoPartHeader('release');
 
 function release(socket: Socket): void {
@@ -120,6 +126,8 @@ function describe(error: unknown): string {
 export class CallHomeServer {
   private server: Server | null = null;
   private listening: Promise<string> | null = null;
+  /** Where workers dial, once the listener is up. */
+  private address: string | null = null;
   private readonly pending = new Map<string, PendingStream>();
   private readonly sockets = new Set<Socket>();
 
@@ -138,9 +146,16 @@ export class CallHomeServer {
     return (this.server?.address() as AddressInfo | null) ?? undefined;
   }
 
-  /** Registers a pending stream and returns where the worker must dial. */
-  async open(context: string, exactIntegers = false): Promise<{ stream: PendingStream; info: CallHomeInfo }> {
-    const address = await this.listen();
+  /**
+   * Registers a pending stream and returns where the worker must dial: at once when the listener
+   * is up (the caller's request can leave in the same turn), else once it is.
+   */
+  open(context: string, exactIntegers = false): OpenedStream | Promise<OpenedStream> {
+    if (this.address !== null) return this.register(this.address, context, exactIntegers);
+    return this.listen().then((address) => this.register(address, context, exactIntegers));
+  }
+
+  private register(address: string, context: string, exactIntegers: boolean): OpenedStream {
     const subject = randomUUID();
     const stream = new PendingStream(subject, () => this.pending.delete(subject), exactIntegers);
     this.pending.set(subject, stream);
@@ -152,6 +167,7 @@ export class CallHomeServer {
     const server = this.server;
     this.server = null;
     this.listening = null;
+    this.address = null;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
@@ -164,7 +180,8 @@ export class CallHomeServer {
       // siblings and hand them this process's response streams.
       server.listen({ port: 0, host: this.opts.bindHost ?? '0.0.0.0', exclusive: true }, () => {
         const port = (server.address() as { port: number }).port;
-        resolve(joinHostPort(this.opts.advertiseHost ?? advertiseHost(), port));
+        this.address = joinHostPort(this.opts.advertiseHost ?? advertiseHost(), port);
+        resolve(this.address);
       });
     });
     return this.listening;

@@ -4,7 +4,7 @@ import { followAbort, unfollowAbort, UnavailableError, type AbortFollower } from
 import { startedQueueStream, type OpenedQueue } from '../async-queue/index.js';
 import { PAYLOAD_CODECS, buildRequestControl, encodeTwoPart } from '../codecs/index.js';
 import type { EndpointInstance } from '../discovery/index.js';
-import { CallHomeServer } from './call-home-server.js';
+import { CallHomeServer, type OpenedStream } from './call-home-server.js';
 import { dialable, type DialableTransport } from './dialable.js';
 import { streamLocal } from './local-plane.js';
 import { NatsRequestSender } from './nats-plane.js';
@@ -93,14 +93,29 @@ export class MultiTransportClient implements RequestPlaneClient {
     return startedQueueStream(this.call(target, request, ctx, send));
   }
 
-  /** Registers the response stream, sends the request, and gives the stream's queue once the worker accepts. */
-  private async call(
+  /**
+   * Registers the response stream, sends the request, and gives the stream's queue once the worker
+   * accepts. Once the response listener is up, the request is written in this call (on an open
+   * connection), before the caller's own work that follows it.
+   */
+  private call(
     target: EndpointInstance,
     request: unknown,
     ctx: CallContext,
     send: (headers: Record<string, string>, payload: Buffer) => Promise<void>,
   ): Promise<OpenedQueue<{} | null>> {
-    const { stream, info } = await this.callHome.open(ctx.requestId, ctx.exactIntegers === true);
+    const opened = this.callHome.open(ctx.requestId, ctx.exactIntegers === true);
+    if (opened instanceof Promise) return opened.then((o) => this.sendCall(o, target, request, ctx, send));
+    return this.sendCall(opened, target, request, ctx, send);
+  }
+
+  private async sendCall(
+    { stream, info }: OpenedStream,
+    target: EndpointInstance,
+    request: unknown,
+    ctx: CallContext,
+    send: (headers: Record<string, string>, payload: Buffer) => Promise<void>,
+  ): Promise<OpenedQueue<{} | null>> {
     const onAbort: AbortFollower = { handleEvent: () => stream.stop() };
     followAbort(ctx.signal, onAbort);
     stream.queue.whenClosed((how) => {

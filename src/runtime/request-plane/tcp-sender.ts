@@ -18,13 +18,15 @@ class WorkerConnection {
   private readonly acks: PendingAck[] = [];
   private readonly ready: Promise<void>;
   private socket: Socket;
-  /** Frames sent in this event-loop turn wait for its end, to leave in one write. */
+  /** Frames queued behind a busy worker leave together at the end of the event-loop turn. */
   private corked = false;
   private readonly uncork = (): void => {
     this.corked = false;
     this.socket.uncork();
   };
   closed = false;
+  /** The socket connected (and may have closed since). */
+  private connected = false;
 
   constructor(readonly address: string, onClose: () => void, tls?: TcpTls) {
     const { host, port } = splitAddress(address);
@@ -34,7 +36,7 @@ class WorkerConnection {
       this.socket.once(dialed.ready, resolve);
       this.socket.once('error', reject);
     });
-    this.ready.catch(() => undefined);
+    this.ready.then(() => (this.connected = true), () => undefined);
     const decoder = new AckDecoder();
     this.socket.on('data', (chunk: Buffer) => {
       for (const text of decoder.push(chunk)) this.acks.shift()?.acked(text);
@@ -47,9 +49,16 @@ class WorkerConnection {
     });
   }
 
-  /** One frame, as its pieces in order (written back to back, never copied together). */
-  async send(frame: readonly Buffer[]): Promise<void> {
-    await this.opened();
+  /**
+   * One frame, as its pieces in order (written back to back, never copied together). On an open
+   * connection it is written in this call, not after a wait for the connection.
+   */
+  send(frame: readonly Buffer[]): Promise<void> {
+    if (this.connected && !this.closed) return this.sendOpen(frame);
+    return this.opened().then(() => this.sendOpen(frame));
+  }
+
+  private sendOpen(frame: readonly Buffer[]): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.write(frame, {
         acked: (text) => {
@@ -87,8 +96,20 @@ class WorkerConnection {
     if (this.closed) throw new WorkerLostError(`connection to worker ${this.address} is closed`);
   }
 
+  /**
+   * A frame to a worker that has acknowledged everything sent before leaves at once (its pieces in
+   * one write): nothing of this turn's later work comes before its start. While acks are due (a
+   * busy connection), frames wait for the turn's end to leave in one write.
+   */
   private write(frame: readonly Buffer[], ack: PendingAck): void {
+    const idle = this.acks.length === 0;
     this.acks.push(ack);
+    if (idle) {
+      this.socket.cork();
+      for (const piece of frame) this.socket.write(piece);
+      this.socket.uncork();
+      return;
+    }
     if (!this.corked) {
       this.corked = true;
       this.socket.cork();

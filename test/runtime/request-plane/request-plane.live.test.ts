@@ -205,6 +205,50 @@ function target(address: string): EndpointInstance {
   return { namespace: 'n', component: 'c', endpoint: 'generate', instanceId: 0xabcn, transport: { tcp: `${address}/abc/generate` }, requestPlaneCodec: 'json' };
 }
 
+test('requests sent together on one connection each hear their own ack', async () => {
+  // Rejects the requests whose id says so, answers the others with one token: the ack order is the frames' order.
+  const server = createServer((conn) => {
+    const decoder = new RequestFrameDecoder();
+    conn.on('data', (chunk: Buffer) => {
+      for (const frame of decoder.push(chunk)) {
+        if (frame.headers['request-id']!.startsWith('no')) {
+          conn.write(encodeAck(`Server unavailable: refused ${frame.headers['request-id']}`));
+          continue;
+        }
+        conn.write(encodeAck(''));
+        const control = parseRequestControl(decodeTwoPart(frame.payload).header);
+        const [host, port] = control.callHome.address.split(':');
+        const back = connect({ host, port: Number(port) }, () => {
+          back.write(encodeTwoPartHeader({ subject: control.callHome.subject, stream_type: 'response' }));
+          back.write(encodeTwoPartHeader({ error: null }));
+          back.write(encodeTwoPart(null, streamItemJson('{"data":{"token_ids":[7],"finish_reason":"length"}}')));
+          back.write(encodeTwoPart(null, STREAM_END_JSON));
+          back.end(encodeTwoPartHeader('sentinel'));
+        });
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = `127.0.0.1:${(server.address() as { port: number }).port}`;
+  const client = new MultiTransportClient({ natsServer: '', maxMessageSize: 1 << 20, advertiseHost: '127.0.0.1' });
+  const engine = new RemoteEngineClient(client, target(address));
+  const outcome = (requestId: string): Promise<string> =>
+    collect(engine.generate(REQUEST, { requestId, signal: new AbortController().signal })).then(
+      (ids) => `ok ${ids.join(',')}`,
+      (err: Error) => err.message,
+    );
+  try {
+    // The first one opens the connection; later ones find it open.
+    assert.equal(await outcome('first'), 'ok 7');
+    const together = await Promise.all(['a', 'no-b', 'c', 'no-d', 'e'].map(outcome));
+    assert.deepEqual(together.map((o) => (o.startsWith('ok') ? o : /refused (\S+)/.exec(o)?.[1] ?? o)), ['ok 7', 'no-b', 'ok 7', 'no-d', 'ok 7']);
+    assert.equal(await outcome('no-last'), 'Server unavailable: refused no-last');
+  } finally {
+    server.close();
+    await client.close();
+  }
+});
+
 test('a worker that dies mid-stream ends the request with a clear error', async () => {
   const worker = await fakeWorker((s) => {
     s.write(encodeTwoPartHeader({ error: null }));
