@@ -22,7 +22,7 @@
 // Rounds interleave the alternatives of each workload, each round starting one further along
 // (A B C, B C A, ...):
 //   stream: 256 concurrent SSE chat streams; streamed tokens/s, the server's CPU time per token
-//           (from /proc/<pid>/stat, every process of the shape, the parts apart), SSE events per
+//           (every thread of every process of the shape, in ns from /proc schedstat, the parts apart), SSE events per
 //           socket write (events received / the server's write system calls, from /proc/<pid>/io);
 //   unary:  small non-streaming chats over 64 kept-alive connections, driven by wrk when installed
 //           (else the Node load generator, with a warning: it caps nginx at about half); req/s,
@@ -318,7 +318,8 @@ interface TtftFigures {
 async function measureTtft(a: Alternative): Promise<TtftFigures> {
   const from = a.parts.map((p) => procSnapshot(p.pid));
   const r = await load<TtftResult>({ kind: 'ttft', ...target(a), ...ttftJob });
-  const requests = Math.round((ttftJob.rate * ttftJob.durationMs) / 1000);
+  // The server's CPU went to the load generator's warm-up requests too.
+  const requests = r.sent;
   const spent = a.parts.map((p, i) => procDelta(from[i]!, procSnapshot(p.pid)));
   if (r.failures > 0) console.log(`  ${a.name}: ${r.failures} ttft failures`);
   return {

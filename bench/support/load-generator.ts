@@ -52,6 +52,8 @@ export interface TtftResult {
   /** How late each measured request was sent against its schedule (ms; ~0 when the client kept up). */
   sendLateMs: number[];
   failures: number;
+  /** Every request sent, the unmeasured warm-up's too (what the server's CPU was spent on). */
+  sent: number;
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
@@ -225,7 +227,7 @@ async function ttftJob(job: Extract<LoadJob, { kind: 'ttft' }>): Promise<TtftRes
     );
   }
   await Promise.all(pending);
-  return { samplesMs, sendLateMs, failures };
+  return { samplesMs, sendLateMs, failures, sent: bodies.length };
 }
 
 const JOBS: { [K in LoadJob['kind']]: (job: Extract<LoadJob, { kind: K }>) => Promise<unknown> } = {
