@@ -4,18 +4,26 @@
 // own (made, linked into Node's timer lists and cleared per request) costs far more than entering
 // and leaving a set. A check may run up to SLACK_MS after it was due: a new due time only re-arms
 // the timer when it comes that much earlier.
+//
+// The waiting streams are an array in which each knows its place, not a Set: the clock lives as
+// long as the process, and a Set that grows and shrinks with the streams in flight replaces its
+// table each time; an old table, once in the old generation, still points at the streams it held,
+// so every young GC kept those ended streams (and all their request held) alive and promoted them,
+// and the young GCs took several times longer (bench/RESULTS.md).
 
 /** A stream whose silence is checked when due. */
 export interface SilenceCheck {
   /** `performance.now()` at which the check is due. */
   dueAt: number;
+  /** Its place among the waiting checks; -1 while it is not waiting (the clock's to set). */
+  clockSlot: number;
   checkSilence(): void;
 }
 
 const SLACK_MS = 5;
 
 class SilenceClock {
-  private readonly waiting = new Set<SilenceCheck>();
+  private readonly waiting: SilenceCheck[] = [];
   private timer: NodeJS.Timeout | null = null;
   /** When the timer fires; Infinity without one. */
   private timerAt = Infinity;
@@ -24,15 +32,28 @@ class SilenceClock {
   enter(check: SilenceCheck, delayMs: number): void {
     const dueAt = performance.now() + delayMs;
     check.dueAt = dueAt;
-    const wasIdle = this.waiting.size === 0;
-    this.waiting.add(check);
+    const wasIdle = this.waiting.length === 0;
+    if (check.clockSlot < 0) check.clockSlot = this.waiting.push(check) - 1;
     if (dueAt + SLACK_MS < this.timerAt) this.arm(dueAt);
     // The timer keeps the process alive only while a stream waits, as a timer per stream did.
     else if (wasIdle) this.timer?.ref();
   }
 
   leave(check: SilenceCheck): void {
-    if (this.waiting.delete(check) && this.waiting.size === 0) this.timer?.unref();
+    if (this.remove(check) && this.waiting.length === 0) this.timer?.unref();
+  }
+
+  /** Takes `check` out of the waiting ones (the last takes its place); false when it was not waiting. */
+  private remove(check: SilenceCheck): boolean {
+    const at = check.clockSlot;
+    if (at < 0) return false;
+    check.clockSlot = -1;
+    const last = this.waiting.pop()!;
+    if (last !== check) {
+      this.waiting[at] = last;
+      last.clockSlot = at;
+    }
+    return true;
   }
 
   private arm(at: number): void {
@@ -52,7 +73,7 @@ class SilenceClock {
       else if (check.dueAt < nextAt) nextAt = check.dueAt;
     }
     if (due) {
-      for (const check of due) this.waiting.delete(check);
+      for (const check of due) this.remove(check);
       // A check may enter again (the stream keeps waiting): that arms the timer for its new time.
       for (const check of due) check.checkSilence();
     }
