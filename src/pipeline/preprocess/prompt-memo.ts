@@ -57,19 +57,23 @@ export class PromptMemo {
   }
 }
 
-/** Writes plain values (what a JSON body parses to, and `undefined`) as text; gives up on anything else. */
+/**
+ * Writes plain values (what a JSON body parses to, and `undefined`) as text, each string after its
+ * length (one text for one value, with nothing to escape); gives up on anything else.
+ */
 class KeyWriter {
   text = '';
 
   value(v: unknown): boolean {
     switch (typeof v) {
       case 'string':
-        this.text += JSON.stringify(v);
+        this.text += `${v.length}"${v}`;
         return this.text.length <= MAX_KEY_CHARS;
       case 'number':
         // -0 and the non-finite numbers print like other values.
         if (!Number.isFinite(v) || Object.is(v, -0)) return false;
-        this.text += String(v);
+        // Ended, or a number's digits could run into a string's length after it.
+        this.text += `${v};`;
         return true;
       case 'boolean':
         this.text += v ? 't' : 'f';
@@ -90,10 +94,7 @@ class KeyWriter {
 
   private array(items: readonly unknown[]): boolean {
     this.text += '[';
-    for (const item of items) {
-      if (!this.value(item)) return false;
-      this.text += ',';
-    }
+    for (let i = 0; i < items.length; i++) if (!this.value(items[i])) return false;
     this.text += ']';
     return true;
   }
@@ -103,11 +104,10 @@ class KeyWriter {
     const proto: unknown = Object.getPrototypeOf(o);
     if (proto !== Object.prototype && proto !== null) return false;
     this.text += '{';
-    for (const k of Object.keys(o)) {
-      this.text += JSON.stringify(k);
-      this.text += ':';
+    // A plain object inherits no enumerable key: for-in walks its own, in their order.
+    for (const k in o) {
+      this.text += `${k.length}"${k}`;
       if (!this.value((o as Record<string, unknown>)[k])) return false;
-      this.text += ',';
     }
     this.text += '}';
     return true;

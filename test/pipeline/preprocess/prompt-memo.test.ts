@@ -24,6 +24,10 @@ describe('PromptMemo.keyOf', () => {
       chatOf({ messages: [{ role: 'user', content: 1 }] }),
       chatOf({ add_generation_prompt: false }),
       chatOf({ chat_template_args: { enable_thinking: false } }),
+      chatOf({ chat_template_args: { a: [1, 'a'] } }),
+      chatOf({ chat_template_args: { a: ['a]}'] } }),
+      chatOf({ chat_template_args: { a: [11] } }),
+      chatOf({ chat_template_args: { a: ['1', 1] } }),
       chatOf({ tools: [{ type: 'function', function: { name: 'f' } }] }),
     ].map((req) => memo.keyOf(req));
     assert.equal(new Set(keys).size, keys.length);
