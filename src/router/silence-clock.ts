@@ -5,11 +5,11 @@
 // and leaving a set. A check may run up to SLACK_MS after it was due: a new due time only re-arms
 // the timer when it comes that much earlier.
 //
-// The waiting streams are an array in which each knows its place, not a Set: the clock lives as
-// long as the process, and a Set that grows and shrinks with the streams in flight replaces its
-// table each time; an old table, once in the old generation, still points at the streams it held,
-// so every young GC kept those ended streams (and all their request held) alive and promoted them,
-// and the young GCs took several times longer (bench/RESULTS.md).
+// The waiting streams are an array in which each knows its place, not a Set: with the clock's Set
+// (as long-lived as the process, its size rising and falling with the streams in flight) ended
+// streams, and all their requests held, outlived young GCs and were promoted: ~4.6 MB a scavenge
+// and scavenges five times longer on the small requests' path, against ~0.8 MB with the array
+// (bench/RESULTS.md). A stream that leaves is no longer referenced from here.
 
 /** A stream whose silence is checked when due. */
 export interface SilenceCheck {
