@@ -6,7 +6,7 @@
 
 import type { ChatCompletionRequest } from '../../protocols/index.js';
 
-/** Keys up to this many characters are kept: a bigger chat costs far more than a lookup saves to keep. */
+/** Keys up to this many characters are kept: the memo is for small chats, and holds little memory at most. */
 const MAX_KEY_CHARS = 4096;
 /** Prompts per generation (two generations: at most twice this many are kept). */
 const GENERATION_SIZE = 128;
