@@ -4,26 +4,21 @@
 // own (made, linked into Node's timer lists and cleared per request) costs far more than entering
 // and leaving a set. A check may run up to SLACK_MS after it was due: a new due time only re-arms
 // the timer when it comes that much earlier.
-//
-// The waiting streams are an array in which each knows its place, not a Set: with the clock's Set
-// (as long-lived as the process, its size rising and falling with the streams in flight) ended
-// streams, and all their requests held, outlived young GCs and were promoted: ~4.6 MB a scavenge
-// and scavenges five times longer on the small requests' path, against ~0.8 MB with the array
-// (bench/RESULTS.md). A stream that leaves is no longer referenced from here.
 
-/** A stream whose silence is checked when due. */
-export interface SilenceCheck {
+import { PlacedList, type Place } from '../protocols/index.js';
+
+/** A stream whose silence is checked when due; its `slot` is its place among the waiting ones (the clock's to set). */
+export interface SilenceCheck extends Place {
   /** `performance.now()` at which the check is due. */
   dueAt: number;
-  /** Its place among the waiting checks; -1 while it is not waiting (the clock's to set). */
-  clockSlot: number;
   checkSilence(): void;
 }
 
 const SLACK_MS = 5;
 
 class SilenceClock {
-  private readonly waiting: SilenceCheck[] = [];
+  /** The checks waiting (placed-list.ts says why not a Set). */
+  private readonly waiting = new PlacedList<SilenceCheck>((check) => check);
   private timer: NodeJS.Timeout | null = null;
   /** When the timer fires; Infinity without one. */
   private timerAt = Infinity;
@@ -33,27 +28,14 @@ class SilenceClock {
     const dueAt = performance.now() + delayMs;
     check.dueAt = dueAt;
     const wasIdle = this.waiting.length === 0;
-    if (check.clockSlot < 0) check.clockSlot = this.waiting.push(check) - 1;
+    this.waiting.add(check);
     if (dueAt + SLACK_MS < this.timerAt) this.arm(dueAt);
     // The timer keeps the process alive only while a stream waits, as a timer per stream did.
     else if (wasIdle) this.timer?.ref();
   }
 
   leave(check: SilenceCheck): void {
-    if (this.remove(check) && this.waiting.length === 0) this.timer?.unref();
-  }
-
-  /** Takes `check` out of the waiting ones (the last takes its place); false when it was not waiting. */
-  private remove(check: SilenceCheck): boolean {
-    const at = check.clockSlot;
-    if (at < 0) return false;
-    check.clockSlot = -1;
-    const last = this.waiting.pop()!;
-    if (last !== check) {
-      this.waiting[at] = last;
-      last.clockSlot = at;
-    }
-    return true;
+    if (this.waiting.remove(check) && this.waiting.length === 0) this.timer?.unref();
   }
 
   private arm(at: number): void {
@@ -68,12 +50,12 @@ class SilenceClock {
     const now = performance.now();
     let due: SilenceCheck[] | null = null;
     let nextAt = Infinity;
-    for (const check of this.waiting) {
+    for (const check of this.waiting.items) {
       if (check.dueAt <= now) (due ??= []).push(check);
       else if (check.dueAt < nextAt) nextAt = check.dueAt;
     }
     if (due) {
-      for (const check of due) this.remove(check);
+      for (const check of due) this.waiting.remove(check);
       // A check may enter again (the stream keeps waiting): that arms the timer for its new time.
       for (const check of due) check.checkSilence();
     }

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { silenceClock, type SilenceCheck } from '../../src/router/silence-clock.js';
 
 function check(name: string, fired: string[]): SilenceCheck {
-  return { dueAt: 0, clockSlot: -1, checkSilence: () => fired.push(name) };
+  return { dueAt: 0, slot: -1, checkSilence: () => fired.push(name) };
 }
 
 describe('silenceClock', () => {
@@ -17,10 +17,10 @@ describe('silenceClock', () => {
     silenceClock.leave(checks[4]!);
     silenceClock.leave(checks[0]!);
     silenceClock.leave(checks[0]!);
-    assert.deepEqual(checks.map((c) => c.clockSlot >= 0), [false, true, false, true, false]);
+    assert.deepEqual(checks.map((c) => c.slot >= 0), [false, true, false, true, false]);
     await sleep(40);
     assert.deepEqual(fired.sort(), ['b', 'd']);
-    assert.ok(checks.every((c) => c.clockSlot === -1));
+    assert.ok(checks.every((c) => c.slot === -1));
   });
 
   it('a stream entering again waits once, until its new time', async () => {

@@ -11,6 +11,8 @@
 // holds the first token), and any event after a write older than the hold (real token rates, a
 // quiet process) on the next turn.
 
+import { PlacedList } from './placed-list.js';
+
 /** A stream the coalescer writes for. */
 export interface CoalescedStream {
   /** Kept by the coalescer. */
@@ -41,12 +43,8 @@ const MAX_HOLD_MS = 50;
 const QUIET_TURNS = 2;
 
 export class WriteCoalescer {
-  /**
-   * The streams waiting to write, each at its `lastWrite.slot`: an array rather than a Set, whose
-   * table, remade as streams come and go, was most of what a stream's request promoted to the old
-   * generation (bench/RESULTS.md).
-   */
-  private readonly waiting: CoalescedStream[] = [];
+  /** The streams waiting to write, each at its `lastWrite.slot` (placed-list.ts says why not a Set). */
+  private readonly waiting = new PlacedList<CoalescedStream>((stream) => stream.lastWrite);
   private immediate: NodeJS.Immediate | null = null;
   private timer: NodeJS.Timeout | null = null;
   /** Turns in which the coalescer ran. */
@@ -62,25 +60,13 @@ export class WriteCoalescer {
       this.writeNow(stream, performance.now());
       return;
     }
-    if (stream.lastWrite.slot < 0) stream.lastWrite.slot = this.waiting.push(stream) - 1;
+    this.waiting.add(stream);
     this.runNextTurn();
   }
 
   /** Forgets `stream`: it wrote its last frames itself. */
   remove(stream: CoalescedStream): void {
-    const at = stream.lastWrite.slot;
-    if (at >= 0) this.removeAt(at);
-  }
-
-  /** Takes the stream at `at` out of the waiting ones: the last one takes its place. */
-  private removeAt(at: number): void {
-    const waiting = this.waiting;
-    waiting[at]!.lastWrite.slot = -1;
-    const last = waiting.pop()!;
-    if (at < waiting.length) {
-      waiting[at] = last;
-      last.lastWrite.slot = at;
-    }
+    this.waiting.remove(stream);
   }
 
   private writeNow(stream: CoalescedStream, now: number): void {
@@ -115,12 +101,12 @@ export class WriteCoalescer {
     let timeDue = Infinity;
     // A stream that writes leaves its place to the last one, looked at next (as are streams queued meanwhile).
     for (let i = 0; i < this.waiting.length; ) {
-      const stream = this.waiting[i]!;
+      const stream = this.waiting.items[i]!;
       const last = stream.lastWrite;
       const waitedTurns = last.idle !== this.idle || this.turn - last.turn >= TURNS_PER_WRITE;
       const waitedMs = now - last.at;
       if ((waitedTurns && waitedMs >= MIN_HOLD_MS) || waitedMs >= MAX_HOLD_MS) {
-        this.removeAt(i);
+        this.waiting.removeAt(i);
         this.writeNow(stream, now);
         continue;
       }
