@@ -2,8 +2,9 @@
 // in-process mocker (sped up so it is never the limit) behind the model's router, the request's
 // lifecycle, decoding and the unary fold, as the chat route runs them, 64 requests at a time, 8
 // tokens each. The chat request is preprocessed once; each request gets its own copy of it. CPU is
-// the best of 5 runs (process.cpuUsage); bytes are a sampling heap profile that counts collected
-// objects (--heap-out FILE keeps this build's profile, for heapsum per function).
+// the best of 5 runs (process.cpuUsage), GC the pauses over those runs (objects that outlive their
+// request make young GCs long); bytes are a sampling heap profile that counts collected objects
+// (--heap-out FILE keeps this build's profile, for heapsum per function).
 //
 //   node dist/bench/unary-path.js [--baseline DIR] [--rounds 3] [--requests 20000] [--heap-out FILE]
 //

@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import inspector from 'node:inspector';
 import path from 'node:path';
+import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { median } from './cpu-time.js';
 
@@ -24,6 +25,11 @@ export interface RequestFigures {
   cpu: number;
   /** Bytes allocated per request (a sampling heap profile that counts collected objects). */
   bytes: number;
+  /**
+   * µs of GC pauses per request over the CPU runs: objects that outlive their request and are
+   * promoted make the young GCs long (absent from a build whose bench did not count them).
+   */
+  gc?: number;
 }
 
 export interface HeapNode {
@@ -47,32 +53,44 @@ export function compareWithBaseline(benchUrl: string, baseline: string | undefin
 
 /** Runs `rounds` rounds over `builds`, each build's figures from `node <self> <childArgs(build)>` (its last line, as JSON). */
 export function compareBuilds(self: string, builds: readonly Build[], rounds: number, childArgs: (build: Build) => string[]): void {
-  const figures = new Map<string, { cpu: number[]; bytes: number[] }>(builds.map((b) => [b.name, { cpu: [], bytes: [] }]));
+  const figures = new Map<string, { cpu: number[]; bytes: number[]; gc: number[] }>(builds.map((b) => [b.name, { cpu: [], bytes: [], gc: [] }]));
+  const gcText = (gc: number[]): string => (gc.length > 0 ? ` gc_us_per_req=${median(gc).toFixed(2)}` : '');
   for (let round = 1; round <= rounds; round++) {
     for (const build of builds) {
       const out = execFileSync(process.execPath, [self, ...childArgs(build)], { encoding: 'utf8', env: { ...process.env, DYN_LOG: 'error' } });
-      const { cpu, bytes } = JSON.parse(out.trim().split('\n').at(-1)!) as RequestFigures;
-      figures.get(build.name)!.cpu.push(cpu);
-      figures.get(build.name)!.bytes.push(bytes);
-      console.log(`round ${round} ${build.name.padEnd(10)} cpu_us_per_req=${cpu.toFixed(2)} bytes_per_req=${Math.round(bytes)}`);
+      const { cpu, bytes, gc } = JSON.parse(out.trim().split('\n').at(-1)!) as RequestFigures;
+      const f = figures.get(build.name)!;
+      f.cpu.push(cpu);
+      f.bytes.push(bytes);
+      if (gc !== undefined) f.gc.push(gc);
+      console.log(`round ${round} ${build.name.padEnd(10)} cpu_us_per_req=${cpu.toFixed(2)} bytes_per_req=${Math.round(bytes)}${gcText(gc === undefined ? [] : [gc])}`);
     }
   }
-  for (const [name, f] of figures) console.log(`median ${name.padEnd(10)} cpu_us_per_req=${median(f.cpu).toFixed(2)} bytes_per_req=${Math.round(median(f.bytes))}`);
+  for (const [name, f] of figures) console.log(`median ${name.padEnd(10)} cpu_us_per_req=${median(f.cpu).toFixed(2)} bytes_per_req=${Math.round(median(f.bytes))}${gcText(f.gc)}`);
 }
 
 /**
  * The figures of `run` (which serves `count` requests): warmed with half as many, CPU the best of
- * 5 runs of `requests`, bytes from one more run under the heap sampler; with its profile.
+ * 5 runs of `requests` and GC pauses over them, bytes from one more run under the heap sampler;
+ * with its profile.
  */
 export async function measureRequests(run: (count: number) => Promise<void>, requests: number): Promise<{ figures: RequestFigures; profile: { head: HeapNode } }> {
   await run(requests / 2);
   let cpu = Infinity;
+  let gcMs = 0;
+  const addGc = (entries: PerformanceEntry[]): void => {
+    for (const e of entries) gcMs += e.duration;
+  };
+  const gcs = new PerformanceObserver((list) => addGc(list.getEntries()));
+  gcs.observe({ entryTypes: ['gc'] });
   for (let k = 0; k < 5; k++) {
     const before = process.cpuUsage();
     await run(requests);
     const used = process.cpuUsage(before);
     cpu = Math.min(cpu, (used.user + used.system) / requests);
   }
+  addGc(gcs.takeRecords());
+  gcs.disconnect();
   const session = new inspector.Session();
   session.connect();
   const post = <T>(method: string, params?: object): Promise<T> =>
@@ -82,7 +100,7 @@ export async function measureRequests(run: (count: number) => Promise<void>, req
   await run(requests);
   const { profile } = await post<{ profile: { head: HeapNode } }>('HeapProfiler.stopSampling');
   session.disconnect();
-  return { figures: { cpu, bytes: sampledBytes(profile.head) / requests }, profile };
+  return { figures: { cpu, bytes: sampledBytes(profile.head) / requests, gc: (gcMs * 1000) / (5 * requests) }, profile };
 }
 
 /** Serves `count` requests `batch` at a time (`one(i)` serves request i), each batch awaited whole. */

@@ -118,6 +118,8 @@ class ObservedStream<Out> implements PushingIterator<Out>, StreamSink<Out>, Sile
   /** Set while the silence clock will check this stream (at `dueAt`). */
   private armed = false;
   dueAt = 0;
+  /** Its place in the silence clock while armed. */
+  slot = -1;
   /** Fails the pending `next()` when the watchdog fires (inner streams that cannot fail themselves). */
   private failPending: ((err: Error) => void) | null = null;
   private silent = false;

@@ -5,8 +5,10 @@
 // and leaving a set. A check may run up to SLACK_MS after it was due: a new due time only re-arms
 // the timer when it comes that much earlier.
 
-/** A stream whose silence is checked when due. */
-export interface SilenceCheck {
+import { PlacedList, type Place } from '../protocols/index.js';
+
+/** A stream whose silence is checked when due; its `slot` is its place among the waiting ones (the clock's to set). */
+export interface SilenceCheck extends Place {
   /** `performance.now()` at which the check is due. */
   dueAt: number;
   checkSilence(): void;
@@ -15,7 +17,8 @@ export interface SilenceCheck {
 const SLACK_MS = 5;
 
 class SilenceClock {
-  private readonly waiting = new Set<SilenceCheck>();
+  /** The checks waiting (placed-list.ts says why not a Set). */
+  private readonly waiting = new PlacedList<SilenceCheck>((check) => check);
   private timer: NodeJS.Timeout | null = null;
   /** When the timer fires; Infinity without one. */
   private timerAt = Infinity;
@@ -24,7 +27,7 @@ class SilenceClock {
   enter(check: SilenceCheck, delayMs: number): void {
     const dueAt = performance.now() + delayMs;
     check.dueAt = dueAt;
-    const wasIdle = this.waiting.size === 0;
+    const wasIdle = this.waiting.length === 0;
     this.waiting.add(check);
     if (dueAt + SLACK_MS < this.timerAt) this.arm(dueAt);
     // The timer keeps the process alive only while a stream waits, as a timer per stream did.
@@ -32,7 +35,7 @@ class SilenceClock {
   }
 
   leave(check: SilenceCheck): void {
-    if (this.waiting.delete(check) && this.waiting.size === 0) this.timer?.unref();
+    if (this.waiting.remove(check) && this.waiting.length === 0) this.timer?.unref();
   }
 
   private arm(at: number): void {
@@ -47,12 +50,12 @@ class SilenceClock {
     const now = performance.now();
     let due: SilenceCheck[] | null = null;
     let nextAt = Infinity;
-    for (const check of this.waiting) {
+    for (const check of this.waiting.items) {
       if (check.dueAt <= now) (due ??= []).push(check);
       else if (check.dueAt < nextAt) nextAt = check.dueAt;
     }
     if (due) {
-      for (const check of due) this.waiting.delete(check);
+      for (const check of due) this.waiting.remove(check);
       // A check may enter again (the stream keeps waiting): that arms the timer for its new time.
       for (const check of due) check.checkSilence();
     }

@@ -70,3 +70,22 @@ test('a removed stream is not written', async () => {
   await until(() => kept.writes.length > 1);
   assert.deepEqual(gone.writes, ['first']);
 });
+
+test('of many queued streams, those removed (first, middle, last) are not written and the others all are; a removed one may queue again', async () => {
+  const coalescer = new WriteCoalescer();
+  const streams = Array.from({ length: 7 }, () => new FakeStream(coalescer));
+  for (const s of streams) s.push('first');
+  for (const s of streams) s.push('x');
+  const removed = [streams[0]!, streams[3]!, streams[6]!];
+  for (const s of removed) coalescer.remove(s);
+  coalescer.remove(streams[3]!);
+  const kept = streams.filter((s) => !removed.includes(s));
+  await until(() => kept.every((s) => s.writes.length > 1));
+  for (const s of kept) assert.deepEqual(s.writes, ['first', 'x']);
+  for (const s of removed) assert.deepEqual(s.writes, ['first']);
+  const again = removed[1]!;
+  again.queued = '';
+  again.push('y');
+  await until(() => again.writes.length > 1);
+  assert.deepEqual(again.writes, ['first', 'y']);
+});

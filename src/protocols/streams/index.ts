@@ -4,5 +4,6 @@
 export * from './call-signals.js';
 export * from './delivery-clock.js';
 export * from './iterable-of.js';
+export * from './placed-list.js';
 export * from './pushed-stream.js';
 export * from './write-coalescer.js';

@@ -11,6 +11,8 @@
 // holds the first token), and any event after a write older than the hold (real token rates, a
 // quiet process) on the next turn.
 
+import { PlacedList } from './placed-list.js';
+
 /** A stream the coalescer writes for. */
 export interface CoalescedStream {
   /** Kept by the coalescer. */
@@ -25,11 +27,13 @@ export interface LastWrite {
   turn: number;
   /** The coalescer's idle count then: when it changed, the process was quiet since. */
   idle: number;
+  /** The stream's place among those waiting to write; -1 while it is not waiting. */
+  slot: number;
 }
 
 /** A stream that never wrote: its first write is due at once. */
 export function neverWritten(): LastWrite {
-  return { at: -Infinity, turn: 0, idle: -1 };
+  return { at: -Infinity, turn: 0, idle: -1, slot: -1 };
 }
 
 const TURNS_PER_WRITE = 10;
@@ -39,7 +43,8 @@ const MAX_HOLD_MS = 50;
 const QUIET_TURNS = 2;
 
 export class WriteCoalescer {
-  private readonly waiting = new Set<CoalescedStream>();
+  /** The streams waiting to write, each at its `lastWrite.slot` (placed-list.ts says why not a Set). */
+  private readonly waiting = new PlacedList<CoalescedStream>((stream) => stream.lastWrite);
   private immediate: NodeJS.Immediate | null = null;
   private timer: NodeJS.Timeout | null = null;
   /** Turns in which the coalescer ran. */
@@ -61,7 +66,7 @@ export class WriteCoalescer {
 
   /** Forgets `stream`: it wrote its last frames itself. */
   remove(stream: CoalescedStream): void {
-    this.waiting.delete(stream);
+    this.waiting.remove(stream);
   }
 
   private writeNow(stream: CoalescedStream, now: number): void {
@@ -83,7 +88,7 @@ export class WriteCoalescer {
     this.immediate = null;
     this.timer = null;
     this.turn++;
-    if (this.waiting.size === 0) {
+    if (this.waiting.length === 0) {
       // Nothing queued for QUIET_TURNS turns: the process is quiet, and the next event of any
       // stream need not wait for turns.
       if (++this.emptyRuns < QUIET_TURNS) this.immediate = setImmediate(this.runBound);
@@ -94,22 +99,24 @@ export class WriteCoalescer {
     const now = performance.now();
     let needsTurns = false;
     let timeDue = Infinity;
-    for (const stream of this.waiting) {
+    // A stream that writes leaves its place to the last one, looked at next (as are streams queued meanwhile).
+    for (let i = 0; i < this.waiting.length; ) {
+      const stream = this.waiting.items[i]!;
       const last = stream.lastWrite;
       const waitedTurns = last.idle !== this.idle || this.turn - last.turn >= TURNS_PER_WRITE;
       const waitedMs = now - last.at;
       if ((waitedTurns && waitedMs >= MIN_HOLD_MS) || waitedMs >= MAX_HOLD_MS) {
-        this.waiting.delete(stream);
+        this.waiting.removeAt(i);
         this.writeNow(stream, now);
-      } else if (!waitedTurns) {
-        needsTurns = true;
-      } else {
-        timeDue = Math.min(timeDue, last.at + MIN_HOLD_MS);
+        continue;
       }
+      if (!waitedTurns) needsTurns = true;
+      else timeDue = Math.min(timeDue, last.at + MIN_HOLD_MS);
+      i++;
     }
     // Turns are counted by running each turn (also while checking for quiet); a hold that only
     // lacks time waits on a timer.
-    if (needsTurns || this.waiting.size === 0) this.immediate = setImmediate(this.runBound);
+    if (needsTurns || this.waiting.length === 0) this.immediate = setImmediate(this.runBound);
     else this.timer = setTimeout(this.runBound, Math.max(0, timeDue - now));
   }
 }
