@@ -30,7 +30,6 @@ import type { PooledPrompt, PreprocessPool } from './preprocess-pool.js';
 import { chatPromptChars } from './request-limits.js';
 import { foldLateSystemMessages, hasLateSystemMessages, LATE_SYSTEM_PROBE } from './late-system.js';
 import { withDefaultThinking } from './reasoning-args.js';
-import { PromptMemo } from './prompt-memo.js';
 import { NO_HEADER_ROUTING, withHeaderRouting, type HeaderRouting } from './routing-headers.js';
 import type { HfTokenizer } from './tokenizer/index.js';
 import { checkCompletionRequest, honouredNvext, validateChatRequest, validateCompletionRequest, type ValidationOptions } from './validate/index.js';
@@ -96,8 +95,6 @@ export class Preprocessor {
   private readonly poolKey: string;
   /** The media kinds this model's chat template renders (see media-parts.ts); empty: text only. */
   readonly mediaKinds: ReadonlySet<MediaKind>;
-  /** Recent small chats' prompts; null when the template's renders may change over time. */
-  private readonly memo: PromptMemo | null;
 
   constructor(
     readonly card: ModelDeploymentCard,
@@ -107,7 +104,6 @@ export class Preprocessor {
     this.template = new ChatTemplate(card, opts);
     this.poolKey = poolKeyOf(card, opts);
     this.mediaKinds = templateMediaKinds(Object.values(card.chatTemplates));
-    this.memo = PromptMemo.keeps(Object.values(card.chatTemplates)) ? new PromptMemo() : null;
   }
 
   private lateSystemRendered: Promise<boolean> | undefined;
@@ -236,14 +232,8 @@ export class Preprocessor {
     // The template writes BOS and other special tokens itself.
     const started = performance.now();
     if (this.template.rendersInline(req)) {
-      const key = this.memo?.keyOf(req) ?? null;
-      const kept = key === null ? undefined : this.memo!.get(key);
-      // Its own copy of the ids: a request's are its own to change.
-      if (kept !== undefined) return { tokens: kept.tokens.slice(), text: kept.text, tokenizeMs: performance.now() - started, templateMs: 0, tokenizeStartedAt: started };
       const text = this.template.render(req);
-      const prompt = this.encode(text, false, performance.now() - started);
-      if (key !== null && !(prompt instanceof Promise)) this.memo!.remember(key, { text, tokens: prompt.tokens.slice() });
-      return prompt;
+      return this.encode(text, false, performance.now() - started);
     }
     return this.template.renderOffLoop(req).then((text) => this.encode(text, false, performance.now() - started));
   }
