@@ -3,7 +3,7 @@
 // for a new 1k-token prompt whose pieces were all known, each young-generation collection brought
 // that much nearer (a pause in some request's time to first token).
 //
-// Two generations, as before: new pieces go to `young`; when it is full it becomes `old` and the
+// Two generations: new pieces go to `young`; when it is full it becomes `old` and the
 // previous old one is emptied for reuse, and a piece found in `old` moves back to `young`. Pieces in
 // use stay, and eviction costs nothing per piece.
 
