@@ -185,9 +185,9 @@ export class HfTokenizer {
       return ids;
     }
     // The hit's ids are a view of the cache's arena, which stores made meanwhile write over: copied before the wait.
-    const ids = Array.from(hit.ids);
+    const cached = hit.ids.slice();
     const rest = await this.encodeText(text.slice(hit.chars), false);
-    for (const id of rest) ids.push(id);
+    const ids = joined(cached, rest);
     if (this.unverifiedHits > 0) {
       this.unverifiedHits--;
       const whole = await this.encodeText(text, false);
@@ -255,6 +255,13 @@ export class HfTokenizer {
  * copying a typed array through its iterator (Array.from) and growing by push cost more than the
  * rest of a hit (~35 µs and ~100 KB for 1.3k ids).
  */
+function joined(cached: Uint32Array, rest: readonly number[]): number[] {
+  const ids = new Array<number>(cached.length + rest.length);
+  for (let i = 0; i < cached.length; i++) ids[i] = cached[i]!;
+  for (let i = 0; i < rest.length; i++) ids[cached.length + i] = rest[i]!;
+  return ids;
+}
+
 function sameIds(a: readonly number[], b: readonly number[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
