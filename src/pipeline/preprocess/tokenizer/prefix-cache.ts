@@ -11,11 +11,11 @@
 // Entries' texts (UTF-16LE) and ids (32-bit) live in one arena, written as a ring: a new entry goes
 // at the head, and the entries of the previous lap it overwrites leave (first in, first out). A
 // hit on an entry the head is less than half the arena away from copies it to the head, so
-// prompts in use stay (a second chance in place of strict least-recently-used order). Kept on the JS heap, every prompt stored
-// would be copied twice by young-generation collections before reaching the old generation;
-// kept in a buffer each, the buffers freed as entries left made V8 run a full mark-compact every
-// ~300 new prompts once the cache was full (a 10-60 ms pause in some request's time to first
-// token). The arena is one allocation for the cache's life.
+// prompts in use stay (a second chance in place of strict least-recently-used order). Kept on the
+// JS heap, every prompt stored would be copied twice by young-generation collections before
+// reaching the old generation; kept in a buffer each, the buffers freed as entries left made V8
+// run a full mark-compact every ~300 new prompts once the cache was full (a 10-60 ms pause in some
+// request's time to first token). The arena is one allocation for the cache's life.
 
 import { LiteralSearch } from '../fast-bpe/index.js';
 
@@ -229,12 +229,12 @@ export class PrefixTokenCache {
     }
     if (this.head + size > this.capacity) {
       // The rest of the previous lap sits past the head: it leaves now, oldest first as ever.
-      this.evictWhile((p) => p.lap < this.lap, entry);
+      this.evictBefore(Infinity, entry);
       this.lap++;
       this.head = 0;
     }
     const end = this.head + size;
-    this.evictWhile((p) => p.lap < this.lap && p.at < end, entry);
+    this.evictBefore(end, entry);
     entry.at = this.head;
     entry.idsAt = (this.head + alignedTextBytes(entry.chars)) / 4;
     entry.end = end;
@@ -243,13 +243,16 @@ export class PrefixTokenCache {
     this.order.push({ entry, at: entry.at, lap: entry.lap });
   }
 
-  /** Evicts the oldest placed entries while `test` holds (stale places are dropped on the way). */
-  private evictWhile(test: (p: Placed) => boolean, keep: Entry): void {
+  /**
+   * Evicts the previous lap's entries that start before `offset`, oldest first (stale places are
+   * dropped on the way; `keep`, being moved, is not evicted).
+   */
+  private evictBefore(offset: number, keep: Entry): void {
     const order = this.order;
     while (this.first < order.length) {
       const p = order[this.first]!;
       const stale = p.entry.at !== p.at || p.entry.lap !== p.lap || p.entry === keep;
-      if (!stale && !test(p)) break;
+      if (!stale && !(p.lap < this.lap && p.at < offset)) break;
       this.first++;
       if (!stale) this.evict(p.entry);
     }
