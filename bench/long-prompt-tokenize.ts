@@ -9,12 +9,12 @@
 // that counts objects collected since, over one pass per build apart from the CPU slices: sampling
 // costs time per byte). The chat template is rendered beforehand, outside the figures.
 // Usage: node dist/bench/long-prompt-tokenize.js [--slices N] [--baseline DIR]
-import inspector from 'node:inspector';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { longPrompt, servedTokenizer } from './support/checkouts.js';
 import { cpuMicros, median } from './support/cpu-time.js';
+import { sampledAllocation } from './support/request-figures.js';
 
 const { values } = parseArgs({ options: { slices: { type: 'string', default: '30' }, baseline: { type: 'string' } } });
 /** Prompts per slice and build. */
@@ -67,31 +67,17 @@ for (let s = 0; s < slices; s++) {
   }
 }
 
-interface HeapNode {
-  selfSize: number;
-  children: HeapNode[];
-}
-
-const bytesOf = (node: HeapNode): number => node.children.reduce((sum, child) => sum + bytesOf(child), node.selfSize);
-
-const session = new inspector.Session();
-session.connect();
-const post = <T>(method: string, params?: object): Promise<T> =>
-  new Promise((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result as T))));
-await post('HeapProfiler.enable');
+/** KB allocated per prompt of tokenizing `texts`. */
 async function kb(build: Build, texts: readonly string[]): Promise<number> {
-  await post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
-  await build.tokenize(texts);
-  const { profile } = await post<{ profile: { head: HeapNode } }>('HeapProfiler.stopSampling');
-  return bytesOf(profile.head) / texts.length / 1024;
+  return (await sampledAllocation(() => build.tokenize(texts))).bytes / texts.length / 1024;
 }
+
 const heap = new Map<string, { missKB: number; hitKB: number }>();
 for (const build of builds) {
   const texts = build.render(10_000_000, SAMPLED);
   const missKB = await kb(build, texts);
   heap.set(build.name, { missKB, hitKB: await kb(build, texts) });
 }
-session.disconnect();
 
 const names = builds.map((b) => b.name);
 const row = (label: string, of: (b: Build) => string): string => `| ${label} | ${builds.map(of).join(' | ')} |`;
