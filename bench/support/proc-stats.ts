@@ -1,13 +1,13 @@
 // What a server spent, read from Linux's /proc without tracing it: CPU time (every thread, in
 // nanoseconds, from each thread's /proc/<pid>/task/<tid>/schedstat: /proc/<pid>/stat counts whole
 // 10 ms ticks, ±5% of a 150-request TTFT round; a thread that ends between two snapshots takes its
-// time with it, which a server's long-lived threads do not), write-type system calls (write, writev: each socket write of a
-// Node server is one) from /proc/<pid>/io and the main thread's voluntary context switches (each
-// time the event loop waited for work: fewer per unit of work means more done per wake-up) from
-// /proc/<pid>/status, and the time the main thread was ready to run but waited for a CPU (taken by
-// another process: on a shared host, a latency tail no code of the server's causes) from
-// /proc/<pid>/schedstat, summed over the process and every process below it (a pooled `serve` is
-// a primary with its frontend processes as children).
+// time with it, which a server's long-lived threads do not), write-type system calls (write,
+// writev: each socket write of a Node server is one) from /proc/<pid>/io and the main thread's
+// voluntary context switches (each time the event loop waited for work: fewer per unit of work
+// means more done per wake-up) from /proc/<pid>/status, and the time the main thread was ready to
+// run but waited for a CPU (taken by another process: on a shared host, a latency tail no code of
+// the server's causes) from /proc/<pid>/schedstat, summed over the process and every process below
+// it (a pooled `serve` is a primary with its frontend processes as children).
 import { readdirSync, readFileSync } from 'node:fs';
 
 export interface ProcSnapshot {
