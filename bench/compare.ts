@@ -22,8 +22,9 @@
 // Rounds interleave the alternatives of each workload, each round starting one further along
 // (A B C, B C A, ...):
 //   stream: 256 concurrent SSE chat streams; streamed tokens/s, the server's CPU time per token
-//           (every thread of every process of the shape, in ns from /proc schedstat, the parts apart), SSE events per
-//           socket write (events received / the server's write system calls, from /proc/<pid>/io);
+//           (every thread of every process of the shape, in ns from /proc schedstat, the parts
+//           apart), SSE events per socket write (events received / the server's write system
+//           calls, from /proc/<pid>/io);
 //   unary:  small non-streaming chats over 64 kept-alive connections, driven by wrk when installed
 //           (else the Node load generator, with a warning: it caps nginx at about half); req/s,
 //           the server's CPU time per request;
