@@ -34,6 +34,8 @@ describe('createTokenizer', () => {
     assert.equal(cache.misses + cache.hits, 0, 'a short prompt is not looked up');
     const system = `<|im_start|>system\n${'You answer questions about travel. '.repeat(40)}<|im_end|>\n`;
     await tokenizer.encode(`${system}<|im_start|>user\nfirst<|im_end|>\n`, false);
+    // A prompt is stored once the turn that tokenized it is over.
+    await new Promise((resolve) => setImmediate(resolve));
     await tokenizer.encode(`${system}<|im_start|>user\nsecond<|im_end|>\n`, false);
     assert.equal(cache.hits, 1, 'the second long prompt reuses the shared system prompt');
     assert.deepEqual(warnings, []);

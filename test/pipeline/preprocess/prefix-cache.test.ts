@@ -26,6 +26,9 @@ function prompt(messages: ChatMessage[], tools = false): string {
   return template.render(request);
 }
 
+/** The end of this turn of the event loop, where the cache stores what was encoded in it. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 const USERS = ['Hi', 'What is 2+2?', '  leading spaces', 'trailing newline\n', 'Grüße 你好 🙂', 'has <|im_start|> inside', '<|im_end|>', 'ends with <|endoftext|>'];
 
 /** Prompts sharing a system prompt (with and without tools), multi-turn continuations, and texts with no special token at all. */
@@ -84,6 +87,25 @@ describe('PrefixTokenCache', () => {
     assert.equal(cache.size, 0);
   });
 
+  it('stores a prompt once the turn that encoded it is over, with the ids it was given', async () => {
+    const cache = new PrefixTokenCache(boundaryTokens, 1024 * 1024);
+    const cached = new HfTokenizer(card.tokenizerJsonPath, { prefixCache: cache });
+    for (const text of prompts()) await cached.encode(text, false);
+    await nextTurn();
+    const text = prompt([{ role: 'system', content: 'A new system prompt. '.repeat(60) }, { role: 'user', content: 'one' }]);
+    const size = cache.size;
+    const ids = cached.encodeNow(text, false);
+    assert.deepEqual(ids, await plain.encode(text, false));
+    // Not yet: the ids go to their engine first.
+    assert.equal(cache.size, size);
+    await nextTurn();
+    assert.equal(cache.size, size + 1);
+    const next = prompt([{ role: 'system', content: 'A new system prompt. '.repeat(60) }, { role: 'user', content: 'two' }]);
+    const hits = cache.hits;
+    assert.deepEqual(cached.encodeNow(next, false), await plain.encode(next, false));
+    assert.equal(cache.hits, hits + 1);
+  });
+
   it('stays within its memory bound, least recently used out first', async () => {
     const cache = new PrefixTokenCache(boundaryTokens, 64 * 1024);
     const cached = new HfTokenizer(card.tokenizerJsonPath, { prefixCache: cache });
@@ -91,6 +113,7 @@ describe('PrefixTokenCache', () => {
       const text = prompt([{ role: 'system', content: `System ${i}: ` + 'x y z '.repeat(200) }, { role: 'user', content: `q${i}` }]);
       assert.deepEqual(await cached.encode(text, false), await plain.encode(text, false));
     }
+    await nextTurn();
     assert.ok(cache.size > 0 && cache.size < 40, `entries: ${cache.size}`);
     // The newest system prompt is still there.
     const last = prompt([{ role: 'system', content: 'System 39: ' + 'x y z '.repeat(200) }, { role: 'user', content: 'again' }]);
@@ -109,11 +132,13 @@ describe('PrefixTokenCache', () => {
     for (let i = 0; i < 60; i++) {
       const text = prompt([{ role: 'system', content: system(i) }, { role: 'user', content: `q${i}` }]);
       assert.deepEqual(await cached.encode(text, false), await plain.encode(text, false), `prompt ${i}`);
+      await nextTurn();
       // A follow-up on the same system prompt hits it; so does one on the kept prompt, in use all along.
       const again = prompt([{ role: 'system', content: system(i) }, { role: 'user', content: `again ${i}` }]);
       const hits = cache.hits;
       assert.deepEqual(await cached.encode(again, false), await plain.encode(again, false), `again ${i}`);
       assert.equal(cache.hits, hits + 1, `again ${i} hits`);
+      await nextTurn();
       const more = prompt([{ role: 'system', content: system(-1) }, { role: 'user', content: `more ${i}` }]);
       assert.deepEqual(await cached.encode(more, false), await plain.encode(more, false), `more ${i}`);
       assert.equal(cache.hits, hits + 2, `more ${i} hits`);

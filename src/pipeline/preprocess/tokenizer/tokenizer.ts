@@ -140,7 +140,7 @@ export class HfTokenizer {
     const ids = hit === null ? fast.encode(text, false, this.maxUncachedPieces) : fast.encode(text.slice(hit.chars), false, this.maxUncachedPieces, hit.ids);
     if (ids === null) return null;
     cache.count(hit);
-    cache.store(text, cuts, ids);
+    cache.storeSoon(text, cuts, ids);
     return ids;
   }
 
@@ -181,7 +181,7 @@ export class HfTokenizer {
     const hit = cache.lookup(text, cuts);
     if (!hit) {
       const ids = await this.encodeText(text, false);
-      cache.store(text, cuts, ids);
+      cache.storeSoon(text, cuts, ids);
       return ids;
     }
     // The hit's ids are a view of the cache's arena, which stores made meanwhile write over: copied before the wait.
@@ -197,7 +197,7 @@ export class HfTokenizer {
         return whole;
       }
     }
-    cache.store(text, cuts, ids);
+    cache.storeSoon(text, cuts, ids);
     return ids;
   }
 
