@@ -35,7 +35,9 @@
 //           wait" how long the shape's main threads were ready to run but had no CPU (other
 //           processes on the host). Both are there to tell a server's tail from the host's. "Added"
 //           TTFT is the alternative's percentile minus the ceiling's (client, loopback and HTTP are
-//           in both).
+//           in both), the ceiling measured in the same job: it gets the same prompts half an
+//           interval after each of the alternative's, so the two percentiles come from the same
+//           seconds (this host's speed drifts by up to 2x from minute to minute).
 // Usage: node dist/bench/compare.js [--quick] [--rounds N] [--baseline DIR] [--cpu-prof DIR]
 //        [--only stream,unary,ttft] [--shapes serve,serve-w1,...] [--node-args="--flag ..."]
 // --node-args: flags for the node processes of this build (e.g. --max-inlined-bytecode-size=0 for a
@@ -314,11 +316,14 @@ interface TtftFigures {
   /** The shape's main threads' wait for a CPU per request, in ms (all parts). */
   cpuWaitMsPerReq: number;
   partMicrosPerReq: number[];
+  /** p50 and p99 over the reference's (the ceiling's) of the same job; NaN without one. */
+  addedP50: number;
+  addedP99: number;
 }
 
-async function measureTtft(a: Alternative): Promise<TtftFigures> {
+async function measureTtft(a: Alternative, reference: Alternative | undefined): Promise<TtftFigures> {
   const from = a.parts.map((p) => procSnapshot(p.pid));
-  const r = await load<TtftResult>({ kind: 'ttft', ...target(a), ...ttftJob });
+  const r = await load<TtftResult>({ kind: 'ttft', ...target(a), ...ttftJob, ...(reference && reference !== a ? { reference: target(reference) } : {}) });
   // The server's CPU went to the load generator's warm-up requests too.
   const requests = r.sent;
   const spent = a.parts.map((p, i) => procDelta(from[i]!, procSnapshot(p.pid)));
@@ -326,6 +331,8 @@ async function measureTtft(a: Alternative): Promise<TtftFigures> {
   return {
     p50: percentile(r.samplesMs, 50),
     p99: percentile(r.samplesMs, 99),
+    addedP50: r.referenceMs.length > 0 ? percentile(r.samplesMs, 50) - percentile(r.referenceMs, 50) : NaN,
+    addedP99: r.referenceMs.length > 0 ? percentile(r.samplesMs, 99) - percentile(r.referenceMs, 99) : NaN,
     sendLateP99: percentile(r.sendLateMs, 99),
     cpuWaitMsPerReq: sum(spent).cpuWaitMicros / requests / 1000,
     partMicrosPerReq: spent.map((s) => s.cpuMicros / requests),
@@ -415,9 +422,9 @@ async function main(): Promise<void> {
       console.log(`round ${round} unary  ${a.name.padEnd(13)} req/s=${fmt(u.reqPerSec, 0)} cpu_us_per_req=${fmt(u.cpuMicrosPerReq, 0)}${parts(a, u.partMicrosPerReq)} writes_per_req=${fmt(u.writesPerReq, 1)}`);
     }
     for (const a of workloads.has('ttft') ? rotated(alternatives, round) : []) {
-      const t = await measureTtft(a);
+      const t = await measureTtft(a, ceiling);
       add(ttft, a.name, t);
-      console.log(`round ${round} ttft   ${a.name.padEnd(13)} p50_ms=${fmt(t.p50)} p99_ms=${fmt(t.p99)} send_late_p99_ms=${fmt(t.sendLateP99)} cpu_wait_ms_per_req=${fmt(t.cpuWaitMsPerReq, 3)} cpu_us_per_req=${fmt(t.partMicrosPerReq.reduce((x, y) => x + y, 0), 0)}${parts(a, t.partMicrosPerReq)}`);
+      console.log(`round ${round} ttft   ${a.name.padEnd(13)} p50_ms=${fmt(t.p50)} p99_ms=${fmt(t.p99)} added_p50_ms=${fmt(t.addedP50)} added_p99_ms=${fmt(t.addedP99)} send_late_p99_ms=${fmt(t.sendLateP99)} cpu_wait_ms_per_req=${fmt(t.cpuWaitMsPerReq, 3)} cpu_us_per_req=${fmt(t.partMicrosPerReq.reduce((x, y) => x + y, 0), 0)}${parts(a, t.partMicrosPerReq)}`);
     }
     loads.push(loadavg()[0]!);
   }
@@ -446,7 +453,7 @@ async function main(): Promise<void> {
     row('client send late p99 ms', (a) => fmt(med(ttft, a.name, (x) => x.sendLateP99)));
     row("server main threads' CPU wait ms per request", (a) => fmt(med(ttft, a.name, (x) => x.cpuWaitMsPerReq), 3));
     row('added TTFT p50 / p99 ms', (a) =>
-      a.name === 'ceiling' ? '-' : `${fmt(perRound(ttft, a.name, 'ceiling', (x, y) => x.p50 - y.p50))} / ${fmt(perRound(ttft, a.name, 'ceiling', (x, y) => x.p99 - y.p99))}`,
+      a.name === 'ceiling' ? '-' : `${fmt(med(ttft, a.name, (x) => x.addedP50))} / ${fmt(med(ttft, a.name, (x) => x.addedP99))}`,
     );
   }
   if (workloads.has('unary')) {
@@ -460,12 +467,12 @@ async function main(): Promise<void> {
   const part = (k: string, i: number): number => med(stream, k, (x) => x.partMicrosPerToken[i] ?? NaN);
   const reqCpu = (k: string): number => med(unary, k, (x) => x.cpuMicrosPerReq);
   const vs = <T>(m: Map<string, T[]>, a: string, b: string, f: (x: T) => number): number => perRound(m, a, b, (x, y) => f(x) / f(y));
-  const added = (k: string, p: 'p50' | 'p99'): number => perRound(ttft, k, 'ceiling', (x, y) => x[p] - y[p]);
+  const added = (k: string, p: 'addedP50' | 'addedP99'): number => med(ttft, k, (x) => x[p]);
   const figures: [string, number, number][] = [
     ['sse_tokens_per_s', tokens('serve'), 0],
     ['sse_ratio_vs_ceiling', perRound(stream, 'serve', 'ceiling', (x, y) => x.tokensPerSec / y.tokensPerSec), 3],
-    ['ttft_added_p50_ms', added('serve', 'p50'), 2],
-    ['ttft_added_p99_ms', added('serve', 'p99'), 2],
+    ['ttft_added_p50_ms', added('serve', 'addedP50'), 2],
+    ['ttft_added_p99_ms', added('serve', 'addedP99'), 2],
     ['unary_ratio_vs_nginx', perRound(unary, 'serve', 'nginx', (x, y) => x.reqPerSec / y.reqPerSec), 3],
     ['unary_cpu_us_per_req', reqCpu('serve'), 0],
     ['default_vs_w1_stream', vs(stream, 'serve', 'serve-w1', (x) => x.tokensPerSec), 3],
@@ -475,8 +482,8 @@ async function main(): Promise<void> {
     ['prod_mocker_us_per_token', part('prod', 1), 2],
     ['bridge_us_per_token', cpu('bridge'), 2],
     ['bridge_us_per_req', reqCpu('bridge'), 0],
-    ['bridge_ttft_added_p50_ms', added('bridge', 'p50'), 2],
-    ['bridge_ttft_added_p99_ms', added('bridge', 'p99'), 2],
+    ['bridge_ttft_added_p50_ms', added('bridge', 'addedP50'), 2],
+    ['bridge_ttft_added_p99_ms', added('bridge', 'addedP99'), 2],
     ['bridge_w_us_per_token', cpu('bridge-w'), 2],
     ['bridge_w_us_per_req', reqCpu('bridge-w'), 0],
     ['portkey_us_per_token', cpu('portkey'), 2],

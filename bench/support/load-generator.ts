@@ -12,7 +12,10 @@
 //           for every measurement: WARMUP_REQUESTS unmeasured requests at the same rate warm its
 //           JIT and open its connection first (its first requests took 8-20 ms more, every
 //           alternative, the ceiling too: 1-2 of the 8 samples above p99 of 800), and every body
-//           is built before the first send (no prompt strings and JSON made between sends).
+//           is built before the first send (no prompt strings and JSON made between sends). With
+//           a `reference` (the ceiling), the reference gets the same prompts half an interval
+//           after each of the target's: both sets of samples come from the same seconds of a
+//           host whose speed drifts from minute to minute, so their difference is the target's own.
 import http from 'node:http';
 import { procDelta, procSnapshot, type ProcSnapshot } from './proc-stats.js';
 
@@ -25,7 +28,7 @@ interface Target {
 export type LoadJob =
   | (Target & { kind: 'stream'; pids: number[]; concurrency: number; maxTokens: number; warmupMs: number; durationMs: number })
   | (Target & { kind: 'unary'; pids: number[]; concurrency: number; maxTokens: number; warmupMs: number; durationMs: number })
-  | (Target & { kind: 'ttft'; rate: number; durationMs: number });
+  | (Target & { kind: 'ttft'; rate: number; durationMs: number; reference?: Target });
 
 export interface StreamResult {
   seconds: number;
@@ -49,10 +52,12 @@ export interface UnaryResult {
 
 export interface TtftResult {
   samplesMs: number[];
+  /** The reference's samples, taken between the target's (empty without a reference). */
+  referenceMs: number[];
   /** How late each measured request was sent against its schedule (ms; ~0 when the client kept up). */
   sendLateMs: number[];
   failures: number;
-  /** Every request sent, the unmeasured warm-up's too (what the server's CPU was spent on). */
+  /** Every request sent to the target, the unmeasured warm-up's too (what its CPU was spent on). */
   sent: number;
 }
 
@@ -184,50 +189,60 @@ const WARMUP_REQUESTS = 50;
 
 async function ttftJob(job: Extract<LoadJob, { kind: 'ttft' }>): Promise<TtftResult> {
   const samplesMs: number[] = [];
+  const referenceMs: number[] = [];
   const sendLateMs: number[] = [];
   let failures = 0;
   const total = Math.round((job.rate * job.durationMs) / 1000);
   // The warm-up's prompts are others than the measured ones (and the same every run).
-  const bodies = Array.from({ length: WARMUP_REQUESTS + total }, (_, k) =>
-    Buffer.from(chatBody(job.model, longPrompt(k < WARMUP_REQUESTS ? total + k : k - WARMUP_REQUESTS), 4, true)),
-  );
+  const bodiesFor = (model: string): Buffer[] =>
+    Array.from({ length: WARMUP_REQUESTS + total }, (_, k) => Buffer.from(chatBody(model, longPrompt(k < WARMUP_REQUESTS ? total + k : k - WARMUP_REQUESTS), 4, true)));
+  const bodies = bodiesFor(job.model);
+  const reference = job.reference;
+  const referenceBodies = reference ? bodiesFor(reference.model) : [];
   const intervalMs = 1000 / job.rate;
   const t0 = performance.now();
   const pending: Promise<void>[] = [];
-  for (let k = 0; k < bodies.length; k++) {
-    const due = t0 + k * intervalMs;
+  /** One request to `target`, due at `due`; its time to the first event goes to `into` once measured. */
+  const send = (target: Target, body: Buffer, due: number, measured: boolean, into: number[]): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const sent = performance.now();
+      if (measured) sendLateMs.push(Math.max(0, sent - due));
+      let first = true;
+      post(
+        target,
+        body,
+        (res) => {
+          res.on('data', () => {
+            if (!first) return;
+            first = false;
+            if (measured && res.statusCode === 200) into.push(performance.now() - sent);
+          });
+          res.on('end', () => {
+            if (measured && (first || res.statusCode !== 200)) failures++;
+            resolve();
+          });
+        },
+        () => {
+          if (measured) failures++;
+          resolve();
+        },
+      );
+    });
+  const at = async (due: number): Promise<void> => {
     const wait = due - performance.now();
     if (wait > 0) await sleep(wait);
+  };
+  for (let k = 0; k < bodies.length; k++) {
+    const due = t0 + k * intervalMs;
     const measured = k >= WARMUP_REQUESTS;
-    pending.push(
-      new Promise<void>((resolve) => {
-        const sent = performance.now();
-        if (measured) sendLateMs.push(Math.max(0, sent - due));
-        let first = true;
-        post(
-          job,
-          bodies[k]!,
-          (res) => {
-            res.on('data', () => {
-              if (!first) return;
-              first = false;
-              if (measured && res.statusCode === 200) samplesMs.push(performance.now() - sent);
-            });
-            res.on('end', () => {
-              if (measured && (first || res.statusCode !== 200)) failures++;
-              resolve();
-            });
-          },
-          () => {
-            if (measured) failures++;
-            resolve();
-          },
-        );
-      }),
-    );
+    await at(due);
+    pending.push(send(job, bodies[k]!, due, measured, samplesMs));
+    if (!reference) continue;
+    await at(due + intervalMs / 2);
+    pending.push(send(reference, referenceBodies[k]!, due + intervalMs / 2, measured, referenceMs));
   }
   await Promise.all(pending);
-  return { samplesMs, sendLateMs, failures, sent: bodies.length };
+  return { samplesMs, referenceMs, sendLateMs, failures, sent: bodies.length };
 }
 
 const JOBS: { [K in LoadJob['kind']]: (job: Extract<LoadJob, { kind: K }>) => Promise<unknown> } = {
