@@ -34,5 +34,5 @@ EXPOSE 8000 8001
 # Liveness only: /health (readiness, 503 while draining) belongs to the orchestrator's readiness probe.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.DYN_HTTP_PORT || 8000) + '/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-ENTRYPOINT ["node", "--max-semi-space-size=32", "/app/bin/dynamo-ts.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=32", "--no-allocation-site-pretenuring", "/app/bin/dynamo-ts.js"]
 CMD ["serve", "--http-port", "8000", "--grpc-port", "8001"]

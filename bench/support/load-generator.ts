@@ -16,6 +16,10 @@
 //           a `reference` (the ceiling), the reference gets the same prompts half an interval
 //           after each of the target's: both sets of samples come from the same seconds of a
 //           host whose speed drifts from minute to minute, so their difference is the target's own.
+//           With `maxOpen`, a send due while that many requests are open waits for one to end: a
+//           warm-up at a rate a shape cannot keep must not queue requests in it (queued requests
+//           outlive young-generation collections, and the old generation's cleanup then lands in
+//           the next job: 10-15 ms pauses in a measured job after an overloaded warm-up).
 import http from 'node:http';
 import { procDelta, procSnapshot, type ProcSnapshot } from './proc-stats.js';
 
@@ -28,7 +32,7 @@ interface Target {
 export type LoadJob =
   | (Target & { kind: 'stream'; pids: number[]; concurrency: number; maxTokens: number; warmupMs: number; durationMs: number })
   | (Target & { kind: 'unary'; pids: number[]; concurrency: number; maxTokens: number; warmupMs: number; durationMs: number })
-  | (Target & { kind: 'ttft'; rate: number; durationMs: number; reference?: Target });
+  | (Target & { kind: 'ttft'; rate: number; durationMs: number; reference?: Target; maxOpen?: number });
 
 export interface StreamResult {
   seconds: number;
@@ -202,9 +206,17 @@ async function ttftJob(job: Extract<LoadJob, { kind: 'ttft' }>): Promise<TtftRes
   const intervalMs = 1000 / job.rate;
   const t0 = performance.now();
   const pending: Promise<void>[] = [];
+  let open = 0;
+  let ended: (() => void) | null = null;
   /** One request to `target`, due at `due`; its time to the first event goes to `into` once measured. */
   const send = (target: Target, body: Buffer, due: number, measured: boolean, into: number[]): Promise<void> =>
-    new Promise<void>((resolve) => {
+    new Promise<void>((settle) => {
+      open++;
+      const resolve = (): void => {
+        open--;
+        ended?.();
+        settle();
+      };
       const sent = performance.now();
       if (measured) sendLateMs.push(Math.max(0, sent - due));
       let first = true;
@@ -231,6 +243,8 @@ async function ttftJob(job: Extract<LoadJob, { kind: 'ttft' }>): Promise<TtftRes
   const at = async (due: number): Promise<void> => {
     const wait = due - performance.now();
     if (wait > 0) await sleep(wait);
+    while (job.maxOpen !== undefined && open >= job.maxOpen) await new Promise<void>((r) => (ended = r));
+    ended = null;
   };
   for (let k = 0; k < bodies.length; k++) {
     const due = t0 + k * intervalMs;

@@ -65,7 +65,7 @@ test('Dockerfile: ports, health check on /live and the CLI as entrypoint', () =>
   // The node flags `npm start` runs with, so the image serves as the measured default does.
   const start = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).scripts.start as string;
   const nodeFlags = /\bnode ((?:--\S+ )*)bin\/dynamo-ts\.js/.exec(start)![1]!.trim().split(' ').filter(Boolean);
-  assert.deepEqual(nodeFlags, ['--max-semi-space-size=32']);
+  assert.deepEqual(nodeFlags, ['--max-semi-space-size=32', '--no-allocation-site-pretenuring']);
   assert.deepEqual(JSON.parse(steps(runtime, 'ENTRYPOINT')[0]!), ['node', ...nodeFlags, '/app/bin/dynamo-ts.js']);
   assert.deepEqual(JSON.parse(steps(runtime, 'CMD')[0]!), ['serve', '--http-port', '8000', '--grpc-port', '8001']);
 });
