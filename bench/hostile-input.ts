@@ -13,15 +13,17 @@
 // With --baseline DIR (another checkout, built), that build's `serve` runs beside this one and each
 // phase runs on the baseline, then on this build, so the two are compared in the same run.
 // Servers start with the malloc settings of `npm start` and the image (src/launch/malloc-tuning.ts)
-// unless --untuned-malloc.
+// unless --untuned-malloc, and with the node flags of their checkout's `npm start`.
 // Usage: node dist/bench/hostile-input.js [--prompt-mb 40] [--repeat 5] [--baseline DIR] [--untuned-malloc] [--server-arg=--max-prompt-chars=...]...
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { mallocTuningFor } from '../src/launch/malloc-tuning.js';
 import { freePort, startProcess, waitForModel } from '../test/support/processes.js';
+import { npmStartShape } from './support/npm-start.js';
 import { PingThread } from './support/ping-thread.js';
 
 const { values } = parseArgs({
@@ -100,12 +102,17 @@ interface Target {
   stop(): Promise<unknown>;
 }
 
+/** This checkout (the bench runs from its dist/bench). */
+const THIS_CHECKOUT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
 async function startTarget(name: string, bin: string | undefined, serverArgs: string[]): Promise<Target> {
   const port = await freePort();
+  const checkout = bin ? path.resolve(path.dirname(bin), '..') : THIS_CHECKOUT;
   const server = startProcess(
     ['serve', '--http-host', '127.0.0.1', '--http-port', String(port), '--speedup-ratio', '1000', ...serverArgs],
     { DYN_HTTP_BODY_TIMEOUT_SECS: String(BODY_TIMEOUT_SECS), ...(values['untuned-malloc'] ? {} : mallocTuningFor(process.env)) },
     bin,
+    npmStartShape(checkout).nodeArgs,
   );
   await waitForModel(`http://127.0.0.1:${port}`, MODEL, server);
   const pid = server.proc.pid!;
