@@ -68,7 +68,7 @@ test('a pool of frontend processes with DYN_CONNECT_RETRY_SECS and etcd started 
   const port = await freePort();
   const pool = startProcess(
     ['frontend', '--http-host', '127.0.0.1', '--http-port', String(port), '--http-workers', '2', '--event-plane', 'zmq', '--request-plane', 'tcp'],
-    { ETCD_ENDPOINTS: etcd.url, DYN_CONNECT_RETRY_SECS: '120', DYN_LOG: 'warn' },
+    { ETCD_ENDPOINTS: etcd.url, DYN_CONNECT_RETRY_SECS: '120', DYN_LOG: 'info' },
   );
   try {
     const warned = /^warning: cannot reach etcd at .*; retrying for up to 120 s$/m;
@@ -76,7 +76,9 @@ test('a pool of frontend processes with DYN_CONNECT_RETRY_SECS and etcd started 
     // A few seconds later, as an operator starting etcd after the frontend would.
     await new Promise((r) => setTimeout(r, 3000));
     await etcd.start();
-    await until('the pool serving', async () => (await health(port)) === 200, pool);
+    // Every process serving, not only the first one back (another may still wait out its back-off).
+    await until('the pool serving', () => pool.output().includes('"msg":"dynamo-ts frontend processes listening"'), pool);
+    assert.equal(await health(port), 200);
     const out = pool.output();
     assert.equal(out.match(/cannot reach etcd/g)?.length, 1, out);
     assert.doesNotMatch(out, /^error:/m);

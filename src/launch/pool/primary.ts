@@ -269,7 +269,8 @@ export class FrontendPool {
         clearTimeout(kill);
         resolve();
       });
-      child.kill('SIGTERM');
+      // A process the aborted startup already told to stop is draining: a second SIGTERM would cut it short.
+      if (!child.killed) child.kill('SIGTERM');
     });
   }
 
