@@ -19,10 +19,9 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { mallocTuningFor } from '../src/launch/malloc-tuning.js';
-import { freePort, startProcess, waitForModel } from '../test/support/processes.js';
+import { freePort, REPO_ROOT, startProcess, waitForModel } from '../test/support/processes.js';
 import { npmStartShape } from './support/npm-start.js';
 import { PingThread } from './support/ping-thread.js';
 
@@ -102,12 +101,9 @@ interface Target {
   stop(): Promise<unknown>;
 }
 
-/** This checkout (the bench runs from its dist/bench). */
-const THIS_CHECKOUT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
 async function startTarget(name: string, bin: string | undefined, serverArgs: string[]): Promise<Target> {
   const port = await freePort();
-  const checkout = bin ? path.resolve(path.dirname(bin), '..') : THIS_CHECKOUT;
+  const checkout = bin ? path.resolve(path.dirname(bin), '..') : REPO_ROOT;
   const server = startProcess(
     ['serve', '--http-host', '127.0.0.1', '--http-port', String(port), '--speedup-ratio', '1000', ...serverArgs],
     { DYN_HTTP_BODY_TIMEOUT_SECS: String(BODY_TIMEOUT_SECS), ...(values['untuned-malloc'] ? {} : mallocTuningFor(process.env)) },
